@@ -1,0 +1,245 @@
+"""One campaign: plan -> points -> fio -> store, one committed point at a time.
+
+Library code: it reports progress to an observer and raises ArraybenchError; it never prints.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+
+from arraybench import __version__
+from arraybench.analysis.aggregate import PointMetrics, point_metrics
+from arraybench.errors import FioParseError, FioRunError, PlanError
+from arraybench.fio import runner
+from arraybench.fio.jobfile import render_jobfile
+from arraybench.fio.parse import parse_fio_json_file
+from arraybench.plan.expand import (
+    Point,
+    expand,
+    family_label,
+    mix_label,
+    throughput_unit,
+)
+from arraybench.plan.load import parse_plan_text
+from arraybench.plan.model import Plan
+from arraybench.store.db import RunRecord, Store
+from arraybench.targets.prepare import file_size, layout_file, needs_layout
+from arraybench.targets.safety import check_target
+from arraybench.timeseries import point_samples
+
+SCRATCH_NAME = "arraybench-scratch.dat"
+
+
+class Observer(Protocol):
+    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...
+    def target_preparing(self, path: str, size: int) -> None: ...
+    def point_started(self, point: Point, index: int, total: int) -> None: ...
+    def point_tick(self, point: Point, elapsed_s: float) -> None: ...
+    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None: ...
+    def warning(self, text: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class CampaignResult:
+    run_id: str
+    status: str
+    points_run: int
+    points_skipped: int
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_run_id(plan_name: str, store_dir: Path) -> str:
+    base = time.strftime("%Y%m%d-%H%M%S") + f"-{plan_name}"
+    run_id, n = base, 1
+    while (store_dir / "runs" / run_id).exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
+
+
+def scratch_path(results_dir: Path) -> str:
+    return str((results_dir / "scratch" / SCRATCH_NAME).resolve())
+
+
+def plan_yaml(plan: Plan) -> str:
+    return yaml.safe_dump(plan.model_dump(mode="json", exclude_none=True), sort_keys=False)
+
+
+class Campaign:
+    def __init__(self, store: Store, results_dir: Path, observer: Observer) -> None:
+        self.store = store
+        self.results_dir = results_dir
+        self.observer = observer
+
+    # setup --------------------------------------------------------------------------------
+    def _check_engines(self, points: Sequence[Point], fio: str) -> None:
+        engines = runner.available_engines(fio)
+        for point in points:
+            if engines and point.ioengine not in engines:
+                raise FioRunError(
+                    f"point {point.key}: ioengine {point.ioengine!r} is not available in this fio",
+                    f"use one of: {', '.join(sorted(engines))}",
+                )
+
+    def _prepare_targets(self, plan: Plan, points: Sequence[Point], fio: str) -> dict[str, int]:
+        """Safety-check every target, create missing files; return target sizes in bytes."""
+        writes = any(p.writes for p in points)
+        sizes: dict[str, int] = {}
+        for target in plan.targets:
+            info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
+            for text in info.warnings:
+                self.observer.warning(text)
+            if info.kind == "block":
+                sizes[target.path] = info.size_bytes or 0
+                continue
+            want = target.size or (info.size_bytes or 0)
+            if want <= 0:
+                raise PlanError(
+                    f"target {target.path}: a new file needs a size", "add `size: 1g` to the target"
+                )
+            path = Path(target.path)
+            if needs_layout(path, want):
+                self.observer.target_preparing(target.path, want)
+                layout_file(path, want, fio)
+            sizes[target.path] = min(want, file_size(path))
+        return sizes
+
+    def _run_record(self, plan: Plan, run_id: str, scale: float, total: int) -> RunRecord:
+        return RunRecord(
+            id=run_id,
+            plan_name=plan.name,
+            scenario=plan.scenario,
+            labels=dict(plan.labels),
+            plan_yaml=plan_yaml(plan),
+            folder=str(self.results_dir / "runs" / run_id),
+            scale=scale,
+            status="running",
+            started=now_iso(),
+            finished=None,
+            total_points=total,
+            fio_version=None,
+            arraybench_version=__version__,
+            host=socket.gethostname(),
+            kernel=platform.release(),
+            targets=[t.path for t in plan.targets],
+            latency_bound_us=plan.latency_bound.value * 1e6,
+            latency_stat=plan.latency_bound.stat,
+        )
+
+    # running ------------------------------------------------------------------------------
+    def start(self, plan: Plan, scale: float) -> CampaignResult:
+        points = expand(plan)
+        run_id = new_run_id(plan.name, self.results_dir)
+        run = self._run_record(plan, run_id, scale, len(points))
+        fio = runner.fio_binary()
+        self._check_engines(points, fio)
+        sizes = self._prepare_targets(plan, points, fio)
+        Path(run.folder).mkdir(parents=True, exist_ok=True)
+        (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
+        self.store.create_run(run)
+        return self._execute(run, points, sizes, fio)
+
+    def resume(self, run_id: str) -> CampaignResult:
+        run = self.store.get_run(run_id)
+        plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+        points = expand(plan)
+        fio = runner.fio_binary()
+        self._check_engines(points, fio)
+        sizes = self._prepare_targets(plan, points, fio)
+        self.store.set_run_status(run_id, "running", None)
+        return self._execute(run, points, sizes, fio)
+
+    def _execute(
+        self, run: RunRecord, points: list[Point], sizes: dict[str, int], fio: str
+    ) -> CampaignResult:
+        done = self.store.completed_keys(run.id)
+        todo = [p for p in points if p.key not in done]
+        self.store.set_run_fio_version(run.id, runner.fio_version(fio))
+        self.observer.campaign_started(run, todo, len(points) - len(todo))
+        status = "interrupted"
+        try:
+            for index, point in enumerate(todo, start=1):
+                self.observer.point_started(point, index, len(todo))
+                self._run_point(run, point, sizes, fio)
+            status = "complete"
+        except FioRunError:
+            status = "failed"
+            raise
+        finally:
+            self.store.set_run_status(run.id, status, now_iso())
+        return CampaignResult(run.id, status, len(todo), len(points) - len(todo))
+
+    def _run_point(self, run: RunRecord, point: Point, sizes: dict[str, int], fio: str) -> None:
+        folder = Path(run.folder) / "points" / f"{point.seq:03d}-{point.key.replace('/', '-')}"
+        if folder.exists():  # left by an interrupted attempt: start it afresh
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        jobfile = folder / "point.fio"
+        jobfile.write_text(render_jobfile(point, sizes, title=f"run {run.id}"))
+        started = now_iso()
+        outcome = runner.run_jobfile(
+            jobfile,
+            label=point.key,
+            timeout_s=runner.watchdog_seconds(point.expected_seconds),
+            on_tick=lambda elapsed: self.observer.point_tick(point, elapsed),
+            binary=fio,
+        )
+        try:
+            document = parse_fio_json_file(outcome.json_path)[-1]
+        except FioParseError as exc:
+            raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
+        failed = [j for j in document.jobs if j.error]
+        if failed:
+            raise FioRunError(
+                f"point {point.key}: fio job {failed[0].name} ended with error {failed[0].error}",
+                f"see {folder / runner.STDERR_NAME}",
+            )
+        metrics = point_metrics(document.jobs)
+        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document)
+        self.store.add_point(record, metrics, point_samples(folder))
+        self.observer.point_finished(point, metrics, throughput_unit(point.workload))
+
+    def _point_fields(
+        self, run: RunRecord, point: Point, folder: Path, started: str, elapsed: float, doc: Any
+    ) -> dict[str, Any]:
+        w = point.workload
+        cpu = [(j.usr_cpu or 0.0, j.sys_cpu or 0.0) for j in doc.jobs]
+        return {
+            "run_id": run.id,
+            "seq": point.seq,
+            "key": point.key,
+            "workload": w.name,
+            "family": family_label(w, point.ioengine),
+            "mix": mix_label(w.read),
+            "pattern": w.pattern,
+            "bs": w.bs,
+            "read_pct": w.read,
+            "region": w.region,
+            "ioengine": point.ioengine,
+            "unit": throughput_unit(w),
+            "workers": point.level.workers,
+            "iodepth": point.level.iodepth,
+            "jobs": len(doc.jobs),
+            "targets": ",".join(t.path for t in point.targets),
+            "folder": str(folder),
+            "started": started,
+            "finished": now_iso(),
+            "runtime_s": elapsed,
+            "fio_version": doc.fio_version,
+            # fio's per-job CPU % is of one CPU; the sum is the load's CPU use in CPUs x 100
+            "usr_cpu": sum(u for u, _ in cpu) if cpu else None,
+            "sys_cpu": sum(s for _, s in cpu) if cpu else None,
+        }

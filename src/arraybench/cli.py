@@ -1,0 +1,253 @@
+"""The command line: parse arguments, call the library, print results, map errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from arraybench import __version__, console
+from arraybench.campaign import Campaign, scratch_path
+from arraybench.errors import ArraybenchError, PlanError
+from arraybench.fio.jobfile import render_jobfile
+from arraybench.plan import catalog
+from arraybench.plan.model import Plan
+from arraybench.plan.expand import Point, expand, scale_plan, with_targets
+from arraybench.report.assemble import build_report
+from arraybench.report.html import render_html
+from arraybench.store.db import PointRecord, Store
+from arraybench.units import format_duration, format_latency, format_throughput
+
+DEFAULT_RESULTS = "arraybench-results"
+EXIT_INTERRUPTED = 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arraybench", description="Storage benchmarking campaigns driven by fio."
+    )
+    parser.add_argument("--version", action="version", version=f"arraybench {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a plan or template (default: quick)")
+    run.add_argument("plan", nargs="?", help="PLAN.yaml or TEMPLATE name")
+    run.add_argument("--target", action="append", default=[], metavar="PATH",
+                     help="file or block device to test (repeatable); default: a scratch file")
+    run.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    run.add_argument("--scale", type=float, default=1.0, metavar="FACTOR",
+                     help="multiply durations and sizes (e.g. 0.2 for a fast try)")
+    run.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
+    run.add_argument("--allow-destroy", action="append", default=[], metavar="DEVICE",
+                     help="consent to overwrite this exact block device")
+    run.add_argument("-o", "--report", metavar="FILE", help="HTML report path")
+
+    plan = sub.add_parser("plan", help="plan tools").add_subparsers(dest="plan_command",
+                                                                     required=True)
+    check = plan.add_parser("check", help="validate and dry-run a plan: points, job files, time")
+    check.add_argument("plan")
+    check.add_argument("--target", action="append", default=[], metavar="PATH")
+    check.add_argument("--scale", type=float, default=1.0, metavar="FACTOR")
+    check.add_argument("--all-jobs", action="store_true", help="print every point's job file")
+
+    sub.add_parser("templates", help="list the built-in plans")
+    runs = sub.add_parser("runs", help="list runs in the results directory")
+    runs.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    runs.add_argument("--format", choices=("table", "json"), default="table")
+    show = sub.add_parser("show", help="every point of a run with its metrics")
+    show.add_argument("run_id")
+    show.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    show.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    report = sub.add_parser("report", help="write the HTML report of a run")
+    report.add_argument("run_id")
+    report.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    report.add_argument("-o", "--output", metavar="FILE")
+    return parser  # fmt: skip
+
+
+def _check_scale(scale: float) -> None:
+    if not scale > 0:
+        raise PlanError(f"--scale {scale:g}: the factor must be positive", "e.g. --scale 0.2")
+
+
+def _load(spec: str | None, targets: list[str], scale: float, results: Path) -> Plan:
+    _check_scale(scale)
+    plan = catalog.resolve(spec or catalog.DEFAULT_TEMPLATE)
+    plan = with_targets(plan, targets, scratch_path(results), scale)
+    return scale_plan(plan, scale)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    results = Path(args.results)
+    store = Store(results)
+    observer = console.ProgressObserver()
+    campaign = Campaign(store, results, observer)
+    try:
+        if args.resume:
+            if args.plan or args.target or args.scale != 1.0:
+                raise PlanError(
+                    f"--resume {args.resume} continues that run with its own plan and targets",
+                    "drop the plan, --target and --scale arguments",
+                )
+            result = campaign.resume(args.resume)
+        else:
+            plan = _load(args.plan, args.target, args.scale, results)
+            if args.allow_destroy:
+                merged = [*plan.allow_destroy, *args.allow_destroy]
+                plan = plan.model_copy(update={"allow_destroy": merged})
+            result = campaign.start(plan, args.scale)
+    except KeyboardInterrupt:
+        observer.stop()
+        console.print_error(
+            "interrupted; completed points are saved. Continue with "
+            f"`arraybench run --resume <RUN_ID> --results {results}` (see `arraybench runs`)"
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        observer.stop()
+    run, points = store.get_run(result.run_id), store.points(result.run_id)
+    model = build_report(run, points)
+    console.out.print(console.summary_table(model))
+    path = Path(args.report) if args.report else Path(run.folder) / "report.html"
+    path.write_text(render_html(model), encoding="utf-8")
+    console.out.print(f"HTML report: {path.resolve()}")
+    return 0
+
+
+def cmd_plan_check(args: argparse.Namespace) -> int:
+    plan = _load(args.plan, args.target, args.scale, Path(DEFAULT_RESULTS))
+    points = expand(plan)
+    sizes = {t.path: t.size or 0 for t in plan.targets}
+    total = sum(p.expected_seconds + console.OVERHEAD_S for p in points)
+    console.out.print(f"plan {plan.name} is valid: {len(points)} points, about "
+                      f"{format_duration(total)}; targets: "
+                      f"{', '.join(t.path for t in plan.targets)}")  # fmt: skip
+    for point in points:
+        console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+    shown = points if args.all_jobs else _first_of_each_workload(points)
+    for point in shown:
+        console.out.rule(f"job file of {point.key}")
+        console.out.print(render_jobfile(point, sizes), markup=False)
+    return 0
+
+
+def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
+    seen: set[str] = set()
+    chosen = []
+    for point in points:
+        name = point.workload.name
+        if name not in seen:
+            seen.add(name)
+            chosen.append(point)
+    return chosen
+
+
+def cmd_templates(_: argparse.Namespace) -> int:
+    for name in catalog.template_names():
+        plan = catalog.load_template(name)
+        console.out.print(f"[bold]{name:12s}[/] {' '.join(plan.description.split())}")
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    rows = store.list_runs()
+    if args.format == "json":
+        data = [asdict(run) | {"points_done": done} for run, done in rows]
+        print(json.dumps(data, indent=2))
+        return 0
+    table = console.Table(title=f"runs in {args.results}")
+    for column in ("run id", "plan", "scenario", "status", "points", "started"):
+        table.add_column(column)
+    for run, done in rows:
+        table.add_row(run.id, run.plan_name, run.scenario, run.status,
+                      f"{done}/{run.total_points}", run.started)  # fmt: skip
+    console.out.print(table)
+    return 0
+
+
+def _point_dicts(store: Store, run_id: str) -> list[dict[str, object]]:
+    return [
+        {k: v for k, v in asdict(p).items() if k != "metrics"} | p.metrics
+        for p in store.points(run_id)
+    ]
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    run = store.get_run(args.run_id)
+    rows = _point_dicts(store, run.id)
+    if args.format == "json":
+        print(json.dumps({"run": asdict(run), "points": rows}, indent=2))
+    elif args.format == "csv":
+        if rows:
+            writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    else:
+        console.out.print(_points_table(store, run.id))
+    return 0
+
+
+def _points_table(store: Store, run_id: str) -> console.Table:
+    table = console.Table(title=f"points of {run_id}")
+    for column in ("#", "point", "workers", "qd", "throughput", "read", "write",
+                   "lat mean", "p50", "p99", "p99.9", "max"):  # fmt: skip
+        table.add_column(column, justify="right" if column != "point" else "left")
+    for p in store.points(run_id):
+        metric = "iops" if p.unit == "IOPS" else "mbps"
+
+        def lat(name: str, point: PointRecord = p) -> str:
+            return format_latency(point.metric("total", name))
+
+        table.add_row(
+            str(p.seq), p.key, str(p.workers), str(p.iodepth),
+            format_throughput(p.metric("total", metric), p.unit),
+            format_throughput(p.metric("read", metric), p.unit),
+            format_throughput(p.metric("write", metric), p.unit),
+            lat("lat_mean_us"), lat("lat_p50_us"), lat("lat_p99_us"), lat("lat_p999_us"),
+            lat("lat_max_us"),
+        )  # fmt: skip
+    return table
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    run = store.get_run(args.run_id)
+    model = build_report(run, store.points(run.id))
+    path = Path(args.output) if args.output else Path(run.folder) / "report.html"
+    path.write_text(render_html(model), encoding="utf-8")
+    console.out.print(console.summary_table(model))
+    console.out.print(f"HTML report: {path.resolve()}")
+    return 0
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "templates": cmd_templates,
+    "runs": cmd_runs,
+    "show": cmd_show,
+    "report": cmd_report,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler = cmd_plan_check if args.command == "plan" else COMMANDS[args.command]
+    try:
+        return handler(args)
+    except ArraybenchError as exc:
+        console.print_error(exc.one_line())
+        return exc.exit_code
+    except KeyboardInterrupt:
+        console.print_error("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

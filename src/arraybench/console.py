@@ -1,0 +1,122 @@
+"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli.py uses it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from arraybench.analysis.aggregate import PointMetrics
+from arraybench.plan.expand import Point
+from arraybench.report.model import ReportModel
+from arraybench.store.db import RunRecord
+from arraybench.units import format_duration, format_latency, format_size, format_throughput
+
+OVERHEAD_S = 0.7  # per point: fio start-up, parsing, commit
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+class ProgressObserver:
+    """Shows the campaign as a bar: current point, points done/total, elapsed and ETA."""
+
+    def __init__(self) -> None:
+        self.live = out.is_terminal
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[done]}/{task.fields[npoints]} points"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=out,
+            transient=False,
+            disable=not self.live,
+        )
+        self.task: TaskID | None = None
+        self.base = 0.0
+        self.done = 0
+        self.total = 0
+
+    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
+        estimate = sum(p.expected_seconds + OVERHEAD_S for p in todo)
+        self.total = len(todo)
+        resumed = f", {skipped} already done" if skipped else ""
+        out.print(
+            f"run [bold]{run.id}[/]: {len(todo)} points{resumed}, "
+            f"about {format_duration(estimate)}; folder {run.folder}"
+        )
+        self.progress.start()
+        self.task = self.progress.add_task("starting", total=estimate, done=0, npoints=self.total)
+
+    def target_preparing(self, path: str, size: int) -> None:
+        out.print(f"preparing target {path}: writing {format_size(size)} of random data")
+
+    def point_started(self, point: Point, index: int, total: int) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, description=f"[{index}/{total}] {point.key}")
+
+    def point_tick(self, point: Point, elapsed_s: float) -> None:
+        if self.task is not None:
+            step = min(elapsed_s, point.expected_seconds + OVERHEAD_S)
+            self.progress.update(self.task, completed=self.base + step)
+
+    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None:
+        self.base += point.expected_seconds + OVERHEAD_S
+        self.done += 1
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.base, done=self.done)
+        total = metrics.total
+        value = total.iops if unit == "IOPS" else total.mbps
+        line = (
+            f"  {point.key}: {format_throughput(value, unit)} @ "
+            f"{format_latency(total.lat_mean_us)} mean, p99 {format_latency(total.lat_p99_us)}"
+        )
+        if self.live:
+            self.progress.console.print(line)
+        else:
+            print(f"[{self.done}/{self.total}]{line}", flush=True)
+
+    def warning(self, text: str) -> None:
+        err.print(f"[yellow]warning:[/] {text}")
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+def summary_table(model: ReportModel) -> Table:
+    table = Table(
+        title=f"{model.title} — optimal @ latency / max, min latency ({model.run_id})",
+        show_lines=True,
+    )
+    table.add_column("Workload", style="bold")
+    for column in model.summary_columns:
+        table.add_column(column, justify="center")
+    for row in model.summary:
+        cells = []
+        for column in model.summary_columns:
+            cell = row.cells.get(column)
+            cells.append(
+                f"[bold]{cell.optimal}[/]\n{cell.extremes}\n[dim]{cell.bounded}[/]" if cell else "–"
+            )
+        table.add_row(row.workload, *cells)
+    return table
+
+
+def print_error(message: str) -> None:
+    err.print(f"[red]error:[/] {message}", soft_wrap=True)
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,43 @@
+"""User-facing errors. Library code raises these; only the CLI turns them into exit codes."""
+
+from __future__ import annotations
+
+
+class ArraybenchError(Exception):
+    """An error a user can act on: `message` says what is wrong, `hint` what to do."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        return f"{self.message}; {self.hint}" if self.hint else self.message
+
+
+class PlanError(ArraybenchError):
+    """The plan (YAML file or template) is invalid."""
+
+
+class FioParseError(ArraybenchError):
+    """A fio output could not be read."""
+
+
+class FioRunError(ArraybenchError):
+    """fio failed, is missing, or ran past its watchdog; the message names the point."""
+
+    exit_code = 1
+
+
+class UnsafeTargetError(ArraybenchError):
+    """A target must not be written without explicit consent (allow_destroy)."""
+
+
+class TargetError(ArraybenchError):
+    """A target is missing, not writable or otherwise unusable."""
+
+
+class StoreError(ArraybenchError):
+    """The results store or a run folder is missing or inconsistent."""

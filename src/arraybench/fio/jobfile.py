@@ -1,0 +1,124 @@
+"""Point -> fio job file text. The only module that knows fio's option names for a point.
+
+The job file is written beside fio's outputs so a user can re-run it by hand:
+`fio point.fio --output-format=json+ --output=fio.json`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from arraybench.plan.expand import Point, describe_level
+from arraybench.units import fio_size, format_size
+
+LOG_PREFIX = "point"
+PERCENTILES = "1:5:10:50:90:95:99:99.5:99.9:99.95:99.99"
+
+
+def _filename(path: str) -> str:
+    # fio separates several files with ':'; a literal colon is written '\:'
+    return path.replace(":", "\\:")
+
+
+def _rw(point: Point) -> list[str]:
+    w = point.workload
+    random = w.pattern == "random"
+    if w.read == 100:
+        return ["rw=randread" if random else "rw=read"]
+    if w.read == 0:
+        return ["rw=randwrite" if random else "rw=write"]
+    return ["rw=randrw" if random else "rw=rw", f"rwmixread={w.read}"]
+
+
+def _data_options(point: Point) -> list[str]:
+    if not point.writes:
+        return []
+    data = point.data
+    options = ["refill_buffers=1"]  # fresh random bytes per write: incompressible, no dedupe
+    if data.compressibility:
+        options += [
+            f"buffer_compress_percentage={data.compressibility}",
+            f"buffer_compress_chunk={fio_size(min(point.workload.bs, 4096))}",
+        ]
+    if data.dedupe:
+        options.append(f"dedupe_percentage={data.dedupe}")
+    return options
+
+
+def _global(point: Point) -> list[str]:
+    options = [
+        "[global]",
+        f"ioengine={point.ioengine}",
+        f"direct={int(point.direct)}",
+        f"bs={fio_size(point.workload.bs)}",
+        *_rw(point),
+        f"iodepth={point.level.iodepth}",
+        "time_based=1",
+        f"ramp_time={point.timing.ramp:g}",
+        f"runtime={point.timing.duration:g}",
+        "randrepeat=0",
+        "invalidate=1",
+        "lat_percentiles=1",
+        f"percentile_list={PERCENTILES}",
+        "log_avg_msec=1000",
+        "log_unix_epoch=1",
+        "per_job_logs=1",
+        f"write_iops_log={LOG_PREFIX}",
+        f"write_bw_log={LOG_PREFIX}",
+        f"write_lat_log={LOG_PREFIX}",
+    ]
+    if point.workload.pattern == "random":
+        options.append("norandommap=1")
+    return options + _data_options(point)
+
+
+def _region_bytes(point: Point, sizes: Mapping[str, int]) -> int | None:
+    """Bytes of each target the workers address, or None for 'the whole target'."""
+    w = point.workload
+    if w.region == "frontend":
+        return w.frontend_blocks * w.bs
+    known = [sizes[t.path] for t in point.targets if t.path in sizes]
+    return min(known) if known else None
+
+
+def _placement(point: Point, region: int | None, nfiles: int, workers: int) -> list[str]:
+    """size/offset lines: sequential workers get their own stripe, random ones share the region."""
+    bs = point.workload.bs
+    if region is None:
+        return []
+    if point.workload.pattern == "sequential" and workers > 1:
+        stripe = max(bs, region // workers // bs * bs)
+        return [f"size={fio_size(stripe * nfiles)}", f"offset_increment={fio_size(stripe)}"]
+    return [f"size={fio_size(region // bs * bs * nfiles)}"]
+
+
+def render_jobfile(point: Point, sizes: Mapping[str, int], title: str = "") -> str:
+    """fio job text for `point`; `sizes` maps target path -> bytes (files and devices)."""
+    region = _region_bytes(point, sizes)
+    lines = [
+        f"; arraybench point {point.key}{(' - ' + title) if title else ''}",
+        f"; {point.workload.pattern} {format_size(point.workload.bs)}, read {point.workload.read}%,"
+        f" {describe_level(point.level)}, spread {point.spread}",
+        "; re-run by hand: fio point.fio --output-format=json+ --output=fio.json",
+        *_global(point),
+        "",
+    ]
+    if point.spread == "per_target":
+        for index, target in enumerate(point.targets, start=1):
+            lines += [
+                f"[t{index}]",
+                f"filename={_filename(target.path)}",
+                f"numjobs={point.level.workers}",
+                *_placement(point, region, 1, point.level.workers),
+                "",
+            ]
+    else:
+        names = ":".join(_filename(t.path) for t in point.targets)
+        lines += [
+            "[load]",
+            f"filename={names}",
+            f"numjobs={point.level.workers}",
+            *_placement(point, region, len(point.targets), point.level.workers),
+            "",
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,81 @@
+"""Normalised fio results: what the parser produces, whatever the fio version.
+
+Units are fixed here once: bytes, bytes/s, milliseconds of runtime, nanoseconds of latency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+DIRECTIONS = ("read", "write", "trim")
+
+
+@dataclass(frozen=True)
+class DirStats:
+    """One direction (read, write or trim) of one fio job or one client_stats entry."""
+
+    ios: int  # completed I/Os (total_ios; derived from io_bytes / bs for fio < 2.17)
+    io_bytes: int  # bytes moved (fio < 2.21 reports KiB: already converted)
+    runtime_ms: int  # fio's per-direction runtime
+    iops: float
+    bw_bytes: float  # bytes per second
+    lat_mean_ns: float | None
+    lat_min_ns: float | None
+    lat_max_ns: float | None
+    # which fio latency the figures above describe: "lat" (submission + completion)
+    # when fio reported it with percentiles/bins, else "clat"
+    lat_kind: str
+    percentiles_ns: dict[float, float] = field(default_factory=dict)  # 99.0 -> ns
+    bins_ns: dict[int, int] | None = None  # json+ histogram: bin value (ns) -> count
+
+    @property
+    def empty(self) -> bool:
+        return self.ios == 0 and self.io_bytes == 0
+
+
+@dataclass(frozen=True)
+class FioJobResult:
+    """One entry of fio's `jobs` (or of `client_stats`, with its hostname)."""
+
+    name: str
+    groupid: int
+    error: int
+    read: DirStats
+    write: DirStats
+    trim: DirStats
+    options: dict[str, str]  # the job's own options ("job options"), values as strings
+    hostname: str | None = None
+    elapsed_s: float | None = None
+    job_runtime_ms: int | None = None
+    usr_cpu: float | None = None  # percent
+    sys_cpu: float | None = None  # percent
+    steadystate: dict[str, Any] | None = None  # fio's steadystate block, raw
+
+    def direction(self, name: str) -> DirStats:
+        return {"read": self.read, "write": self.write, "trim": self.trim}[name]
+
+
+@dataclass(frozen=True)
+class FioDocument:
+    """One JSON document written by fio (a file may hold several, e.g. SIGUSR1 dumps)."""
+
+    fio_version: str
+    timestamp: int | None  # Unix seconds
+    timestamp_ms: int | None
+    global_options: dict[str, str]  # merged; client/server lists are flattened
+    jobs: list[FioJobResult]  # `jobs`, or `client_stats` without the "All clients" entry
+    all_clients: FioJobResult | None  # fio's "All clients" entry: sums EVERY group of EVERY host
+    disk_util: list[dict[str, Any]]
+    preamble: str  # text fio printed before the JSON (errors, "terminating on signal 2")
+
+
+@dataclass(frozen=True)
+class IntervalSample:
+    """One row of a fio bw/iops/lat/clat/slat log."""
+
+    time_ms: int  # as written: ms since job start, or Unix epoch ms with log_unix_epoch
+    value: float  # bw: KiB/s; iops: I/Os per interval-second; lat: ns (us for fio < 3)
+    ddir: int  # 0 read, 1 write, 2 trim
+    bs: int
+    prio: int | None = None  # 5th column (fio >= 3.x), absent in old 4-column logs

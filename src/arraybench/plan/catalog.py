@@ -1,0 +1,42 @@
+"""Built-in plans (templates) and resolving `PLAN.yaml|TEMPLATE` arguments."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from arraybench.errors import PlanError
+from arraybench.plan.load import load_plan_file, parse_plan_text
+from arraybench.plan.model import Plan
+
+DEFAULT_TEMPLATE = "quick"
+
+
+def _template_dir() -> resources.abc.Traversable:
+    return resources.files("arraybench.plan") / "templates"
+
+
+def template_names() -> list[str]:
+    return sorted(p.name.removesuffix(".yaml") for p in _template_dir().iterdir()
+                  if p.name.endswith(".yaml"))  # fmt: skip
+
+
+def template_text(name: str) -> str:
+    return (_template_dir() / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def load_template(name: str) -> Plan:
+    return parse_plan_text(template_text(name), f"template {name}")
+
+
+def resolve(spec: str) -> Plan:
+    """A plan file path, or the name of a built-in template."""
+    path = Path(spec)
+    if spec in template_names() and not path.exists():
+        return load_template(spec)
+    if path.suffix in (".yaml", ".yml") or path.exists() or "/" in spec:
+        return load_plan_file(path)
+    raise PlanError(
+        f"{spec!r} is neither a plan file nor a template",
+        f"give a .yaml plan or one of: {', '.join(template_names())}",
+    )

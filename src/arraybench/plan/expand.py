@@ -1,0 +1,159 @@
+"""Plan -> the ordered list of points to measure. Pure: no I/O."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from arraybench.plan.model import DataPattern, Load, Plan, Target, Timing, Workload
+from arraybench.units import format_size
+
+DEFAULT_SCRATCH_SIZE = 1 << 30
+
+
+@dataclass(frozen=True)
+class Level:
+    workers: int  # per host
+    iodepth: int
+
+    @property
+    def outstanding(self) -> int:
+        return self.workers * self.iodepth
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measurement: a workload at one load level on the plan's targets."""
+
+    seq: int  # position in the campaign, from 1
+    workload: Workload
+    level: Level
+    spread: str  # "shared" or "per_target"
+    timing: Timing
+    ioengine: str
+    direct: bool
+    data: DataPattern
+    targets: tuple[Target, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload.name}/w{self.level.workers}-qd{self.level.iodepth}"
+
+    @property
+    def expected_seconds(self) -> float:
+        return self.timing.ramp + self.timing.duration
+
+    @property
+    def writes(self) -> bool:
+        return self.workload.read < 100
+
+
+def levels(load: Load) -> list[Level]:
+    if load.pairs is not None:
+        return [Level(w, d) for w, d in load.pairs]
+    return [Level(w, d) for w in (load.workers or [1]) for d in (load.iodepth or [1])]
+
+
+def expand(plan: Plan) -> list[Point]:
+    """Workload-major order, as the reports run them: each curve is measured in one go."""
+    points: list[Point] = []
+    for workload in plan.workloads:
+        load = workload.load or plan.load
+        for level in levels(load):
+            points.append(
+                Point(
+                    seq=len(points) + 1,
+                    workload=workload,
+                    level=level,
+                    spread=load.spread,
+                    timing=workload.timing or plan.timing,
+                    ioengine=workload.ioengine or plan.ioengine,
+                    direct=plan.direct if workload.direct is None else workload.direct,
+                    data=workload.data or plan.data,
+                    targets=tuple(plan.targets),
+                )
+            )
+    return points
+
+
+def _scaled_seconds(value: float, factor: float) -> float:
+    return max(1.0, round(value * factor)) if value > 0 else 0.0
+
+
+def _scaled_size(value: int, factor: float) -> int:
+    mib = 1 << 20
+    return max(16 * mib, int(math.ceil(value * factor / mib)) * mib)
+
+
+def scale_plan(plan: Plan, factor: float) -> Plan:
+    """Multiply durations and file sizes (`--scale`): whole seconds, at least 1 s and 16 MiB."""
+    if factor == 1:
+        return plan
+
+    def timing(t: Timing) -> Timing:
+        return Timing(
+            ramp=_scaled_seconds(t.ramp, factor), duration=_scaled_seconds(t.duration, factor)
+        )
+
+    workloads = [
+        w.model_copy(update={"timing": timing(w.timing)}) if w.timing else w for w in plan.workloads
+    ]
+    targets = [
+        t.model_copy(update={"size": _scaled_size(t.size, factor)}) if t.size else t
+        for t in plan.targets
+    ]
+    return plan.model_copy(
+        update={"timing": timing(plan.timing), "workloads": workloads, "targets": targets}
+    )
+
+
+def with_targets(plan: Plan, paths: list[str], scratch: str, scale: float) -> Plan:
+    """Apply `--target` paths, or the default scratch file when the plan names no target."""
+    if paths:
+        targets = [Target(path=p, size=_default_size(scale)) for p in paths]
+    elif not plan.targets:
+        targets = [Target(path=scratch, size=_default_size(scale))]
+    else:
+        return plan
+    return plan.model_copy(update={"targets": targets})
+
+
+def _default_size(scale: float) -> int:
+    return _scaled_size(DEFAULT_SCRATCH_SIZE, scale) if scale != 1 else DEFAULT_SCRATCH_SIZE
+
+
+def describe_level(level: Level) -> str:
+    return f"{level.workers} workers x qd{level.iodepth}"
+
+
+def region_text(point: Point) -> str:
+    w = point.workload
+    if w.region == "frontend":
+        return (
+            f"frontend (first {w.frontend_blocks} blocks = {format_size(w.frontend_blocks * w.bs)})"
+        )
+    return "backend (whole target)"
+
+
+def mix_label(read_pct: int) -> str:
+    """Column label of a mix in the reports' tables: Read, Write, R/W 70/30."""
+    if read_pct == 100:
+        return "Read"
+    if read_pct == 0:
+        return "Write"
+    return f"R/W {read_pct}/{100 - read_pct}"
+
+
+def family_label(workload: Workload, ioengine: str) -> str:
+    """Row label: what a workload is apart from its mix, e.g. `Random 8 KiB (frontend)`."""
+    text = f"{workload.pattern.capitalize()} {format_size(workload.bs)}"
+    if workload.region == "frontend":
+        text += " (frontend)"
+    if workload.ioengine:
+        text += f" [{ioengine}]"
+    return text
+
+
+def throughput_unit(workload: Workload) -> str:
+    metric = workload.metric or ("iops" if workload.pattern == "random" else "mbps")
+    return "IOPS" if metric == "iops" else "MB/s"

@@ -1,0 +1,113 @@
+"""YAML text -> Plan, with every error located as `file:line key.path: what; what to do`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from arraybench.errors import PlanError
+from arraybench.plan.model import Plan
+
+KeyPath = tuple[str | int, ...]
+
+
+def _node_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            child = (*path, str(key_node.value))
+            _node_lines(value_node, child, lines)
+            lines[child] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _node_lines(item, (*path, index), lines)
+
+
+def _line_for(loc: KeyPath, lines: dict[KeyPath, int]) -> int | None:
+    for end in range(len(loc), -1, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return None
+
+
+def _format_loc(loc: KeyPath) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> KeyPath:
+    # pydantic adds validator names ("function-after[...]", "tuple[...]") into locations
+    return tuple(p for p in loc if isinstance(p, int) or ("[" not in p and p != "function-after"))
+
+
+def _hint(error_type: str, loc: KeyPath) -> str:
+    if error_type == "extra_forbidden":
+        return "remove it or check its spelling (`arraybench plan check` lists the valid keys)"
+    if error_type == "missing":
+        return f"add `{loc[-1]}`" if loc else "add the missing key"
+    if error_type in ("greater_than", "greater_than_equal"):
+        return "use a positive value"
+    if loc and loc[-1] == "bs":
+        return "use a block size such as 4k, 8k, 128k or 1m"
+    return "fix the value"
+
+
+def _message(error: Any) -> str:
+    msg = str(error["msg"])
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    return msg.removeprefix("Value error, ")
+
+
+def plan_error_from_validation(
+    exc: ValidationError, source: str, lines: dict[KeyPath, int]
+) -> PlanError:
+    # an unknown key first: a misspelt key usually also makes a required one "missing"
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    first = errors[0]
+    loc = _clean_loc(first["loc"])
+    line = _line_for(loc, lines)
+    where = f"{source}:{line}" if line else source
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    message = f"{where} {_format_loc(loc)}: {_message(first)}{more}"
+    return PlanError(message, _hint(first["type"], loc))
+
+
+def parse_plan_text(text: str, source: str) -> Plan:
+    """Parse plan YAML; raise PlanError with file, line and key path on any mistake."""
+    if not text.strip():
+        raise PlanError(f"{source}: the plan is empty", "write a plan or start from a template")
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else source
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise PlanError(f"{where} YAML syntax error: {problem}", "fix the YAML syntax") from None
+    if not isinstance(data, dict) or node is None:
+        raise PlanError(f"{source}:1 the plan must be a mapping of keys", "start from a template")
+    lines: dict[KeyPath, int] = {}
+    _node_lines(node, (), lines)
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as exc:
+        raise plan_error_from_validation(exc, source, lines) from None
+
+
+def load_plan_file(path: Path) -> Plan:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(
+            f"{path}: no such plan file",
+            "give a plan file or a template name (arraybench templates)",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlanError(f"{path}: cannot read the plan ({exc})", "check the file") from None
+    return parse_plan_text(text, str(path))

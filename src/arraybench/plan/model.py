@@ -1,0 +1,120 @@
+"""The plan: strict pydantic models. Unknown keys are errors; sizes and durations are parsed here.
+
+Field names are the plan's vocabulary, not fio's: fio option names live only in `fio/`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from arraybench.units import parse_duration, parse_size
+
+
+def _size(value: object) -> int:
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return parse_size(value)
+    raise ValueError("expected a size such as 8k, 128k, 1m or 1g")
+
+
+def _duration(value: object) -> float:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return parse_duration(value)
+    raise ValueError("expected a duration such as 5s, 2m or 1h")
+
+
+Size = Annotated[int, BeforeValidator(_size), Field(gt=0)]
+Duration = Annotated[float, BeforeValidator(_duration), Field(gt=0)]
+RampDuration = Annotated[float, BeforeValidator(_duration), Field(ge=0)]
+Percent = Annotated[int, Field(ge=0, le=100)]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+class Target(Strict):
+    """A file or a block device. Files are created at `size` when missing."""
+
+    path: str = Field(min_length=1)
+    size: Size | None = None  # for files: the size to create/use; devices use their own size
+    host: str | None = None  # None = the local host (many hosts come with the hosts issue)
+
+
+class DataPattern(Strict):
+    """What the written buffers contain. Incompressible unless asked otherwise."""
+
+    compressibility: Percent = 0  # % of each buffer that compresses
+    dedupe: Percent = 0  # % of buffers that repeat
+
+
+class Timing(Strict):
+    ramp: RampDuration = 2.0  # warm-up per point, not measured
+    duration: Duration = 10.0  # measured time per point
+
+
+class Load(Strict):
+    """Load levels: workers per host x iodepth, or explicit (workers, iodepth) pairs."""
+
+    workers: list[PositiveInt] | None = None
+    iodepth: list[PositiveInt] | None = None
+    pairs: list[tuple[PositiveInt, PositiveInt]] | None = None
+    # shared: every worker spreads its I/O over all targets (In&Out);
+    # per_target: `workers` jobs on each target (dbi's numjobs per device)
+    spread: Literal["shared", "per_target"] = "shared"
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Load:
+        if self.pairs is not None and (self.workers is not None or self.iodepth is not None):
+            raise ValueError("give either pairs or workers/iodepth lists, not both")
+        for name in ("workers", "iodepth", "pairs"):
+            value = getattr(self, name)
+            if value is not None and len(value) == 0:
+                raise ValueError(f"{name} is empty: list at least one level")
+        return self
+
+
+class Workload(Strict):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    pattern: Literal["random", "sequential"]
+    bs: Size
+    read: Percent  # read percentage: 100 = read only, 0 = write only
+    region: Literal["backend", "frontend"] = "backend"
+    frontend_blocks: PositiveInt = 1000  # frontend = the first N blocks of each target
+    ioengine: str | None = None
+    direct: bool | None = None
+    data: DataPattern | None = None
+    load: Load | None = None  # overrides the plan's load
+    timing: Timing | None = None  # overrides the plan's timing
+    metric: Literal["iops", "mbps"] | None = None  # default: iops for random, mbps sequential
+
+
+class LatencyBound(Strict):
+    value: Annotated[float, BeforeValidator(_duration), Field(gt=0)] = 0.001  # seconds
+    stat: Literal["mean", "p99"] = "mean"
+
+
+class Plan(Strict):
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    description: str = ""
+    scenario: str = Field("default", min_length=1)
+    labels: dict[str, str] = Field(default_factory=dict)
+    targets: list[Target] = Field(default_factory=list)
+    allow_destroy: list[str] = Field(default_factory=list)
+    ioengine: str = "libaio"
+    direct: bool = True
+    data: DataPattern = DataPattern()
+    timing: Timing = Timing()
+    load: Load = Load(workers=[1, 2, 4, 8, 16], iodepth=[1])
+    latency_bound: LatencyBound = LatencyBound()
+    workloads: list[Workload] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Plan:
+        names = [w.name for w in self.workloads]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"workload names must be unique; repeated: {', '.join(duplicates)}")
+        return self

@@ -1,0 +1,116 @@
+"""Build the ReportModel of one run."""
+
+from __future__ import annotations
+
+from arraybench.report.build import (
+    level_axis,
+    bound_text,
+    cell_texts,
+    curve_points,
+    job_files,
+    mix_sort_key,
+    point_columns,
+    series_of,
+    summarize_series,
+)
+from arraybench.report.model import (
+    CurvePanel,
+    PointRow,
+    ReportModel,
+    SummaryCell,
+    SummaryRow,
+    WorkloadSection,
+)
+from arraybench.store.db import PointRecord, RunRecord
+
+
+def _panel(points: list[PointRecord], run: RunRecord) -> CurvePanel:
+    x_label, xs, ticks = level_axis(points)
+    curve = curve_points(points)
+    summary = summarize_series(points, run)
+
+    def index(chosen: object) -> int | None:
+        return None if chosen is None else curve.index(chosen)  # type: ignore[arg-type]
+
+    return CurvePanel(
+        mix_label=points[0].mix,
+        x_label=x_label,
+        x_values=xs,
+        x_ticks=ticks,
+        throughput_unit=points[0].unit,
+        throughput=[c.throughput for c in curve],
+        lat_mean_us=[c.lat_mean_us for c in curve],
+        lat_p99_us=[c.lat_p99_us for c in curve],
+        optimal_index=index(summary.optimal),
+        max_index=index(summary.maximum),
+        min_latency_index=index(summary.min_latency),
+    )
+
+
+def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
+    series = series_of(points)
+    families: dict[str, dict[str, list[PointRecord]]] = {}
+    for pts in series.values():
+        families.setdefault(pts[0].family, {})[pts[0].mix] = pts
+    columns = sorted({mix for fam in families.values() for mix in fam}, key=mix_sort_key)
+    summary_rows, sections = [], []
+    for family, mixes in families.items():
+        cells = {}
+        for mix, pts in mixes.items():
+            optimal, extremes, bounded = cell_texts(summarize_series(pts, run), pts[0].unit, run)
+            cells[mix] = SummaryCell(optimal, extremes, bounded)
+        summary_rows.append(SummaryRow(family, cells))
+        ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
+        sections.append(WorkloadSection(family, [_panel(pts, run) for _, pts in ordered]))
+    return ReportModel(
+        title=f"arraybench {run.plan_name}: {run.scenario}",
+        run_id=run.id,
+        scenario=run.scenario,
+        labels=run.labels,
+        started=run.started,
+        finished=run.finished,
+        status=_status(run, points),
+        arraybench_version=run.arraybench_version,
+        fio_version=run.fio_version or "unknown",
+        host=run.host,
+        kernel=run.kernel,
+        targets=run.targets,
+        latency_bound=bound_text(run),
+        summary_columns=columns,
+        summary=summary_rows,
+        sections=sections,
+        points=[_point_row(p) for p in sorted(points, key=lambda p: p.seq)],
+        point_columns=point_columns(),
+        plan_yaml=run.plan_yaml,
+        job_files=job_files(points),
+        notes=_notes(run, points),
+    )
+
+
+def _status(run: RunRecord, points: list[PointRecord]) -> str:
+    if run.status == "running":
+        return f"running or killed ({len(points)} of {run.total_points} points stored)"
+    return run.status
+
+
+def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
+    notes = []
+    if len(points) < run.total_points:
+        notes.append(
+            f"{run.total_points - len(points)} of {run.total_points} points are missing: "
+            f"continue with `arraybench run --resume {run.id}`"
+        )
+    if run.scale != 1:
+        notes.append(f"run at --scale {run.scale:g}: durations and sizes were scaled")
+    return notes
+
+
+def _point_row(point: PointRecord) -> PointRow:
+    return PointRow(
+        series=point.workload,
+        level=f"{point.workers}x{point.iodepth}",
+        workers=point.workers,
+        iodepth=point.iodepth,
+        targets=point.targets,
+        values=dict(point.metrics),
+    )

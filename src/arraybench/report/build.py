@@ -1,0 +1,116 @@
+"""Store rows -> ReportModel: series, their summaries, the table cells and chart panels."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
+from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord, Store
+from arraybench.units import format_latency, format_throughput
+
+MIX_ORDER = ("Read", "Write")
+
+
+def throughput_of(point: PointRecord) -> float:
+    metric = "iops" if point.unit == "IOPS" else "mbps"
+    return point.metric("total", metric) or 0.0
+
+
+def level_axis(points: list[PointRecord]) -> tuple[str, list[float], list[str]]:
+    """The x axis of a series: workers when only they vary, iodepth when only it varies."""
+    workers = {p.workers for p in points}
+    depths = {p.iodepth for p in points}
+    if len(depths) == 1:
+        return (
+            f"workers per host (iodepth {points[0].iodepth})",
+            [float(p.workers) for p in points],
+            [str(p.workers) for p in points],
+        )
+    if len(workers) == 1:
+        return (
+            f"iodepth ({points[0].workers} workers per host)",
+            [float(p.iodepth) for p in points],
+            [str(p.iodepth) for p in points],
+        )
+    return (
+        "outstanding I/Os (workers x iodepth)",
+        [float(p.workers * p.iodepth) for p in points],
+        [f"{p.workers}x{p.iodepth}" for p in points],
+    )
+
+
+def order_points(points: list[PointRecord]) -> list[PointRecord]:
+    return sorted(points, key=lambda p: (p.workers * p.iodepth, p.workers, p.seq))
+
+
+def curve_points(points: list[PointRecord]) -> list[CurvePoint]:
+    _, xs, _ = level_axis(points)
+    return [
+        CurvePoint(
+            level=x,
+            throughput=throughput_of(p),
+            lat_mean_us=p.metric("total", "lat_mean_us"),
+            lat_p99_us=p.metric("total", "lat_p99_us"),
+            key=p.key,
+        )
+        for x, p in zip(xs, points, strict=True)
+    ]
+
+
+def series_of(points: list[PointRecord]) -> OrderedDict[str, list[PointRecord]]:
+    """Workload name -> its points ordered by load, in campaign order."""
+    series: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for point in sorted(points, key=lambda p: p.seq):
+        series.setdefault(point.workload, []).append(point)
+    return OrderedDict((name, order_points(pts)) for name, pts in series.items())
+
+
+def summarize_series(points: list[PointRecord], run: RunRecord) -> SeriesSummary:
+    return summarize(curve_points(points), bound_us=run.latency_bound_us, stat=run.latency_stat)
+
+
+def bound_text(run: RunRecord) -> str:
+    return f"{format_latency(run.latency_bound_us)} {run.latency_stat}"
+
+
+def mix_sort_key(mix: str) -> tuple[int, str]:
+    return (MIX_ORDER.index(mix), mix) if mix in MIX_ORDER else (len(MIX_ORDER), mix)
+
+
+def cell_texts(summary: SeriesSummary, unit: str, run: RunRecord) -> tuple[str, str, str]:
+    def at(point: CurvePoint | None) -> str:
+        if point is None:
+            return "–"
+        return f"{format_throughput(point.throughput, unit)} @ {format_latency(point.lat_mean_us)}"
+
+    mx, mn = summary.maximum, summary.min_latency
+    extremes = (
+        f"{format_throughput(mx.throughput if mx else None, unit)} max, "
+        f"{format_latency(mn.lat_mean_us if mn else None)} min"
+    )
+    bounded = summary.bounded
+    bounded_text = (
+        f"{format_throughput(bounded.throughput, unit)} ≤ {bound_text(run)}"
+        if bounded
+        else f"none ≤ {bound_text(run)}"
+    )
+    return at(summary.optimal), extremes, bounded_text
+
+
+def job_files(points: list[PointRecord]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for point in points:
+        path = Path(point.folder) / "point.fio"
+        if path.exists():
+            files[point.key] = path.read_text(errors="replace")
+    return files
+
+
+def point_columns() -> list[str]:
+    return list(METRIC_COLUMNS)
+
+
+def open_run(store: Store, run_id: str) -> tuple[RunRecord, list[PointRecord]]:
+    run = store.get_run(run_id)
+    return run, store.points(run_id)

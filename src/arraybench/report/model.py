@@ -1,0 +1,84 @@
+"""The one view-model every report format renders (text, HTML, later Excel/PDF).
+
+Built from the store by `report.build`; renderers only format what is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CurvePanel:
+    """One series (one mix of one workload) across load levels, drawn as one chart panel."""
+
+    mix_label: str  # "Read", "Write", "R/W 70/30"
+    x_label: str  # e.g. "workers per host (iodepth 1)"
+    x_values: list[float]  # load level per point, ascending
+    x_ticks: list[str]  # label per point, e.g. "4" or "4x8"
+    throughput_unit: str  # "IOPS" or "MB/s"
+    throughput: list[float]
+    lat_mean_us: list[float | None]
+    lat_p99_us: list[float | None]
+    optimal_index: int | None  # index into the lists, or None
+    max_index: int | None
+    min_latency_index: int | None
+    ceiling: float | None = None  # theoretical fabric ceiling in throughput_unit, if declared
+
+
+@dataclass(frozen=True)
+class SummaryCell:
+    """One cell of the summary table: `304 kIOPS @ 208 µs` over `328 kIOPS max, 98 µs min`."""
+
+    optimal: str  # "304 kIOPS @ 208 µs"
+    extremes: str  # "328 kIOPS max, 98 µs min"
+    bounded: str  # "296 kIOPS ≤ 1 ms mean" or "none ≤ 1 ms mean"
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    workload: str  # "Random 8 KiB (backend)"
+    cells: dict[str, SummaryCell]  # column label ("Read", "Write", "R/W 70/30") -> cell
+
+
+@dataclass(frozen=True)
+class WorkloadSection:
+    title: str  # same as SummaryRow.workload
+    panels: list[CurvePanel]  # stacked: Read, Write, Read/Write
+
+
+@dataclass(frozen=True)
+class PointRow:
+    """One measured point, flattened for the points table."""
+
+    series: str
+    level: str
+    workers: int
+    iodepth: int
+    targets: str
+    values: dict[str, float | None]  # column name -> value, e.g. "read_iops", "total_lat_p99_us"
+
+
+@dataclass
+class ReportModel:
+    title: str
+    run_id: str
+    scenario: str
+    labels: dict[str, str]
+    started: str  # ISO 8601
+    finished: str | None
+    status: str  # "complete", "interrupted", "running"
+    arraybench_version: str
+    fio_version: str
+    host: str
+    kernel: str
+    targets: list[str]
+    latency_bound: str  # "1 ms mean"
+    summary_columns: list[str]  # ordered column labels of the summary table
+    summary: list[SummaryRow]
+    sections: list[WorkloadSection]
+    points: list[PointRow]
+    point_columns: list[str]  # ordered keys of PointRow.values
+    plan_yaml: str
+    job_files: dict[str, str] = field(default_factory=dict)  # point key -> fio job text
+    notes: list[str] = field(default_factory=list)  # warnings worth a reader's eye

@@ -1,0 +1,76 @@
+"""Numbered schema migrations. Append only: never edit a migration that has shipped."""
+
+from __future__ import annotations
+
+from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES
+
+
+def _metric_columns() -> str:
+    kinds = {"ios": "INTEGER", "bytes": "INTEGER"}
+    return ",\n".join(
+        f"    {scope}_{name} {kinds.get(name, 'REAL')}" for scope in SCOPES for name in METRIC_NAMES
+    )
+
+
+MIGRATIONS: list[str] = [
+    # 1: runs, points with their metrics, 1-second samples
+    f"""
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    plan_name TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    labels_json TEXT NOT NULL,
+    plan_yaml TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    scale REAL NOT NULL,
+    status TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    total_points INTEGER NOT NULL,
+    fio_version TEXT,
+    arraybench_version TEXT NOT NULL,
+    host TEXT NOT NULL,
+    kernel TEXT NOT NULL,
+    targets_json TEXT NOT NULL,
+    latency_bound_us REAL NOT NULL,
+    latency_stat TEXT NOT NULL
+);
+CREATE TABLE points (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    family TEXT NOT NULL,
+    mix TEXT NOT NULL,
+    pattern TEXT NOT NULL,
+    bs INTEGER NOT NULL,
+    read_pct INTEGER NOT NULL,
+    region TEXT NOT NULL,
+    ioengine TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    workers INTEGER NOT NULL,
+    iodepth INTEGER NOT NULL,
+    jobs INTEGER NOT NULL,
+    targets TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT NOT NULL,
+    runtime_s REAL NOT NULL,
+    fio_version TEXT,
+    usr_cpu REAL,
+    sys_cpu REAL,
+{_metric_columns()},
+    UNIQUE (run_id, key)
+);
+CREATE TABLE samples (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    t INTEGER NOT NULL,
+    read_iops REAL, write_iops REAL,
+    read_mbps REAL, write_mbps REAL,
+    read_lat_us REAL, write_lat_us REAL,
+    PRIMARY KEY (point_id, t)
+);
+CREATE INDEX points_run ON points(run_id, seq);
+""",
+]
