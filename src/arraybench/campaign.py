@@ -100,8 +100,9 @@ class Campaign:
         sizes: dict[str, int] = {}
         for target in plan.targets:
             info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
-            for text in info.warnings:
-                self.observer.warning(text)
+            if info.kind != "new-file":  # arraybench creates new files itself, just below
+                for text in info.warnings:
+                    self.observer.warning(text)
             if info.kind == "block":
                 sizes[target.path] = info.size_bytes or 0
                 continue

@@ -1,0 +1,5 @@
+import sys
+
+from arraybench.cli import main
+
+sys.exit(main())

@@ -1,0 +1,56 @@
+"""Shared fixtures: small plans, a CLI runner, fio availability."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+
+
+def small_plan(tmp_path: Path, *, workers: str = "[1, 2]", extra: str = "", workloads: str = "") -> Path:
+    """A plan on a 32 MiB file in tmp_path, 1-second points without ramp."""
+    workloads = workloads or (
+        "  - {name: rand-8k-rw70, pattern: random, bs: 8k, read: 70}\n"
+        "  - {name: seq-128k-read, pattern: sequential, bs: 128k, read: 100}\n"
+    )
+    text = (
+        "name: small\n"
+        "scenario: test\n"
+        "labels: {purpose: tests}\n"
+        f"targets:\n  - path: {tmp_path / 'target.dat'}\n    size: 32m\n"
+        "timing: {ramp: 0s, duration: 1s}\n"
+        f"load:\n  workers: {workers}\n  iodepth: [2]\n"
+        f"{extra}"
+        f"workloads:\n{workloads}"
+    )
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    return path
+
+
+def run_cli(*args: str, timeout: float = 600, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="160")
+    return subprocess.run(
+        [sys.executable, "-m", "arraybench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def fio_jobs(json_path: Path) -> list[dict]:
+    """fio's own job entries from a point's raw output (the last JSON document)."""
+    text = json_path.read_text()
+    return json.loads(text[text.index("{"):])["jobs"]

