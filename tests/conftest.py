@@ -16,7 +16,9 @@ DATA = Path(__file__).parent / "data"
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
 
-def small_plan(tmp_path: Path, *, workers: str = "[1, 2]", extra: str = "", workloads: str = "") -> Path:
+def small_plan(
+    tmp_path: Path, *, workers: str = "[1, 2]", extra: str = "", workloads: str = ""
+) -> Path:
     """A plan on a 32 MiB file in tmp_path, 1-second points without ramp."""
     workloads = workloads or (
         "  - {name: rand-8k-rw70, pattern: random, bs: 8k, read: 70}\n"
@@ -53,4 +55,4 @@ def run_cli(*args: str, timeout: float = 600, **kwargs: object) -> subprocess.Co
 def fio_jobs(json_path: Path) -> list[dict]:
     """fio's own job entries from a point's raw output (the last JSON document)."""
     text = json_path.read_text()
-    return json.loads(text[text.index("{"):])["jobs"]
+    return json.loads(text[text.index("{") :])["jobs"]

@@ -98,6 +98,9 @@ class Campaign:
         """Safety-check every target, create missing files; return target sizes in bytes."""
         writes = any(p.writes for p in points)
         sizes: dict[str, int] = {}
+        scratch = scratch_path(self.results_dir)
+        if any(t.path == scratch for t in plan.targets):
+            Path(scratch).parent.mkdir(parents=True, exist_ok=True)
         for target in plan.targets:
             info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
             if info.kind != "new-file":  # arraybench creates new files itself, just below

@@ -15,8 +15,8 @@ from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan import catalog
-from arraybench.plan.model import Plan
 from arraybench.plan.expand import Point, expand, scale_plan, with_targets
+from arraybench.plan.model import Plan
 from arraybench.report.assemble import build_report
 from arraybench.report.html import render_html
 from arraybench.store.db import PointRecord, Store
@@ -35,18 +35,34 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run a plan or template (default: quick)")
     run.add_argument("plan", nargs="?", help="PLAN.yaml or TEMPLATE name")
-    run.add_argument("--target", action="append", default=[], metavar="PATH",
-                     help="file or block device to test (repeatable); default: a scratch file")
+    run.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="file or block device to test (repeatable); default: a scratch file",
+    )
     run.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    run.add_argument("--scale", type=float, default=1.0, metavar="FACTOR",
-                     help="multiply durations and sizes (e.g. 0.2 for a fast try)")
+    run.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        metavar="FACTOR",
+        help="multiply durations and sizes (e.g. 0.2 for a fast try)",
+    )
     run.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
-    run.add_argument("--allow-destroy", action="append", default=[], metavar="DEVICE",
-                     help="consent to overwrite this exact block device")
+    run.add_argument(
+        "--allow-destroy",
+        action="append",
+        default=[],
+        metavar="DEVICE",
+        help="consent to overwrite this exact block device",
+    )
     run.add_argument("-o", "--report", metavar="FILE", help="HTML report path")
 
-    plan = sub.add_parser("plan", help="plan tools").add_subparsers(dest="plan_command",
-                                                                     required=True)
+    plan = sub.add_parser("plan", help="plan tools").add_subparsers(
+        dest="plan_command", required=True
+    )
     check = plan.add_parser("check", help="validate and dry-run a plan: points, job files, time")
     check.add_argument("plan")
     check.add_argument("--target", action="append", default=[], metavar="PATH")

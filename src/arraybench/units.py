@@ -12,7 +12,16 @@ import re
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
 _SIZE_FACTORS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|m|min|h|d)?\s*$", re.IGNORECASE)
-_DURATION_FACTORS = {"us": 1e-6, "µs": 1e-6, "ms": 0.001, "s": 1.0, "": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+_DURATION_FACTORS = {
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ms": 0.001,
+    "s": 1.0,
+    "": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+}
 _DURATION_FACTORS["d"] = 86400.0
 
 
@@ -43,7 +52,9 @@ def parse_duration(value: str | int | float) -> float:
         return float(value)
     match = _DURATION_RE.match(str(value))
     if not match:
-        raise ValueError(f"invalid duration {value!r}: use a number with us, ms, s, m or h, e.g. 30s")
+        raise ValueError(
+            f"invalid duration {value!r}: use a number with us, ms, s, m or h, e.g. 30s"
+        )
     number, unit = match.groups()
     return float(number) * _DURATION_FACTORS[(unit or "").lower()]
 

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import needs_fio, run_cli, small_plan
 from tests.crosscheck import assert_point_matches_fio
 
@@ -38,7 +37,9 @@ def test_run_show_runs_report(tmp_path: Path):
     assert report.exists() and "<svg" in report.read_text()
 
     run_id = _run_id(results)
-    shown = json.loads(run_cli("show", run_id, "--results", str(results), "--format", "json").stdout)
+    shown = json.loads(
+        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+    )
     assert shown["run"]["status"] == "complete" and len(shown["points"]) == 4
     for point in shown["points"]:
         metrics = {k: v for k, v in point.items() if k.split("_")[0] in ("read", "write", "total")}
@@ -67,8 +68,12 @@ def test_bad_plan_is_one_line_and_exit_2(tmp_path: Path):
     assert len(lines) == 1, done.stderr
     assert f"{plan}:" in lines[0] and "workloads[0].bs" in lines[0] and "8kk" in lines[0]
     assert "Traceback" not in done.stderr + done.stdout
-    for args in (("run", str(tmp_path / "missing.yaml")), ("plan", "check", "nosuch"),
-                 ("run", "quick", "--scale", "0"), ("show", "x", "--results", str(tmp_path))):
+    for args in (
+        ("run", str(tmp_path / "missing.yaml")),
+        ("plan", "check", "nosuch"),
+        ("run", "quick", "--scale", "0"),
+        ("show", "x", "--results", str(tmp_path)),
+    ):
         failed = run_cli(*args)
         assert failed.returncode == 2, (args, failed.stderr)
         assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.stderr
@@ -174,7 +179,9 @@ def test_refuses_loop_device_with_a_filesystem(tmp_path: Path):
         assert done.returncode == 2
         assert dev in done.stderr and "ext4" in done.stderr and "allow_destroy" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
-        assert not (tmp_path / "r" / "runs").exists() or not any((tmp_path / "r" / "runs").iterdir())
+        assert not (tmp_path / "r" / "runs").exists() or not any(
+            (tmp_path / "r" / "runs").iterdir()
+        )
         # explicit consent for that exact device: the run goes ahead and writes to it
         done = run_cli("run", str(plan), "--target", dev, "--allow-destroy", dev,
                        "--results", str(tmp_path / "r"))  # fmt: skip

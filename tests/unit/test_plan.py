@@ -134,7 +134,7 @@ def test_sizes_and_durations_accept_units():
         workloads:
           - {name: a, pattern: random, bs: 0.5k, read: 100}
     """)
-    with pytest.raises(PlanError, match="latency_bound.value: invalid duration '500 furlongs'"):
+    with pytest.raises(PlanError, match=r"latency_bound\.value: invalid duration '500 furlongs'"):
         parse_plan_text(text.replace("500us", "500 furlongs"), "p.yaml")
     plan = parse_plan_text(text, "p.yaml")
     assert parse_plan_text(text.replace("500us", "0.5ms"), "p.yaml") == plan

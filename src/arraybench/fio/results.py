@@ -23,8 +23,9 @@ class DirStats:
     lat_mean_ns: float | None
     lat_min_ns: float | None
     lat_max_ns: float | None
-    # which fio latency the figures above describe: "lat" (submission + completion)
-    # when fio reported it with percentiles/bins, else "clat"
+    # mean/min/max are total latency ("lat": submission + completion) whenever fio reports
+    # it; lat_kind names the source of percentiles_ns and bins_ns: "lat" when fio ran with
+    # lat_percentiles=1 (arraybench's own runs), else "clat" (completion only)
     lat_kind: str
     percentiles_ns: dict[float, float] = field(default_factory=dict)  # 99.0 -> ns
     bins_ns: dict[int, int] | None = None  # json+ histogram: bin value (ns) -> count

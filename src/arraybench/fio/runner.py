@@ -82,7 +82,13 @@ def run_jobfile(
     binary = binary or fio_binary()
     folder = jobfile.parent
     json_path = folder / JSON_NAME
-    command = [binary, jobfile.name, "--output-format=json+", f"--output={JSON_NAME}", "--eta=never"]
+    command = [
+        binary,
+        jobfile.name,
+        "--output-format=json+",
+        f"--output={JSON_NAME}",
+        "--eta=never",
+    ]
     start = time.monotonic()
     with open(folder / STDERR_NAME, "wb") as err:
         proc = subprocess.Popen(

@@ -82,7 +82,7 @@ def _scaled_seconds(value: float, factor: float) -> float:
 
 def _scaled_size(value: int, factor: float) -> int:
     mib = 1 << 20
-    return max(16 * mib, int(math.ceil(value * factor / mib)) * mib)
+    return max(16 * mib, math.ceil(value * factor / mib) * mib)
 
 
 def scale_plan(plan: Plan, factor: float) -> Plan:

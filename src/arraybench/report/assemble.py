@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from arraybench.report.build import (
-    level_axis,
     bound_text,
     cell_texts,
     curve_points,
     job_files,
+    level_axis,
     mix_sort_key,
     point_columns,
     series_of,

@@ -161,7 +161,9 @@ class Store:
     def get_run(self, run_id: str) -> RunRecord:
         row = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
-            raise StoreError(f"no run {run_id!r} in {self.path}", "list runs with `arraybench runs`")
+            raise StoreError(
+                f"no run {run_id!r} in {self.path}", "list runs with `arraybench runs`"
+            )
         return _run_record(row)
 
     def list_runs(self) -> list[tuple[RunRecord, int]]:
@@ -204,7 +206,8 @@ class Store:
 
 
 def _run_record(row: sqlite3.Row) -> RunRecord:
-    data = {k: row[k] for k in row.keys() if k not in ("labels_json", "targets_json", "done")}
+    skip = ("labels_json", "targets_json", "done")
+    data = {k: row[k] for k in row.keys() if k not in skip}  # noqa: SIM118 (Row iterates values)
     return RunRecord(
         **data, labels=json.loads(row["labels_json"]), targets=json.loads(row["targets_json"])
     )

@@ -1,0 +1,349 @@
+"""Self-contained HTML report: one file, inline CSS and SVG, works offline.
+
+Renders a `ReportModel` only; every number is already computed by `report.build`.
+Layout: title and run metadata, notes, summary table, one section per workload with its
+curve panels stacked (Read / Write / Read-Write), the points table, the plan and the job files.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from html import escape
+
+from arraybench.report.model import PointRow, ReportModel, SummaryCell, WorkloadSection
+from arraybench.report.svg import curve_chart
+
+DASH = "–"
+MAX_INLINE_TARGETS = 6
+
+CSS = """
+:root { --fg:#1f2937; --muted:#6b7280; --line:#e5e7eb; --head:#f3f4f6; --accent:#1f5fa8; }
+* { box-sizing: border-box; }
+body { margin:0; color:var(--fg); background:#fff; line-height:1.45;
+  font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif; }
+main { max-width:1120px; margin:0 auto; padding:28px 32px 48px; }
+h1 { font-size:24px; margin:0 0 4px; }
+h2 { font-size:18px; margin:36px 0 12px; padding-bottom:4px; border-bottom:2px solid var(--line); }
+h3 { font-size:15px; margin:24px 0 8px; }
+.subtitle { color:var(--muted); margin:0 0 16px; }
+nav.toc { font-size:13px; color:var(--muted); margin:0 0 18px; }
+nav.toc a { color:var(--accent); text-decoration:none; margin-right:14px; }
+dl.meta { display:grid; grid-template-columns:max-content 1fr max-content 1fr; gap:4px 16px;
+  margin:0; padding:12px 16px; background:#f9fafb; border:1px solid var(--line);
+  border-radius:6px; }
+dl.meta dt { color:var(--muted); }
+dl.meta dd { margin:0; overflow-wrap:anywhere; }
+.chip { display:inline-block; padding:0 7px; margin:0 4px 2px 0; border-radius:10px;
+  background:#e8eef7; font-size:12px; }
+.status { font-weight:600; padding:0 8px; border-radius:10px; font-size:12px; }
+.status-complete { background:#dcfce7; color:#166534; }
+.status-interrupted { background:#fef3c7; color:#92400e; }
+.status-running { background:#dbeafe; color:#1e40af; }
+.status-other { background:var(--head); color:var(--fg); }
+.notes { margin:16px 0 0; padding:10px 16px 10px 36px; background:#fffbeb;
+  border:1px solid #fcd34d; border-left:4px solid #f59e0b; border-radius:6px; }
+.notes li { margin:2px 0; }
+.notes-title { font-weight:600; margin:0 0 4px -20px; }
+table { border-collapse:collapse; width:100%; font-size:13px; }
+th, td { border:1px solid var(--line); padding:5px 8px; text-align:left; vertical-align:top; }
+thead th { background:var(--head); font-weight:600; }
+table.summary td { min-width:170px; }
+table.summary th[scope=row] { background:#fafafa; font-weight:600; }
+table.summary th[scope=row] a { color:inherit; text-decoration:none; }
+.opt { font-weight:700; font-size:14px; }
+.ext, .bnd { font-size:12px; color:var(--muted); }
+.caption { font-size:12px; color:var(--muted); margin:6px 0 0; }
+figure.panel { margin:0 0 10px; padding:6px 0; border-bottom:1px solid var(--line); }
+figure.panel:last-child { border-bottom:none; }
+svg.chart { display:block; max-width:100%; height:auto; }
+.points-wrap { overflow-x:auto; }
+table.points { font-size:12px; }
+table.points td.num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+table.points tbody tr:nth-child(even) { background:#fafafa; }
+table.sortable thead th { cursor:pointer; user-select:none; white-space:nowrap; }
+table.sortable th[aria-sort=ascending]::after { content:" \\25B2"; font-size:9px; }
+table.sortable th[aria-sort=descending]::after { content:" \\25BC"; font-size:9px; }
+pre { background:#f6f8fa; border:1px solid var(--line); border-radius:6px; padding:10px 12px;
+  font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; overflow-x:auto; }
+details { margin:4px 0; }
+details summary { cursor:pointer; font-size:12px;
+  font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
+footer { margin-top:40px; color:var(--muted); font-size:12px; }
+@media print {
+  @page { size:A4; margin:14mm 12mm; }
+  body { font-size:11px; }
+  main { max-width:none; padding:0; }
+  nav.toc { display:none; }
+  h2 { break-after:avoid; page-break-after:avoid; }
+  #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
+  table.points, table.points th, table.points td.num { font-size:9px; white-space:normal;
+    overflow-wrap:anywhere; }
+  figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
+  .points-wrap { overflow:visible; }
+  pre { white-space:pre-wrap; overflow-wrap:anywhere; }
+  * { -webkit-print-color-adjust:exact; print-color-adjust:exact; }
+}
+"""
+
+JS = """
+(function () {
+  function key(cell) {
+    if (!cell) { return null; }
+    var v = cell.getAttribute("data-v");
+    if (v !== null) { var f = parseFloat(v); return isNaN(f) ? null : f; }
+    var t = cell.textContent.trim();
+    return t === "" || t === "\\u2013" ? null : t;
+  }
+  function cmp(a, b, asc) {
+    if (a === null || b === null) { return a === b ? 0 : (a === null ? 1 : -1); }
+    var sign = asc ? 1 : -1;
+    if (typeof a === "number" && typeof b === "number") { return sign * (a - b); }
+    return sign * String(a).localeCompare(String(b), undefined, {numeric: true});
+  }
+  function sortBy(table, th, col) {
+    var body = table.tBodies[0];
+    if (!body) { return; }
+    var asc = th.getAttribute("aria-sort") !== "ascending";
+    var heads = table.tHead.rows[0].cells;
+    for (var i = 0; i < heads.length; i++) { heads[i].removeAttribute("aria-sort"); }
+    th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (r1, r2) { return cmp(key(r1.cells[col]), key(r2.cells[col]), asc); });
+    rows.forEach(function (r) { body.appendChild(r); });
+  }
+  var tables = document.querySelectorAll("table.sortable");
+  Array.prototype.forEach.call(tables, function (table) {
+    if (!table.tHead || !table.tHead.rows.length) { return; }
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+      th.addEventListener("click", function () { sortBy(table, th, col); });
+    });
+  });
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("details"), function (d) {
+      d.open = true;
+    });
+  });
+})();
+"""
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def format_value(v: float | None) -> str:
+    """Table cell: None -> "–", 304123.7 -> "304,124", 12.34 -> "12.3", 0.01234 -> "0.0123"."""
+    if v is None or not math.isfinite(v):
+        return DASH
+    if float(v).is_integer():
+        return f"{int(v):,}"
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def _duration(started: str, finished: str | None) -> str | None:
+    if not finished:
+        return None
+    try:
+        secs = (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
+    except (ValueError, TypeError):
+        return None
+    if secs < 0:
+        return None
+    h, rest = divmod(int(secs), 3600)
+    return f"{h} h {rest // 60:02d} min" if h else f"{rest // 60} min {rest % 60:02d} s"
+
+
+# ---------------------------------------------------------------- page parts
+
+
+def _head(model: ReportModel) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta name="generator" content="arraybench {_e(model.arraybench_version)}">\n'
+        f"<title>{_e(model.title)}</title>\n<style>{CSS}</style>\n</head>\n"
+    )
+
+
+def _title(model: ReportModel) -> str:
+    sub = f"arraybench report · run {model.run_id} · scenario {model.scenario}"
+    links = [("summary", "Summary"), ("workloads", "Workloads"), ("points", "Points")]
+    links += [("plan", "Plan"), ("jobs", "Job files")]
+    toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
+    return (
+        f"<header><h1>{_e(model.title)}</h1>"
+        f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav></header>'
+    )
+
+
+def _status(status: str) -> str:
+    known = {"complete", "interrupted", "running"}
+    cls = status if status in known else "other"
+    return f'<span class="status status-{cls}">{_e(status)}</span>'
+
+
+def _targets(targets: list[str]) -> str:
+    if not targets:
+        return DASH
+    items = ", ".join(f"<code>{_e(t)}</code>" for t in targets)
+    if len(targets) <= MAX_INLINE_TARGETS:
+        return items
+    return f"<details><summary>{len(targets)} targets</summary>{items}</details>"
+
+
+def _labels(labels: dict[str, str]) -> str:
+    chips = [f'<span class="chip">{_e(k)}={_e(v)}</span>' for k, v in labels.items()]
+    return "".join(chips) or DASH
+
+
+def _metadata(model: ReportModel) -> str:
+    finished = model.finished or DASH
+    took = _duration(model.started, model.finished)
+    if took:
+        finished = f"{finished} ({took})"
+    rows = [
+        ("Run id", f"<code>{_e(model.run_id)}</code>"),
+        ("Scenario", _e(model.scenario)),
+        ("Status", _status(model.status)),
+        ("Labels", _labels(model.labels)),
+        ("Started", _e(model.started)),
+        ("Finished", _e(finished)),
+        ("arraybench", _e(model.arraybench_version)),
+        ("fio", _e(model.fio_version)),
+        ("Host", _e(model.host)),
+        ("Kernel", _e(model.kernel)),
+        ("Latency bound", _e(model.latency_bound)),
+        ("Targets", _targets(model.targets)),
+    ]
+    items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
+    return f'<section id="run"><h2>Run</h2><dl class="meta">{items}</dl></section>'
+
+
+def _notes(notes: list[str]) -> str:
+    if not notes:
+        return ""
+    items = "".join(f"<li>{_e(n)}</li>" for n in notes)
+    return (
+        '<div class="notes" role="note"><p class="notes-title">&#9888; Notes</p>'
+        f"<ul>{items}</ul></div>"
+    )
+
+
+def _anchors(sections: list[WorkloadSection]) -> dict[str, str]:
+    """Section title -> element id `w<position>` (as `_sections` assigns; any title is safe)."""
+    out: dict[str, str] = {}
+    for i, s in enumerate(sections, start=1):
+        out.setdefault(s.title, f"w{i}")
+    return out
+
+
+def _cell(cell: SummaryCell | None) -> str:
+    if cell is None:
+        return f"<td>{DASH}</td>"
+    return (
+        f'<td><div class="opt">{_e(cell.optimal)}</div>'
+        f'<div class="ext">{_e(cell.extremes)}</div>'
+        f'<div class="bnd">{_e(cell.bounded)}</div></td>'
+    )
+
+
+def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in model.summary_columns)
+    rows = []
+    for row in model.summary:
+        name = _e(row.workload)
+        if row.workload in anchors:
+            name = f'<a href="#{anchors[row.workload]}">{name}</a>'
+        cells = "".join(_cell(row.cells.get(c)) for c in model.summary_columns)
+        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    caption = (
+        "Bold: optimal point (last point where throughput still grows faster than latency), "
+        "with its mean latency. Below: maximum throughput and minimum latency; "
+        f"best throughput within the latency bound ({model.latency_bound})."
+    )
+    body = "".join(rows) or f'<tr><td colspan="{len(model.summary_columns) + 1}">{DASH}</td></tr>'
+    return (
+        '<section id="summary"><h2>Summary</h2><table class="summary">'
+        f'<thead><tr><th scope="col">Workload</th>{head}</tr></thead><tbody>{body}</tbody>'
+        f'</table><p class="caption">{_e(caption)}</p></section>'
+    )
+
+
+def _section(section: WorkloadSection, anchor: str) -> str:
+    figs = "".join(f'<figure class="panel">{curve_chart(p)}</figure>' for p in section.panels)
+    figs = figs or f'<p class="caption">no series {DASH} nothing measured for this workload</p>'
+    return f'<section class="workload" id="{anchor}"><h3>{_e(section.title)}</h3>{figs}</section>'
+
+
+def _sections(model: ReportModel) -> str:
+    parts = [_section(s, f"w{i}") for i, s in enumerate(model.sections, start=1)]
+    return '<div id="workloads"><h2>Workloads</h2>' + "".join(parts) + "</div>"
+
+
+def _num(v: float | None) -> str:
+    if v is None or not math.isfinite(v):
+        return f'<td class="num">{DASH}</td>'
+    return f'<td class="num" data-v="{v!r}">{format_value(v)}</td>'
+
+
+def _point_row(p: PointRow, columns: list[str]) -> str:
+    cells = [f"<td>{_e(p.series)}</td>", f"<td>{_e(p.level)}</td>"]
+    cells += [_num(p.workers), _num(p.iodepth), f"<td>{_e(p.targets)}</td>"]
+    cells += [_num(p.values.get(c)) for c in columns]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _points(model: ReportModel) -> str:
+    cols = ["series", "level", "workers", "iodepth", "targets", *model.point_columns]
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in cols)
+    body = "\n".join(_point_row(p, model.point_columns) for p in model.points)
+    return (
+        f'<section id="points"><h2>Points ({len(model.points)})</h2>'
+        '<p class="caption">Every measured point. Click a column heading to sort.</p>'
+        f'<div class="points-wrap"><table class="points sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>\n{body}\n</tbody></table></div></section>"
+    )
+
+
+def _plan(plan_yaml: str) -> str:
+    text = _e(plan_yaml) if plan_yaml.strip() else DASH
+    return f'<section id="plan"><h2>Plan</h2><pre class="plan">{text}</pre></section>'
+
+
+def _jobs(job_files: dict[str, str]) -> str:
+    items = "".join(
+        f"<details><summary>{_e(k)}</summary><pre>{_e(v)}</pre></details>"
+        for k, v in job_files.items()
+    )
+    return f'<section id="jobs"><h2>Job files ({len(job_files)})</h2>{items or DASH}</section>'
+
+
+def render_html(model: ReportModel) -> str:
+    """The whole report as one self-contained HTML document (inline CSS, SVG and a little JS)."""
+    anchors = _anchors(model.sections)
+    body = [
+        _title(model),
+        _metadata(model),
+        _notes(model.notes),
+        _summary(model, anchors),
+        _sections(model),
+        _points(model),
+        _plan(model.plan_yaml),
+        _jobs(model.job_files),
+        f"<footer>Generated by arraybench {_e(model.arraybench_version)}.</footer>",
+    ]
+    main = "\n".join(b for b in body if b)
+    return (
+        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}</script>\n</body>\n</html>\n"
+    )

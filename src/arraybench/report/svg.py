@@ -1,0 +1,561 @@
+"""Inline SVG charts for the HTML report, drawn in plain Python (no JS, no external assets).
+
+One chart per `CurvePanel`: load levels on a categorical x axis, throughput on the left axis
+(starting at 0, "nice" ticks with k/M suffixes), latency on the right axis (mean solid, p99
+dashed; ms once values exceed 10 000 µs), the optimal point ringed and labelled, the maximum
+marked, and an optional dashed "theoretical" ceiling.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+from itertools import pairwise
+
+from arraybench.report.model import CurvePanel
+
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+C_TPUT = "#1f5fa8"
+C_TPUT_FILL = "#1f5fa8"
+C_LAT = "#d9730d"
+C_OPT = "#1a7f37"
+C_MAX = "#5b2a86"
+C_GRID = "#e3e6ea"
+C_AXIS = "#6b7280"
+C_TEXT = "#1f2937"
+C_CEIL = "#9aa0a6"
+
+MS_THRESHOLD_US = 10_000.0
+HEADROOM = 1.18  # keep the top of each axis a little above the data, room for labels
+_NICE = (1.0, 2.0, 2.5, 5.0, 10.0)
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+Pt = tuple[float, float]
+
+
+# ---------------------------------------------------------------- numbers and ticks
+
+
+def _finite(v: float | None) -> bool:
+    return v is not None and math.isfinite(v)
+
+
+def nice_step(raw: float) -> float:
+    """Smallest step from the 1 / 2 / 2.5 / 5 x 10^k family that is >= `raw`."""
+    if not raw > 0 or not math.isfinite(raw):
+        return 1.0
+    mag = 10.0 ** math.floor(math.log10(raw))
+    for f in _NICE:
+        if f * mag >= raw * (1 - 1e-9):
+            return f * mag
+    return 10.0 * mag
+
+
+def nice_ticks(vmax: float, target: int = 5) -> list[float]:
+    """Ticks 0, step, ..., top with top >= vmax and about `target` intervals."""
+    step = nice_step(vmax / max(target, 1)) if vmax > 0 else 0.25
+    count = max(1, math.ceil(vmax / step - 1e-9)) if vmax > 0 else 4
+    return [step * i for i in range(count + 1)]
+
+
+def ticks_with_count(vmax: float, count: int) -> list[float]:
+    """Exactly `count` nice intervals reaching >= vmax (to share grid lines with another axis)."""
+    count = max(count, 1)
+    step = nice_step(vmax / count) if vmax > 0 else nice_step(1.0 / count)
+    return [step * i for i in range(count + 1)]
+
+
+def _trim(v: float, digits: int) -> str:
+    text = f"{v:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def compact(v: float) -> str:
+    """Axis label with k / M suffix: 250000 -> "250k", 2500000 -> "2.5M", 1250 -> "1.25k"."""
+    a = abs(v)
+    if a >= 1e6:
+        return _trim(v / 1e6, 2) + "M"
+    if a >= 1e3:
+        return _trim(v / 1e3, 2) + "k"
+    return _trim(v, 2)
+
+
+def _sig(v: float) -> str:
+    """Three significant digits at most, thousands separators above 100."""
+    a = abs(v)
+    if a >= 100:
+        return f"{v:,.0f}"
+    if a >= 10:
+        return _trim(v, 1)
+    return _trim(v, 2)
+
+
+def fmt_throughput(v: float, unit: str) -> str:
+    """ "304 kIOPS", "45.2 kIOPS", "850 IOPS", "1,204 MB/s"."""
+    if unit == "IOPS" and abs(v) >= 1000:
+        return f"{_sig(v / 1000)} kIOPS"
+    return f"{_sig(v)} {unit}"
+
+
+def fmt_latency(us: float) -> str:
+    """ "208 µs", "8.5 µs", "12.5 ms" (ms above 10 000 µs)."""
+    if abs(us) > MS_THRESHOLD_US:
+        return f"{_sig(us / 1000)} ms"
+    return f"{_sig(us)} µs"
+
+
+# ---------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Plot area and the three scales."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+    n: int
+    y1_top: float
+    y2_top: float
+    y2_div: float  # 1 for µs, 1000 for ms
+
+    def x(self, i: int) -> float:
+        band = (self.right - self.left) / max(self.n, 1)
+        return self.left + band * (i + 0.5)
+
+    def y1(self, v: float) -> float:
+        return self.bottom - (self.bottom - self.top) * (v / self.y1_top)
+
+    def y2(self, us: float) -> float:
+        return self.bottom - (self.bottom - self.top) * (us / self.y2_div / self.y2_top)
+
+    def inside(self, box: Box) -> bool:
+        x0, y0, x1, y1 = box
+        horizontal = self.left + 2 <= x0 and x1 <= self.right - 2
+        return horizontal and self.top + 1 <= y0 and y1 <= self.bottom - 2
+
+
+def _f(v: float) -> str:
+    return f"{v:.1f}"
+
+
+def _text(
+    x: float, y: float, s: str, *, size: float = 11, anchor: str = "start", cls: str = "", **kw: str
+) -> str:
+    extra = "".join(f' {k.replace("_", "-")}="{escape(v)}"' for k, v in kw.items())
+    c = f' class="{cls}"' if cls else ""
+    return (
+        f'<text x="{_f(x)}" y="{_f(y)}" font-size="{size:g}" text-anchor="{anchor}"{c}{extra}>'
+        f"{escape(s)}</text>"
+    )
+
+
+def _text_width(s: str, size: float) -> float:
+    return len(s) * size * 0.58
+
+
+def _get(seq: Sequence[float | None], i: int) -> float | None:
+    return seq[i] if 0 <= i < len(seq) else None
+
+
+# ---------------------------------------------------------------- label placement
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _label_box(x: float, y: float, w: float, size: float, anchor: str) -> Box:
+    x0 = {"start": x, "middle": x - w / 2, "end": x - w}[anchor]
+    return (x0, y - size, x0 + w, y + 3)
+
+
+_OFFSETS = {  # direction -> (dx, dy, anchor) relative to the anchor point, per unit distance
+    "nw": (-1.0, -1.0, "end"),
+    "ne": (1.0, -1.0, "start"),
+    "n": (0.0, -1.3, "middle"),
+    "se": (1.0, 1.0, "start"),
+    "sw": (-1.0, 1.0, "end"),
+    "s": (0.0, 1.3, "middle"),
+    "e": (1.0, 0.0, "start"),
+    "w": (-1.0, 0.0, "end"),
+}
+
+
+@dataclass
+class _Labels:
+    """Greedy label placement: inside the plot, off other labels and, if possible, off curves."""
+
+    taken: list[Box]
+    obstacles: list[Pt]
+
+    def cost(self, box: Box, rank: int) -> float:
+        """Prefer: no other label > fewest curve points under the text > earlier candidate."""
+        x0, y0, x1, y1 = box
+        hits = sum(1 for x, y in self.obstacles if x0 <= x <= x1 and y0 <= y <= y1)
+        clash = any(_overlaps(box, t) for t in self.taken)
+        return 10_000.0 * clash + 10.0 * hits + rank
+
+    def place(
+        self, fr: _Frame, pt: Pt, s: str, order: str = "nw ne n se sw s", size: float = 11
+    ) -> tuple[float, float, str]:
+        w = _text_width(s, size)
+        cands = []
+        for dist in (9.0, 22.0):
+            for d in order.split():
+                dx, dy, anchor = _OFFSETS[d]
+                y = pt[1] + dy * dist + (size - 3 if dy > 0 else size / 2 - 2 if dy == 0 else 0)
+                cands.append((pt[0] + dx * dist, y, anchor))
+        boxes = [_label_box(x, y, w, size, a) for x, y, a in cands]
+        fits = [i for i, b in enumerate(boxes) if fr.inside(b)] or list(range(len(cands)))
+        best = min(fits, key=lambda i: self.cost(boxes[i], i))
+        self.taken.append(boxes[best])
+        return cands[best]
+
+
+def _sample(segs: list[list[Pt]], step: float = 3.0) -> list[Pt]:
+    """Points along polylines, so labels can keep clear of the curves."""
+    out: list[Pt] = []
+    for seg in segs:
+        out += seg
+        for (x0, y0), (x1, y1) in pairwise(seg):
+            k = max(1, int(math.hypot(x1 - x0, y1 - y0) / step))
+            out += [(x0 + (x1 - x0) * j / k, y0 + (y1 - y0) * j / k) for j in range(1, k)]
+    return out
+
+
+def _halo_label(
+    pos: tuple[float, float, str], s: str, color: str, cls: str, size: float = 11
+) -> str:
+    """Label with a white outline so it stays legible over grid and curves."""
+    x, y, anchor = pos
+    halo = {"paint_order": "stroke", "stroke": "#ffffff", "stroke_width": "3"}
+    return _text(x, y, s, size=size, anchor=anchor, cls=cls, fill=color, font_weight="600", **halo)
+
+
+# ---------------------------------------------------------------- axes
+
+
+def _lat_tick(v: float) -> str:
+    return _trim(v, 2)
+
+
+def _hline(x1: float, x2: float, y: float, stroke: str, extra: str = "") -> str:
+    return f'<line x1="{_f(x1)}" y1="{_f(y)}" x2="{_f(x2)}" y2="{_f(y)}" stroke="{stroke}"{extra}/>'
+
+
+def _circle(x: float, y: float, r: float, fill: str, stroke: str, sw: float, cls: str = "") -> str:
+    c = f' class="{cls}"' if cls else ""
+    return (
+        f'<circle{c} cx="{_f(x)}" cy="{_f(y)}" r="{r:g}" fill="{fill}" stroke="{stroke}" '
+        f'stroke-width="{sw:g}"/>'
+    )
+
+
+def _polyline(seg: Sequence[Pt], stroke: str, sw: float, cls: str, extra: str = "") -> str:
+    return (
+        f'<polyline class="{cls}" points="{_pts_attr(seg)}" fill="none" stroke="{stroke}" '
+        f'stroke-width="{sw:g}" stroke-linejoin="round"{extra}/>'
+    )
+
+
+def _polygon(pts: Sequence[Pt], fill: str, extra: str = "") -> str:
+    return f'<polygon points="{_pts_attr(pts)}" fill="{fill}"{extra}/>'
+
+
+def _vline(x: float, y1: float, y2: float, stroke: str, extra: str = "") -> str:
+    return f'<line x1="{_f(x)}" y1="{_f(y1)}" x2="{_f(x)}" y2="{_f(y2)}" stroke="{stroke}"{extra}/>'
+
+
+def _y_axes(fr: _Frame, y1_ticks: list[float], y2_ticks: list[float] | None) -> list[str]:
+    out = [f'<g fill="{C_AXIS}">']
+    for t in y1_ticks:
+        y = fr.y1(t)
+        out.append(_hline(fr.left, fr.right, y, C_GRID))
+        label = compact(t)
+        out.append(_text(fr.left - 7, y + 4, label, size=10.5, anchor="end", cls="tick-y1"))
+    for t in y2_ticks or []:
+        y = fr.y2(t * fr.y2_div)
+        out.append(_hline(fr.right, fr.right + 4, y, C_AXIS))
+        out.append(_text(fr.right + 7, y + 4, _lat_tick(t), size=10.5, cls="tick-y2"))
+    out.append(_vline(fr.left, fr.top, fr.bottom, C_AXIS))
+    if y2_ticks:
+        out.append(_vline(fr.right, fr.top, fr.bottom, C_AXIS))
+    out.append(_hline(fr.left, fr.right, fr.bottom, C_AXIS))
+    return [*out, "</g>"]
+
+
+def _axis_titles(fr: _Frame, panel: CurvePanel, lat_unit: str | None, height: int) -> list[str]:
+    mid = (fr.top + fr.bottom) / 2
+    xr = fr.right + 52
+    t1 = f"throughput ({panel.throughput_unit})"
+    rot1, rot2 = f"rotate(-90 14 {_f(mid)})", f"rotate(90 {_f(xr)} {_f(mid)})"
+    xc = (fr.left + fr.right) / 2
+    out = [
+        _text(14, mid, t1, anchor="middle", cls="axis-y1", fill=C_TPUT, transform=rot1),
+        _text(xc, height - 7, panel.x_label, anchor="middle", cls="axis-x", fill=C_TEXT),
+    ]
+    if lat_unit:
+        t2 = f"latency ({lat_unit})"
+        out.append(_text(xr, mid, t2, anchor="middle", cls="axis-y2", fill=C_LAT, transform=rot2))
+    return out
+
+
+def _x_axis(fr: _Frame, labels: list[str]) -> list[str]:
+    band = (fr.right - fr.left) / max(fr.n, 1)
+    widest = max((_text_width(s, 10.5) for s in labels), default=0.0)
+    every = max(1, math.ceil((widest + 8) / band))
+    out = [f'<g fill="{C_AXIS}">']
+    for i, s in enumerate(labels):
+        x = fr.x(i)
+        out.append(_vline(x, fr.bottom, fr.bottom + 4, C_AXIS))
+        if i % every == 0:
+            out.append(_text(x, fr.bottom + 16, s, size=10.5, anchor="middle", cls="tick-x"))
+    return [*out, "</g>"]
+
+
+# ---------------------------------------------------------------- series
+
+
+def _segments(pts: list[Pt | None]) -> list[list[Pt]]:
+    """Split at gaps (None) so a missing value breaks the line instead of bridging it."""
+    segs: list[list[Pt]] = [[]]
+    for p in pts:
+        if p is None:
+            if segs[-1]:
+                segs.append([])
+        else:
+            segs[-1].append(p)
+    return [s for s in segs if s]
+
+
+def _pts_attr(seg: Sequence[Pt]) -> str:
+    return " ".join(f"{_f(x)},{_f(y)}" for x, y in seg)
+
+
+def _series(
+    fr: _Frame, values: Sequence[float | None], ymap: Callable[[float], float]
+) -> list[Pt | None]:
+    return [
+        (fr.x(i), ymap(v)) if v is not None and math.isfinite(v) else None
+        for i, v in enumerate(values)
+    ]
+
+
+def _throughput(fr: _Frame, panel: CurvePanel) -> list[str]:
+    out = []
+    for seg in _segments(_series(fr, panel.throughput, fr.y1)):
+        area = [(seg[0][0], fr.bottom), *seg, (seg[-1][0], fr.bottom)]
+        out.append(_polygon(area, C_TPUT_FILL, ' fill-opacity="0.08"'))
+        out.append(_polyline(seg, C_TPUT, 2.4, "line-tput"))
+        out += [_circle(x, y, 3.2, "#fff", C_TPUT, 1.8) for x, y in seg]
+    return out
+
+
+def _obstacles(fr: _Frame, panel: CurvePanel) -> list[Pt]:
+    segs = _segments(_series(fr, panel.throughput, fr.y1))
+    segs += _segments(_series(fr, panel.lat_mean_us, fr.y2))
+    segs += _segments(_series(fr, panel.lat_p99_us, fr.y2))
+    return _sample(segs)
+
+
+def _latency(fr: _Frame, values: Sequence[float | None], dashed: bool) -> list[str]:
+    dash = ' stroke-dasharray="5 4"' if dashed else ""
+    cls = "line-p99" if dashed else "line-mean"
+    fill = "#fff" if dashed else C_LAT
+    out = []
+    for seg in _segments(_series(fr, values, fr.y2)):
+        out.append(_polyline(seg, C_LAT, 1.6 if dashed else 2.0, cls, dash))
+        out += [_circle(x, y, 2.4, fill, C_LAT, 1.2) for x, y in seg]
+    return out
+
+
+# ---------------------------------------------------------------- annotations
+
+
+def _valid(i: int | None, panel: CurvePanel) -> int | None:
+    if i is None or not 0 <= i < len(panel.throughput) or not _finite(panel.throughput[i]):
+        return None
+    return i
+
+
+def optimal_label(panel: CurvePanel) -> str | None:
+    """ "optimal 304 kIOPS @ 208 µs" for the panel's optimal point, or None."""
+    i = _valid(panel.optimal_index, panel)
+    if i is None:
+        return None
+    text = f"optimal {fmt_throughput(panel.throughput[i], panel.throughput_unit)}"
+    lat = _get(panel.lat_mean_us, i)
+    return text + (f" @ {fmt_latency(lat)}" if lat is not None and _finite(lat) else "")
+
+
+def _ceiling(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
+    if panel.ceiling is None or not _finite(panel.ceiling) or panel.ceiling <= 0:
+        return []
+    y = fr.y1(panel.ceiling)
+    s = f"theoretical {fmt_throughput(panel.ceiling, panel.throughput_unit)}"
+    pos = (fr.right - 6, y - 5, "end")
+    lab.taken.append(_label_box(*pos[:2], _text_width(s, 11), 11, "end"))
+    return [
+        _hline(fr.left, fr.right, y, C_CEIL, ' stroke-width="1.4" stroke-dasharray="7 5"'),
+        _halo_label(pos, s, "#5f6368", "label-ceiling"),
+    ]
+
+
+def _optimal(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
+    i = _valid(panel.optimal_index, panel)
+    label = optimal_label(panel)
+    if i is None or label is None:
+        return []
+    x, y = fr.x(i), fr.y1(panel.throughput[i])
+    out = [_vline(x, fr.top, fr.bottom, C_OPT, ' stroke-dasharray="2 3" stroke-opacity="0.7"')]
+    lat = _get(panel.lat_mean_us, i)
+    if lat is not None and _finite(lat):
+        out.append(_circle(x, fr.y2(lat), 5, "none", C_OPT, 1.8))
+    out.append(_circle(x, y, 7.5, "none", C_OPT, 2.4, "mark-optimal"))
+    if panel.max_index == i:
+        label = label.replace("optimal", "optimal = max", 1)
+    out.append(_halo_label(lab.place(fr, (x, y), label), label, C_OPT, "label-optimal"))
+    return out
+
+
+def _maximum(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
+    i = _valid(panel.max_index, panel)
+    if i is None:
+        return []
+    x, y = fr.x(i), fr.y1(panel.throughput[i])
+    out = [_polygon([(x, y - 11), (x - 5, y - 19), (x + 5, y - 19)], C_MAX, ' class="mark-max"')]
+    if panel.optimal_index != i:
+        s = f"max {fmt_throughput(panel.throughput[i], panel.throughput_unit)}"
+        out.append(
+            _halo_label(lab.place(fr, (x, y - 14), s, "n ne nw e w s"), s, C_MAX, "label-max")
+        )
+    return out
+
+
+def _min_latency(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
+    i = panel.min_latency_index
+    lat = _get(panel.lat_mean_us, i) if i is not None else None
+    if i is None or lat is None or not _finite(lat) or i == panel.optimal_index:
+        return []
+    s = f"min {fmt_latency(lat)}"
+    pos = lab.place(fr, (fr.x(i), fr.y2(lat)), s, "se ne s n sw nw", size=10.5)
+    return [_halo_label(pos, s, C_LAT, "label-min", size=10.5)]
+
+
+# ---------------------------------------------------------------- legend and chart
+
+
+def _legend_sample(kind: str, x: float, y: float) -> str:
+    if kind == "tput":
+        return _hline(x, x + 18, y, C_TPUT, ' stroke-width="2.4"')
+    if kind in ("mean", "p99"):
+        dash = ' stroke-dasharray="5 4"' if kind == "p99" else ""
+        return _hline(x, x + 18, y, C_LAT, f' stroke-width="2"{dash}')
+    if kind == "opt":
+        return _circle(x + 9, y, 5, "none", C_OPT, 2)
+    if kind == "max":
+        return _polygon([(x + 9, y + 4), (x + 4, y - 4), (x + 14, y - 4)], C_MAX)
+    return _hline(x, x + 18, y, C_CEIL, ' stroke-width="1.4" stroke-dasharray="5 3"')
+
+
+def _legend_items(panel: CurvePanel) -> list[tuple[str, str]]:
+    items = [("tput", "throughput")]
+    if any(_finite(v) for v in panel.lat_mean_us):
+        items.append(("mean", "mean latency"))
+    if any(_finite(v) for v in panel.lat_p99_us):
+        items.append(("p99", "p99 latency"))
+    if _valid(panel.optimal_index, panel) is not None:
+        items.append(("opt", "optimal"))
+    if _valid(panel.max_index, panel) is not None:
+        items.append(("max", "max"))
+    if panel.ceiling is not None and _finite(panel.ceiling) and panel.ceiling > 0:
+        items.append(("ceil", "theoretical"))
+    return items
+
+
+def _legend(items: list[tuple[str, str]], x0: float, y: float) -> str:
+    out = ['<g class="legend">']
+    x = x0
+    for kind, label in items:
+        out.append(_legend_sample(kind, x, y - 4))
+        out.append(_text(x + 23, y, label, size=10.5, fill=C_TEXT))
+        x += 23 + _text_width(label, 10.5) + 14
+    return "".join(out) + "</g>"
+
+
+def _legend_width(items: list[tuple[str, str]]) -> float:
+    return sum(23 + _text_width(label, 10.5) + 14 for _, label in items) - 14
+
+
+def _header(panel: CurvePanel, width: int, left: float) -> tuple[list[str], float]:
+    """Title and legend; returns the elements and the y where the plot area may start."""
+    items = _legend_items(panel) if panel.throughput else []
+    title_w = _text_width(panel.mix_label, 13.5) + 24
+    legend_w = _legend_width(items)
+    title = _text(left, 18, panel.mix_label, size=13.5, cls="chart-title", font_weight="700")
+    out = [title]
+    if left + title_w + legend_w <= width - 12:
+        out.append(_legend(items, width - 12 - legend_w, 18))
+        return out, 34.0
+    out.append(_legend(items, left, 36))
+    return out, 52.0
+
+
+def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], list[float] | None]:
+    tvals = [v for v in panel.throughput if _finite(v)]
+    if panel.ceiling is not None and _finite(panel.ceiling):
+        tvals.append(panel.ceiling)
+    y1 = nice_ticks(max(tvals, default=0.0) * HEADROOM)
+    lats = [v for v in [*panel.lat_mean_us, *panel.lat_p99_us] if v is not None and _finite(v)]
+    lat_max = max(lats, default=0.0)
+    div = 1000.0 if lat_max > MS_THRESHOLD_US else 1.0
+    y2 = ticks_with_count(lat_max * HEADROOM / div, len(y1) - 1) if lat_max > 0 else None
+    y2_top = y2[-1] if y2 else 1.0
+    fr = _Frame(box[0], box[1], box[2], box[3], n, y1[-1], y2_top, div)
+    return fr, y1, y2
+
+
+def _empty(width: int, height: int) -> str:
+    return (
+        f'<rect x="56" y="34" width="{width - 112}" height="{height - 80}" fill="#fafafa" '
+        f'stroke="{C_GRID}"/>'
+        + _text(width / 2, height / 2, "no data", size=12, anchor="middle", fill=C_AXIS)
+    )
+
+
+def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
+    """One panel as an inline `<svg>`: throughput (left axis) and latency (right axis) vs load."""
+    n = max(len(panel.throughput), len(panel.x_ticks), len(panel.x_values))
+    left, right = 62.0, width - 66.0
+    head, top = _header(panel, width, left)
+    body: list[str] = []
+    if n == 0:
+        body.append(_empty(width, height))
+    else:
+        fr, y1, y2 = _frame(panel, n, (left, top, right, height - 44.0))
+        lat_unit = None if y2 is None else ("ms" if fr.y2_div > 1 else "µs")
+        labels = [_x_label(panel, i) for i in range(n)]
+        lab = _Labels([], _obstacles(fr, panel))
+        body += _y_axes(fr, y1, y2) + _x_axis(fr, labels)
+        body += _axis_titles(fr, panel, lat_unit, height) + _ceiling(fr, panel, lab)
+        body += _throughput(fr, panel) + _latency(fr, panel.lat_p99_us, dashed=True)
+        body += _latency(fr, panel.lat_mean_us, dashed=False)
+        body += _optimal(fr, panel, lab) + _maximum(fr, panel, lab)
+        body += _min_latency(fr, panel, lab)
+    title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
+    return (
+        f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{escape(title)}" font-family="{FONT}" fill="{C_TEXT}">'
+        f"<title>{escape(title)}</title>" + "".join(head + body) + "</svg>"
+    )
+
+
+def _x_label(panel: CurvePanel, i: int) -> str:
+    if i < len(panel.x_ticks):
+        return panel.x_ticks[i]
+    v = _get(panel.x_values, i)
+    return "" if v is None else _trim(v, 2)
