@@ -19,7 +19,7 @@ import yaml
 
 from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
-from arraybench.errors import FioParseError, FioRunError, PlanError
+from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
@@ -89,7 +89,7 @@ class Campaign:
         engines = runner.available_engines(fio)
         for point in points:
             if engines and point.ioengine not in engines:
-                raise FioRunError(
+                raise FioMissingError(
                     f"point {point.key}: ioengine {point.ioengine!r} is not available in this fio",
                     f"use one of: {', '.join(sorted(engines))}",
                 )

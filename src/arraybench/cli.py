@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -92,7 +93,7 @@ def _check_scale(scale: float) -> None:
 def _load(spec: str | None, targets: list[str], scale: float, results: Path) -> Plan:
     _check_scale(scale)
     plan = catalog.resolve(spec or catalog.DEFAULT_TEMPLATE)
-    plan = with_targets(plan, targets, scratch_path(results), scale)
+    plan = with_targets(plan, targets, scratch_path(results), os.path.exists)
     return scale_plan(plan, scale)
 
 

@@ -24,8 +24,9 @@ from arraybench.units import format_duration, format_latency, format_size, forma
 
 OVERHEAD_S = 0.7  # per point: fio start-up, parsing, commit
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# a pipe or a CI log is not 80 columns wide: keep the tables whole there
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 class ProgressObserver:

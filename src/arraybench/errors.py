@@ -25,6 +25,10 @@ class FioParseError(ArraybenchError):
     """A fio output could not be read."""
 
 
+class FioMissingError(ArraybenchError):
+    """fio (or an engine a plan asks for) is not available on this machine."""
+
+
 class FioRunError(ArraybenchError):
     """fio failed, is missing, or ran past its watchdog; the message names the point."""
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tests.conftest import needs_fio, run_cli, small_plan
 from tests.crosscheck import assert_point_matches_fio
 
@@ -157,12 +158,39 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path):
     assert leftover.stdout.strip() == "", "fio was left running"
 
 
-def test_fio_error_names_the_point(tmp_path: Path):
+def test_missing_engine_is_refused_before_anything_runs(tmp_path: Path):
     plan = small_plan(tmp_path, extra="ioengine: nosuchengine\n")
     done = run_cli("run", str(plan), "--results", str(tmp_path / "r"))
-    assert done.returncode != 0
+    assert done.returncode == 2
     assert "nosuchengine" in done.stderr and "rand-8k-rw70/w1-qd2" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert "libaio" in done.stderr  # the hint lists the engines this fio has
+    assert "Traceback" not in done.stderr and not (tmp_path / "target.dat").exists()
+
+
+def test_fio_failing_mid_campaign_names_the_point_and_keeps_what_completed(tmp_path: Path):
+    # direct I/O with a 1000-byte block size: fio itself fails with EINVAL on the 2nd workload
+    plan = small_plan(tmp_path, workers="[1]", workloads=(
+        "  - {name: good, pattern: random, bs: 8k, read: 100}\n"
+        "  - {name: misaligned, pattern: random, bs: 1000, read: 100}\n"
+    ))  # fmt: skip
+    results = tmp_path / "r"
+    done = run_cli("run", str(plan), "--results", str(results))
+    assert done.returncode == 1
+    assert "point misaligned/w1-qd2: fio" in done.stderr and "Invalid argument" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    assert runs[0]["status"] == "failed" and runs[0]["points_done"] == 1
+
+
+def test_fio_missing_is_one_line(tmp_path: Path):
+    env_path = "/nonexistent"
+    done = subprocess.run(
+        [sys.executable, "-m", "arraybench", "run", str(small_plan(tmp_path)),
+         "--results", str(tmp_path / "r")],
+        capture_output=True, text=True, env=dict(os.environ, PATH=env_path), check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "fio is not installed" in done.stderr and "apt-get install fio" in done.stderr
 
 
 @pytest.mark.root

@@ -6,12 +6,12 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import needs_fio, small_plan
-from tests.crosscheck import assert_point_matches_fio
 
 from arraybench.campaign import Campaign
 from arraybench.plan.catalog import resolve
 from arraybench.store.db import Store
+from tests.conftest import needs_fio, small_plan
+from tests.crosscheck import assert_point_matches_fio
 
 pytestmark = needs_fio
 

@@ -95,7 +95,7 @@ def test_every_template_is_valid_and_quick_has_what_the_issue_asks():
 
 
 def test_scale_multiplies_durations_and_sizes_with_floors():
-    plan = with_targets(parse_plan_text(GOOD, "p.yaml"), [], "/tmp/scratch", 1)
+    plan = with_targets(parse_plan_text(GOOD, "p.yaml"), [], "/tmp/scratch")
     scaled = scale_plan(plan.model_copy(update={"timing": Timing(ramp=10, duration=60)}), 0.1)
     assert scaled.timing.duration == 6 and scaled.timing.ramp == 1
     assert scaled.targets[0].size == 16 << 20  # 6.4 MiB is raised to the 16 MiB floor
@@ -105,11 +105,11 @@ def test_scale_multiplies_durations_and_sizes_with_floors():
 def test_default_scratch_target_and_cli_targets():
     text = "name: t\nworkloads:\n  - {name: a, pattern: random, bs: 8k, read: 100}\n"
     plan = parse_plan_text(text, "p.yaml")
-    assert [t.path for t in with_targets(plan, [], "/r/scratch.dat", 1).targets] == [
-        "/r/scratch.dat"
-    ]
-    assert with_targets(plan, [], "/r/s", 1).targets[0].size == 1 << 30
-    assert [t.path for t in with_targets(plan, ["/x", "/y"], "/r/s", 1).targets] == ["/x", "/y"]
+    assert [t.path for t in with_targets(plan, [], "/r/scratch.dat").targets] == ["/r/scratch.dat"]
+    assert with_targets(plan, [], "/r/s").targets[0].size == 1 << 30
+    assert [t.path for t in with_targets(plan, ["/x", "/y"], "/r/s").targets] == ["/x", "/y"]
+    existing = with_targets(plan, ["/old", "/new"], "/r/s", lambda p: p == "/old").targets
+    assert [t.size for t in existing] == [None, 1 << 30]  # an existing file keeps its own size
 
 
 def test_pairs_and_lists_give_levels():

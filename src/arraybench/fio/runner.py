@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.errors import FioRunError
+from arraybench.errors import FioMissingError, FioRunError
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -30,7 +30,7 @@ class FioOutcome:
 def fio_binary() -> str:
     path = shutil.which("fio")
     if path is None:
-        raise FioRunError(
+        raise FioMissingError(
             "fio is not installed (not found on PATH)",
             "install it: apt-get install fio (or ./scripts/install.sh)",
         )

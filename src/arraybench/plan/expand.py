@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arraybench.plan.model import DataPattern, Load, Plan, Target, Timing, Workload
@@ -107,19 +108,21 @@ def scale_plan(plan: Plan, factor: float) -> Plan:
     )
 
 
-def with_targets(plan: Plan, paths: list[str], scratch: str, scale: float) -> Plan:
-    """Apply `--target` paths, or the default scratch file when the plan names no target."""
+def with_targets(
+    plan: Plan, paths: list[str], scratch: str, exists: Callable[[str], bool] = lambda _: False
+) -> Plan:
+    """Apply `--target` paths, or the default scratch file when the plan names no target.
+
+    New files get the default size (scaled later with the rest of the plan by `scale_plan`);
+    existing files and devices are used at their own size.
+    """
     if paths:
-        targets = [Target(path=p, size=_default_size(scale)) for p in paths]
+        targets = [Target(path=p, size=None if exists(p) else DEFAULT_SCRATCH_SIZE) for p in paths]
     elif not plan.targets:
-        targets = [Target(path=scratch, size=_default_size(scale))]
+        targets = [Target(path=scratch, size=DEFAULT_SCRATCH_SIZE)]
     else:
         return plan
     return plan.model_copy(update={"targets": targets})
-
-
-def _default_size(scale: float) -> int:
-    return _scaled_size(DEFAULT_SCRATCH_SIZE, scale) if scale != 1 else DEFAULT_SCRATCH_SIZE
 
 
 def describe_level(level: Level) -> str:

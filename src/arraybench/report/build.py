@@ -71,7 +71,9 @@ def summarize_series(points: list[PointRecord], run: RunRecord) -> SeriesSummary
 
 
 def bound_text(run: RunRecord) -> str:
-    return f"{format_latency(run.latency_bound_us)} {run.latency_stat}"
+    us = run.latency_bound_us
+    value = f"{us / 1000:g} ms" if us >= 1000 else f"{us:g} µs"
+    return f"{value} {run.latency_stat}"
 
 
 def mix_sort_key(mix: str) -> tuple[int, str]:

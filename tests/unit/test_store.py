@@ -1,0 +1,76 @@
+"""The results store: migrations, one transaction per point, no duplicate points."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arraybench.analysis.aggregate import DirMetrics, PointMetrics
+from arraybench.errors import StoreError
+from arraybench.store.db import RunRecord, Sample, Store
+from arraybench.store.migrations import MIGRATIONS
+
+
+def _run(run_id: str = "r1") -> RunRecord:
+    return RunRecord(
+        id=run_id, plan_name="p", scenario="s", labels={"a": "b"}, plan_yaml="name: p\n",
+        folder="/tmp/x", scale=1.0, status="running", started="2026-01-01T00:00:00+00:00",
+        finished=None, total_points=2, fio_version=None, arraybench_version="0",
+        host="h", kernel="k", targets=["/t"], latency_bound_us=1000.0, latency_stat="mean",
+    )  # fmt: skip
+
+
+def _metrics(iops: float) -> PointMetrics:
+    d = DirMetrics(10, 81920, iops, iops * 8192 / 1e6, 100.0, 90.0, 200.0, 300.0, 400.0)
+    return PointMetrics(read=d, write=DirMetrics(0, 0, 0, 0, None, None, None, None, None),
+                        total=d)  # fmt: skip
+
+
+def _fields(key: str, seq: int) -> dict[str, object]:
+    return dict(
+        run_id="r1", seq=seq, key=key, workload="w", family="Random 8 KiB", mix="Read",
+        pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio",
+        unit="IOPS", workers=1, iodepth=1, jobs=1, targets="/t", folder="/tmp/x/p",
+        started="a", finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=1.0,
+        sys_cpu=2.0,
+    )  # fmt: skip
+
+
+def test_migrations_apply_once_and_a_newer_store_is_refused(tmp_path: Path):
+    store = Store(tmp_path)
+    assert store.schema_version == len(MIGRATIONS)
+    store.close()
+    assert Store(tmp_path).schema_version == len(MIGRATIONS)  # reopening migrates nothing
+    with sqlite3.connect(tmp_path / "arraybench.db") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        db.execute(f"PRAGMA user_version={len(MIGRATIONS) + 1}")
+    with pytest.raises(StoreError, match="newer arraybench"):
+        Store(tmp_path)
+
+
+def test_points_round_trip_and_duplicates_are_rejected(tmp_path: Path):
+    store = Store(tmp_path)
+    store.create_run(_run())
+    samples = [Sample(100, 5.0, None, 0.04, None, 90.0, None), Sample(101, 6.0, 0, 0.05, 0, 1, 2)]
+    point_id = store.add_point(_fields("w/w1-qd1", 1), _metrics(1234.5), samples)
+    assert store.completed_keys("r1") == {"w/w1-qd1"}
+    [point] = store.points("r1")
+    assert point.metric("total", "iops") == 1234.5 and point.metric("write", "lat_mean_us") is None
+    assert point.metric("read", "lat_p999_us") == 300.0
+    assert store.samples(point_id) == samples
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_point(_fields("w/w1-qd1", 1), _metrics(1.0), [])
+    assert len(store.points("r1")) == 1  # the failed insert left nothing behind
+    run = store.get_run("r1")
+    assert run.labels == {"a": "b"} and run.targets == ["/t"]
+    store.set_run_status("r1", "complete", "later")
+    assert store.list_runs()[0][0].status == "complete" and store.list_runs()[0][1] == 1
+
+
+def test_missing_store_and_run_are_user_errors(tmp_path: Path):
+    with pytest.raises(StoreError, match="no results store"):
+        Store(tmp_path / "nothing", create=False)
+    with pytest.raises(StoreError, match="no run 'x'"):
+        Store(tmp_path).get_run("x")
