@@ -65,6 +65,8 @@ def test_good_plan_expands_workload_major():
          "  - {name: a, pattern: random, bs: 8k, read: 100}\n",
          "p.yaml:3 targets[0].path: Field required"),
         ("name: t\nworkloads: 5\n", "p.yaml:2 workloads: Input should be a valid list"),
+        ("name: t\nioengine: null\nworkloads:\n  - {name: a, pattern: random, bs: 8k, read: 100}\n",
+         "p.yaml:2 ioengine: the value is empty (YAML null)"),
         ("name: t\nworkloads: [\n", "YAML syntax error"),
         ("", "p.yaml: the plan is empty"),
         ("name: t\nworkloadz: []\n", "p.yaml:2 workloadz: unknown key"),

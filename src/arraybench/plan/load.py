@@ -71,6 +71,12 @@ def plan_error_from_validation(
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     first = errors[0]
     loc = _clean_loc(first["loc"])
+    if first.get("input", ...) is None and first["type"].endswith("_type"):
+        line = _line_for(loc, lines)
+        return PlanError(
+            f"{source}:{line} {_format_loc(loc)}: the value is empty (YAML null)",
+            'give a value; quote words YAML reads as null, e.g. ioengine: "null"',
+        )
     line = _line_for(loc, lines)
     where = f"{source}:{line}" if line else source
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
