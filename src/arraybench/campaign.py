@@ -19,12 +19,15 @@ import yaml
 
 from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
+from arraybench.analysis.cliff import pause_after
+from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
 from arraybench.plan.expand import (
     Point,
+    check_resolved,
     expand,
     family_label,
     mix_label,
@@ -32,12 +35,29 @@ from arraybench.plan.expand import (
 )
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
-from arraybench.store.db import RunRecord, Store
+from arraybench.store.db import Finding, RunRecord, Sample, Store
 from arraybench.targets.prepare import file_size, layout_file, needs_layout
 from arraybench.targets.safety import check_target
 from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
+
+
+def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
+    """Analyses the plan asks for on this point's 1-second series."""
+    found = []
+    if "cliff" in point.workload.analysis:
+        found.append(Finding(None, "cliff", cliff_finding(samples, point.workload.bs)))
+    if "steady" in point.workload.analysis or point.timing.steady:
+        found.append(Finding(None, "steady", steady_finding(samples)))
+    return found
+
+
+def gc_rate_of(findings: Sequence[Finding]) -> float | None:
+    """The last measured garbage-collection rate (bytes/s) among cliff findings."""
+    rates = [f.data.get("gc_bytes_per_s") for f in findings if f.kind == "cliff"]
+    known = [r for r in rates if r]
+    return float(known[-1]) if known else None
 
 
 class Observer(Protocol):
@@ -47,6 +67,7 @@ class Observer(Protocol):
     def point_tick(self, point: Point, elapsed_s: float) -> None: ...
     def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None: ...
     def warning(self, text: str) -> None: ...
+    def pausing(self, point: Point, seconds: float) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,7 @@ def plan_yaml(plan: Plan) -> str:
 
 class Campaign:
     def __init__(self, store: Store, results_dir: Path, observer: Observer) -> None:
+        self.gc_rate: float | None = None  # declared in the plan (gc_throughput), if any
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -145,6 +167,8 @@ class Campaign:
 
     # running ------------------------------------------------------------------------------
     def start(self, plan: Plan, scale: float) -> CampaignResult:
+        check_resolved(plan)
+        self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
         points = expand(plan)
         run_id = new_run_id(plan.name, self.results_dir)
         run = self._run_record(plan, run_id, scale, len(points))
@@ -159,6 +183,7 @@ class Campaign:
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+        self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
         points = expand(plan)
         fio = runner.fio_binary()
         self._check_engines(points, fio)
@@ -213,15 +238,45 @@ class Campaign:
             )
         metrics = point_metrics(document.jobs)
         record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document)
-        self.store.add_point(record, metrics, point_samples(folder))
+        samples = point_samples(folder)
+        findings = point_findings(point, samples)
+        pause = self._pause_seconds(run, point, metrics, findings)
+        record["pause_s"] = pause
+        self.store.add_point(record, metrics, samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
+        if pause > 0:
+            self.observer.pausing(point, pause)
+            time.sleep(pause)
+
+    def _pause_seconds(
+        self, run: RunRecord, point: Point, metrics: PointMetrics, findings: list[Finding]
+    ) -> float:
+        """The pause after a point: fixed, or the HUS VM rule bytes written / GC rate."""
+        rule = point.workload.pause_after
+        if rule != "gc":
+            return float(rule)
+        rate = self.gc_rate or gc_rate_of(findings)
+        if rate is None:
+            rate = gc_rate_of(self.store.findings(run.id, "cliff"))
+        if rate is None or rate <= 0:
+            self.observer.warning(
+                f"point {point.key}: pause_after: gc, but no GC throughput is known yet "
+                "(set gc_throughput in the plan or run a workload with analysis: [cliff] first)"
+            )
+            return 0.0
+        return pause_after(metrics.write.bytes, rate)
 
     def _point_fields(
         self, run: RunRecord, point: Point, folder: Path, started: str, elapsed: float, doc: Any
     ) -> dict[str, Any]:
         w = point.workload
         cpu = [(j.usr_cpu or 0.0, j.sys_cpu or 0.0) for j in doc.jobs]
+        steady = [j.steadystate for j in doc.jobs if j.steadystate]
+        attained = int(all(s.get("attained") for s in steady)) if steady else None
         return {
+            "devices": point.level.devices,
+            "steady_attained": attained,
+            "ended_early": int(bool(attained)) if steady else 0,
             "run_id": run.id,
             "seq": point.seq,
             "key": point.key,

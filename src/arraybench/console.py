@@ -89,6 +89,13 @@ class ProgressObserver:
         else:
             print(f"[{self.done}/{self.total}]{line}", flush=True)
 
+    def pausing(self, point: Point, seconds: float) -> None:
+        line = f"  pausing {seconds:.0f}s after {point.key} (bytes written / GC throughput)"
+        if self.live:
+            self.progress.console.print(line)
+        else:
+            print(line, flush=True)
+
     def warning(self, text: str) -> None:
         err.print(f"[yellow]warning:[/] {text}")
 

@@ -38,6 +38,9 @@ class Recorder:
     def warning(self, text):
         self.events.append(f"warning {text}")
 
+    def pausing(self, point, seconds):
+        self.events.append(f"pause {seconds:.3f}")
+
 
 def test_campaign_stores_every_point_with_fio_totals(tmp_path: Path):
     plan = resolve(str(small_plan(tmp_path)))
@@ -84,3 +87,56 @@ def test_sequential_workers_get_their_own_stripes(tmp_path: Path):
     jobfile = (Path(point.folder) / "point.fio").read_text()
     assert "offset_increment=8m" in jobfile and "size=8m" in jobfile
     assert point.metric("write", "ios") > 0
+
+
+def test_steady_stop_ends_a_point_early_and_is_recorded(tmp_path: Path):
+    plan = resolve(str(small_plan(tmp_path, workers="[1]", workloads=(
+        "  - {name: steady-read, pattern: random, bs: 8k, read: 100, analysis: [steady],\n"
+        "     timing: {ramp: 0s, duration: 20s, steady: {limit: 90, window: 2s}}}\n"
+    ))))  # fmt: skip
+    store = Store(tmp_path / "r")
+    began = time.monotonic()
+    result = Campaign(store, tmp_path / "r", Recorder()).start(plan, 1.0)
+    assert time.monotonic() - began < 15  # far less than the 20 s duration
+    point = store.points(result.run_id)[0]
+    assert point.steady_attained == 1 and point.ended_early == 1
+    assert "steadystate=iops:90%" in (Path(point.folder) / "point.fio").read_text()
+    [steady] = store.findings(result.run_id, "steady")
+    assert steady.point_id == point.id and steady.data["window"] == 5
+
+
+def test_gc_pause_rule_and_device_ladder(tmp_path: Path):
+    second = tmp_path / "second.dat"
+    plan_path = small_plan(tmp_path, workers="[1]", extra=(
+        "gc_throughput: 100m\n"
+    ), workloads=(
+        "  - {name: w, pattern: random, bs: 8k, read: 0, pause_after: gc, analysis: [cliff],\n"
+        "     load: {workers: [1], iodepth: [2], devices: [1, 2]}}\n"
+    ))  # fmt: skip
+    text = plan_path.read_text().replace(
+        "    size: 32m\n", f"    size: 32m\n  - path: {second}\n    size: 16m\n", 1
+    )
+    plan_path.write_text(text)
+    store = Store(tmp_path / "r")
+    recorder = Recorder()
+    result = Campaign(store, tmp_path / "r", recorder).start(resolve(str(plan_path)), 1.0)
+    one, two = store.points(result.run_id)
+    assert (one.key, two.key) == ("w/w1-qd2-d1", "w/w1-qd2-d2")
+    assert (one.devices, two.devices) == (1, 2)
+    assert one.targets == str(tmp_path / "target.dat")
+    assert two.targets == f"{tmp_path / 'target.dat'},{second}"
+    for point in (one, two):  # HUS VM rule: pause = bytes written / GC throughput
+        assert point.pause_s == pytest.approx(point.metric("write", "bytes") / (100 << 20))
+        assert f"pause {point.pause_s:.3f}" in recorder.events
+    cliffs = store.findings(result.run_id, "cliff")
+    assert len(cliffs) == 2 and all(not c.data["found"] for c in cliffs)
+
+
+def test_device_ladder_longer_than_the_targets_is_a_plan_error(tmp_path: Path):
+    from arraybench.errors import PlanError
+
+    plan = resolve(str(small_plan(tmp_path, extra="", workloads=(
+        "  - {name: w, pattern: random, bs: 8k, read: 100, load: {devices: [1, 4]}}\n"
+    ))))  # fmt: skip
+    with pytest.raises(PlanError, match=r"devices: asks for 4 devices but the plan has 1"):
+        Campaign(Store(tmp_path / "r"), tmp_path / "r", Recorder()).start(plan, 1.0)

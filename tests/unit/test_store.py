@@ -9,7 +9,7 @@ import pytest
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.errors import StoreError
-from arraybench.store.db import RunRecord, Sample, Store
+from arraybench.store.db import CpuSample, Finding, HostSample, RunRecord, Sample, Store
 from arraybench.store.migrations import MIGRATIONS
 
 
@@ -34,7 +34,8 @@ def _fields(key: str, seq: int) -> dict[str, object]:
         pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio",
         unit="IOPS", workers=1, iodepth=1, jobs=1, targets="/t", folder="/tmp/x/p",
         started="a", finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=1.0,
-        sys_cpu=2.0,
+        sys_cpu=2.0, devices=None, steady_attained=None, ended_early=0, pause_s=0.0,
+        kernel_iops=1200.0, kernel_mbps=9.8, cpu_busy_pct=12.5,
     )  # fmt: skip
 
 
@@ -54,7 +55,14 @@ def test_points_round_trip_and_duplicates_are_rejected(tmp_path: Path):
     store = Store(tmp_path)
     store.create_run(_run())
     samples = [Sample(100, 5.0, None, 0.04, None, 90.0, None), Sample(101, 6.0, 0, 0.05, 0, 1, 2)]
-    point_id = store.add_point(_fields("w/w1-qd1", 1), _metrics(1234.5), samples)
+    host = [HostSample(100, "sdb", 5.0, 0.0, 0.04, 0.0, 0.2, 50.0)]
+    cpu = [CpuSample(100, 10.0, 5.0, 1.0, 16.0)]
+    findings = [Finding(None, "cliff", {"found": False})]
+    point_id = store.add_point(_fields("w/w1-qd1", 1), _metrics(1234.5), samples, host, cpu,
+                               findings)  # fmt: skip
+    assert store.host_samples(point_id) == host and store.cpu_samples(point_id) == cpu
+    assert store.findings("r1") == [Finding(point_id, "cliff", {"found": False})]
+    assert store.findings("r1", "steady") == []
     assert store.completed_keys("r1") == {"w/w1-qd1"}
     [point] = store.points("r1")
     assert point.metric("total", "iops") == 1234.5 and point.metric("write", "lat_mean_us") is None

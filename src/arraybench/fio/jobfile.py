@@ -54,8 +54,8 @@ def _global(point: Point) -> list[str]:
         *_rw(point),
         f"iodepth={point.level.iodepth}",
         "time_based=1",
-        f"ramp_time={point.timing.ramp:g}",
-        f"runtime={point.timing.duration:g}",
+        f"ramp_time={_seconds(point.timing.ramp)}",
+        f"runtime={_seconds(point.timing.duration)}",
         "randrepeat=0",
         "invalidate=1",
         "lat_percentiles=1",
@@ -69,7 +69,21 @@ def _global(point: Point) -> list[str]:
     ]
     if point.workload.pattern == "random":
         options.append("norandommap=1")
+    if point.workload.rate_iops:
+        options.append(f"rate_iops={point.workload.rate_iops}")
+    steady = point.timing.steady
+    if steady:
+        # fio ends the job once every sample of the window is within limit% of its mean
+        options += [
+            f"steadystate={steady.metric}:{steady.limit:g}%",
+            f"steadystate_duration={_seconds(steady.window)}",
+        ]
     return options + _data_options(point)
+
+
+def _seconds(value: float) -> str:
+    """fio time value: whole seconds as `5`, fractions in milliseconds (`300ms`)."""
+    return f"{value:g}" if value == int(value) else f"{round(value * 1000)}ms"
 
 
 def _region_bytes(point: Point, sizes: Mapping[str, int]) -> int | None:

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from arraybench.errors import PlanError
 from arraybench.plan.model import DataPattern, Load, Plan, Target, Timing, Workload
 from arraybench.units import format_size
 
@@ -16,6 +17,7 @@ DEFAULT_SCRATCH_SIZE = 1 << 30
 class Level:
     workers: int  # per host
     iodepth: int
+    devices: int | None = None  # a device-count ladder's step: the first N targets
 
     @property
     def outstanding(self) -> int:
@@ -38,7 +40,8 @@ class Point:
 
     @property
     def key(self) -> str:
-        return f"{self.workload.name}/w{self.level.workers}-qd{self.level.iodepth}"
+        devices = f"-d{self.level.devices}" if self.level.devices else ""
+        return f"{self.workload.name}/w{self.level.workers}-qd{self.level.iodepth}{devices}"
 
     @property
     def expected_seconds(self) -> float:
@@ -50,9 +53,12 @@ class Point:
 
 
 def levels(load: Load) -> list[Level]:
+    """Device count outermost (one curve per device count), then workers, then iodepth."""
     if load.pairs is not None:
-        return [Level(w, d) for w, d in load.pairs]
-    return [Level(w, d) for w in (load.workers or [1]) for d in (load.iodepth or [1])]
+        pairs = list(load.pairs)
+    else:
+        pairs = [(w, d) for w in (load.workers or [1]) for d in (load.iodepth or [1])]
+    return [Level(w, d, n) for n in (load.devices or [None]) for w, d in pairs]
 
 
 def expand(plan: Plan) -> list[Point]:
@@ -71,14 +77,18 @@ def expand(plan: Plan) -> list[Point]:
                     ioengine=workload.ioengine or plan.ioengine,
                     direct=plan.direct if workload.direct is None else workload.direct,
                     data=workload.data or plan.data,
-                    targets=tuple(plan.targets),
+                    targets=tuple(plan.targets[: level.devices] if level.devices else plan.targets),
                 )
             )
     return points
 
 
 def _scaled_seconds(value: float, factor: float) -> float:
-    return max(1.0, round(value * factor)) if value > 0 else 0.0
+    """Whole seconds, or tenths below 1 s (fio takes 300ms); at least 0.3 s when non-zero."""
+    if value <= 0:
+        return 0.0
+    scaled = value * factor
+    return float(round(scaled)) if scaled >= 1 else max(0.3, round(scaled, 1))
 
 
 def _scaled_size(value: int, factor: float) -> int:
@@ -92,8 +102,13 @@ def scale_plan(plan: Plan, factor: float) -> Plan:
         return plan
 
     def timing(t: Timing) -> Timing:
+        steady = t.steady
+        if steady:
+            steady = steady.model_copy(update={"window": _scaled_seconds(steady.window, factor)})
         return Timing(
-            ramp=_scaled_seconds(t.ramp, factor), duration=_scaled_seconds(t.duration, factor)
+            ramp=_scaled_seconds(t.ramp, factor),
+            duration=_scaled_seconds(t.duration, factor),
+            steady=steady,
         )
 
     workloads = [
@@ -136,6 +151,19 @@ def region_text(point: Point) -> str:
             f"frontend (first {w.frontend_blocks} blocks = {format_size(w.frontend_blocks * w.bs)})"
         )
     return "backend (whole target)"
+
+
+def check_resolved(plan: Plan) -> None:
+    """What can only be checked once targets are known (after --target)."""
+    for where, load in [("load", plan.load)] + [
+        (f"workloads[{i}].load", w.load) for i, w in enumerate(plan.workloads) if w.load
+    ]:
+        if load.devices and max(load.devices) > len(plan.targets):
+            raise PlanError(
+                f"{where}.devices: asks for {max(load.devices)} devices but the plan has "
+                f"{len(plan.targets)} target(s)",
+                "add targets (or --target PATH, repeated) or shorten the devices ladder",
+            )
 
 
 def mix_label(read_pct: int) -> str:

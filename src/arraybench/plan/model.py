@@ -50,9 +50,21 @@ class DataPattern(Strict):
     dedupe: Percent = 0  # % of buffers that repeat
 
 
+class SteadyStop(Strict):
+    """End a point as soon as it is steady (fio's steadystate), instead of after `duration`.
+
+    Whether it did is recorded per point, with the SNIA PTS check of its last window.
+    """
+
+    metric: Literal["iops", "bw"] = "iops"
+    limit: Annotated[float, Field(gt=0, le=100)] = 20.0  # % max deviation from the window mean
+    window: Duration = 60.0  # the steady-state window fio watches
+
+
 class Timing(Strict):
     ramp: RampDuration = 2.0  # warm-up per point, not measured
-    duration: Duration = 10.0  # measured time per point
+    duration: Duration = 10.0  # measured time per point (the upper bound with `steady`)
+    steady: SteadyStop | None = None
 
 
 class Load(Strict):
@@ -61,6 +73,7 @@ class Load(Strict):
     workers: list[PositiveInt] | None = None
     iodepth: list[PositiveInt] | None = None
     pairs: list[tuple[PositiveInt, PositiveInt]] | None = None
+    devices: list[PositiveInt] | None = None  # device-count ladder: the first N targets
     # shared: every worker spreads its I/O over all targets (In&Out);
     # per_target: `workers` jobs on each target (dbi's numjobs per device)
     spread: Literal["shared", "per_target"] = "shared"
@@ -69,7 +82,7 @@ class Load(Strict):
     def _one_form(self) -> Load:
         if self.pairs is not None and (self.workers is not None or self.iodepth is not None):
             raise ValueError("give either pairs or workers/iodepth lists, not both")
-        for name in ("workers", "iodepth", "pairs"):
+        for name in ("workers", "iodepth", "pairs", "devices"):
             value = getattr(self, name)
             if value is not None and len(value) == 0:
                 raise ValueError(f"{name} is empty: list at least one level")
@@ -89,6 +102,18 @@ class Workload(Strict):
     load: Load | None = None  # overrides the plan's load
     timing: Timing | None = None  # overrides the plan's timing
     metric: Literal["iops", "mbps"] | None = None  # default: iops for random, mbps sequential
+    # cliff: find the write cliff and the garbage-collection rate in this workload's points
+    analysis: list[Literal["cliff", "steady"]] = Field(default_factory=list)
+    # a pause after each point: a duration, or "gc" = bytes the point wrote / the GC rate
+    pause_after: Annotated[float, BeforeValidator(_duration), Field(ge=0)] | Literal["gc"] = 0.0
+    rate_iops: PositiveInt | None = None  # cap per worker (a base load, a rate-limited test)
+
+
+class Fabric(Strict):
+    """The links between one host and the storage: a ceiling for the charts."""
+
+    links: list[str] = Field(min_length=1)  # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
+    mtu: PositiveInt = 1500
 
 
 class LatencyBound(Strict):
@@ -109,6 +134,9 @@ class Plan(Strict):
     timing: Timing = Timing()
     load: Load = Load(workers=[1, 2, 4, 8, 16], iodepth=[1])
     latency_bound: LatencyBound = LatencyBound()
+    fabric: Fabric | None = None
+    gc_throughput: Size | None = None  # bytes/s of the array's GC, if known (else measured)
+    monitor: bool = True  # sample /proc/diskstats and CPU of the targets' devices
     workloads: list[Workload] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -68,10 +68,45 @@ class PointRecord:
     fio_version: str | None
     usr_cpu: float | None
     sys_cpu: float | None
+    devices: int | None  # the step of a device-count ladder, if any
+    steady_attained: int | None  # fio's steadystate verdict: 1, 0, or None when not asked
+    ended_early: int | None  # 1 when the point stopped before its duration (steady)
+    pause_s: float | None  # pause taken after the point (GC rule)
+    kernel_iops: float | None  # the kernel's view of the target devices (/proc/diskstats)
+    kernel_mbps: float | None
+    cpu_busy_pct: float | None  # host CPU busy, % of all CPUs
     metrics: dict[str, float | None]
 
     def metric(self, scope: str, name: str) -> float | None:
         return self.metrics.get(f"{scope}_{name}")
+
+
+@dataclass(frozen=True)
+class HostSample:
+    t: int  # Unix seconds, same clock as Sample.t
+    device: str
+    read_iops: float
+    write_iops: float
+    read_mbps: float
+    write_mbps: float
+    await_ms: float | None
+    util_pct: float
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    t: int
+    user_pct: float
+    system_pct: float
+    iowait_pct: float
+    busy_pct: float
+
+
+@dataclass(frozen=True)
+class Finding:
+    point_id: int | None
+    kind: str  # "cliff", "steady", "monitor", ...
+    data: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -175,20 +210,54 @@ class Store:
 
     # points -------------------------------------------------------------------------------
     def add_point(
-        self, record: dict[str, Any], metrics: PointMetrics, samples: Sequence[Sample]
+        self,
+        record: dict[str, Any],
+        metrics: PointMetrics,
+        samples: Sequence[Sample],
+        host: Sequence[HostSample] = (),
+        cpu: Sequence[CpuSample] = (),
+        findings: Sequence[Finding] = (),
     ) -> int:
-        """Store a completed point with its samples in one transaction: all or nothing."""
-        values = {f: record[f] for f in _POINT_FIELDS} | metrics.as_dict()
+        """Store a completed point with everything measured beside it: all or nothing."""
+        values = {f: record.get(f) for f in _POINT_FIELDS} | metrics.as_dict()
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction() as db:
             cursor = db.execute(f"INSERT INTO points ({columns}) VALUES ({marks})", values)
             point_id = int(cursor.lastrowid or 0)
+            rows = {"samples": samples, "host_samples": host, "cpu_samples": cpu}
+            for table, items in rows.items():
+                if items:
+                    width = len(items[0].__dict__) + 1
+                    db.executemany(
+                        f"INSERT INTO {table} VALUES ({', '.join('?' * width)})",
+                        [(point_id, *item.__dict__.values()) for item in items],
+                    )
             db.executemany(
-                "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(point_id, *s.__dict__.values()) for s in samples],
+                "INSERT INTO findings (run_id, point_id, kind, data_json) VALUES (?, ?, ?, ?)",
+                [(record["run_id"], point_id, f.kind, json.dumps(f.data)) for f in findings],
             )
         return point_id
+
+    def findings(self, run_id: str, kind: str | None = None) -> list[Finding]:
+        rows = self._db.execute(
+            "SELECT point_id, kind, data_json FROM findings WHERE run_id = ? "
+            "AND (? IS NULL OR kind = ?) ORDER BY id",
+            (run_id, kind, kind),
+        )
+        return [Finding(r["point_id"], r["kind"], json.loads(r["data_json"])) for r in rows]
+
+    def host_samples(self, point_id: int) -> list[HostSample]:
+        rows = self._db.execute(
+            "SELECT * FROM host_samples WHERE point_id = ? ORDER BY t, device", (point_id,)
+        )
+        return [HostSample(*tuple(r)[1:]) for r in rows]
+
+    def cpu_samples(self, point_id: int) -> list[CpuSample]:
+        rows = self._db.execute(
+            "SELECT * FROM cpu_samples WHERE point_id = ? ORDER BY t", (point_id,)
+        )
+        return [CpuSample(*tuple(r)[1:]) for r in rows]
 
     def completed_keys(self, run_id: str) -> set[str]:
         rows = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))

@@ -73,4 +73,36 @@ CREATE TABLE samples (
 );
 CREATE INDEX points_run ON points(run_id, seq);
 """,
+    # 2: steady state and early stop, kernel's view of the targets, findings, pauses
+    """
+ALTER TABLE points ADD COLUMN devices INTEGER;
+ALTER TABLE points ADD COLUMN steady_attained INTEGER;
+ALTER TABLE points ADD COLUMN ended_early INTEGER;
+ALTER TABLE points ADD COLUMN pause_s REAL;
+ALTER TABLE points ADD COLUMN kernel_iops REAL;
+ALTER TABLE points ADD COLUMN kernel_mbps REAL;
+ALTER TABLE points ADD COLUMN cpu_busy_pct REAL;
+CREATE TABLE host_samples (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    t INTEGER NOT NULL,
+    device TEXT NOT NULL,
+    read_iops REAL, write_iops REAL, read_mbps REAL, write_mbps REAL,
+    await_ms REAL, util_pct REAL,
+    PRIMARY KEY (point_id, t, device)
+);
+CREATE TABLE cpu_samples (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    t INTEGER NOT NULL,
+    user_pct REAL, system_pct REAL, iowait_pct REAL, busy_pct REAL,
+    PRIMARY KEY (point_id, t)
+);
+CREATE TABLE findings (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    point_id INTEGER REFERENCES points(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    data_json TEXT NOT NULL
+);
+CREATE INDEX findings_run ON findings(run_id, kind);
+""",
 ]

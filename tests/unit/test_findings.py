@@ -1,0 +1,46 @@
+"""Findings on stored samples: the real write cliff of sample 12, SNIA steady state."""
+
+from __future__ import annotations
+
+import pytest
+
+from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.fio.logs import parse_interval_log
+from arraybench.store.db import Sample
+from tests.conftest import DATA
+
+
+def _samples(iops_only: bool) -> list[Sample]:
+    iops = parse_interval_log(DATA / "12_samyaple_fio3.33_iops.1.log")
+    bw = parse_interval_log(DATA / "12_samyaple_fio3.33_bw.1.log")
+    mbps = {round(r.time_ms / 1000): r.value * 1024 / 1e6 for r in bw}
+    return [
+        Sample(1_700_000_000 + round(r.time_ms / 1000), None, r.value, None,
+               None if iops_only else mbps.get(round(r.time_ms / 1000)), None, None)
+        for r in iops
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("iops_only", [False, True])
+def test_real_cliff_of_sample_12_with_gc_rate(iops_only: bool):
+    found = cliff_finding(_samples(iops_only), 4096)
+    assert found["found"] and found["seconds"] == 54
+    assert found["level_before"] == pytest.approx(385_647)
+    assert found["level_min"] == 13_891 and found["drop_pct"] > 90
+    assert found["recovered"] and found["level_recovered"] == pytest.approx(399_507.5)
+    # ~3.16 GB were written before the cliff (bw log or IOPS x 4 KiB: the same within 0.1 %)
+    assert found["gb_written_at_cliff"] == pytest.approx(3.159, rel=2e-3)
+    # GC rate = the sustained post-cliff write rate: ~32.5k IOPS x 4 KiB ~ 133 MB/s
+    assert found["gc_bytes_per_s"] == pytest.approx(133e6, rel=0.02)
+
+
+def test_no_cliff_on_a_flat_series():
+    flat = [Sample(100 + i, None, 50_000.0 + (i % 3) * 100, None, None, None, None)
+            for i in range(30)]  # fmt: skip
+    assert cliff_finding(flat, 4096) == {"found": False, "seconds": 30}
+
+
+def test_steady_finding_on_the_recovered_tail():
+    found = steady_finding(_samples(True))
+    assert found["steady"] and found["window_start"] == 49 and found["samples"] == 54
+    assert not steady_finding(_samples(True)[:10])["steady"]  # the cliff is not steady
