@@ -58,7 +58,8 @@ def levels(load: Load) -> list[Level]:
         pairs = list(load.pairs)
     else:
         pairs = [(w, d) for w in (load.workers or [1]) for d in (load.iodepth or [1])]
-    return [Level(w, d, n) for n in (load.devices or [None]) for w, d in pairs]
+    counts: list[int | None] = list(load.devices) if load.devices else [None]
+    return [Level(w, d, n) for n in counts for w, d in pairs]
 
 
 def expand(plan: Plan) -> list[Point]:
