@@ -25,6 +25,7 @@ from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanE
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
+from arraybench.monitor.point import PointMonitor
 from arraybench.plan.expand import (
     Point,
     check_resolved,
@@ -102,6 +103,7 @@ def plan_yaml(plan: Plan) -> str:
 class Campaign:
     def __init__(self, store: Store, results_dir: Path, observer: Observer) -> None:
         self.gc_rate: float | None = None  # declared in the plan (gc_throughput), if any
+        self.monitor = True  # sample the targets' devices and CPU beside fio
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -169,6 +171,7 @@ class Campaign:
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
         self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
+        self.monitor = plan.monitor
         points = expand(plan)
         run_id = new_run_id(plan.name, self.results_dir)
         run = self._run_record(plan, run_id, scale, len(points))
@@ -184,6 +187,7 @@ class Campaign:
         run = self.store.get_run(run_id)
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
+        self.monitor = plan.monitor
         points = expand(plan)
         fio = runner.fio_binary()
         self._check_engines(points, fio)
@@ -219,13 +223,14 @@ class Campaign:
         jobfile = folder / "point.fio"
         jobfile.write_text(render_jobfile(point, sizes, title=f"run {run.id}"))
         started = now_iso()
-        outcome = runner.run_jobfile(
-            jobfile,
-            label=point.key,
-            timeout_s=runner.watchdog_seconds(point.expected_seconds),
-            on_tick=lambda elapsed: self.observer.point_tick(point, elapsed),
-            binary=fio,
-        )
+        with PointMonitor([t.path for t in point.targets], self.monitor) as monitor:
+            outcome = runner.run_jobfile(
+                jobfile,
+                label=point.key,
+                timeout_s=runner.watchdog_seconds(point.expected_seconds),
+                on_tick=lambda elapsed: self.observer.point_tick(point, elapsed),
+                binary=fio,
+            )
         try:
             document = parse_fio_json_file(outcome.json_path)[-1]
         except FioParseError as exc:
@@ -240,9 +245,21 @@ class Campaign:
         record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document)
         samples = point_samples(folder)
         findings = point_findings(point, samples)
+        host = monitor.result(samples)
+        if host.flags:
+            findings.append(
+                Finding(None, "monitor", {"flags": host.flags, "devices": host.devices})
+            )
+            for flag in host.flags:
+                self.observer.warning(f"point {point.key}: {flag}")
         pause = self._pause_seconds(run, point, metrics, findings)
-        record["pause_s"] = pause
-        self.store.add_point(record, metrics, samples, findings=findings)
+        record |= {
+            "pause_s": pause,
+            "kernel_iops": host.kernel_iops,
+            "kernel_mbps": host.kernel_mbps,
+            "cpu_busy_pct": host.cpu_busy_pct,
+        }
+        self.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
         if pause > 0:
             self.observer.pausing(point, pause)

@@ -60,6 +60,14 @@ def _parser() -> argparse.ArgumentParser:
         help="consent to overwrite this exact block device",
     )
     run.add_argument("-o", "--report", metavar="FILE", help="HTML report path")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="change the plan, e.g. --set load.workers=[1,8] (repeatable)",
+    )
 
     plan = sub.add_parser("plan", help="plan tools").add_subparsers(
         dest="plan_command", required=True
@@ -69,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--target", action="append", default=[], metavar="PATH")
     check.add_argument("--scale", type=float, default=1.0, metavar="FACTOR")
     check.add_argument("--all-jobs", action="store_true", help="print every point's job file")
+    check.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
 
     sub.add_parser("templates", help="list the built-in plans")
     runs = sub.add_parser("runs", help="list runs in the results directory")
@@ -90,9 +99,11 @@ def _check_scale(scale: float) -> None:
         raise PlanError(f"--scale {scale:g}: the factor must be positive", "e.g. --scale 0.2")
 
 
-def _load(spec: str | None, targets: list[str], scale: float, results: Path) -> Plan:
+def _load(
+    spec: str | None, targets: list[str], scale: float, results: Path, overrides: list[str]
+) -> Plan:
     _check_scale(scale)
-    plan = catalog.resolve(spec or catalog.DEFAULT_TEMPLATE)
+    plan = catalog.resolve(spec or catalog.DEFAULT_TEMPLATE, overrides)
     plan = with_targets(plan, targets, scratch_path(results), os.path.exists)
     return scale_plan(plan, scale)
 
@@ -104,14 +115,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     campaign = Campaign(store, results, observer)
     try:
         if args.resume:
-            if args.plan or args.target or args.scale != 1.0:
+            if args.plan or args.target or args.scale != 1.0 or args.overrides:
                 raise PlanError(
                     f"--resume {args.resume} continues that run with its own plan and targets",
-                    "drop the plan, --target and --scale arguments",
+                    "drop the plan, --target, --scale and --set arguments",
                 )
             result = campaign.resume(args.resume)
         else:
-            plan = _load(args.plan, args.target, args.scale, results)
+            plan = _load(args.plan, args.target, args.scale, results, args.overrides)
             if args.allow_destroy:
                 merged = [*plan.allow_destroy, *args.allow_destroy]
                 plan = plan.model_copy(update={"allow_destroy": merged})
@@ -135,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
-    plan = _load(args.plan, args.target, args.scale, Path(DEFAULT_RESULTS))
+    plan = _load(args.plan, args.target, args.scale, Path(DEFAULT_RESULTS), args.overrides)
     points = expand(plan)
     sizes = {t.path: t.size or 0 for t in plan.targets}
     total = sum(p.expected_seconds + console.OVERHEAD_S for p in points)

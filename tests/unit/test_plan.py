@@ -143,3 +143,28 @@ def test_sizes_and_durations_accept_units():
     assert plan.timing.ramp == 0.5 and plan.timing.duration == 120
     assert plan.workloads[0].bs == 512
     assert plan.latency_bound.value == pytest.approx(0.0005)
+
+
+def test_set_overrides_change_a_template_before_validation():
+    plan = catalog.resolve("quick", ["load.workers=[1, 8]", "timing.duration=30s",
+                                     "workloads[*].bs=4k", "labels.array=A1"])  # fmt: skip
+    assert plan.load.workers == [1, 8] and plan.timing.duration == 30
+    assert {w.bs for w in plan.workloads} == {4096} and plan.labels == {"array": "A1"}
+    assert len(expand(plan)) == 10
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("timing.duration=-1", "--set timing.duration=-1 timing.duration: Input should be"),
+        ("load.workers=[1, x]", "--set load.workers=[1, x] load.workers[1]"),
+        ("workloads[9].bs=4k", "workloads[9] does not exist"),
+        ("timing.duration", "expected KEY=VALUE"),
+        ("..=3", "not a key path"),
+        ("timing.colour=red", "--set timing.colour=red timing.colour: unknown key"),
+    ],
+)
+def test_bad_set_overrides_are_located_on_the_command_line(override, expected):
+    with pytest.raises(PlanError) as info:
+        catalog.resolve("quick", [override])
+    assert expected in info.value.one_line()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -25,17 +26,17 @@ def template_text(name: str) -> str:
     return (_template_dir() / f"{name}.yaml").read_text(encoding="utf-8")
 
 
-def load_template(name: str) -> Plan:
-    return parse_plan_text(template_text(name), f"template {name}")
+def load_template(name: str, overrides: Sequence[str] = ()) -> Plan:
+    return parse_plan_text(template_text(name), f"template {name}", overrides)
 
 
-def resolve(spec: str) -> Plan:
-    """A plan file path, or the name of a built-in template."""
+def resolve(spec: str, overrides: Sequence[str] = ()) -> Plan:
+    """A plan file path, or the name of a built-in template, with `--set` overrides."""
     path = Path(spec)
     if spec in template_names() and not path.exists():
-        return load_template(spec)
+        return load_template(spec, overrides)
     if path.suffix in (".yaml", ".yml") or path.exists() or "/" in spec:
-        return load_plan_file(path)
+        return load_plan_file(path, overrides)
     raise PlanError(
         f"{spec!r} is neither a plan file nor a template",
         f"give a .yaml plan or one of: {', '.join(template_names())}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,7 @@ from pydantic import ValidationError
 
 from arraybench.errors import PlanError
 from arraybench.plan.model import Plan
-
-KeyPath = tuple[str | int, ...]
+from arraybench.plan.overrides import KeyPath, apply_overrides
 
 
 def _node_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
@@ -26,11 +26,17 @@ def _node_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> No
             _node_lines(item, (*path, index), lines)
 
 
-def _line_for(loc: KeyPath, lines: dict[KeyPath, int]) -> int | None:
+def _where(
+    loc: KeyPath, lines: dict[KeyPath, int], source: str, overrides: dict[KeyPath, str]
+) -> str:
+    """`file:line` of the key, or the `--set` that put the value there."""
+    for end in range(len(loc), -1, -1):
+        if loc[:end] in overrides:  # the value came from the command line, not the file
+            return f"--set {overrides[loc[:end]]}"
     for end in range(len(loc), -1, -1):
         if loc[:end] in lines:
-            return lines[loc[:end]]
-    return None
+            return f"{source}:{lines[loc[:end]]}"
+    return source
 
 
 def _format_loc(loc: KeyPath) -> str:
@@ -65,26 +71,27 @@ def _message(error: Any) -> str:
 
 
 def plan_error_from_validation(
-    exc: ValidationError, source: str, lines: dict[KeyPath, int]
+    exc: ValidationError,
+    source: str,
+    lines: dict[KeyPath, int],
+    overrides: dict[KeyPath, str] | None = None,
 ) -> PlanError:
     # an unknown key first: a misspelt key usually also makes a required one "missing"
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     first = errors[0]
     loc = _clean_loc(first["loc"])
+    where = _where(loc, lines, source, overrides or {})
     if first.get("input", ...) is None and first["type"].endswith("_type"):
-        line = _line_for(loc, lines)
         return PlanError(
-            f"{source}:{line} {_format_loc(loc)}: the value is empty (YAML null)",
+            f"{where} {_format_loc(loc)}: the value is empty (YAML null)",
             'give a value; quote words YAML reads as null, e.g. ioengine: "null"',
         )
-    line = _line_for(loc, lines)
-    where = f"{source}:{line}" if line else source
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     message = f"{where} {_format_loc(loc)}: {_message(first)}{more}"
     return PlanError(message, _hint(first["type"], loc))
 
 
-def parse_plan_text(text: str, source: str) -> Plan:
+def parse_plan_text(text: str, source: str, overrides: Sequence[str] = ()) -> Plan:
     """Parse plan YAML; raise PlanError with file, line and key path on any mistake."""
     if not text.strip():
         raise PlanError(f"{source}: the plan is empty", "write a plan or start from a template")
@@ -100,13 +107,14 @@ def parse_plan_text(text: str, source: str) -> Plan:
         raise PlanError(f"{source}:1 the plan must be a mapping of keys", "start from a template")
     lines: dict[KeyPath, int] = {}
     _node_lines(node, (), lines)
+    overridden = apply_overrides(data, overrides)
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
-        raise plan_error_from_validation(exc, source, lines) from None
+        raise plan_error_from_validation(exc, source, lines, overridden) from None
 
 
-def load_plan_file(path: Path) -> Plan:
+def load_plan_file(path: Path, overrides: Sequence[str] = ()) -> Plan:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -116,4 +124,4 @@ def load_plan_file(path: Path) -> Plan:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanError(f"{path}: cannot read the plan ({exc})", "check the file") from None
-    return parse_plan_text(text, str(path))
+    return parse_plan_text(text, str(path), overrides)

@@ -1,0 +1,168 @@
+"""fio's figures against the kernel's (/proc/diskstats) for the same seconds and devices.
+
+fio counts the I/Os its jobs submit and complete; the kernel counts the requests that reach
+the block device. They legitimately differ when:
+
+* **buffered I/O is served by the page cache** (``direct=0``): cached reads never reach the
+  device, and buffered writes reach it later, in bulk, at writeback - the kernel sees far
+  fewer IOPS than fio (or a burst after the run);
+* **the block layer merges requests**: adjacent sequential I/Os become one request (the
+  merge counters rise), so the kernel sees fewer IOPS for the same MB/s;
+* **the block layer splits requests**: an I/O larger than the device's ``max_sectors_kb``
+  becomes several requests, so the kernel sees more IOPS for the same MB/s;
+* **read-ahead** on buffered sequential reads fetches more bytes than fio asked for;
+* **the device carries other I/O**: a file target shares its filesystem's device with
+  journal and metadata writes and with every other process on it;
+* **a stacked device** (dm, md, multipath) is measured one level above or below the layer
+  fio writes to, with its own merging and splitting.
+
+With direct I/O to a whole block device nobody else uses, both should agree within a few %:
+more than ``threshold`` (10 %) apart is flagged for the report.
+
+Comparisons use the mean over the seconds both sides have. The first and the last of those
+seconds are dropped when at least three remain: fio's windows are phase-shifted from the
+whole seconds the kernel is sampled on (see ``sampler``), which matters only where the load
+starts and stops.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from arraybench.monitor.sampler import HostSample
+
+DEFAULT_THRESHOLD = 0.10
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """fio and the kernel more than the threshold apart on one metric."""
+
+    metric: str  # "IOPS" or "MB/s"
+    fio: float
+    kernel: float
+
+    @property
+    def ratio(self) -> float | None:
+        """kernel / fio, None when fio reported nothing."""
+        return self.kernel / self.fio if self.fio else None
+
+    @property
+    def relative(self) -> float | None:
+        """(kernel - fio) / fio, None when fio reported nothing."""
+        return (self.kernel - self.fio) / self.fio if self.fio else None
+
+    def describe(self, where: str, hint: str) -> str:
+        on = f" on {where}" if where else ""
+        rel = self.relative
+        if rel is None:
+            return (
+                f"kernel saw {self.kernel:.0f} {self.metric}{on} where fio reported none ({hint})"
+            )
+        direction = "fewer" if rel < 0 else "more"
+        return f"kernel saw {abs(rel) * 100:.0f} % {direction} {self.metric} than fio{on} ({hint})"
+
+
+def compare_fio_kernel(
+    fio_iops: float, kernel_iops: float, threshold: float = DEFAULT_THRESHOLD, metric: str = "IOPS"
+) -> Disagreement | None:
+    """A Disagreement when the kernel's figure is more than ``threshold`` (relative to fio's)
+    away from fio's, else None. Both zero agree; fio zero and kernel not is a disagreement.
+    Works for any rate (``metric`` names it, e.g. "MB/s")."""
+    if fio_iops < 0 or kernel_iops < 0 or threshold < 0:
+        raise ValueError("rates and threshold must not be negative")
+    if fio_iops == 0:
+        return Disagreement(metric, fio_iops, kernel_iops) if kernel_iops > 0 else None
+    if abs(kernel_iops - fio_iops) / fio_iops > threshold:
+        return Disagreement(metric, fio_iops, kernel_iops)
+    return None
+
+
+@dataclass(frozen=True)
+class PointComparison:
+    """fio against the kernel over one point: means over ``seconds``, ratios kernel / fio."""
+
+    seconds: list[int]
+    fio_iops: float | None
+    kernel_iops: float | None
+    fio_mbps: float | None
+    kernel_mbps: float | None
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def iops_ratio(self) -> float | None:
+        return _ratio(self.kernel_iops, self.fio_iops)
+
+    @property
+    def mbps_ratio(self) -> float | None:
+        return _ratio(self.kernel_mbps, self.fio_mbps)
+
+
+def _ratio(kernel: float | None, fio: float | None) -> float | None:
+    return kernel / fio if kernel is not None and fio else None
+
+
+def kernel_series(
+    samples: Sequence[HostSample], devices: Sequence[str]
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Per second: (IOPS, MB/s) summed over ``devices`` (those with a reading that second)."""
+    iops: dict[int, float] = defaultdict(float)
+    mbps: dict[int, float] = defaultdict(float)
+    for sample in samples:
+        for name in devices:
+            rates = sample.disks.get(name)
+            if rates is not None:
+                iops[sample.t] += rates.iops
+                mbps[sample.t] += rates.mbps
+    return dict(iops), dict(mbps)
+
+
+def _common_seconds(*series: Mapping[int, float]) -> list[int]:
+    seconds = sorted(set.intersection(*(set(s) for s in series)))
+    return seconds[1:-1] if len(seconds) >= 3 else seconds
+
+
+def _mean(series: Mapping[int, float], seconds: list[int]) -> float:
+    return sum(series[t] for t in seconds) / len(seconds)
+
+
+def _hint(metric: str, fewer: bool, other_agrees: bool) -> str:
+    if metric == "IOPS" and other_agrees:
+        if fewer:
+            return "same bytes in fewer requests: merged I/O"
+        return "same bytes in more requests: split I/O (max_sectors_kb)"
+    if fewer:
+        return "page cache or merged I/O?" if metric == "IOPS" else "page cache?"
+    return "other I/O on the device or read-ahead?"
+
+
+def compare_point(
+    fio_iops: Mapping[int, float],
+    fio_mbps: Mapping[int, float],
+    kernel_iops: Mapping[int, float],
+    kernel_mbps: Mapping[int, float],
+    devices: Sequence[str] = (),
+    threshold: float = DEFAULT_THRESHOLD,
+) -> PointComparison:
+    """Means of fio's and the kernel's per-second IOPS and MB/s over their common seconds
+    (edges dropped, see module doc), and one human flag per metric more than ``threshold``
+    apart, e.g. "kernel saw 38 % fewer IOPS than fio on sdb (page cache or merged I/O?)".
+    ``devices`` only names the devices in the flags."""
+    seconds = _common_seconds(fio_iops, fio_mbps, kernel_iops, kernel_mbps)
+    if not seconds:
+        flag = "no second in common between fio's logs and the host samples"
+        return PointComparison(seconds, None, None, None, None, [flag])
+    f_iops, k_iops, f_mbps, k_mbps = (
+        _mean(s, seconds) for s in (fio_iops, kernel_iops, fio_mbps, kernel_mbps)
+    )
+    iops = compare_fio_kernel(f_iops, k_iops, threshold)
+    mbps = compare_fio_kernel(f_mbps, k_mbps, threshold, metric="MB/s")
+    where = "+".join(devices)
+    flags = [
+        found.describe(where, _hint(found.metric, found.kernel < found.fio, other is None))
+        for found, other in ((iops, mbps), (mbps, iops))
+        if found is not None
+    ]
+    return PointComparison(seconds, f_iops, k_iops, f_mbps, k_mbps, flags)

@@ -1,0 +1,155 @@
+"""HostSampler beside real fio: the kernel's figures against fio's, on a loop device and a file.
+
+Loop devices: direct 4k random reads to /dev/loopN are counted once in loopN's diskstats line,
+whether the loop driver reads its backing file through the page cache (``--direct-io=off``,
+the default) or with O_DIRECT (``--direct-io=on``): measured here, fio's total_ios and the
+kernel's read count agree exactly in both modes. What does double count is adding the loop
+device and the device under its backing file: with real data behind it each I/O shows on both
+(here the backing file is sparse, so the holes are read without any I/O below). arraybench
+samples only the device fio targets.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.monitor.compare import compare_point, kernel_series
+from arraybench.monitor.diskstats import device_for_path
+from arraybench.monitor.sampler import HostSample, HostSampler
+from tests.conftest import needs_fio
+
+pytestmark = needs_fio
+
+LOOP_SIZE = 64 << 20
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="loop devices need root")
+has_losetup = pytest.mark.skipif(
+    shutil.which("losetup") is None, reason="losetup (util-linux) missing"
+)
+
+
+def _attach(tmp_path: Path, direct_io: str) -> Iterator[str]:
+    backing = tmp_path / "backing.img"
+    with open(backing, "wb") as fh:
+        fh.truncate(LOOP_SIZE)
+    proc = subprocess.run(
+        ["losetup", "--find", "--show", f"--direct-io={direct_io}", str(backing)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        pytest.skip(f"losetup cannot attach a loop device here: {proc.stderr.strip()}")
+    dev = proc.stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev], capture_output=True, timeout=60, check=False)
+
+
+@pytest.fixture(params=["off", "on"])
+def loopdev(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A 64 MiB loop device on a sparse file, attached with --direct-io=off / on."""
+    yield from _attach(tmp_path, request.param)
+
+
+@pytest.fixture
+def plain_loopdev(tmp_path: Path) -> Iterator[str]:
+    yield from _attach(tmp_path, "off")
+
+
+def _fio(target: Path | str, logs: Path, runtime: int, *options: str) -> dict:
+    """Run fio with 1-second Unix-epoch iops/bw logs; return its read stats."""
+    cmd = [
+        "fio", "--name=x", f"--filename={target}", "--rw=randread", "--bs=4k",
+        f"--runtime={runtime}", "--time_based", "--output-format=json",
+        f"--write_iops_log={logs}", f"--write_bw_log={logs}", "--log_avg_msec=1000",
+        "--log_unix_epoch=1", *options,
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout[proc.stdout.index("{") :])["jobs"][0]["read"]
+
+
+def _fio_per_second(logs: Path) -> tuple[dict[int, float], dict[int, float]]:
+    iops = dict(per_second([parse_interval_log(f"{logs}_iops.1.log")], "iops"))
+    bw = per_second([parse_interval_log(f"{logs}_bw.1.log")], "bw")
+    return iops, {t: kib * 1024 / 1e6 for t, kib in bw}
+
+
+def _sampled_fio(
+    device: str, target: Path | str, logs: Path, runtime: int, *options: str
+) -> tuple[dict, list[HostSample], float]:
+    """(fio read stats, host samples, seconds stop() took)."""
+    sampler = HostSampler([device]).start()
+    try:
+        read = _fio(target, logs, runtime, *options)
+    finally:
+        began = time.monotonic()
+        samples = sampler.stop()
+        stop_s = time.monotonic() - began
+    return read, samples, stop_s
+
+
+DIRECT = ("--direct=1", "--ioengine=libaio", "--iodepth=4")
+
+
+@pytest.mark.root
+@root_only
+@has_losetup
+def test_kernel_agrees_with_fio_on_direct_io_to_a_loop_device(loopdev: str, tmp_path: Path) -> None:
+    name = device_for_path(loopdev)
+    assert name == Path(loopdev).name
+    read, samples, stop_s = _sampled_fio(name, loopdev, tmp_path / "x", 3, *DIRECT)
+    assert stop_s < 0.5
+    kernel_reads = sum(s.disks[name].read_iops * s.span_s for s in samples)
+    kernel_iops = kernel_reads / (read["runtime"] / 1000)
+    assert kernel_iops == pytest.approx(read["iops"], rel=0.10)
+    assert kernel_reads == pytest.approx(read["total_ios"], rel=0.01)  # in fact exact
+    assert all(isinstance(s.t, int) for s in samples) and len(samples) >= 3
+    assert [b.t - a.t for a, b in itertools.pairwise(samples)] == [1] * (len(samples) - 1)
+    assert all(0 <= s.cpu.busy_pct <= 100 for s in samples)
+    assert all(s.disks[name].write_iops == 0 for s in samples)
+
+
+@pytest.mark.slow
+@pytest.mark.root
+@root_only
+@has_losetup
+def test_no_flag_on_direct_io_to_a_loop_device(plain_loopdev: str, tmp_path: Path) -> None:
+    """Per-second means over a 6 s run (fio 3.33 drops the last window of a time_based run,
+    so a 3 s run leaves only 2 rows, too few to drop the edges)."""
+    name = Path(plain_loopdev).name
+    logs = tmp_path / "x"
+    _, samples, _ = _sampled_fio(name, plain_loopdev, logs, 6, *DIRECT)
+    result = compare_point(*_fio_per_second(logs), *kernel_series(samples, [name]), [name])
+    assert len(result.seconds) >= 2
+    assert result.flags == [], result
+    assert result.iops_ratio == pytest.approx(1.0, abs=0.10)
+
+
+def test_buffered_reads_of_a_cached_file_are_flagged(tmp_path: Path) -> None:
+    target = tmp_path / "cached.dat"
+    with open(target, "wb") as fh:
+        for _ in range(32):
+            fh.write(os.urandom(1 << 20))
+        fh.flush()
+        os.fsync(fh.fileno())
+    target.read_bytes()  # in the page cache now
+    device = device_for_path(target)
+    if device is None:
+        pytest.skip(f"{tmp_path} is on a filesystem without a block device")
+    logs = tmp_path / "x"
+    options = ("--direct=0", "--invalidate=0", "--ioengine=psync", "--size=32m")
+    _, samples, _ = _sampled_fio(device, target, logs, 3, *options)
+    result = compare_point(*_fio_per_second(logs), *kernel_series(samples, [device]), [device])
+    assert result.iops_ratio is not None and result.iops_ratio < 0.5, result
+    assert any(f.startswith("kernel saw") and f"fewer IOPS than fio on {device}" in f
+               for f in result.flags), result.flags  # fmt: skip
