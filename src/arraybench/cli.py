@@ -16,7 +16,7 @@ from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan import catalog
-from arraybench.plan.expand import Point, expand, scale_plan, with_targets
+from arraybench.plan.expand import Point, expand, scale_plan, select, with_targets
 from arraybench.plan.model import Plan
 from arraybench.report.assemble import build_report
 from arraybench.report.html import render_html
@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--scale", type=float, default=1.0, metavar="FACTOR")
     check.add_argument("--all-jobs", action="store_true", help="print every point's job file")
     check.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
+    check.add_argument("--only", action="append", default=[], metavar="GLOB")
+    run.add_argument("--only", action="append", default=[], metavar="GLOB",
+                     help="run only the workloads whose names match (repeatable)")  # fmt: skip
 
     sub.add_parser("templates", help="list the built-in plans")
     runs = sub.add_parser("runs", help="list runs in the results directory")
@@ -99,13 +102,13 @@ def _check_scale(scale: float) -> None:
         raise PlanError(f"--scale {scale:g}: the factor must be positive", "e.g. --scale 0.2")
 
 
-def _load(
-    spec: str | None, targets: list[str], scale: float, results: Path, overrides: list[str]
-) -> Plan:
-    _check_scale(scale)
-    plan = catalog.resolve(spec or catalog.DEFAULT_TEMPLATE, overrides)
-    plan = with_targets(plan, targets, scratch_path(results), os.path.exists)
-    return scale_plan(plan, scale)
+def _load(args: argparse.Namespace, results: Path) -> Plan:
+    """The plan as the user asked: template or file, --set, --only, --target, --scale."""
+    _check_scale(args.scale)
+    plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, args.overrides)
+    plan = select(plan, args.only)
+    plan = with_targets(plan, args.target, scratch_path(results), os.path.exists)
+    return scale_plan(plan, args.scale)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -115,14 +118,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     campaign = Campaign(store, results, observer)
     try:
         if args.resume:
-            if args.plan or args.target or args.scale != 1.0 or args.overrides:
+            if args.plan or args.target or args.scale != 1.0 or args.overrides or args.only:
                 raise PlanError(
                     f"--resume {args.resume} continues that run with its own plan and targets",
-                    "drop the plan, --target, --scale and --set arguments",
+                    "drop the plan, --target, --scale, --set and --only arguments",
                 )
             result = campaign.resume(args.resume)
         else:
-            plan = _load(args.plan, args.target, args.scale, results, args.overrides)
+            plan = _load(args, results)
             if args.allow_destroy:
                 merged = [*plan.allow_destroy, *args.allow_destroy]
                 plan = plan.model_copy(update={"allow_destroy": merged})
@@ -146,7 +149,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
-    plan = _load(args.plan, args.target, args.scale, Path(DEFAULT_RESULTS), args.overrides)
+    plan = _load(args, Path(DEFAULT_RESULTS))
     points = expand(plan)
     sizes = {t.path: t.size or 0 for t in plan.targets}
     total = sum(p.expected_seconds + console.OVERHEAD_S for p in points)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arraybench.errors import PlanError
@@ -52,22 +53,52 @@ class Point:
         return self.workload.read < 100
 
 
-def levels(load: Load) -> list[Level]:
+def levels(load: Load, ntargets: int = 1) -> list[Level]:
     """Device count outermost (one curve per device count), then workers, then iodepth."""
     if load.pairs is not None:
         pairs = list(load.pairs)
     else:
         pairs = [(w, d) for w in (load.workers or [1]) for d in (load.iodepth or [1])]
-    counts: list[int | None] = list(load.devices) if load.devices else [None]
+    if load.devices == "all":
+        counts: list[int | None] = list(range(1, ntargets + 1))
+    else:
+        counts = list(load.devices) if load.devices else [None]
     return [Level(w, d, n) for n in counts for w, d in pairs]
+
+
+def effective_load(base: Load, own: Load | None) -> Load:
+    """A workload's load: what it sets itself, the rest from the plan's `load`."""
+    if own is None:
+        return base
+    inherited = base.model_dump(exclude_none=True)
+    if own.pairs is not None:  # pairs replace the plan's workers x iodepth grid
+        inherited.pop("workers", None)
+        inherited.pop("iodepth", None)
+    if own.workers is not None or own.iodepth is not None:
+        inherited.pop("pairs", None)
+    return Load.model_validate(inherited | own.model_dump(exclude_unset=True))
+
+
+def select(plan: Plan, patterns: Sequence[str]) -> Plan:
+    """Only the workloads whose names match one of the glob patterns (`--only`)."""
+    if not patterns:
+        return plan
+    kept = [w for w in plan.workloads if any(fnmatch.fnmatchcase(w.name, p) for p in patterns)]
+    if not kept:
+        names = ", ".join(w.name for w in plan.workloads[:8])
+        raise PlanError(
+            f"--only {' '.join(patterns)}: no workload of plan {plan.name} matches",
+            f"workload names are e.g. {names}",
+        )
+    return plan.model_copy(update={"workloads": kept})
 
 
 def expand(plan: Plan) -> list[Point]:
     """Workload-major order, as the reports run them: each curve is measured in one go."""
     points: list[Point] = []
     for workload in plan.workloads:
-        load = workload.load or plan.load
-        for level in levels(load):
+        load = effective_load(plan.load, workload.load)
+        for level in levels(load, len(plan.targets)):
             points.append(
                 Point(
                     seq=len(points) + 1,
@@ -159,7 +190,7 @@ def check_resolved(plan: Plan) -> None:
     for where, load in [("load", plan.load)] + [
         (f"workloads[{i}].load", w.load) for i, w in enumerate(plan.workloads) if w.load
     ]:
-        if load.devices and max(load.devices) > len(plan.targets):
+        if isinstance(load.devices, list) and max(load.devices) > len(plan.targets):
             raise PlanError(
                 f"{where}.devices: asks for {max(load.devices)} devices but the plan has "
                 f"{len(plan.targets)} target(s)",
@@ -178,9 +209,11 @@ def mix_label(read_pct: int) -> str:
 
 def family_label(workload: Workload, ioengine: str) -> str:
     """Row label: what a workload is apart from its mix, e.g. `Random 8 KiB (frontend)`."""
+    if workload.group:
+        return workload.group
     text = f"{workload.pattern.capitalize()} {format_size(workload.bs)}"
-    if workload.region == "frontend":
-        text += " (frontend)"
+    if workload.region == "frontend" or "region" in workload.model_fields_set:
+        text += f" ({workload.region})"
     if workload.ioengine:
         text += f" [{ioengine}]"
     return text

@@ -73,7 +73,8 @@ class Load(Strict):
     workers: list[PositiveInt] | None = None
     iodepth: list[PositiveInt] | None = None
     pairs: list[tuple[PositiveInt, PositiveInt]] | None = None
-    devices: list[PositiveInt] | None = None  # device-count ladder: the first N targets
+    # device-count ladder: the first N targets; "all" = 1, 2, ... up to every target
+    devices: list[PositiveInt] | Literal["all"] | None = None
     # shared: every worker spreads its I/O over all targets (In&Out);
     # per_target: `workers` jobs on each target (dbi's numjobs per device)
     spread: Literal["shared", "per_target"] = "shared"
@@ -107,6 +108,7 @@ class Workload(Strict):
     # a pause after each point: a duration, or "gc" = bytes the point wrote / the GC rate
     pause_after: Annotated[float, BeforeValidator(_duration), Field(ge=0)] | Literal["gc"] = 0.0
     rate_iops: PositiveInt | None = None  # cap per worker (a base load, a rate-limited test)
+    group: str | None = None  # the report row / section this curve belongs to (default: derived)
 
 
 class Fabric(Strict):

@@ -6,10 +6,12 @@ from arraybench.report.build import (
     bound_text,
     cell_texts,
     curve_points,
+    family_of,
     job_files,
     level_axis,
     mix_sort_key,
     point_columns,
+    series_name,
     series_of,
     summarize_series,
 )
@@ -51,7 +53,10 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
     series = series_of(points)
     families: dict[str, dict[str, list[PointRecord]]] = {}
     for pts in series.values():
-        families.setdefault(pts[0].family, {})[pts[0].mix] = pts
+        row = families.setdefault(family_of(pts[0]), {})
+        if pts[0].mix in row:  # two series would share a cell: give this one its own row
+            row = families.setdefault(f"{family_of(pts[0])} · {pts[0].workload}", {})
+        row[pts[0].mix] = pts
     columns = sorted({mix for fam in families.values() for mix in fam}, key=mix_sort_key)
     summary_rows, sections = [], []
     for family, mixes in families.items():
@@ -107,7 +112,7 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
 
 def _point_row(point: PointRecord) -> PointRow:
     return PointRow(
-        series=point.workload,
+        series=series_name(point),
         level=f"{point.workers}x{point.iodepth}",
         workers=point.workers,
         iodepth=point.iodepth,

@@ -58,11 +58,23 @@ def curve_points(points: list[PointRecord]) -> list[CurvePoint]:
     ]
 
 
+def series_name(point: PointRecord) -> str:
+    """A curve: one workload (at one device count, on a device ladder)."""
+    return f"{point.workload} ({point.devices} dev)" if point.devices else point.workload
+
+
+def family_of(point: PointRecord) -> str:
+    """The summary row a series belongs to."""
+    if point.devices:
+        return f"{point.family}, {point.devices} device{'s' if point.devices > 1 else ''}"
+    return point.family
+
+
 def series_of(points: list[PointRecord]) -> OrderedDict[str, list[PointRecord]]:
-    """Workload name -> its points ordered by load, in campaign order."""
+    """Series name -> its points ordered by load, in campaign order."""
     series: OrderedDict[str, list[PointRecord]] = OrderedDict()
     for point in sorted(points, key=lambda p: p.seq):
-        series.setdefault(point.workload, []).append(point)
+        series.setdefault(series_name(point), []).append(point)
     return OrderedDict((name, order_points(pts)) for name, pts in series.items())
 
 

@@ -1,0 +1,543 @@
+"""Theoretical fabric ceilings: what the host links can carry, in MB/s and in IOPS per block size.
+
+The public reports put their results against the fabric: In&Out "2 x 16 Gbit FC per server =
+4 GB/s", dbi "4 x 16 Gbit FC = 8 GB/s raw; FC frame 2112 bytes with 36 bytes overhead gives the
+payload ceiling", AERODISK's readers "4 x 16G = 6.4 GB/s". This module turns a link declared in a
+plan (`4 x FC 16G`, `2 x 25GbE iSCSI`, `NVMe/TCP 100GbE`, `2 x IB HDR`, `SAS 12G x 4`) into
+the data rate of the wire and then into the payload ceiling for a block size, counting framing
+and the per-I/O command and status messages of the protocol.
+
+Three ways to say how fast a link is (`raw=`):
+
+- ``"physical"`` (default): the bit rate left after line coding and FEC, i.e. what frames can
+  use. This is the honest starting point for a payload ceiling.
+- ``"nominal"``: the marketing name divided by 8 (16 Gbit -> 2 GB/s), the way dbi and In&Out
+  wrote "4 x 16 Gbit FC = 8 GB/s".
+- ``"rated"``: the throughput figure the standards bodies publish (FCIA: 16GFC = 1,600 MB/s per
+  direction). For FC it already contains an allowance for framing, so it is only offered by
+  `line_rate_bytes_per_s`; `payload_ceiling` refuses it rather than count framing twice.
+
+Per link and per direction (all links are full duplex):
+
+=========  ===================================================  ============  ========  =======
+link       line rate and coding                                 physical      nominal   rated
+=========  ===================================================  ============  ========  =======
+1GFC       1.0625 GBd, 8b/10b                                   106.25 MB/s   125       100
+2GFC       2.125 GBd, 8b/10b                                    212.5 MB/s    250       200
+4GFC       4.25 GBd, 8b/10b                                     425 MB/s      500       400
+8GFC       8.5 GBd, 8b/10b                                      850 MB/s      1,000     800
+10GFC      10.51875 GBd, 64b/66b                                1,275 MB/s    1,250     1,200
+16GFC      14.025 GBd, 64b/66b                                  1,700 MB/s    2,000     1,600
+32GFC      28.05 GBd NRZ, 256b/257b + RS(528,514) FEC           3,400 MB/s    4,000     3,200
+64GFC      28.9 GBd PAM4 (57.8 Gb/s), 256b/257b + RS(544,514)   6,800 MB/s    8,000     6,400
+128GFC     4 lanes x 28.05 GBd, 256b/257b + RS(528,514)         13,600 MB/s   16,000    12,800
+n GbE      MAC data rate (PCS coding is above it)               n x 125 MB/s  same      same
+IB 4x      SDR 8, DDR 16, QDR 32 (8b/10b), FDR10 40, FDR 54.5,  data rate/8   same      same
+           EDR 100, HDR 200, NDR 400, XDR 800 Gb/s data
+SAS lane   3G/6G/12G 8b/10b; 24G = 22.5 GBd, 128b/150b          300/600/      375/750/  same as
+                                                                1,200/2,400   1,500/..  physical
+=========  ===================================================  ============  ========  =======
+
+Sources: the FC speed table (line rate, encoding, MB/s) of the 16GFC standard overview
+(InfoStor, "16GFC standard doubles Fibre Channel speed", 2010: 1/2/4/8GFC 8b/10b at
+1.0625-8.5 GBd, 10GFC 10.53 GBd and 16GFC 14.025 GBd 64b/66b, 100-1,600 MB/s); the FCIA 64GFC
+FAQ (switch from 28.05 GBd NRZ to 28.9 GBd PAM4); Intel AN 846 (32GFC and 128GFC use RS(528,514)
+per FC-FCS-4 clauses 5.4 and 5.6). 256b/257b with RS(528,514) keeps exactly the 64b/66b net
+rate (514/528 x 256/257 = 64/66), so 28.05 GBd carries 27.2 Gb/s; 57.8 x 514/544 x 256/257 =
+54.4 Gb/s for 64GFC. The ratio physical / rated is the same 17/16 for every FC generation from
+16GFC on: the rated MB/s leave room for framing, ordered sets and round numbers.
+
+Per I/O on the wire (`payload_ceiling`, read = data from the array to the host):
+
+- FC (FCP): data in frames of at most `frame_payload` bytes (2112 = the largest FC data field,
+  dbi's figure; 2048 is what most HBAs negotiate), each with 36 bytes of framing: SOF 4 + frame
+  header 24 + CRC 4 + EOF 4. IDLE primitives between frames (at least 6 x 4 bytes) are ignored,
+  as dbi did; they cost about 1 % more. Command and status frames: FCP_CMND = 32 + 36 = 68 bytes
+  (host -> array), FCP_RSP = 24 + 36 = 60 bytes (array -> host), XFER_RDY = 12 + 36 = 48 bytes
+  (array -> host, writes only). Each direction is counted on its own wire, so XFER_RDY and the
+  reads' FCP_CMND do not take from the data direction; they matter in mixed workloads.
+  FC-NVMe: command IU 96 bytes, ERSP 32 bytes, same framing.
+- SAS (SSP): the same scheme with 1024-byte data frames, 36 bytes of framing, COMMAND IU 28 +
+  36, RESPONSE IU 24 + 36, XFER_RDY 12 + 36. Connection OPEN/CLOSE and ALIGNs are ignored.
+- Ethernet + TCP (iSCSI, NVMe/TCP, NFS): every packet costs MTU + 38 bytes on the wire
+  (preamble 7 + SFD 1 + MAC header 14 + FCS 4 + inter-frame gap 12) and carries MTU - 52 bytes
+  of TCP payload (IPv4 20 + TCP 20 + timestamp option 12). TCP is a byte stream: under load
+  (and with TSO/GSO) the PDUs of consecutive I/Os are packed back to back into full segments,
+  so the PDU bytes are converted with that ratio, fractional packets included. ACKs travel in
+  the other direction and are ignored.
+
+  - iSCSI: 48-byte BHS per PDU, no digests; a Data-In / Data-Out PDU per 256 KiB
+    (MaxRecvDataSegmentLength of open-iscsi), a SCSI Response PDU per I/O (no phase collapse),
+    an R2T per write (reverse direction), no immediate data.
+  - NVMe/TCP: command capsule 8 + 64 = 72 bytes, response capsule 8 + 16 = 24 bytes, one
+    C2HData / H2CData PDU (24-byte header) per I/O, an R2T per write (24 bytes, reverse), no
+    digests, no in-capsule data.
+  - NFS (v3 over TCP, AUTH_SYS): RPC record marker + call header + READ/WRITE arguments about
+    132 bytes (140 for WRITE), the reply header about 132 bytes (164 for WRITE, with wcc_data).
+- RDMA (NVMe/RoCE, iSER over RoCEv2 or InfiniBand, SRP / NVMe-RDMA over InfiniBand): messages
+  are cut into packets of the RDMA path MTU (RoCE: 1024 at Ethernet MTU 1500, 4096 at 9000;
+  InfiniBand 4096). Per packet RoCEv2 costs Ethernet 38 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 =
+  82 bytes, InfiniBand LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes (no GRH). Reads: the target
+  RDMA-WRITEs the data (RETH 16 once) and SENDs the response; writes: the host SENDs the command,
+  the target issues an RDMA READ (request = RETH 16, reverse direction) and the data comes back
+  as READ responses (AETH 4 in the first and last packet). Command / response sizes: NVMe SQE
+  64 / CQE 16; iSER header 28 + BHS 48 both ways; SRP_CMD 64 / SRP_RSP 36.
+
+IOPS ceiling = link rate / wire bytes of one I/O in its busiest direction; MB/s = IOPS x block
+size / 10^6. For a mixed workload (`direction="mixed"`) both directions are loaded at once and
+the ceiling counts payload in both, so it may exceed one direction's rate ("bidirektional").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from arraybench.units import format_iops, format_mbps
+
+Raw = Literal["physical", "nominal", "rated"]
+Direction = Literal["read", "write", "mixed"]
+
+KINDS = ("fc", "ethernet", "infiniband", "sas")
+_KIND_NAMES = {
+    "fc": "Fibre Channel",
+    "ethernet": "Ethernet",
+    "infiniband": "InfiniBand",
+    "sas": "SAS",
+}
+
+# ---------------------------------------------------------------- line rates
+
+# FC speed class -> (physical bytes/s per direction, rated MB/s)
+_FC_RATES: dict[float, tuple[float, float]] = {
+    1: (1.0625e9 * 8 / 10 / 8, 100),
+    2: (2.125e9 * 8 / 10 / 8, 200),
+    4: (4.25e9 * 8 / 10 / 8, 400),
+    8: (8.5e9 * 8 / 10 / 8, 800),
+    10: (10.51875e9 * 64 / 66 / 8, 1200),
+    16: (14.025e9 * 64 / 66 / 8, 1600),
+    32: (28.05e9 * 514 / 528 * 256 / 257 / 8, 3200),
+    64: (57.8e9 * 514 / 544 * 256 / 257 / 8, 6400),
+    128: (4 * 28.05e9 * 514 / 528 * 256 / 257 / 8, 12800),
+}
+_ETH_SPEEDS = (1, 10, 25, 40, 50, 100, 200, 400, 800)
+# InfiniBand 4x port: generation -> data rate in Gbit/s after line coding
+_IB_GENS: dict[str, float] = {
+    "sdr": 8,
+    "ddr": 16,
+    "qdr": 32,
+    "fdr10": 40,
+    "fdr": 4 * 14.0625 * 64 / 66,
+    "edr": 100,
+    "hdr": 200,
+    "ndr": 400,
+    "xdr": 800,
+}
+# SAS lane speed name -> physical bytes/s per direction
+_SAS_RATES: dict[float, float] = {
+    3: 3e9 * 8 / 10 / 8,
+    6: 6e9 * 8 / 10 / 8,
+    12: 12e9 * 8 / 10 / 8,
+    24: 22.5e9 * 128 / 150 / 8,
+}
+
+_SPEEDS: dict[str, set[float]] = {
+    "fc": set(_FC_RATES),
+    "ethernet": {float(s) for s in _ETH_SPEEDS},
+    "sas": set(_SAS_RATES),
+}
+
+PROTOCOLS = {
+    "fc": ("fcp", "nvme/fc"),
+    "sas": ("ssp",),
+    "ethernet": ("iscsi", "nvme/tcp", "nvme/roce", "iser", "nfs"),
+    "infiniband": ("srp", "iser", "nvme/rdma"),
+}
+DEFAULT_PROTOCOL = {"fc": "fcp", "sas": "ssp", "ethernet": "iscsi", "infiniband": "nvme/rdma"}
+_PROTOCOL_NAMES = {
+    "fcp": "FCP",
+    "nvme/fc": "FC-NVMe",
+    "ssp": "SSP",
+    "iscsi": "iSCSI",
+    "nvme/tcp": "NVMe/TCP",
+    "nvme/roce": "NVMe/RoCE",
+    "iser": "iSER",
+    "nfs": "NFS",
+    "srp": "SRP",
+    "nvme/rdma": "NVMe/RDMA",
+}
+
+
+@dataclass(frozen=True)
+class Link:
+    """`count` identical ports of one kind. `gbit` is the speed name: 16 for 16GFC, 25 for
+    25GbE, 12 for a SAS-3 lane; for InfiniBand the 4x data rate (HDR = 200, FDR = 54.5).
+    `protocol` is None for the kind's default (FCP, SSP, iSCSI over Ethernet, NVMe/RDMA on IB)."""
+
+    kind: str
+    count: int
+    gbit: float
+    protocol: str | None = None
+
+    @property
+    def label(self) -> str:
+        """`4 x FC 16G`, `2 x 25GbE iSCSI`, `1 x IB HDR`, `4 x SAS 12G`."""
+        proto = f" {_PROTOCOL_NAMES.get(self.protocol, self.protocol)}" if self.protocol else ""
+        if self.kind == "fc":
+            body = f"FC {self.gbit:g}G"
+        elif self.kind == "ethernet":
+            body = f"{self.gbit:g}GbE"
+        elif self.kind == "infiniband":
+            gen = next((g for g, r in _IB_GENS.items() if math.isclose(r, self.gbit)), None)
+            body = f"IB {gen.upper()}" if gen else f"IB {self.gbit:g}G"
+        else:
+            body = f"SAS {self.gbit:g}G"
+        return f"{self.count} x {body}{proto}"
+
+    def __str__(self) -> str:
+        return self.label
+
+
+# ---------------------------------------------------------------- parsing
+
+_FORMS = (
+    "accepted forms: '4 x FC 16G', '16GFC', '16G FC', '4 x 16 Gbit FC', '1 x 32GFC', "
+    "'2 x 25GbE', '25G Ethernet iSCSI', 'NVMe/TCP 100GbE', '2 x IB HDR', 'SAS 12G x 4'; "
+    f"FC speeds {', '.join(f'{s:g}' for s in _FC_RATES)}; "
+    f"Ethernet {', '.join(str(s) for s in _ETH_SPEEDS)} GbE; "
+    f"InfiniBand {', '.join(g.upper() for g in _IB_GENS)}; SAS 3, 6, 12, 24G; "
+    "protocols iSCSI, NVMe/TCP, NVMe/RoCE, iSER, NFS (Ethernet), FCP, NVMe/FC (FC), "
+    "SRP, iSER, NVMe/RDMA (InfiniBand)"
+)
+
+_PROTO_PATTERNS = (
+    (r"nvme\s*[/-]?\s*(?:over\s*)?tcp", "nvme/tcp"),
+    (r"nvme\s*[/-]?\s*(?:over\s*)?roce(?:v2)?", "nvme/roce"),
+    (r"\broce(?:v2)?\b", "roce"),  # RDMA over Ethernet: NVMe/RoCE unless iSER is named
+    (r"nvme\s*[/-]?\s*(?:over\s*)?rdma", "nvme/rdma"),
+    (r"nvme\s*[/-]?\s*(?:over\s*)?fc|fc\s*-\s*nvme", "nvme/fc"),
+    (r"\biser\b", "iser"),
+    (r"\biscsi\b", "iscsi"),
+    (r"\bnfs(?:v?[34](?:\.[0-2])?)?\b", "nfs"),
+    (r"\bsrp\b", "srp"),
+    (r"\bfcp\b", "fcp"),
+    (r"\bssp\b", "ssp"),
+)
+_SPEED = r"(\d+(?:\.\d+)?)\s*(?:g|gb|gbit|gbps|gb/s|gbit/s|gigabit)?"
+_COUNT_FRONT = re.compile(r"^(\d+)\s*x\s*(.+)$")
+_COUNT_BACK = re.compile(r"^(.+?)\s*\bx\s*(\d+)$")
+
+
+def _fail(text: str, why: str) -> ValueError:
+    return ValueError(f"cannot read link {text!r}: {why}; {_FORMS}")
+
+
+def _protocol(body: str, text: str) -> tuple[str, str | None]:
+    found: list[str] = []
+    for pattern, name in _PROTO_PATTERNS:
+        body, n = re.subn(pattern, " ", body)
+        if n:
+            found.append(name)
+    if "roce" in found:
+        found = [p for p in found if p != "roce"] or ["nvme/roce"]
+        if found != ["iser"]:
+            found = ["nvme/roce", *(p for p in found if p != "nvme/roce")]
+    if len(set(found)) > 1:
+        raise _fail(text, f"more than one protocol ({', '.join(found)})")
+    return body, (found[0] if found else None)
+
+
+def _number(body: str, text: str) -> float:
+    nums = re.findall(_SPEED + r"(?![\d.])", body)
+    if len(nums) != 1:
+        raise _fail(text, "expected exactly one speed" if nums else "no speed given")
+    return float(nums[0])
+
+
+def _kind(body: str, protocol: str | None) -> tuple[str | None, str]:
+    """The link kind and the text with the kind's keyword removed."""
+    rules = (
+        ("fc", r"fibre\s*channel|fiber\s*channel|g?fc\b"),
+        ("ethernet", r"ethernet|\beth\b|g?be\b|(?<=\d)\s*ge\b"),
+        ("infiniband", r"infiniband|\bib\b"),
+        ("sas", r"\bsas(?:-?[1-4])?\b"),
+    )
+    for kind, pattern in rules:
+        new, n = re.subn(pattern, " ", body)
+        if n:
+            return kind, new
+    by_protocol = {"nvme/fc": "fc", "fcp": "fc", "ssp": "sas", "srp": "infiniband"}
+    if protocol in by_protocol:
+        return by_protocol[protocol], body
+    if protocol is not None:
+        return "ethernet", body  # iSCSI / NVMe-TCP / RoCE / NFS with only a speed: Ethernet
+    return None, body
+
+
+def parse_link(text: str) -> Link:
+    """`4 x FC 16G` -> Link("fc", 4, 16.0, None); case-insensitive, `x`, `×` or `*` for counts.
+
+    ValueError names the accepted forms, speeds and protocols."""
+    if not isinstance(text, str) or not text.strip():
+        raise _fail(str(text), "empty")
+    body = text.lower().replace("×", " x ").replace("*", " x ")
+    body = re.sub(r"[(),;]", " ", body)
+    body = re.sub(r"\s+", " ", body).strip()
+    count = 1
+    front, back = _COUNT_FRONT.match(body), _COUNT_BACK.match(body)
+    if front:
+        count, body = int(front.group(1)), front.group(2)
+    elif back:
+        body, count = back.group(1), int(back.group(2))
+    if count < 1:
+        raise _fail(text, "the count must be at least 1")
+    body, protocol = _protocol(body, text)
+    kind, body = _kind(body, protocol)
+    if kind is None:
+        raise _fail(text, "no link type (FC, GbE / Ethernet, IB, SAS)")
+    if kind == "infiniband":
+        gbit = _ib_speed(body, text)
+    else:
+        gbit = _number(body, text)
+        if gbit not in _SPEEDS[kind]:
+            raise _fail(text, f"{_KIND_NAMES[kind]} has no {gbit:g}G speed")
+    if protocol is not None and protocol not in PROTOCOLS[kind]:
+        raise _fail(text, f"{_PROTOCOL_NAMES[protocol]} does not run over {_KIND_NAMES[kind]}")
+    if protocol == DEFAULT_PROTOCOL[kind] and kind in ("fc", "sas"):
+        protocol = None
+    return Link(kind, count, gbit, protocol)
+
+
+def _ib_speed(body: str, text: str) -> float:
+    gens = [g for g in _IB_GENS if re.search(rf"\b{g}\b", body)]
+    if len(gens) == 1:
+        return _IB_GENS[gens[0]]
+    if gens:
+        raise _fail(text, "more than one InfiniBand generation")
+    gbit = _number(body, text)
+    for rate in _IB_GENS.values():
+        if math.isclose(rate, gbit, rel_tol=0.02):
+            return rate
+    raise _fail(text, f"{gbit:g}G is not an InfiniBand 4x data rate")
+
+
+def _as_links(links: Link | str | Iterable[Link | str]) -> list[Link]:
+    if isinstance(links, Link | str):
+        links = [links]
+    out = [x if isinstance(x, Link) else parse_link(x) for x in links]
+    if not out:
+        raise ValueError("no links given")
+    return out
+
+
+# ---------------------------------------------------------------- line rates
+
+
+def line_rate_bytes_per_s(link: Link, raw: Raw = "physical") -> float:
+    """Bytes per second that ONE port of `link` carries per direction (see the module table).
+
+    physical: after line coding and FEC (16GFC: 1.7e9); nominal: speed name / 8 (2e9);
+    rated: the published MB/s (16GFC: 1.6e9). Multiply by `link.count` for the bundle."""
+    if raw not in ("physical", "nominal", "rated"):
+        raise ValueError(f"raw must be 'physical', 'nominal' or 'rated', not {raw!r}")
+    if raw == "nominal":
+        return link.gbit * 1e9 / 8
+    if link.kind == "fc":
+        physical, rated = _FC_RATES[link.gbit]
+        return physical if raw == "physical" else rated * 1e6
+    if link.kind == "sas":
+        return _SAS_RATES[link.gbit]
+    if link.kind in ("ethernet", "infiniband"):
+        return link.gbit * 1e9 / 8
+    raise ValueError(f"unknown link kind {link.kind!r}: use one of {', '.join(KINDS)}")
+
+
+def total_bytes_per_s(links: Link | str | Iterable[Link | str], raw: Raw = "physical") -> float:
+    """All ports together, one direction: "4 x 16 Gbit FC = 8 GB/s" with raw="nominal"."""
+    return sum(line_rate_bytes_per_s(x, raw) * x.count for x in _as_links(links))
+
+
+# ---------------------------------------------------------------- wire model
+
+Msg = tuple[int, int]  # (payload bytes, extra header bytes in the message's first unit)
+
+_ETH_WIRE = 7 + 1 + 14 + 4 + 12  # preamble, SFD, MAC header, FCS, inter-frame gap = 38
+_IP_TCP = 20 + 20 + 12  # IPv4, TCP, timestamps option = 52
+_ROCE_PACKET = _ETH_WIRE + 20 + 8 + 12 + 4  # + IPv4, UDP, BTH, ICRC = 82
+_ROCE_IN_MTU = 20 + 8 + 12 + 16 + 4  # IPv4, UDP, BTH, RETH, ICRC inside the Ethernet MTU
+_IB_PACKET = 8 + 12 + 4 + 2  # LRH, BTH, ICRC, VCRC = 26
+FC_FRAMING = 4 + 24 + 4 + 4  # SOF, header, CRC, EOF = 36
+ISCSI_BHS = 48
+ISCSI_PDU_DATA = 256 * 1024
+
+
+@dataclass(frozen=True)
+class _Transport:
+    unit_payload: int  # largest payload of one frame / packet
+    unit_overhead: int  # wire bytes per frame / packet besides the payload
+    stream: bool  # TCP: messages of consecutive I/Os share packets
+
+    def wire(self, msgs: Sequence[Msg]) -> float:
+        if self.stream:
+            total = sum(n + extra for n, extra in msgs)
+            return total * (self.unit_payload + self.unit_overhead) / self.unit_payload
+        units = sum(max(1, math.ceil(n / self.unit_payload)) for n, _ in msgs)
+        return sum(n + extra for n, extra in msgs) + units * self.unit_overhead
+
+
+# protocol -> (command bytes host->array, response bytes array->host, transfer-ready bytes)
+_FRAMED = {"fcp": (32, 24, 12), "nvme/fc": (96, 32, 12), "ssp": (28, 24, 12)}
+_RDMA = {"nvme/roce": (64, 16), "nvme/rdma": (64, 16), "iser": (76, 76), "srp": (64, 36)}
+
+
+def _transport(link: Link, protocol: str, mtu: int, frame_payload: int) -> _Transport:
+    if link.kind == "fc":
+        return _Transport(frame_payload, FC_FRAMING, stream=False)
+    if link.kind == "sas":
+        return _Transport(1024, FC_FRAMING, stream=False)
+    if link.kind == "infiniband":
+        return _Transport(4096, _IB_PACKET, stream=False)
+    if protocol in _RDMA:
+        fits = [m for m in (256, 512, 1024, 2048, 4096) if m + _ROCE_IN_MTU <= mtu]
+        pmtu = max(fits, default=256)
+        return _Transport(pmtu, _ROCE_PACKET, stream=False)
+    return _Transport(mtu - _IP_TCP, _IP_TCP + _ETH_WIRE, stream=True)
+
+
+def _messages(protocol: str, bs: int, read: bool) -> tuple[list[Msg], list[Msg]]:
+    """(host -> array, array -> host) messages of one I/O."""
+    if protocol in _FRAMED:
+        cmd, rsp, xrdy = _FRAMED[protocol]
+        if read:
+            return [(cmd, 0)], [(bs, 0), (rsp, 0)]
+        return [(cmd, 0), (bs, 0)], [(xrdy, 0), (rsp, 0)]
+    if protocol in _RDMA:
+        cmd, rsp = _RDMA[protocol]
+        if read:  # RDMA WRITE with RETH, then SEND of the response
+            return [(cmd, 0)], [(bs, 16), (rsp, 0)]
+        # RDMA READ request (RETH, no payload) out, READ responses (AETH first + last) back
+        return [(cmd, 0), (bs, 8)], [(0, 16), (rsp, 0)]
+    if protocol == "iscsi":
+        pdus = max(1, math.ceil(bs / ISCSI_PDU_DATA)) * ISCSI_BHS
+        if read:
+            return [(ISCSI_BHS, 0)], [(bs, pdus), (ISCSI_BHS, 0)]
+        return [(ISCSI_BHS, 0), (bs, pdus)], [(ISCSI_BHS, 0), (ISCSI_BHS, 0)]
+    if protocol == "nvme/tcp":
+        if read:
+            return [(72, 0)], [(bs, 24), (24, 0)]
+        return [(72, 0), (bs, 24)], [(24, 0), (24, 0)]
+    if protocol == "nfs":
+        if read:
+            return [(132, 0)], [(bs, 132)]
+        return [(bs, 140)], [(164, 0)]
+    raise ValueError(f"unknown protocol {protocol!r}")
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """Payload ceiling of a set of links for one block size: MB/s = 10^6 bytes/s of user data,
+    IOPS, the payload share of the wire bytes in the busiest direction, and how it was derived."""
+
+    mb_per_s: float
+    iops: float
+    efficiency: float
+    note: str
+
+
+def _link_ceiling(
+    link: Link, bs: int, direction: Direction, read_fraction: float, raw: Raw, mtu: int, fp: int
+) -> tuple[float, float, str]:
+    """(IOPS, efficiency, note) for one Link (all its ports)."""
+    protocol = link.protocol or DEFAULT_PROTOCOL[link.kind]
+    transport = _transport(link, protocol, mtu, fp)
+    f = {"read": 1.0, "write": 0.0}.get(direction, read_fraction)
+    loads = [0.0, 0.0]  # wire bytes per I/O: host -> array, array -> host
+    for share, is_read in ((f, True), (1.0 - f, False)):
+        if share > 0:
+            h2a, a2h = _messages(protocol, bs, is_read)
+            loads[0] += share * transport.wire(h2a)
+            loads[1] += share * transport.wire(a2h)
+    busy = 1 if loads[1] >= loads[0] else 0
+    rate = line_rate_bytes_per_s(link, raw) * link.count
+    iops = rate / loads[busy]
+    payload = bs * (f if busy == 1 else 1.0 - f)
+    unit = "frames" if link.kind in ("fc", "sas") else "packets"
+    note = (
+        f"{link.label}: {rate / link.count / 1e6:,.0f} MB/s per port and direction ({raw}), "
+        f"{_PROTOCOL_NAMES[protocol]} in {transport.unit_payload}-byte {unit}"
+        + (f" at MTU {mtu}" if link.kind == "ethernet" else "")
+    )
+    return iops, payload / loads[busy], note
+
+
+def payload_ceiling(
+    links: Link | str | Iterable[Link | str],
+    block_size: int,
+    direction: Direction = "read",
+    *,
+    raw: Literal["physical", "nominal"] = "physical",
+    mtu: int = 1500,
+    frame_payload: int = 2112,
+    read_fraction: float = 0.5,
+) -> Ceiling:
+    """The most user data the links can move at `block_size`, per the module's wire model.
+
+    direction: "read" (array -> host), "write", or "mixed" with `read_fraction` of the I/Os
+    being reads (both directions loaded; payload of both counted). raw: "physical" line rate
+    (default) or "nominal" = speed name / 8. mtu: Ethernet MTU (1500 or 9000). frame_payload:
+    FC data field per frame (2112 largest, 2048 common)."""
+    if raw not in ("physical", "nominal"):
+        raise ValueError(
+            f"raw must be 'physical' or 'nominal' for a payload ceiling, not {raw!r} "
+            "(rated MB/s already allow for framing)"
+        )
+    if direction not in ("read", "write", "mixed"):
+        raise ValueError(f"direction must be 'read', 'write' or 'mixed', not {direction!r}")
+    if not 0.0 <= read_fraction <= 1.0:
+        raise ValueError(f"read_fraction must be between 0 and 1, not {read_fraction}")
+    if block_size < 1:
+        raise ValueError(f"block size must be at least 1 byte, not {block_size}")
+    if not 576 <= mtu <= 9216:
+        raise ValueError(f"mtu must be between 576 and 9216 bytes, not {mtu}")
+    if not 256 <= frame_payload <= 2112:
+        raise ValueError(f"frame_payload must be between 256 and 2112 bytes, not {frame_payload}")
+    parts = [
+        _link_ceiling(x, block_size, direction, read_fraction, raw, mtu, frame_payload)
+        for x in _as_links(links)
+    ]
+    iops = sum(p[0] for p in parts)
+    efficiency = sum(p[0] * p[1] for p in parts) / iops
+    what = direction if direction != "mixed" else f"mixed {read_fraction:.0%} read"
+    note = "; ".join(p[2] for p in parts) + f"; {what}, {efficiency:.1%} of the wire is payload"
+    return Ceiling(iops * block_size / 1e6, iops, efficiency, note)
+
+
+def percent_of(measured: float, ceiling: Ceiling | float) -> float:
+    """Measured MB/s as % of the ceiling's MB/s (or of a plain number in the same unit).
+
+    NaN when the ceiling is not positive."""
+    top = ceiling.mb_per_s if isinstance(ceiling, Ceiling) else float(ceiling)
+    if not top > 0 or not math.isfinite(top):
+        return math.nan
+    return 100.0 * measured / top
+
+
+def ceiling_text(
+    ceiling: Ceiling,
+    links: Link | str | Iterable[Link | str],
+    measured: float | None = None,
+    unit: Literal["MB/s", "IOPS"] = "MB/s",
+) -> str:
+    """ "theoretical 6,686 MB/s (4 x FC 16G), 81 % reached" for a report; `measured` in `unit`."""
+    names = " + ".join(x.label for x in _as_links(links))
+    iops = unit == "IOPS"
+    text = f"theoretical {format_iops(ceiling.iops) if iops else format_mbps(ceiling.mb_per_s)}"
+    text += f" ({names})"
+    if measured is not None:
+        pct = percent_of(measured, ceiling.iops if iops else ceiling)
+        if math.isfinite(pct):
+            text += f", {pct:.0f} % reached"
+    return text

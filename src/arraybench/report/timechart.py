@@ -1,0 +1,757 @@
+"""Charts against time and against data written, as inline SVG in the style of `svg.py`.
+
+`time_chart` draws what AERODISK and the HUS VM write-cliff test show: IOPS or MB/s on the left
+axis and latency (or controller CPU) on the right, against seconds since the start, with
+vertical event lines ("controller B pulled", "cliff at 3 s"). `gb_chart` draws the SNIA write
+saturation view: the same series against cumulative GB written. Both are one renderer
+(`xy_chart`) with a different x axis.
+
+Long runs are downsampled: above `max_points` samples the series are cut into
+`max_points / 2` buckets of consecutive samples (the same buckets for every series); each
+bucket contributes its mean to the line and its minimum and maximum to a light band around it,
+so a 5-hour run at 1 s (18,000 samples) or a 10-hour run (36,000) stays a few tens of KB and a
+one-second spike or dip is still drawn at its true height. Each series' global maximum is marked
+and labelled. Missing values (None, NaN) break the line instead of being bridged.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import TypeVar
+
+from arraybench.report.svg import (
+    C_AXIS,
+    C_GRID,
+    C_LAT,
+    C_TEXT,
+    C_TPUT,
+    FONT,
+    HEADROOM,
+    MS_THRESHOLD_US,
+    Box,
+    _circle,
+    _empty,
+    _f,
+    _halo_label,
+    _hline,
+    _label_box,
+    _overlaps,
+    _polygon,
+    _polyline,
+    _segments,
+    _sig,
+    _text,
+    _text_width,
+    _trim,
+    _vline,
+    compact,
+    fmt_throughput,
+    nice_step,
+    nice_ticks,
+    ticks_with_count,
+)
+
+LEFT_COLORS = (C_TPUT, "#0f8a6c", "#5b2a86", "#4b5563")
+RIGHT_COLORS = (C_LAT, "#8c564b", "#b8860b", "#6b7280")
+C_EVENT = "#b42318"
+BAND_OPACITY = "0.2"
+LATENCY_UNITS = ("µs", "us", "ms")
+THROUGHPUT_UNITS = ("IOPS", "kIOPS", "MB/s", "MiB/s", "GB/s", "KiB/s")
+
+# steps for a time axis, in seconds: round numbers of seconds, minutes and hours
+_TIME_STEPS = (
+    *(1, 2, 5, 10, 15, 20, 30),
+    *(60 * m for m in (1, 2, 5, 10, 15, 20, 30)),
+    *(3600 * h for h in (1, 2, 3, 4, 6, 12, 24, 48)),
+)
+
+
+@dataclass(frozen=True)
+class TimeSeries:
+    """One line: `values[i]` belongs to the chart's `x[i]` (None = no sample, breaks the line)."""
+
+    label: str
+    values: Sequence[float | None]
+    unit: str
+    dashed: bool = False
+    color: str | None = None  # default: the next colour of the axis' palette
+
+
+@dataclass(frozen=True)
+class ChartEvent:
+    """A vertical line with a label at `t_s` seconds. On a `gb_chart` the line sits at `gb`
+    when given, else at the GB written by `t_s` (interpolated from the chart's `t_s`)."""
+
+    t_s: float
+    label: str
+    gb: float | None = None
+
+
+# ---------------------------------------------------------------- x axes
+
+
+@dataclass(frozen=True)
+class XAxis:
+    """Ticks (in x units), their labels and the axis title for a range of x values."""
+
+    ticks: list[float]
+    labels: list[str]
+    title: str
+
+
+XAxisFormatter = Callable[[float, float, int, str], XAxis]
+
+
+def _ticks_between(lo: float, hi: float, step: float) -> list[float]:
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [k * step for k in range(first, last + 1)]
+
+
+def _retitle(title: str, old: str, new: str) -> str:
+    suffix = f"({old})"
+    return title[: -len(suffix)] + f"({new})" if title.endswith(suffix) else title
+
+
+def time_axis(lo: float, hi: float, target: int, title: str) -> XAxis:
+    """Seconds, shown in s, min or h by the size of the step; a title ending in "(s)" follows."""
+    span = max(hi - lo, 1e-9)
+    step = next((float(s) for s in _TIME_STEPS if span / s <= target), None)
+    if step is None:
+        step = 86400 * nice_step(span / 86400 / target)
+    unit, div = ("s", 1.0) if step < 60 else ("min", 60.0) if step < 3600 else ("h", 3600.0)
+    ticks = _ticks_between(lo, hi, step)
+    return XAxis(ticks, [_trim(t / div, 2) for t in ticks], _retitle(title, "s", unit))
+
+
+def linear_axis(lo: float, hi: float, target: int, title: str) -> XAxis:
+    """Nice 1 / 2 / 2.5 / 5 steps; GB switch to TB from 10,000 GB when the title ends in "(GB)"."""
+    div = 1000.0 if hi >= 10_000 and title.endswith("(GB)") else 1.0
+    step = nice_step(max(hi - lo, 1e-9) / div / target) * div
+    ticks = _ticks_between(lo, hi, step)
+    labels = [compact(t / div) for t in ticks]
+    return XAxis(ticks, labels, _retitle(title, "GB", "TB") if div > 1 else title)
+
+
+# ---------------------------------------------------------------- data preparation
+
+
+@dataclass(frozen=True)
+class _Bucket:
+    x: float
+    mean: float
+    lo: float
+    hi: float
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    label: str
+    unit: str
+    dashed: bool
+    color: str
+    cls: str
+    buckets: list[_Bucket | None]
+    peak: tuple[float, float] | None  # (x, value) of the global maximum
+
+
+def _clean(values: Sequence[float | None], order: list[int], div: float) -> list[float | None]:
+    out: list[float | None] = []
+    for i in order:
+        v = values[i] if i < len(values) else None
+        out.append(v / div if v is not None and math.isfinite(v) else None)
+    return out
+
+
+def _bounds(n: int, max_points: int) -> list[tuple[int, int]]:
+    """Index ranges of the buckets: one per sample, or max_points / 2 equal runs above that."""
+    if n <= max_points:
+        return [(i, i + 1) for i in range(n)]
+    count = max(2, max_points // 2)
+    return [(k * n // count, (k + 1) * n // count) for k in range(count)]
+
+
+def _bucketize(
+    xs: list[float], vals: list[float | None], bounds: list[tuple[int, int]]
+) -> list[_Bucket | None]:
+    out: list[_Bucket | None] = []
+    for a, b in bounds:
+        got = [v for v in vals[a:b] if v is not None]
+        if not got:
+            out.append(None)
+            continue
+        x = (xs[a] + xs[b - 1]) / 2
+        out.append(_Bucket(x, sum(got) / len(got), min(got), max(got)))
+    return out
+
+
+def _peak(xs: list[float], vals: list[float | None]) -> tuple[float, float] | None:
+    best: tuple[float, float] | None = None
+    for x, v in zip(xs, vals, strict=True):
+        if v is not None and (best is None or v > best[1]):
+            best = (x, v)
+    return best
+
+
+def _unit_and_div(series: Sequence[TimeSeries]) -> tuple[str, float]:
+    """The axis unit; µs switches to ms above 10,000 µs (as in `svg.py`)."""
+    units = list(dict.fromkeys(s.unit for s in series))
+    if units and all(u in ("µs", "us") for u in units):
+        top = max(
+            (abs(v) for s in series for v in s.values if v is not None and math.isfinite(v)),
+            default=0.0,
+        )
+        return ("ms", 1000.0) if top > MS_THRESHOLD_US else ("µs", 1.0)
+    return " / ".join(units), 1.0
+
+
+def _axis_title(unit: str) -> str:
+    if unit in LATENCY_UNITS:
+        return f"latency ({unit})"
+    if unit in THROUGHPUT_UNITS:
+        return f"throughput ({unit})"
+    return unit
+
+
+def _fmt_value(v: float, unit: str) -> str:
+    if unit in ("IOPS", "MB/s"):
+        return fmt_throughput(v, unit)
+    return f"{_sig(v)} {unit}".rstrip()
+
+
+def _tick_label(v: float, unit: str) -> str:
+    return _trim(v, 2) if unit in LATENCY_UNITS else compact(v)
+
+
+# ---------------------------------------------------------------- geometry
+
+
+@dataclass(frozen=True)
+class _Plot:
+    left: float
+    top: float
+    right: float
+    bottom: float
+    x_lo: float
+    x_hi: float
+    y1: tuple[float, float]  # axis range (lo, top) of the left axis
+    y2: tuple[float, float]
+
+    def x(self, v: float) -> float:
+        return self.left + (self.right - self.left) * (v - self.x_lo) / (self.x_hi - self.x_lo)
+
+    def y(self, v: float, side: int) -> float:
+        lo, top = self.y1 if side == 0 else self.y2
+        return self.bottom - (self.bottom - self.top) * (v - lo) / (top - lo)
+
+    def inside(self, box: Box) -> bool:
+        x0, y0, x1, y1 = box
+        horizontal = self.left + 2 <= x0 and x1 <= self.right - 2
+        return horizontal and self.top + 1 <= y0 and y1 <= self.bottom - 2
+
+
+def _y_ticks(lo: float, hi: float, count: int | None = None) -> list[float]:
+    """0-based nice ticks (svg.py's), or ticks spanning a negative minimum."""
+    top = hi * HEADROOM if hi > 0 else 0.0
+    if lo >= 0:
+        return ticks_with_count(top, count) if count else nice_ticks(top)
+    step = nice_step((top - lo) / (count or 5))
+    first, last = math.floor(lo / step), max(math.ceil(top / step), math.floor(lo / step) + 1)
+    return [k * step for k in range(first, last + 1)]
+
+
+def _range(series: list[_Prepared]) -> tuple[float, float]:
+    got = [b for s in series for b in s.buckets if b is not None]
+    return min((b.lo for b in got), default=0.0), max((b.hi for b in got), default=0.0)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+T = TypeVar("T")
+
+
+def _runs(items: Sequence[T | None]) -> list[list[T]]:
+    """Consecutive non-None items: a gap splits the band like `_segments` splits a line."""
+    runs: list[list[T]] = [[]]
+    for it in items:
+        if it is None:
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append(it)
+    return [r for r in runs if r]
+
+
+def _draw_series(p: _Plot, s: _Prepared, side: int, banded: bool) -> list[str]:
+    out: list[str] = []
+    dash = ' stroke-dasharray="6 4"' if s.dashed else ""
+    if banded:
+        for run in _runs(s.buckets):
+            upper = [(p.x(b.x), p.y(b.hi, side)) for b in run]
+            lower = [(p.x(b.x), p.y(b.lo, side)) for b in reversed(run)]
+            if len(run) == 1:  # a lone bucket: a short vertical stroke shows its range
+                upper.append((upper[0][0] + 0.8, upper[0][1]))
+                lower.insert(0, (lower[0][0] + 0.8, lower[0][1]))
+            extra = (
+                f' class="band {s.cls}" fill-opacity="{BAND_OPACITY}" stroke="{s.color}" '
+                'stroke-opacity="0.35" stroke-width="0.6" stroke-linejoin="round"'
+            )
+            out.append(_polygon(upper + lower, s.color, extra))
+    pts = [None if b is None else (p.x(b.x), p.y(b.mean, side)) for b in s.buckets]
+    for seg in _segments(pts):
+        if len(seg) == 1:
+            out.append(_circle(seg[0][0], seg[0][1], 2.2, s.color, s.color, 1, f"dot {s.cls}"))
+        else:
+            out.append(_polyline(seg, s.color, 1.5, f"line {s.cls}", dash))
+    return out
+
+
+@dataclass
+class _Taken:
+    boxes: list[Box]
+
+    def free(self, box: Box) -> bool:
+        return not any(_overlaps(box, t) for t in self.boxes)
+
+
+def _events(
+    p: _Plot, events: list[tuple[float, str]], taken: _Taken
+) -> tuple[list[str], list[str]]:
+    """(dashed lines drawn under the series, labels drawn over them)."""
+    lines, labels = [], []
+    size = 10.5
+    xs = sorted(p.x(x_val) for x_val, _ in events)
+    for x_val, label in sorted(events, key=lambda e: e[0]):
+        x = p.x(x_val)
+        lines.append(
+            _vline(
+                x,
+                p.top,
+                p.bottom,
+                C_EVENT,
+                ' class="event" stroke-width="1.3" stroke-dasharray="5 3" stroke-opacity="0.85"',
+            )
+        )
+        w = _text_width(label, size)
+        # right of the line unless that leaves the plot or crosses another event's line
+        sides = [("start", x + 4), ("end", x - 4)]
+        boxes = [_label_box(lx, p.top + 13, w, size, a) for a, lx in sides]
+        fits = [k for k in (0, 1) if p.inside(boxes[k])] or [0 if x < p.right - w else 1]
+        clear = [k for k in fits if not any(boxes[k][0] < o < boxes[k][2] for o in xs)]
+        anchor, lx = sides[(clear or fits)[0]]
+        row_y = p.top + 13
+        box = _label_box(lx, row_y, w, size, anchor)
+        for _ in range(12):
+            box = _label_box(lx, row_y, w, size, anchor)
+            if taken.free(box):
+                break
+            row_y += size + 4
+        taken.boxes.append(box)
+        labels.append(_halo_label((lx, row_y, anchor), label, C_EVENT, "label-event", size))
+    return lines, labels
+
+
+def _peak_mark(p: _Plot, s: _Prepared, side: int, taken: _Taken) -> list[str]:
+    if s.peak is None:
+        return []
+    x, y = p.x(s.peak[0]), p.y(s.peak[1], side)
+    text = f"max {_fmt_value(s.peak[1], s.unit)}"
+    size = 10.5
+    w = _text_width(text, size)
+    cands = [
+        (x, y - 12, "middle"),
+        (x + 6, y - 10, "start"),
+        (x - 6, y - 10, "end"),
+        (x + 8, y + 4, "start"),
+        (x - 8, y + 4, "end"),
+        (x, y + 18, "middle"),
+        (x, y - 26, "middle"),
+        (x + 6, y - 24, "start"),
+        (x - 6, y - 24, "end"),
+    ]
+    boxes = [_label_box(cx, cy, w, size, a) for cx, cy, a in cands]
+    fits = [i for i, b in enumerate(boxes) if p.inside(b)] or list(range(len(cands)))
+    best = next((i for i in fits if taken.free(boxes[i])), fits[0])
+    taken.boxes.append(boxes[best])
+    return [
+        _circle(x, y, 3, "#fff", s.color, 1.6, f"mark-max {s.cls}"),
+        _halo_label(cands[best], text, s.color, f"label-max {s.cls}", size),
+    ]
+
+
+def _y_axis(p: _Plot, ticks: list[float], unit: str, side: int) -> list[str]:
+    out = []
+    for t in ticks:
+        y = p.y(t, side)
+        if side == 0:
+            out.append(_hline(p.left, p.right, y, C_GRID))
+            out.append(
+                _text(
+                    p.left - 7, y + 4, _tick_label(t, unit), size=10.5, anchor="end", cls="tick-y1"
+                )
+            )
+        else:
+            out.append(_hline(p.right, p.right + 4, y, C_AXIS))
+            out.append(_text(p.right + 7, y + 4, _tick_label(t, unit), size=10.5, cls="tick-y2"))
+    out.append(_vline(p.left if side == 0 else p.right, p.top, p.bottom, C_AXIS))
+    return out
+
+
+def _x_axis(p: _Plot, axis: XAxis) -> list[str]:
+    out = []
+    last_end = -math.inf
+    for t, s in zip(axis.ticks, axis.labels, strict=True):
+        x = p.x(t)
+        if p.left + 1 < x < p.right - 1:
+            out.append(_vline(x, p.top, p.bottom, C_GRID, ' stroke-opacity="0.6"'))
+        out.append(_vline(x, p.bottom, p.bottom + 4, C_AXIS))
+        w = _text_width(s, 10.5)
+        if x - w / 2 > last_end + 6:
+            out.append(_text(x, p.bottom + 16, s, size=10.5, anchor="middle", cls="tick-x"))
+            last_end = x + w / 2
+    out.append(_hline(p.left, p.right, p.bottom, C_AXIS))
+    return out
+
+
+def _legend_sample(kind: str, color: str, dashed: bool, x: float, y: float) -> str:
+    if kind == "band":
+        return (
+            f'<rect x="{_f(x)}" y="{_f(y - 5)}" width="18" height="10" fill="{C_AXIS}" '
+            f'fill-opacity="{BAND_OPACITY}"/>'
+        )
+    if kind == "event":
+        return _vline(x + 9, y - 6, y + 6, C_EVENT, ' stroke-width="1.3" stroke-dasharray="3 2"')
+    dash = ' stroke-dasharray="6 4"' if dashed else ""
+    return _hline(x, x + 18, y, color, f' stroke-width="2"{dash}')
+
+
+LegendItem = tuple[str, str, bool, str]  # kind, color, dashed, label
+
+
+def _item_width(item: LegendItem) -> float:
+    return 23 + _text_width(item[3], 10.5)
+
+
+def _header(
+    title: str, items: list[LegendItem], width: int, left: float
+) -> tuple[list[str], float]:
+    """Title, then the legend right-aligned on the title row or flowed below it."""
+    out = [_text(left, 18, title, size=13.5, cls="chart-title", font_weight="700")]
+    gap = 14.0
+    total = sum(_item_width(i) for i in items) + gap * max(len(items) - 1, 0)
+    title_w = _text_width(title, 13.5) + 24
+    if left + title_w + total <= width - 12:
+        rows, x0, y = [items], width - 12 - total, 18.0
+    else:
+        rows = []
+        row: list[LegendItem] = []
+        used = 0.0
+        for it in items:
+            w = _item_width(it) + gap
+            if row and left + used + w > width - 12:
+                rows.append(row)
+                row, used = [], 0.0
+            row.append(it)
+            used += w
+        rows.append(row)
+        x0, y = left, 36.0
+    out.append('<g class="legend">')
+    for k, row in enumerate(rows):
+        x = x0
+        for kind, color, dashed, label in row:
+            yy = y + 16 * k
+            out.append(_legend_sample(kind, color, dashed, x, yy - 4))
+            out.append(_text(x + 23, yy, label, size=10.5, fill=C_TEXT))
+            x += _item_width((kind, color, dashed, label)) + gap
+    out.append("</g>")
+    return out, y + 16 * (len(rows) - 1) + 16
+
+
+# ---------------------------------------------------------------- the renderer
+
+
+def _prepare(
+    specs: Sequence[TimeSeries],
+    colors: Sequence[str],
+    prefix: str,
+    xs: list[float],
+    order: list[int],
+    bounds: list[tuple[int, int]],
+) -> tuple[list[_Prepared], str]:
+    unit, div = _unit_and_div(specs)
+    out = []
+    for k, s in enumerate(specs):
+        vals = _clean(s.values, order, div)
+        out.append(
+            _Prepared(
+                s.label,
+                unit if div > 1 else s.unit,
+                s.dashed,
+                s.color or colors[k % len(colors)],
+                f"{prefix}{k}",
+                _bucketize(xs, vals, bounds),
+                _peak(xs, vals),
+            )
+        )
+    return out, unit
+
+
+def _snap(lo: float, hi: float, axis: XAxis) -> tuple[float, float]:
+    """Stretch the x range to the tick just beyond either end (3599 s -> 60 min), within 3 %."""
+    if len(axis.ticks) < 2:
+        return lo, hi
+    step = axis.ticks[1] - axis.ticks[0]
+    up = math.ceil(hi / step - 1e-9) * step
+    down = math.floor(lo / step + 1e-9) * step
+    slack = 0.03 * (hi - lo)
+    return (down if lo - down <= slack else lo), (up if up - hi <= slack else hi)
+
+
+def _interp(t: float, ts: list[float], xs: list[float]) -> float:
+    i = bisect.bisect_left(ts, t)
+    if i <= 0:
+        return xs[0]
+    if i >= len(ts):
+        return xs[-1]
+    t0, t1, x0, x1 = ts[i - 1], ts[i], xs[i - 1], xs[i]
+    return x0 if t1 == t0 else x0 + (x1 - x0) * (t - t0) / (t1 - t0)
+
+
+def xy_chart(
+    title: str,
+    x: Sequence[float | None],
+    series: Sequence[TimeSeries],
+    *,
+    right: Sequence[TimeSeries] = (),
+    marks: Sequence[tuple[float, str]] = (),
+    x_label: str,
+    x_axis: XAxisFormatter = linear_axis,
+    width: int = 900,
+    height: int = 280,
+    max_points: int = 2000,
+    mark_max: bool = True,
+) -> str:
+    """The generic renderer: `series` on the left axis and `right` on the right axis against
+    `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`."""
+    max_points = max(4, max_points)
+    xs_raw = [float(v) if v is not None and math.isfinite(v) else None for v in x]
+    order = [i for i, v in sorted(enumerate(xs_raw), key=lambda e: e[1] or 0.0) if v is not None]
+    xs = [xs_raw[i] or 0.0 for i in order]
+    bounds = _bounds(len(xs), max_points)
+    banded = len(xs) > max_points
+    left_p, left_unit = _prepare(series, LEFT_COLORS, "l", xs, order, bounds)
+    right_p, right_unit = _prepare(right, RIGHT_COLORS, "r", xs, order, bounds)
+    has_data = any(b is not None for s in left_p + right_p for b in s.buckets)
+
+    items: list[LegendItem] = [
+        ("line", s.color, s.dashed, s.label) for s in left_p + right_p if s.label and has_data
+    ]
+    if banded and has_data:
+        per = len(xs) / len(bounds)
+        items.append(("band", C_AXIS, False, f"min–max of ~{per:,.0f} samples"))
+    left = 62.0
+    head, top = _header(title, items, width, left)
+    body: list[str] = []
+    aria = escape(f"{title}: against {x_label}")
+    if not has_data:
+        body.append(_empty(width, height))
+        return _svg(width, height, aria, head + body)
+
+    lo, hi = xs[0], xs[-1]
+    mark_pts = [(mx, s) for mx, s in marks if math.isfinite(mx)]
+    for mx, _ in mark_pts:
+        lo, hi = min(lo, mx), max(hi, mx)
+    if 0 <= lo <= 0.05 * hi:
+        lo = 0.0
+    if hi - lo < 1e-9:
+        pad = max(abs(hi) * 0.05, 0.5)
+        lo, hi = (max(lo - pad, 0.0) if lo >= 0 else lo - pad), hi + pad
+
+    sides = [s for s in (left_p, right_p) if s]
+    primary, secondary = sides[0], sides[1] if len(sides) > 1 else None
+    y1 = _y_ticks(*_range(primary))
+    y2 = _y_ticks(*_range(secondary), count=len(y1) - 1) if secondary else None
+    plot_right = width - (66.0 if y2 else 24.0)
+    target = max(2, int((plot_right - left) // 95))
+    lo, hi = _snap(lo, hi, x_axis(lo, hi, target, x_label))
+    axis = x_axis(lo, hi, target, x_label)
+    p = _Plot(
+        left,
+        top,
+        plot_right,
+        height - 44.0,
+        lo,
+        hi,
+        (y1[0], y1[-1]),
+        (y2[0], y2[-1]) if y2 else (0.0, 1.0),
+    )
+    p_unit = left_unit if left_p else right_unit
+
+    body.append(f'<g fill="{C_AXIS}">')
+    body += _y_axis(p, y1, p_unit, 0)
+    if y2:
+        body += _y_axis(p, y2, right_unit, 1)
+    body += _x_axis(p, axis)
+    body.append("</g>")
+    body += _titles(
+        p,
+        axis.title,
+        _axis_title(p_unit),
+        _axis_title(right_unit) if y2 else None,
+        (left_p or right_p)[0].color if len(left_p or right_p) == 1 else C_TEXT,
+        right_p[0].color if len(right_p) == 1 else C_TEXT,
+        height,
+    )
+    taken = _Taken([])
+    event_lines, event_labels = _events(p, mark_pts, taken)
+    body += event_lines
+    drawn = [(s, 0) for s in (left_p or right_p)] + ([(s, 1) for s in right_p] if y2 else [])
+    for s, side in reversed(drawn):
+        body += _draw_series(p, s, side, banded)
+    body += event_labels
+    if mark_max:
+        for s, side in drawn:
+            body += _peak_mark(p, s, side, taken)
+    return _svg(width, height, escape(f"{title}: against {axis.title}"), head + body)
+
+
+def _titles(
+    p: _Plot,
+    x_title: str,
+    y1_title: str,
+    y2_title: str | None,
+    c1: str,
+    c2: str,
+    height: int,
+) -> list[str]:
+    mid = (p.top + p.bottom) / 2
+    xr = p.right + 52
+    xc = (p.left + p.right) / 2
+    out = [
+        _text(
+            14,
+            mid,
+            y1_title,
+            anchor="middle",
+            cls="axis-y1",
+            fill=c1,
+            transform=f"rotate(-90 14 {_f(mid)})",
+        ),
+        _text(xc, height - 7, x_title, anchor="middle", cls="axis-x", fill=C_TEXT),
+    ]
+    if y2_title:
+        out.append(
+            _text(
+                xr,
+                mid,
+                y2_title,
+                anchor="middle",
+                cls="axis-y2",
+                fill=c2,
+                transform=f"rotate(90 {_f(xr)} {_f(mid)})",
+            )
+        )
+    return out
+
+
+def _svg(width: int, height: int, aria: str, parts: list[str]) -> str:
+    return (
+        f'<svg class="chart timechart" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{aria}" '
+        f'font-family="{FONT}" fill="{C_TEXT}"><title>{aria}</title>' + "".join(parts) + "</svg>"
+    )
+
+
+# ---------------------------------------------------------------- the two charts
+
+
+def time_chart(
+    title: str,
+    t_s: Sequence[float | None],
+    series: Sequence[TimeSeries],
+    *,
+    right: Sequence[TimeSeries] = (),
+    events: Sequence[ChartEvent] = (),
+    x_label: str = "time (s)",
+    width: int = 900,
+    height: int = 280,
+    max_points: int = 2000,
+    mark_max: bool = True,
+) -> str:
+    """Series against seconds since the start (x ticks in s, min or h as the run gets longer;
+    a title ending in "(s)" follows), events as labelled vertical lines."""
+    return xy_chart(
+        title,
+        t_s,
+        series,
+        right=right,
+        marks=[(e.t_s, e.label) for e in events],
+        x_label=x_label,
+        x_axis=time_axis,
+        width=width,
+        height=height,
+        max_points=max_points,
+        mark_max=mark_max,
+    )
+
+
+def gb_chart(
+    title: str,
+    gb_written: Sequence[float | None],
+    series: Sequence[TimeSeries],
+    *,
+    right: Sequence[TimeSeries] = (),
+    events: Sequence[ChartEvent] = (),
+    t_s: Sequence[float | None] | None = None,
+    x_label: str = "data written (GB)",
+    width: int = 900,
+    height: int = 280,
+    max_points: int = 2000,
+    mark_max: bool = True,
+) -> str:
+    """Series against cumulative GB written (SNIA write saturation: IOPS against GB written).
+
+    An event is drawn at its `gb`, else at the GB written by its `t_s` when the samples' times
+    `t_s` are given; events with neither are left out."""
+    marks: list[tuple[float, str]] = []
+    pairs = sorted(
+        (t, g)
+        for t, g in zip(t_s or [], gb_written, strict=False)
+        if t is not None and g is not None and math.isfinite(t + g)
+    )
+    for e in events:
+        if e.gb is not None:
+            marks.append((e.gb, e.label))
+        elif pairs:
+            ts, gs = [t for t, _ in pairs], [g for _, g in pairs]
+            marks.append((_interp(e.t_s, ts, gs), e.label))
+    return xy_chart(
+        title,
+        gb_written,
+        series,
+        right=right,
+        marks=marks,
+        x_label=x_label,
+        x_axis=linear_axis,
+        width=width,
+        height=height,
+        max_points=max_points,
+        mark_max=mark_max,
+    )
+
+
+__all__ = [
+    "ChartEvent",
+    "TimeSeries",
+    "XAxis",
+    "gb_chart",
+    "linear_axis",
+    "time_axis",
+    "time_chart",
+    "xy_chart",
+]
