@@ -18,7 +18,7 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan import catalog
 from arraybench.plan.expand import Point, expand, scale_plan, select, with_targets
 from arraybench.plan.model import Plan
-from arraybench.report.assemble import build_report
+from arraybench.report.assemble import report_for_run
 from arraybench.report.html import render_html
 from arraybench.store.db import PointRecord, Store
 from arraybench.units import format_duration, format_latency, format_throughput
@@ -139,8 +139,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         observer.stop()
-    run, points = store.get_run(result.run_id), store.points(result.run_id)
-    model = build_report(run, points)
+    run = store.get_run(result.run_id)
+    model = report_for_run(store, run.id)
     console.out.print(console.summary_table(model))
     path = Path(args.report) if args.report else Path(run.folder) / "report.html"
     path.write_text(render_html(model), encoding="utf-8")
@@ -248,7 +248,7 @@ def _points_table(store: Store, run_id: str) -> console.Table:
 def cmd_report(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     run = store.get_run(args.run_id)
-    model = build_report(run, store.points(run.id))
+    model = report_for_run(store, run.id)
     path = Path(args.output) if args.output else Path(run.folder) / "report.html"
     path.write_text(render_html(model), encoding="utf-8")
     console.out.print(console.summary_table(model))

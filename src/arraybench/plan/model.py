@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from arraybench.analysis.fabric import parse_link
 from arraybench.units import parse_duration, parse_size
 
 
@@ -116,6 +117,13 @@ class Fabric(Strict):
 
     links: list[str] = Field(min_length=1)  # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
     mtu: PositiveInt = 1500
+
+    @field_validator("links")
+    @classmethod
+    def _known_links(cls, links: list[str]) -> list[str]:
+        for text in links:
+            parse_link(text)  # ValueError says which forms are accepted
+        return links
 
 
 class LatencyBound(Strict):

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
+import yaml
+
+from arraybench.analysis.fabric import payload_ceiling
 from arraybench.report.build import (
+    HOST_COLUMNS,
     bound_text,
     cell_texts,
     curve_points,
@@ -23,10 +29,13 @@ from arraybench.report.model import (
     SummaryRow,
     WorkloadSection,
 )
-from arraybench.store.db import PointRecord, RunRecord
+from arraybench.report.timelines import timelines
+from arraybench.store.db import PointRecord, RunRecord, Store
+
+MAX_FLAG_NOTES = 20
 
 
-def _panel(points: list[PointRecord], run: RunRecord) -> CurvePanel:
+def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> CurvePanel:
     x_label, xs, ticks = level_axis(points)
     curve = curve_points(points)
     summary = summarize_series(points, run)
@@ -46,11 +55,54 @@ def _panel(points: list[PointRecord], run: RunRecord) -> CurvePanel:
         optimal_index=index(summary.optimal),
         max_index=index(summary.maximum),
         min_latency_index=index(summary.min_latency),
+        ceiling=ceiling,
     )
+
+
+def fabric_of(run: RunRecord) -> dict[str, Any] | None:
+    data = yaml.safe_load(run.plan_yaml) or {}
+    fabric = data.get("fabric")
+    return fabric if isinstance(fabric, dict) else None
+
+
+def ceiling_for(fabric: dict[str, Any] | None, point: PointRecord) -> float | None:
+    """The fabric's payload ceiling for this workload, in the series' unit, per host."""
+    if not fabric:
+        return None
+    direction: Literal["read", "write", "mixed"] = (
+        "read" if point.read_pct == 100 else "write" if point.read_pct == 0 else "mixed"
+    )
+    top = payload_ceiling(
+        fabric["links"], point.bs, direction, mtu=fabric.get("mtu", 1500),
+        read_fraction=point.read_pct / 100,
+    )  # fmt: skip
+    return top.iops if point.unit == "IOPS" else top.mb_per_s
+
+
+def report_for_run(store: Store, run_id: str) -> ReportModel:
+    """Everything stored about a run, as the report's view-model."""
+    run = store.get_run(run_id)
+    points = store.points(run_id)
+    model = build_report(run, points)
+    model.timelines = timelines(store, run_id, points)
+    by_id = {p.id: p.key for p in points}
+    flags = [(f.point_id or 0, flag) for f in store.findings(run_id, "monitor")
+             for flag in f.data["flags"]]  # fmt: skip
+    lines = [f"{by_id.get(point_id, '?')}: {flag}" for point_id, flag in flags]
+    if lines:
+        model.notes.append(
+            f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {len(lines)} "
+            "point(s) — see the time series and the points table (kernel_iops):"
+        )
+        model.notes += lines[:MAX_FLAG_NOTES]
+        if len(lines) > MAX_FLAG_NOTES:
+            model.notes.append(f"… and {len(lines) - MAX_FLAG_NOTES} more")
+    return model
 
 
 def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
     series = series_of(points)
+    fabric = fabric_of(run)
     families: dict[str, dict[str, list[PointRecord]]] = {}
     for pts in series.values():
         row = families.setdefault(family_of(pts[0]), {})
@@ -62,11 +114,14 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
     for family, mixes in families.items():
         cells = {}
         for mix, pts in mixes.items():
-            optimal, extremes, bounded = cell_texts(summarize_series(pts, run), pts[0].unit, run)
+            summary = summarize_series(pts, run)
+            ceiling = ceiling_for(fabric, pts[0])
+            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling)
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         summary_rows.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
-        sections.append(WorkloadSection(family, [_panel(pts, run) for _, pts in ordered]))
+        panels = [_panel(pts, run, ceiling_for(fabric, pts[0])) for _, pts in ordered]
+        sections.append(WorkloadSection(family, panels))
     return ReportModel(
         title=f"arraybench {run.plan_name}: {run.scenario}",
         run_id=run.id,
@@ -117,5 +172,5 @@ def _point_row(point: PointRecord) -> PointRow:
         workers=point.workers,
         iodepth=point.iodepth,
         targets=point.targets,
-        values=dict(point.metrics),
+        values=dict(point.metrics) | {c: getattr(point, c) for c in HOST_COLUMNS},
     )

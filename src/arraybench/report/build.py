@@ -92,15 +92,18 @@ def mix_sort_key(mix: str) -> tuple[int, str]:
     return (MIX_ORDER.index(mix), mix) if mix in MIX_ORDER else (len(MIX_ORDER), mix)
 
 
-def cell_texts(summary: SeriesSummary, unit: str, run: RunRecord) -> tuple[str, str, str]:
+def cell_texts(
+    summary: SeriesSummary, unit: str, run: RunRecord, ceiling: float | None = None
+) -> tuple[str, str, str]:
     def at(point: CurvePoint | None) -> str:
         if point is None:
             return "–"
         return f"{format_throughput(point.throughput, unit)} @ {format_latency(point.lat_mean_us)}"
 
     mx, mn = summary.maximum, summary.min_latency
+    share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
     extremes = (
-        f"{format_throughput(mx.throughput if mx else None, unit)} max, "
+        f"{format_throughput(mx.throughput if mx else None, unit)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"
     )
     bounded = summary.bounded
@@ -109,6 +112,9 @@ def cell_texts(summary: SeriesSummary, unit: str, run: RunRecord) -> tuple[str, 
         if bounded
         else f"none ≤ {bound_text(run)}"
     )
+    first = summary.at_first
+    if first is not None and first is not summary.maximum:
+        bounded_text += f"; {format_throughput(first.throughput, unit)} at the lowest level"
     return at(summary.optimal), extremes, bounded_text
 
 
@@ -121,8 +127,11 @@ def job_files(points: list[PointRecord]) -> dict[str, str]:
     return files
 
 
+HOST_COLUMNS = ["kernel_iops", "kernel_mbps", "cpu_busy_pct"]
+
+
 def point_columns() -> list[str]:
-    return list(METRIC_COLUMNS)
+    return [*METRIC_COLUMNS, *HOST_COLUMNS]
 
 
 def open_run(store: Store, run_id: str) -> tuple[RunRecord, list[PointRecord]]:

@@ -11,8 +11,15 @@ import math
 from datetime import datetime
 from html import escape
 
-from arraybench.report.model import PointRow, ReportModel, SummaryCell, WorkloadSection
+from arraybench.report.model import (
+    PointRow,
+    ReportModel,
+    SummaryCell,
+    Timeline,
+    WorkloadSection,
+)
 from arraybench.report.svg import curve_chart
+from arraybench.report.timechart import ChartEvent, TimeSeries, gb_chart, time_chart
 
 DASH = "–"
 MAX_INLINE_TARGETS = 6
@@ -44,6 +51,7 @@ dl.meta dd { margin:0; overflow-wrap:anywhere; }
 .notes { margin:16px 0 0; padding:10px 16px 10px 36px; background:#fffbeb;
   border:1px solid #fcd34d; border-left:4px solid #f59e0b; border-radius:6px; }
 .notes li { margin:2px 0; }
+ul.findings { margin:6px 0 0 18px; font-size:13px; }
 .notes-title { font-weight:600; margin:0 0 4px -20px; }
 table { border-collapse:collapse; width:100%; font-size:13px; }
 th, td { border:1px solid var(--line); padding:5px 8px; text-align:left; vertical-align:top; }
@@ -291,6 +299,34 @@ def _sections(model: ReportModel) -> str:
     return '<div id="workloads"><h2>Workloads</h2>' + "".join(parts) + "</div>"
 
 
+def _timeline(t: Timeline) -> str:
+    throughput = TimeSeries(t.throughput_unit, t.throughput, t.throughput_unit)
+    series = [throughput]
+    if t.kernel is not None:
+        series.append(TimeSeries(f"kernel {t.throughput_unit}", t.kernel, t.throughput_unit,
+                                 dashed=True))  # fmt: skip
+    latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")]
+    events = [ChartEvent(at, label) for at, label in t.events]
+    charts = time_chart(t.title, t.t_s, series, right=latency, events=events)
+    if t.gb_written is not None:
+        charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
+                           events=events, t_s=t.t_s)  # fmt: skip
+    found = "".join(f"<li>{_e(line)}</li>" for line in t.findings)
+    found = f'<ul class="findings">{found}</ul>' if found else ""
+    return f'<figure class="panel">{charts}{found}</figure>'
+
+
+def _timelines(model: ReportModel) -> str:
+    if not model.timelines:
+        return ""
+    parts = "".join(_timeline(t) for t in model.timelines)
+    return (
+        '<section id="timelines"><h2>Time series</h2><p class="caption">1-second samples of '
+        "long points and of points with a write-cliff or steady-state analysis.</p>"
+        f"{parts}</section>"
+    )
+
+
 def _num(v: float | None) -> str:
     if v is None or not math.isfinite(v):
         return f'<td class="num">{DASH}</td>'
@@ -338,6 +374,7 @@ def render_html(model: ReportModel) -> str:
         _notes(model.notes),
         _summary(model, anchors),
         _sections(model),
+        _timelines(model),
         _points(model),
         _plan(model.plan_yaml),
         _jobs(model.job_files),

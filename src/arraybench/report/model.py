@@ -48,6 +48,21 @@ class WorkloadSection:
 
 
 @dataclass(frozen=True)
+class Timeline:
+    """One point's 1-second series: long points, write cliffs, steady-state checks."""
+
+    title: str
+    t_s: list[float]  # seconds since the point's first sample
+    throughput_unit: str
+    throughput: list[float | None]
+    lat_mean_us: list[float | None]
+    kernel: list[float | None] | None = None  # the kernel's view, same unit, if sampled
+    events: list[tuple[float, str]] = field(default_factory=list)  # (t_s, label)
+    gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
+    findings: list[str] = field(default_factory=list)  # human lines under the charts
+
+
+@dataclass(frozen=True)
 class PointRow:
     """One measured point, flattened for the points table."""
 
@@ -82,3 +97,4 @@ class ReportModel:
     plan_yaml: str
     job_files: dict[str, str] = field(default_factory=dict)  # point key -> fio job text
     notes: list[str] = field(default_factory=list)  # warnings worth a reader's eye
+    timelines: list[Timeline] = field(default_factory=list)

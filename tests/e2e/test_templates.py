@@ -1,0 +1,106 @@
+"""Every built-in methodology runs end to end at a small --scale, on files, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import needs_fio, run_cli
+from tests.crosscheck import assert_point_matches_fio
+
+pytestmark = [needs_fio, pytest.mark.slow]
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[str, dict, str]:
+    results = tmp_path / "res"
+    targets = []
+    for name in ("lun1.dat", "lun2.dat"):
+        targets += ["--target", str(tmp_path / name)]
+    done = run_cli("run", *args, *targets, "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    shown = run_cli("show", runs[0]["id"], "--results", str(results), "--format", "json")
+    report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
+    return done.stdout, json.loads(shown.stdout), report
+
+
+def _check_numbers(points: list[dict]) -> None:
+    for point in points:
+        metrics = {k: v for k, v in point.items() if k.startswith(("read_", "write_", "total_"))}
+        metrics.pop("read_pct")
+        assert_point_matches_fio(metrics, Path(point["folder"]) / "fio.json")
+
+
+def test_inout_four_tables_frontend_backend_and_fabric_ceiling(tmp_path: Path):
+    out, shown, report = _run(tmp_path, "inout", "--scale", "0.01", "--set", "load.workers=[1, 4]",
+                              "--set", "fabric.links=['2 x FC 16G']")  # fmt: skip
+    points = shown["points"]
+    assert len(points) == 12 * 2
+    for table in ("a. Frontend random 8 KiB", "b. Backend random 8 KiB",
+                  "c. Frontend sequential 128 KiB", "d. Backend sequential 128 KiB"):  # fmt: skip
+        assert table in out and table in report
+    assert "R/W 50/50" in out and "of theoretical" in out
+    frontend = Path(points[0]["folder"]) / "point.fio"
+    # frontend: the first 1000 blocks of each of the 2 targets -> 2 x 8000 KiB
+    assert "size=16000k" in frontend.read_text() and "lun2.dat" in frontend.read_text()
+    assert report.count("theoretical") >= 12
+    _check_numbers(points)
+
+
+def test_aerodisk_time_series_with_steady_state(tmp_path: Path):
+    out, shown, report = _run(tmp_path, "aerodisk", "--scale", "0.002")
+    points = shown["points"]
+    assert [p["key"] for p in points] == [
+        "oltp-4k-rw70/w16-qd32", "seq-128k-write/w16-qd32", "seq-128k-read/w16-qd32",
+    ]  # fmt: skip
+    assert "Time series" in report and report.count("SNIA steady state over the last") == 3
+    assert "Test 1: OLTP random 4 KiB 70/30" in out
+    _check_numbers(points)
+
+
+def test_dbi_db_devices_by_parallelism(tmp_path: Path):
+    out, shown, _report = _run(
+        tmp_path,
+        "dbi-db",
+        "--scale",
+        "0.01",
+        "--set",
+        "load.workers=[1, 5]",
+        "--only",
+        "randread-8k",
+        "--only",
+        "write-1m",
+    )
+    points = shown["points"]
+    keys = [p["key"] for p in points]
+    assert keys == [
+        "randread-8k/w1-qd1-d1", "randread-8k/w5-qd1-d1",
+        "randread-8k/w1-qd1-d2", "randread-8k/w5-qd1-d2",
+        "write-1m/w1-qd1-d1", "write-1m/w5-qd1-d1",
+        "write-1m/w1-qd1-d2", "write-1m/w5-qd1-d2",
+    ]  # fmt: skip
+    two = Path(points[3]["folder"]) / "point.fio"
+    assert two.read_text().count("numjobs=5") == 2  # per_target: 5 jobs on each device
+    assert points[3]["jobs"] == 10 and points[3]["devices"] == 2
+    assert "2 devices" in out and "1 device" in out
+    _check_numbers(points)
+
+
+def test_hus_fmd_cliff_group_then_profiles_with_gc_pauses(tmp_path: Path):
+    out, shown, report = _run(tmp_path, "hus-fmd", "--scale", "0.0002", "--only", "g1-cliff-4k",
+                              "--only", "g2-rw70-*-8k", "--set", "load.workers=[1, 4]",
+                              "--set", "gc_throughput=1g")  # fmt: skip
+    points = shown["points"]
+    assert [p["key"] for p in points][:3] == [
+        "g1-cliff-4k/w64-qd64", "g2-rw70-sync-8k/w1-qd1", "g2-rw70-sync-8k/w4-qd1",
+    ]  # fmt: skip
+    assert len(points) == 7
+    for point in points[1:]:  # pause = bytes written by the test / GC throughput (1 GiB/s)
+        assert point["pause_s"] == pytest.approx(point["write_bytes"] / (1 << 30))
+    assert "pausing" in out
+    assert "Group 1: write cliff 4 KiB" in report and "write cliff" in report
+    assert "psync" in (Path(points[1]["folder"]) / "point.fio").read_text()
+    assert "iodepth=64" in (Path(points[-1]["folder"]) / "point.fio").read_text()
+    _check_numbers(points)
