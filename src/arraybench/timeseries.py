@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arraybench.fio.jobfile import LOG_PREFIX
-from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.fio.logs import parse_interval_log, per_second, second_of
 from arraybench.fio.results import IntervalSample
 from arraybench.store.db import Sample
 
@@ -13,6 +13,13 @@ from arraybench.store.db import Sample
 def _job_logs(folder: Path, kind: str) -> list[list[IntervalSample]]:
     paths = sorted(folder.glob(f"{LOG_PREFIX}_{kind}.*.log"))
     return [parse_interval_log(p) for p in paths]
+
+
+def full_seconds(logs: list[list[IntervalSample]]) -> set[int]:
+    """Seconds every job logged: jobs start a few ms apart, so the first and last seconds of a
+    point hold only some jobs' rows; their sums would show a false ramp or drop."""
+    covered = [{second_of(s.time_ms) for s in job} for job in logs if job]
+    return set.intersection(*covered) if covered else set()
 
 
 def point_samples(folder: Path) -> list[Sample]:
@@ -27,7 +34,8 @@ def point_samples(folder: Path) -> list[Sample]:
         columns[f"{name}_mbps"] = {t: v * 1024 / 1e6 for t, v in per_second(bw, "bw", ddir)}
         lat_ns = per_second(lat, "lat", ddir, iops_by_job=iops)
         columns[f"{name}_lat_us"] = {t: v / 1000 for t, v in lat_ns}
-    seconds = sorted({t for column in columns.values() for t in column})
+    complete = full_seconds(iops)
+    seconds = sorted({t for column in columns.values() for t in column} & complete)
     return [
         Sample(
             t=t,

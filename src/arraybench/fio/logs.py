@@ -208,7 +208,7 @@ def parse_hist_log(source: LogSource) -> list[tuple[int, int, int, list[int]]]:
 # --------------------------------------------------------------------------- per-second grid
 
 
-def _second_of(time_ms: int) -> int:
+def second_of(time_ms: int) -> int:
     """Whole second a sample belongs to: round(time_ms / 1000), halves rounded UP.
 
     fio stamps a sample at the END of its window with a few ms of jitter (4001, 11006), so
@@ -232,7 +232,7 @@ def _per_job_buckets(
     for s in samples:
         if ddir is not None and s.ddir != ddir:
             continue
-        key = (s.ddir, _second_of(s.time_ms))
+        key = (s.ddir, second_of(s.time_ms))
         sums[key] += s.value
         counts[key] += 1
     return {key: sums[key] / counts[key] for key in sums}
@@ -305,3 +305,6 @@ def per_second(
     if kind in LAT_KINDS:
         return _weighted_latency(samples_by_job, iops_by_job, ddir)
     raise ValueError(f"unknown log kind {kind!r}; expected one of {RATE_KINDS + LAT_KINDS}")
+
+
+_second_of = second_of  # older name, still used by analysis/interference.py
