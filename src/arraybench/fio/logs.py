@@ -307,4 +307,3 @@ def per_second(
     raise ValueError(f"unknown log kind {kind!r}; expected one of {RATE_KINDS + LAT_KINDS}")
 
 
-_second_of = second_of  # older name, still used by analysis/interference.py

@@ -1,0 +1,158 @@
+"""Metadata test results: operations per second and latency per operation and thread count.
+
+Input is the last JSON document of one run of arraybench.fio.metadata's job file. Each phase
+(stonewall group) is one section whose jobs carry the operation's name. Per phase:
+
+* ``files``: operations done, fio's ``total_ios`` summed over the jobs (one fake I/O per file).
+* ``ops_per_s``: ``files`` / the phase's wall time, the longest job's runtime (jobs of a phase
+  start together; the phase ends with its last job). fio's runtime has 1 ms resolution.
+* ``fio_iops``: fio's own iops summed over the jobs (each job's files / its own runtime); at
+  least ``ops_per_s``, equal when every job ran equally long. Kept as a cross-check.
+* latency: the engine's timing of the system call alone (fio's ``clat``), mean weighted by
+  count, p99 from the merged json+ bins (arraybench.analysis.aggregate.combine).
+
+A phase with a fio error or fewer operations than threads x files_per_thread is not a
+measurement: FioRunError names it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arraybench.analysis.aggregate import combine
+from arraybench.errors import FioParseError, FioRunError
+from arraybench.fio.metadata import ALL_OPS, MetadataSpec
+from arraybench.fio.results import FioDocument, FioJobResult
+
+OP_LABELS = {  # mdtest's names for the phases
+    "dir-create": "Directory creation",
+    "dir-stat": "Directory stat",
+    "dir-delete": "Directory removal",
+    "create": "File creation",
+    "stat": "File stat",
+    "delete": "File removal",
+}
+TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us")
+
+
+@dataclass(frozen=True)
+class MetadataRow:
+    op: str
+    threads: int  # per host
+    ops_per_s: float | None  # files / elapsed; None when the phase took under fio's 1 ms
+    lat_mean_us: float | None
+    lat_p99_us: float | None
+    files: int  # operations done (files or directories), all threads (and hosts)
+    elapsed_ms: int = 0  # the phase's wall time: its longest job's runtime
+    fio_iops: float = 0.0  # fio's per-job iops summed (cross-check, >= ops_per_s)
+    hosts: int = 1
+
+
+def _phase_jobs(document: FioDocument, op: str) -> list[FioJobResult]:
+    return [job for job in document.jobs if job.name == op]
+
+
+def _check_count(op: str, jobs: Sequence[FioJobResult], spec: MetadataSpec, hosts: int) -> None:
+    if len(jobs) != spec.threads * hosts:
+        raise FioParseError(
+            f"metadata test: fio output has {len(jobs)} '{op}' job(s), expected "
+            f"{spec.threads * hosts} ({spec.threads} thread(s) x {hosts} host(s))",
+            "parse the output of the job file rendered from this same spec",
+        )
+
+
+def _check_errors(op: str, jobs: Sequence[FioJobResult]) -> None:
+    failed = [job for job in jobs if job.error]
+    if failed:
+        code = failed[0].error
+        raise FioRunError(
+            f"metadata test: the {op} phase failed in {len(failed)} of {len(jobs)} job(s): "
+            f"fio error {code} ({os.strerror(code)})",
+            "stat and delete need the files the create phase made; see fio's output",
+        )
+
+
+def _row(op: str, jobs: Sequence[FioJobResult], spec: MetadataSpec, hosts: int) -> MetadataRow:
+    stats = [job.direction(name) for job in jobs for name in ("read", "write", "trim")]
+    active = [s for s in stats if s.ios > 0]
+    metrics = combine(active)
+    expected = spec.total_per_op * hosts
+    if metrics.ios != expected:
+        raise FioRunError(
+            f"metadata test: the {op} phase did {metrics.ios} operation(s), expected {expected}"
+            f" ({spec.threads} thread(s) x {spec.files_per_thread} x {hosts} host(s))",
+            "an incomplete phase is not a measurement; see fio's output",
+        )
+    elapsed_ms = max((s.runtime_ms for s in active), default=0)
+    ops_per_s = metrics.ios * 1000.0 / elapsed_ms if elapsed_ms > 0 else None
+    return MetadataRow(
+        op=op,
+        threads=spec.threads,
+        ops_per_s=ops_per_s,
+        lat_mean_us=metrics.lat_mean_us,
+        lat_p99_us=metrics.lat_p99_us,
+        files=metrics.ios,
+        elapsed_ms=elapsed_ms,
+        fio_iops=metrics.iops,
+        hosts=hosts,
+    )
+
+
+def metadata_results(document: FioDocument, spec: MetadataSpec) -> list[MetadataRow]:
+    """One row per operation of ``spec``, in run order."""
+    hosts = len({job.hostname for job in document.jobs}) or 1
+    phases = {op: _phase_jobs(document, op) for op in spec.ordered_ops}
+    for op, jobs in phases.items():  # a failed phase is the cause of anything else amiss
+        _check_errors(op, jobs)
+    for op, jobs in phases.items():
+        _check_count(op, jobs, spec, hosts)
+    return [_row(op, jobs, spec, hosts) for op, jobs in phases.items()]
+
+
+def _three_significant(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def format_ops(value: float | None) -> str:
+    """`850 ops/s`, `12.3 k ops/s`, `1.25 M ops/s`."""
+    if value is None:
+        return "–"
+    if value >= 1e6:
+        return f"{_three_significant(value / 1e6)} M ops/s"
+    if value >= 1e3:
+        return f"{_three_significant(value / 1e3)} k ops/s"
+    return f"{value:.0f} ops/s"
+
+
+def _format_us(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 10_000:
+        return f"{value / 1000:.1f} ms"
+    if value >= 100:
+        return f"{value:,.0f} µs"
+    return f"{value:.1f} µs"
+
+
+def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> list[list[str]]:
+    """Header row, then one row per operation (run order), one column per thread count.
+
+    ``metric``: ops_per_s (default), lat_mean_us or lat_p99_us. Missing cells are "–".
+    """
+    if metric not in TABLE_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(TABLE_METRICS)}, got {metric!r}")
+    threads = sorted({row.threads for row in rows})
+    ops = [op for op in ALL_OPS if any(row.op == op for row in rows)]
+    cells = {(row.op, row.threads): getattr(row, metric) for row in rows}
+    fmt = format_ops if metric == "ops_per_s" else _format_us
+    header = ["Operation", *(f"{n} thread{'s' if n > 1 else ''}" for n in threads)]
+    table = [header]
+    for op in ops:
+        table.append([OP_LABELS[op], *(fmt(cells.get((op, n))) for n in threads)])
+    return table

@@ -1,0 +1,209 @@
+"""Metadata test (CSCS-style mdtest: create / stat / remove) built on fio's own engines.
+
+One job file per thread count: one stonewalled section per operation, each with
+``numjobs=threads`` and ``nrfiles=files_per_thread``, all in one shared directory (mdtest's
+default shared-directory mode). Every section uses the same ``filename_format``
+(``mdfile.$jobnum.$filenum``: ``$jobnum`` is the clone's index within its section), so clone k
+of [stat] and [delete] meets exactly the files clone k of [create] made, and no two threads
+touch the same name.
+
+How fio's engines count (checked on fio 3.33, see tests/integration/test_metadata.py):
+
+* filecreate / filestat / filedelete do their system call (open(O_CREAT) / stat / unlink) when
+  fio *opens* the file, then one fake I/O of ``bs`` completes. With ``filesize = bs`` each file
+  is exactly one "I/O": ``total_ios`` = operations. The engine times the system call itself and
+  records it as a completion-latency sample (``clat``; ``lat`` stays empty) in the direction of
+  ``rw``: read here for every operation. (fio's current source adds ``rw=filecreate``-style
+  modes that report under a new "file operation" direction the parser does not read: unused.)
+* fio's ``iops`` is ``total_ios / runtime`` per job, runtime in whole milliseconds. The real
+  rate of a phase is operations / the phase's wall time (its longest job), which is what
+  arraybench.analysis.metadata reports; fio's sum of per-job iops is kept as a cross-check.
+  A phase shorter than ~100 ms is timed to no better than 1 %: give fast operations (stat)
+  enough files.
+* fio also spends time per file outside the system call (its open/close bookkeeping), so
+  operations per second are well below ``threads / mean latency`` for cheap operations.
+
+Traps avoided here:
+
+* Without ``create_on_open=1``, fio "lays out" the stat and delete jobs' files before the
+  phase: files that the create phase left empty (filecreate writes no data) are *unlinked,
+  re-created and filled* with ``filesize`` bytes, so stat would time files fio just made itself.
+  ``create_on_open=1`` skips the layout; ``allow_file_create=0`` makes a missing file an error.
+  (``allow_file_create=0`` alone is worse: fio unlinks the files, then refuses to re-create.)
+* fio's default ``file_service_type=roundrobin`` makes every file pick scan the job's file
+  list: the phase's wall time grows as nrfiles squared and soon measures fio, not the file
+  system (fio 3.33, one thread, 8000 files: stat 1.9 s at 2-4 us per stat() = 4 k ops/s;
+  with ``sequential``: 20 ms = 400 k ops/s). ``sequential`` is used.
+* Section names differ, so ``$jobname`` must not be in the file names.
+* fio's main process lstat()s every file of the stat and delete phases (to learn its type)
+  after the previous phase and before their clock starts (seen with strace on fio 3.33): the
+  timed stat and unlink run on a warm dentry/inode cache, as in mdtest on a local file system.
+* Files left by an earlier, interrupted run would make "create" time open() of an existing
+  file: check ``leftovers(spec)`` is empty before a run (and after: delete must remove all).
+* Per-thread subdirectories are not possible with filecreate on fio 3.33: it does not create
+  directories named in ``filename_format`` (ENOENT), so all threads share ``directory``.
+
+Directory operations: the dircreate / dirstat / dirdelete engines (mkdir / stat / rmdir) were
+added to fio in March 2024 and first released in fio 3.37; fio 3.33 has none of them, and no
+fio 3.33 engine times a directory operation (fio only mkdirs untimed during setup), so there is
+no honest equivalent: ``supported_ops`` leaves them out with a note. Where fio has them, their
+sections follow fio's own examples (``filesize`` set, ``unlink=0``); dirstat and dirdelete
+mkdir any missing directory in their setup, so they cannot detect a failed dir-create.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from arraybench.errors import FioMissingError
+from arraybench.fio.runner import available_engines, fio_version
+from arraybench.units import fio_size
+
+# mdtest's order: directory phases, then file phases; within each, create -> stat -> remove.
+ALL_OPS = ("dir-create", "dir-stat", "dir-delete", "create", "stat", "delete")
+FILE_OPS = ("create", "stat", "delete")
+DIR_OPS = ("dir-create", "dir-stat", "dir-delete")
+ENGINES = {
+    "create": "filecreate",
+    "stat": "filestat",
+    "delete": "filedelete",
+    "dir-create": "dircreate",
+    "dir-stat": "dirstat",
+    "dir-delete": "dirdelete",
+}
+FILE_PREFIX = "mdfile"
+DIR_PREFIX = "mddir"
+# One fake I/O of this size per file: total_ios == files. Never written (the engines do no I/O).
+OBJECT_SIZE = 4096
+DIR_ENGINES_SINCE = "fio 3.37"
+
+
+@dataclass(frozen=True)
+class MetadataSpec:
+    """One point of the metadata test: ``threads`` workers, each on its own files."""
+
+    directory: str
+    threads: int
+    files_per_thread: int = 1000
+    ops: tuple[str, ...] = FILE_OPS
+
+    def __post_init__(self) -> None:
+        if not self.directory:
+            raise ValueError("metadata test: directory must not be empty")
+        if self.threads < 1:
+            raise ValueError(f"metadata test: threads must be >= 1, got {self.threads}")
+        if self.files_per_thread < 1:
+            raise ValueError(
+                f"metadata test: files_per_thread must be >= 1, got {self.files_per_thread}"
+            )
+        unknown = [op for op in self.ops if op not in ALL_OPS]
+        if unknown:
+            raise ValueError(
+                f"metadata test: unknown operation(s) {', '.join(unknown)}; "
+                f"known: {', '.join(ALL_OPS)}"
+            )
+        if len(set(self.ops)) != len(self.ops) or not self.ops:
+            raise ValueError("metadata test: ops must name each operation once, at least one")
+        for family in (FILE_OPS, DIR_OPS):
+            create = family[0]
+            needy = [op for op in family[1:] if op in self.ops]
+            if needy and create not in self.ops:
+                # stat/delete of objects nobody created: fio would fail (or, for directories,
+                # silently mkdir them in setup); refuse up front.
+                raise ValueError(
+                    f"metadata test: {', '.join(needy)} need(s) {create} in the same run"
+                )
+
+    @property
+    def ordered_ops(self) -> tuple[str, ...]:
+        """The operations in the order they run (mdtest's order, whatever ``ops`` says)."""
+        return tuple(op for op in ALL_OPS if op in self.ops)
+
+    @property
+    def total_per_op(self) -> int:
+        return self.threads * self.files_per_thread
+
+
+def _escape(path: str) -> str:
+    # fio splits directory= on ':' (several directories); a literal colon is written '\:'
+    return path.replace(":", "\\:")
+
+
+def _section(op: str, spec: MetadataSpec, first: bool) -> list[str]:
+    lines = [f"[{op}]"]
+    if not first:
+        lines.append("stonewall")  # starts only when every job of the previous phase ended
+    prefix = DIR_PREFIX if op in DIR_OPS else FILE_PREFIX
+    lines += [
+        f"ioengine={ENGINES[op]}",
+        f"numjobs={spec.threads}",
+        f"nrfiles={spec.files_per_thread}",
+        f"filename_format={prefix}.$jobnum.$filenum",
+    ]
+    if op in ("stat", "delete"):
+        # no layout (it would unlink, re-create and fill the files); a missing file is an error
+        lines += ["create_on_open=1", "allow_file_create=0"]
+    return [*lines, ""]
+
+
+def render_metadata_jobfile(spec: MetadataSpec) -> str:
+    """fio job text: one stonewalled section per operation, in run order."""
+    ops = spec.ordered_ops
+    lines = [
+        f"; arraybench metadata test: {spec.threads} thread(s) x {spec.files_per_thread}"
+        f" files/directories each, shared directory {spec.directory}",
+        f"; phases (each starts when the previous ended): {' -> '.join(ops)}",
+        "; re-run by hand (the directory must exist and hold no mdfile.*/mddir.* entries):",
+        "; fio metadata.fio --output-format=json+ --output=fio.json",
+        "[global]",
+        f"directory={_escape(spec.directory)}",
+        # one fake I/O per file: total_ios counts operations
+        f"filesize={fio_size(OBJECT_SIZE)}",
+        f"bs={fio_size(OBJECT_SIZE)}",
+        "rw=read",  # the engines record their latency in rw's direction
+        "openfiles=1",  # one file open at a time: each open is one timed operation
+        # finish a file, then take the next; roundrobin's pick costs O(nrfiles) per file
+        "file_service_type=sequential",
+        "unlink=0",  # the delete phase removes the files, timed; fio must not do it untimed
+        "",
+    ]
+    for index, op in enumerate(ops):
+        lines += _section(op, spec, first=index == 0)
+    return "\n".join(lines)
+
+
+def supported_ops(fio_binary: str = "fio") -> tuple[set[str], list[str]]:
+    """Operations this fio can time (from ``fio --enghelp``), and a note per missing one."""
+    try:
+        engines = available_engines(fio_binary)
+        version = fio_version(fio_binary)
+    except OSError as exc:
+        raise FioMissingError(
+            f"cannot run {fio_binary}: {exc.strerror or exc}",
+            "install fio (apt-get install fio) or give its path",
+        ) from exc
+    supported = {op for op, engine in ENGINES.items() if engine in engines}
+    notes = []
+    for op in ALL_OPS:
+        if op in supported:
+            continue
+        engine = ENGINES[op]
+        if op in DIR_OPS:
+            notes.append(
+                f"{op}: {version} has no '{engine}' engine (fio's directory engines first "
+                f"shipped in {DIR_ENGINES_SINCE}); no engine of this fio times a directory "
+                "operation, so directory phases are left out rather than approximated"
+            )
+        else:
+            notes.append(f"{op}: {version} has no '{engine}' engine; this phase cannot run")
+    return supported, notes
+
+
+def leftovers(spec: MetadataSpec) -> list[Path]:
+    """Entries of the test's names in ``spec.directory`` (none before a run, none after)."""
+    folder = Path(spec.directory)
+    if not folder.is_dir():
+        return []
+    prefixes = (f"{FILE_PREFIX}.", f"{DIR_PREFIX}.")
+    return sorted(p for p in folder.iterdir() if p.name.startswith(prefixes))
