@@ -35,7 +35,13 @@ from arraybench.fio.interference import (
     InterferenceSpec,
     step_windows,
 )
-from arraybench.fio.logs import hist_bin_value_ns, parse_hist_log, parse_interval_log, per_second
+from arraybench.fio.logs import (
+    hist_bin_value_ns,
+    parse_hist_log,
+    parse_interval_log,
+    per_second,
+    second_of,
+)
 from arraybench.fio.parse import percentile_from_bins
 from arraybench.fio.results import IntervalSample
 from arraybench.units import format_size
@@ -62,12 +68,6 @@ class StepRow:
 
 
 # --------------------------------------------------------------------------- logs
-
-
-def _second_of(time_ms: int) -> int:
-    """The Unix second a sample stamped `time_ms` (end of its window) belongs to: rounded,
-    halves up, the rule `fio.logs.per_second` files interval-log samples by."""
-    return (time_ms + 500) // 1000
 
 
 def _job_logs(folder: Path, prefix_re: str, kind: str) -> list[Path]:
@@ -106,7 +106,7 @@ def read_base_histograms(folder: Path) -> dict[int, dict[int, int]]:
             n = len(bins)
             if n not in values:
                 values[n] = [round(hist_bin_value_ns(i, n)) for i in range(n)]
-            second = merged[_second_of(time_ms)]
+            second = merged[second_of(time_ms)]
             for value, count in zip(values[n], bins, strict=True):
                 if count:
                     second[value] += count

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arraybench.fio.jobfile import PERCENTILES
+from arraybench.fio.jobfile import PERCENTILES, fio_filename, fio_seconds
 from arraybench.units import fio_size, format_size
 
 JOBFILE_NAME = "interference.fio"
@@ -97,16 +97,6 @@ class InterferenceSpec:
     def tail(self) -> float:
         """How long the background runs alone after the base load stops."""
         return self.interval_s if self.tail_s is None else self.tail_s
-
-
-def _filename(path: str) -> str:
-    # fio separates several files with ':'; a literal colon is written '\:' (as jobfile.py)
-    return path.replace(":", "\\:")
-
-
-def _seconds(value: float) -> str:
-    """fio time value: whole seconds as `60`, fractions in milliseconds (`1500ms`)."""
-    return f"{value:g}" if value == int(value) else f"{round(value * 1000)}ms"
 
 
 def _positive(name: str, value: int) -> None:
@@ -187,7 +177,7 @@ def _logs(prefix: str) -> list[str]:
 def _global(spec: InterferenceSpec) -> list[str]:
     return [
         "[global]",
-        f"filename={':'.join(_filename(t) for t in spec.targets)}",
+        f"filename={':'.join(fio_filename(t) for t in spec.targets)}",
         f"ioengine={spec.ioengine}",
         f"direct={int(spec.direct)}",
         "time_based=1",
@@ -210,7 +200,7 @@ def _base_section(spec: InterferenceSpec, size_bytes: int | None) -> list[str]:
         f"numjobs={spec.base_jobs}",
         f"iodepth={spec.base_iodepth}",
         _rate_line(*base_job_rates(spec)),
-        f"runtime={_seconds(spec.base_stop)}",
+        f"runtime={fio_seconds(spec.base_stop)}",
         "norandommap=1",
     ]
     if size_bytes is not None:
@@ -251,8 +241,8 @@ def _bg_section(spec: InterferenceSpec, step: int, size_bytes: int | None) -> li
         f"bs={fio_size(spec.bg_bs)}",
         f"iodepth={spec.bg_iodepth}",
         _rate_line(*split_rate(spec.bg_rate_iops_per_step, spec.bg_read_pct)),
-        f"startdelay={_seconds(start)}",
-        f"runtime={_seconds(total_seconds(spec) - start)}",
+        f"startdelay={fio_seconds(start)}",
+        f"runtime={fio_seconds(total_seconds(spec) - start)}",
         *_bg_placement(spec, step, size_bytes),
     ]
     if spec.bg_read_pct < 100:

@@ -15,7 +15,7 @@ LOG_PREFIX = "point"
 PERCENTILES = "1:5:10:50:90:95:99:99.5:99.9:99.95:99.99"
 
 
-def _filename(path: str) -> str:
+def fio_filename(path: str) -> str:
     # fio separates several files with ':'; a literal colon is written '\:'
     return path.replace(":", "\\:")
 
@@ -54,8 +54,8 @@ def _global(point: Point) -> list[str]:
         *_rw(point),
         f"iodepth={point.level.iodepth}",
         "time_based=1",
-        f"ramp_time={_seconds(point.timing.ramp)}",
-        f"runtime={_seconds(point.timing.duration)}",
+        f"ramp_time={fio_seconds(point.timing.ramp)}",
+        f"runtime={fio_seconds(point.timing.duration)}",
         "randrepeat=0",
         "invalidate=1",
         "lat_percentiles=1",
@@ -76,12 +76,12 @@ def _global(point: Point) -> list[str]:
         # fio ends the job once every sample of the window is within limit% of its mean
         options += [
             f"steadystate={steady.metric}:{steady.limit:g}%",
-            f"steadystate_duration={_seconds(steady.window)}",
+            f"steadystate_duration={fio_seconds(steady.window)}",
         ]
     return options + _data_options(point)
 
 
-def _seconds(value: float) -> str:
+def fio_seconds(value: float) -> str:
     """fio time value: whole seconds as `5`, fractions in milliseconds (`300ms`)."""
     return f"{value:g}" if value == int(value) else f"{round(value * 1000)}ms"
 
@@ -121,13 +121,13 @@ def render_jobfile(point: Point, sizes: Mapping[str, int], title: str = "") -> s
         for index, target in enumerate(point.targets, start=1):
             lines += [
                 f"[t{index}]",
-                f"filename={_filename(target.path)}",
+                f"filename={fio_filename(target.path)}",
                 f"numjobs={point.level.workers}",
                 *_placement(point, region, 1, point.level.workers),
                 "",
             ]
     else:
-        names = ":".join(_filename(t.path) for t in point.targets)
+        names = ":".join(fio_filename(t.path) for t in point.targets)
         lines += [
             "[load]",
             f"filename={names}",

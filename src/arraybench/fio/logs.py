@@ -305,5 +305,3 @@ def per_second(
     if kind in LAT_KINDS:
         return _weighted_latency(samples_by_job, iops_by_job, ddir)
     raise ValueError(f"unknown log kind {kind!r}; expected one of {RATE_KINDS + LAT_KINDS}")
-
-
