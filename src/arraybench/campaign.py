@@ -10,7 +10,7 @@ import shutil
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,6 +21,7 @@ from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.steady import steady_state
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
@@ -32,11 +33,13 @@ from arraybench.plan.expand import (
     expand,
     family_label,
     mix_label,
+    round_points,
     throughput_unit,
 )
 from arraybench.plan.load import parse_plan_text
-from arraybench.plan.model import Plan
-from arraybench.store.db import Finding, RunRecord, Sample, Store
+from arraybench.plan.model import Plan, Rounds
+from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
+from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.prepare import file_size, layout_file, needs_layout
 from arraybench.targets.safety import check_target
 from arraybench.timeseries import point_samples
@@ -52,6 +55,28 @@ def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
     if "steady" in point.workload.analysis or point.timing.steady:
         found.append(Finding(None, "steady", steady_finding(samples)))
     return found
+
+
+def all_points(plan: Plan) -> list[Point]:
+    """Every point the plan can run, rounds at their maximum (for checks and the total)."""
+    rounds = range(1, plan.rounds.max + 1) if plan.rounds else range(0)
+    return expand(plan) + [p for r in rounds for p in round_points(plan, r)]
+
+
+def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> dict[str, Any]:
+    """The tracked workload's throughput per round (its first level) and the SNIA check."""
+    values: list[float] = []
+    for round_no in range(1, upto + 1):
+        tracked = [
+            p for p in points if p.workload == rounds.track and p.key.endswith(f"@r{round_no}")
+        ]
+        if tracked:
+            first = min(tracked, key=lambda p: p.seq)
+            metric = "iops" if first.unit == "IOPS" else "mbps"
+            values.append(first.metric("total", metric) or 0.0)
+    result = steady_state(values, window=rounds.window)
+    return {"round": upto, "track": rounds.track, "window": rounds.window, "values": values,
+            **asdict(result)}  # fmt: skip
 
 
 def gc_rate_of(findings: Sequence[Finding]) -> float | None:
@@ -104,6 +129,7 @@ class Campaign:
     def __init__(self, store: Store, results_dir: Path, observer: Observer) -> None:
         self.gc_rate: float | None = None  # declared in the plan (gc_throughput), if any
         self.monitor = True  # sample the targets' devices and CPU beside fio
+        self.kinds: dict[str, str] = {}  # target path -> "file", "new-file" or "block"
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -127,6 +153,7 @@ class Campaign:
             Path(scratch).parent.mkdir(parents=True, exist_ok=True)
         for target in plan.targets:
             info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
+            self.kinds[target.path] = info.kind
             if info.kind != "new-file":  # arraybench creates new files itself, just below
                 for text in info.warnings:
                     self.observer.warning(text)
@@ -172,7 +199,7 @@ class Campaign:
         check_resolved(plan)
         self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
         self.monitor = plan.monitor
-        points = expand(plan)
+        points = all_points(plan)
         run_id = new_run_id(plan.name, self.results_dir)
         run = self._run_record(plan, run_id, scale, len(points))
         fio = runner.fio_binary()
@@ -181,30 +208,37 @@ class Campaign:
         Path(run.folder).mkdir(parents=True, exist_ok=True)
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
         self.store.create_run(run)
-        return self._execute(run, points, sizes, fio)
+        return self._execute(run, plan, sizes, fio)
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
         self.monitor = plan.monitor
-        points = expand(plan)
+        points = all_points(plan)
         fio = runner.fio_binary()
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
         self.store.set_run_status(run_id, "running", None)
-        return self._execute(run, points, sizes, fio)
+        return self._execute(run, plan, sizes, fio)
 
     def _execute(
-        self, run: RunRecord, points: list[Point], sizes: dict[str, int], fio: str
+        self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str
     ) -> CampaignResult:
         done = self.store.completed_keys(run.id)
+        points = expand(plan)
         todo = [p for p in points if p.key not in done]
+        if plan.rounds:  # the estimate counts the fewest rounds that can prove steady state
+            todo += [p for r in range(1, plan.rounds.window + 1) for p in round_points(plan, r)
+                     if p.key not in done]  # fmt: skip
         self.store.set_run_fio_version(run.id, runner.fio_version(fio))
-        self.observer.campaign_started(run, todo, len(points) - len(todo))
+        self.observer.campaign_started(run, todo, len(done))
         status = "interrupted"
         try:
-            for index, point in enumerate(todo, start=1):
+            self._condition(run, plan, sizes, fio)
+            if plan.rounds:  # right after preconditioning, as SNIA runs them
+                self._run_rounds(run, plan, sizes, fio)
+            for index, point in enumerate([p for p in todo if p.round is None], start=1):
                 self.observer.point_started(point, index, len(todo))
                 self._run_point(run, point, sizes, fio)
             status = "complete"
@@ -213,7 +247,37 @@ class Campaign:
             raise
         finally:
             self.store.set_run_status(run.id, status, now_iso())
-        return CampaignResult(run.id, status, len(todo), len(points) - len(todo))
+        ran = len(self.store.completed_keys(run.id)) - len(done)
+        return CampaignResult(run.id, status, ran, len(done))
+
+    def _condition(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
+        """Purge and precondition once per run (a resumed run does not repeat them)."""
+        kinds = {f.kind for f in self.store.findings(run.id)}
+        if plan.purge and "purge" not in kinds:
+            results = [purge_target(t.path, self.kinds.get(t.path, "file")) for t in plan.targets]
+            for line in purge_lines(results):
+                self.observer.warning(line)
+            self.store.add_finding(run.id, "purge", {"targets": results})
+        if plan.precondition and "precondition" not in kinds:
+            self.observer.warning("preconditioning: writing the targets "
+                                  f"{plan.precondition.passes:g} times over")  # fmt: skip
+            folder = Path(run.folder) / "precondition"
+            done = run_precondition(plan, plan.precondition, sizes, folder, fio)
+            self.store.add_finding(run.id, "precondition", done)
+
+    def _run_rounds(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
+        """SNIA rounds: repeat until the tracked workload is steady over the last window."""
+        assert plan.rounds is not None
+        for round_no in range(1, plan.rounds.max + 1):
+            done = self.store.completed_keys(run.id)
+            for point in round_points(plan, round_no):
+                if point.key not in done:
+                    self.observer.point_started(point, round_no, plan.rounds.max)
+                    self._run_point(run, point, sizes, fio)
+            verdict = rounds_verdict(self.store.points(run.id), plan.rounds, round_no)
+            self.store.add_finding(run.id, "rounds", verdict)
+            if verdict["steady"]:
+                return
 
     def _run_point(self, run: RunRecord, point: Point, sizes: dict[str, int], fio: str) -> None:
         folder = Path(run.folder) / "points" / f"{point.seq:03d}-{point.key.replace('/', '-')}"

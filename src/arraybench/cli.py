@@ -16,7 +16,14 @@ from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan import catalog
-from arraybench.plan.expand import Point, expand, scale_plan, select, with_targets
+from arraybench.plan.expand import (
+    Point,
+    expand,
+    round_points,
+    scale_plan,
+    select,
+    with_targets,
+)
 from arraybench.plan.model import Plan
 from arraybench.report.assemble import report_for_run
 from arraybench.report.html import render_html
@@ -141,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         observer.stop()
     run = store.get_run(result.run_id)
     model = report_for_run(store, run.id)
-    console.out.print(console.summary_table(model))
+    console.print_model(model)
     path = Path(args.report) if args.report else Path(run.folder) / "report.html"
     path.write_text(render_html(model), encoding="utf-8")
     console.out.print(f"HTML report: {path.resolve()}")
@@ -158,6 +165,17 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
                       f"{', '.join(t.path for t in plan.targets)}")  # fmt: skip
     for point in points:
         console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+    if plan.rounds:
+        per_round = round_points(plan, 1)
+        seconds = sum(p.expected_seconds + console.OVERHEAD_S for p in per_round)
+        console.out.print(
+            f"and SNIA rounds of {len(per_round)} points (about {format_duration(seconds)} each) "
+            f"until {plan.rounds.track} is steady over {plan.rounds.window} rounds: "
+            f"{plan.rounds.window} to {plan.rounds.max} rounds"
+        )
+        for point in per_round:
+            console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+        points = points + per_round
     shown = points if args.all_jobs else _first_of_each_workload(points)
     for point in shown:
         console.out.rule(f"job file of {point.key}")
@@ -251,7 +269,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     model = report_for_run(store, run.id)
     path = Path(args.output) if args.output else Path(run.folder) / "report.html"
     path.write_text(render_html(model), encoding="utf-8")
-    console.out.print(console.summary_table(model))
+    console.print_model(model)
     console.out.print(f"HTML report: {path.resolve()}")
     return 0
 

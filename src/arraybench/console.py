@@ -122,6 +122,21 @@ def summary_table(model: ReportModel) -> Table:
     return table
 
 
+def print_model(model: ReportModel) -> None:
+    """The result tables a run ends with: the summary, then any method-specific tables."""
+    if model.summary:
+        out.print(summary_table(model))
+    for extra in model.tables:
+        table = Table(title=extra.title, caption=extra.caption or None)
+        for column in extra.columns:
+            table.add_column(column)
+        for row in extra.rows:
+            table.add_row(*row)
+        out.print(table)
+    for note in model.notes:
+        out.print(f"[yellow]note:[/] {note}", markup=True, highlight=False)
+
+
 def print_error(message: str) -> None:
     err.print(f"[red]error:[/] {message}", soft_wrap=True)
 

@@ -104,3 +104,24 @@ def test_hus_fmd_cliff_group_then_profiles_with_gc_pauses(tmp_path: Path):
     assert "psync" in (Path(points[1]["folder"]) / "point.fio").read_text()
     assert "iodepth=64" in (Path(points[-1]["folder"]) / "point.fio").read_text()
     _check_numbers(points)
+
+
+def test_snia_pts_purge_precondition_rounds_and_window_matrix(tmp_path: Path):
+    out, shown, report = _run(tmp_path, "snia-pts", "--only", "iops-4k-*", "--only", "tp-128k-*",
+                              "--scale", "0.005", "--set", "rounds.max=4",
+                              "--set", "rounds.window=3")  # fmt: skip
+    points = shown["points"]
+    rounds = sorted({int(p["key"].rsplit("@r", 1)[1]) for p in points})
+    assert rounds[0] == 1 and 3 <= rounds[-1] <= 4  # at least one window, at most max
+    assert len(points) == 9 * len(rounds)  # 7 IOPS mixes + 2 throughput tests per round
+    assert "NOT done (a file cannot be purged" in out  # said, not silently skipped
+    assert "preconditioned:" in out and "(2 x capacity)" in out
+    assert "SNIA measurement window" in out and "IOPS test 4K" in out
+    columns = out[out.index("┃ test"):].splitlines()[0]
+    assert columns.index("Read") < columns.index("Write") < columns.index("R/W 95/5")
+    assert columns.index("R/W 95/5") < columns.index("R/W 65/35") < columns.index("R/W 5/95")
+    assert "SNIA steady state: iops-4k-w per round" in report
+    assert ("steady state reached in round" in out) or ("NOT steady after 4 round" in out)
+    pre = tmp_path / "res" / "runs"
+    assert list(pre.glob("*/precondition/point.fio"))
+    _check_numbers(points)

@@ -38,11 +38,13 @@ class Point:
     direct: bool
     data: DataPattern
     targets: tuple[Target, ...]
+    round: int | None = None  # SNIA round number of a repeated workload
 
     @property
     def key(self) -> str:
         devices = f"-d{self.level.devices}" if self.level.devices else ""
-        return f"{self.workload.name}/w{self.level.workers}-qd{self.level.iodepth}{devices}"
+        at = f"@r{self.round}" if self.round else ""
+        return f"{self.workload.name}/w{self.level.workers}-qd{self.level.iodepth}{devices}{at}"
 
     @property
     def expected_seconds(self) -> float:
@@ -93,15 +95,38 @@ def select(plan: Plan, patterns: Sequence[str]) -> Plan:
     return plan.model_copy(update={"workloads": kept})
 
 
+def in_rounds(plan: Plan, workload: Workload) -> bool:
+    globs = plan.rounds.workloads if plan.rounds else []
+    return any(fnmatch.fnmatchcase(workload.name, g) for g in globs)
+
+
 def expand(plan: Plan) -> list[Point]:
-    """Workload-major order, as the reports run them: each curve is measured in one go."""
+    """Workload-major order, as the reports run them: each curve is measured in one go.
+
+    Workloads repeated in SNIA rounds are not here: `round_points` gives them per round.
+    """
+    once = [w for w in plan.workloads if not in_rounds(plan, w)]
+    return _points(plan, once, first_seq=1, round_no=None)
+
+
+def round_points(plan: Plan, round_no: int) -> list[Point]:
+    """The repeated workloads' points of round `round_no` (1-based), numbered after the rest."""
+    repeated = [w for w in plan.workloads if in_rounds(plan, w)]
+    once = len(expand(plan))
+    per_round = len(_points(plan, repeated, 1, round_no))
+    return _points(plan, repeated, once + (round_no - 1) * per_round + 1, round_no)
+
+
+def _points(
+    plan: Plan, workloads: list[Workload], first_seq: int, round_no: int | None
+) -> list[Point]:
     points: list[Point] = []
-    for workload in plan.workloads:
+    for workload in workloads:
         load = effective_load(plan.load, workload.load)
         for level in levels(load, len(plan.targets)):
             points.append(
                 Point(
-                    seq=len(points) + 1,
+                    seq=first_seq + len(points),
                     workload=workload,
                     level=level,
                     spread=load.spread,
@@ -110,6 +135,7 @@ def expand(plan: Plan) -> list[Point]:
                     direct=plan.direct if workload.direct is None else workload.direct,
                     data=workload.data or plan.data,
                     targets=tuple(plan.targets[: level.devices] if level.devices else plan.targets),
+                    round=round_no,
                 )
             )
     return points
@@ -186,7 +212,13 @@ def region_text(point: Point) -> str:
 
 
 def check_resolved(plan: Plan) -> None:
-    """What can only be checked once targets are known (after --target)."""
+    """What can only be checked once targets are known (after --target and --only)."""
+    if plan.rounds and not any(w.name == plan.rounds.track for w in plan.workloads):
+        raise PlanError(
+            f"rounds.track: the tracked workload {plan.rounds.track!r} is not in the plan "
+            "(left out by --only?)",
+            "keep it in the run or track another repeated workload (--set rounds.track=NAME)",
+        )
     for where, load in [("load", plan.load)] + [
         (f"workloads[{i}].load", w.load) for i, w in enumerate(plan.workloads) if w.load
     ]:

@@ -5,6 +5,7 @@ Field names are the plan's vocabulary, not fio's: fio option names live only in 
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -126,6 +127,23 @@ class Fabric(Strict):
         return links
 
 
+class Precondition(Strict):
+    """SNIA workload-independent preconditioning: write the targets `passes` times over."""
+
+    passes: Annotated[float, Field(gt=0)] = 2.0
+    bs: Size = 128 * 1024
+    pattern: Literal["sequential", "random"] = "sequential"
+
+
+class Rounds(Strict):
+    """SNIA rounds: repeat some workloads until one of them is steady across rounds."""
+
+    workloads: list[str] = Field(min_length=1)  # names or globs of the repeated workloads
+    track: str = Field(min_length=1)  # the workload whose throughput must become steady
+    max: PositiveInt = 25
+    window: Annotated[int, Field(ge=2)] = 5
+
+
 class LatencyBound(Strict):
     value: Annotated[float, BeforeValidator(_duration), Field(gt=0)] = 0.001  # seconds
     stat: Literal["mean", "p99"] = "mean"
@@ -147,6 +165,9 @@ class Plan(Strict):
     fabric: Fabric | None = None
     gc_throughput: Size | None = None  # bytes/s of the array's GC, if known (else measured)
     monitor: bool = True  # sample /proc/diskstats and CPU of the targets' devices
+    purge: bool = False  # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
+    precondition: Precondition | None = None
+    rounds: Rounds | None = None
     workloads: list[Workload] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -155,4 +176,17 @@ class Plan(Strict):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"workload names must be unique; repeated: {', '.join(duplicates)}")
+        return self
+
+    @model_validator(mode="after")
+    def _rounds_name_workloads(self) -> Plan:
+        if self.rounds is None:
+            return self
+        names = [w.name for w in self.workloads]
+        repeated = [n for n in names if any(fnmatchcase(n, g) for g in self.rounds.workloads)]
+        if self.rounds.track not in repeated:
+            raise ValueError(
+                f"rounds.track {self.rounds.track!r} must be one of the repeated workloads "
+                f"({', '.join(repeated) or 'none matched rounds.workloads'})"
+            )
         return self

@@ -29,8 +29,10 @@ from arraybench.report.model import (
     SummaryRow,
     WorkloadSection,
 )
+from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.timelines import timelines
 from arraybench.store.db import PointRecord, RunRecord, Store
+from arraybench.targets.condition import purge_lines
 
 MAX_FLAG_NOTES = 20
 
@@ -83,8 +85,20 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     """Everything stored about a run, as the report's view-model."""
     run = store.get_run(run_id)
     points = store.points(run_id)
-    model = build_report(run, points)
-    model.timelines = timelines(store, run_id, points)
+    once = [p for p in points if round_of(p) is None]
+    model = build_report(run, once)
+    model.points = [_point_row(p) for p in points]
+    steady, tables = rounds_report(points, store.findings(run_id))
+    model.timelines = steady + timelines(store, run_id, once)
+    model.notes += [line for t in steady for line in t.findings]
+    model.tables += tables
+    for finding in store.findings(run_id, "purge"):
+        model.notes += purge_lines(finding.data["targets"])
+    for finding in store.findings(run_id, "precondition"):
+        d = finding.data
+        model.notes.append(f"preconditioned: {d['bytes'] / 1e9:,.2f} GB of {d['bs'] // 1024} KiB "
+                           f"{d['pattern']} writes ({d['passes']:g} x capacity) in "
+                           f"{d['seconds']:,.0f} s")  # fmt: skip
     by_id = {p.id: p.key for p in points}
     flags = [(f.point_id or 0, flag) for f in store.findings(run_id, "monitor")
              for flag in f.data["flags"]]  # fmt: skip
@@ -155,7 +169,7 @@ def _status(run: RunRecord, points: list[PointRecord]) -> str:
 
 def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     notes = []
-    if len(points) < run.total_points:
+    if run.status != "complete" and len(points) < run.total_points:
         notes.append(
             f"{run.total_points - len(points)} of {run.total_points} points are missing: "
             f"continue with `arraybench run --resume {run.id}`"

@@ -9,8 +9,6 @@ from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord, Store
 from arraybench.units import format_latency, format_throughput
 
-MIX_ORDER = ("Read", "Write")
-
 
 def throughput_of(point: PointRecord) -> float:
     metric = "iops" if point.unit == "IOPS" else "mbps"
@@ -89,7 +87,13 @@ def bound_text(run: RunRecord) -> str:
 
 
 def mix_sort_key(mix: str) -> tuple[int, str]:
-    return (MIX_ORDER.index(mix), mix) if mix in MIX_ORDER else (len(MIX_ORDER), mix)
+    """Read, Write, then the mixes from most to least read (the reports' column order)."""
+    if mix == "Read":
+        return (-2, mix)
+    if mix == "Write":
+        return (-1, mix)
+    reads = mix.removeprefix("R/W ").split("/")[0]
+    return (100 - int(reads), mix) if reads.isdigit() else (100, mix)
 
 
 def cell_texts(

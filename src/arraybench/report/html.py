@@ -14,6 +14,7 @@ from html import escape
 from arraybench.report.model import (
     PointRow,
     ReportModel,
+    ReportTable,
     SummaryCell,
     Timeline,
     WorkloadSection,
@@ -307,13 +308,33 @@ def _timeline(t: Timeline) -> str:
                                  dashed=True))  # fmt: skip
     latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")]
     events = [ChartEvent(at, label) for at, label in t.events]
-    charts = time_chart(t.title, t.t_s, series, right=latency, events=events)
+    charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label)
     if t.gb_written is not None:
         charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
                            events=events, t_s=t.t_s)  # fmt: skip
     found = "".join(f"<li>{_e(line)}</li>" for line in t.findings)
     found = f'<ul class="findings">{found}</ul>' if found else ""
     return f'<figure class="panel">{charts}{found}</figure>'
+
+
+def _table(t: ReportTable) -> str:
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in t.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in t.rows
+    )
+    caption = f'<p class="caption">{_e(t.caption)}</p>' if t.caption else ""
+    return (
+        f"<h3>{_e(t.title)}</h3>{caption}"
+        f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
+def _tables(model: ReportModel) -> str:
+    if not model.tables:
+        return ""
+    return (
+        '<section id="tables"><h2>Tables</h2>' + "".join(map(_table, model.tables)) + "</section>"
+    )
 
 
 def _timelines(model: ReportModel) -> str:
@@ -373,6 +394,7 @@ def render_html(model: ReportModel) -> str:
         _metadata(model),
         _notes(model.notes),
         _summary(model, anchors),
+        _tables(model),
         _sections(model),
         _timelines(model),
         _points(model),

@@ -60,6 +60,17 @@ class Timeline:
     events: list[tuple[float, str]] = field(default_factory=list)  # (t_s, label)
     gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
+    x_label: str = "time (s)"
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """A plain table (SNIA matrix, interference steps, metadata ops/s)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,3 +109,4 @@ class ReportModel:
     job_files: dict[str, str] = field(default_factory=dict)  # point key -> fio job text
     notes: list[str] = field(default_factory=list)  # warnings worth a reader's eye
     timelines: list[Timeline] = field(default_factory=list)
+    tables: list[ReportTable] = field(default_factory=list)

@@ -239,6 +239,14 @@ class Store:
             )
         return point_id
 
+    def add_finding(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
+        """A finding about the run as a whole (purge, preconditioning, rounds)."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO findings (run_id, point_id, kind, data_json) VALUES (?, NULL, ?, ?)",
+                (run_id, kind, json.dumps(data)),
+            )
+
     def findings(self, run_id: str, kind: str | None = None) -> list[Finding]:
         rows = self._db.execute(
             "SELECT point_id, kind, data_json FROM findings WHERE run_id = ? "

@@ -1,0 +1,89 @@
+"""SNIA rounds in the report: the steady-state window plot and the matrix over the window."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from arraybench.plan.expand import mix_label
+from arraybench.report.build import mix_sort_key
+from arraybench.report.model import ReportTable, Timeline
+from arraybench.store.db import Finding, PointRecord
+from arraybench.units import format_latency, format_throughput
+
+
+def round_of(point: PointRecord) -> int | None:
+    _, at, number = point.key.rpartition("@r")
+    return int(number) if at and number.isdigit() else None
+
+
+def window_rounds(verdict: dict[str, Any]) -> list[int]:
+    """1-based rounds of the measurement window: the steady one, or the last `window`."""
+    count = len(verdict["values"])
+    if verdict.get("steady") and verdict.get("window_start") is not None:
+        return list(range(verdict["window_start"] + 1, verdict["window_end"] + 1))
+    return list(range(max(1, count - verdict["window"] + 1), count + 1))
+
+
+def steady_timeline(verdict: dict[str, Any]) -> Timeline:
+    values = verdict["values"]
+    rounds = window_rounds(verdict)
+    if verdict.get("steady"):
+        line = (
+            f"steady state reached in round {verdict['round']} (window rounds {rounds[0]}-"
+            f"{rounds[-1]}): average {verdict['average']:,.0f}, range "
+            f"{verdict['range_excursion'] * 100:.1f} % (≤ 20 %), slope excursion "
+            f"{verdict['slope_excursion'] * 100:.1f} % (≤ 10 %)"
+        )
+    else:
+        line = f"NOT steady after {verdict['round']} round(s): the figures use the last window"
+    return Timeline(
+        title=f"SNIA steady state: {verdict['track']} per round",
+        t_s=[float(i) for i in range(1, len(values) + 1)],
+        throughput_unit="IOPS",
+        throughput=list(values),
+        lat_mean_us=[None] * len(values),
+        events=[(float(rounds[0]), "window"), (float(rounds[-1]), "")],
+        findings=[line],
+        x_label="round",
+    )
+
+
+def _cell(points: list[PointRecord]) -> str:
+    unit = points[0].unit
+    metric = "iops" if unit == "IOPS" else "mbps"
+    value = statistics.fmean(p.metric("total", metric) or 0.0 for p in points)
+    lats = [p.metric("total", "lat_mean_us") for p in points]
+    known = [x for x in lats if x is not None]
+    lat = statistics.fmean(known) if known else None
+    return f"{format_throughput(value, unit)} @ {format_latency(lat)}"
+
+
+def matrix_tables(points: list[PointRecord], verdict: dict[str, Any]) -> list[ReportTable]:
+    """Per group of repeated workloads: rows = group (block size), columns = mix."""
+    rounds = set(window_rounds(verdict))
+    chosen = [p for p in points if round_of(p) in rounds]
+    cells: dict[str, dict[str, list[PointRecord]]] = {}
+    for p in chosen:
+        cells.setdefault(p.family, {}).setdefault(mix_label(p.read_pct), []).append(p)
+    columns = sorted({m for row in cells.values() for m in row}, key=mix_sort_key)
+    rows = [[family, *(_cell(row[m]) if m in row else "–" for m in columns)]
+            for family, row in cells.items()]  # fmt: skip
+    first, last = min(rounds), max(rounds)
+    return [ReportTable(
+        title="SNIA measurement window: mean of each test over the window rounds",
+        columns=["test", *columns],
+        rows=rows,
+        caption=f"rounds {first}-{last}; throughput and mean latency averaged over the window",
+    )]  # fmt: skip
+
+
+def rounds_report(
+    points: list[PointRecord], findings: list[Finding]
+) -> tuple[list[Timeline], list[ReportTable]]:
+    verdicts = [f.data for f in findings if f.kind == "rounds"]
+    if not verdicts:
+        return [], []
+    last = max(verdicts, key=lambda v: v["round"])
+    repeated = [p for p in points if round_of(p) is not None]
+    return [steady_timeline(last)], matrix_tables(repeated, last)

@@ -1,0 +1,94 @@
+"""SNIA PTS target conditioning: purge to fresh-out-of-box where the device allows it, then
+workload-independent preconditioning (the targets written `passes` times over)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arraybench.fio import runner
+from arraybench.fio.jobfile import fio_filename
+from arraybench.plan.model import Plan, Precondition
+from arraybench.units import fio_size
+
+
+def purge_target(path: str, kind: str) -> dict[str, Any]:
+    """blkdiscard for a block device; a file cannot be purged (and we say so)."""
+    if kind != "block":
+        return {
+            "target": path,
+            "purged": False,
+            "how": "a file cannot be purged: its blocks' state belongs to the filesystem",
+        }
+    tool = shutil.which("blkdiscard")
+    if tool is None:
+        return {"target": path, "purged": False, "how": "blkdiscard (util-linux) is not installed"}
+    done = subprocess.run([tool, "-f", path], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        reason = (done.stderr or done.stdout).strip().splitlines()
+        return {
+            "target": path,
+            "purged": False,
+            "how": f"blkdiscard failed: {reason[-1] if reason else done.returncode}",
+        }
+    return {"target": path, "purged": True, "how": "blkdiscard (every block discarded)"}
+
+
+def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int]) -> str:
+    """One job per target writing it `passes` times over (io_size wraps around `size`)."""
+    rw = "write" if spec.pattern == "sequential" else "randwrite"
+    lines = [
+        "; arraybench SNIA workload-independent preconditioning",
+        "[global]",
+        f"ioengine={plan.ioengine}",
+        f"direct={int(plan.direct)}",
+        f"rw={rw}",
+        f"bs={fio_size(spec.bs)}",
+        "iodepth=32",
+        "refill_buffers=1",
+        "norandommap=1",
+        "randrepeat=0",
+        "",
+    ]
+    for index, target in enumerate(plan.targets, start=1):
+        size = sizes[target.path] // spec.bs * spec.bs
+        lines += [
+            f"[pc{index}]",
+            f"filename={fio_filename(target.path)}",
+            f"size={fio_size(size)}",
+            f"io_size={fio_size(int(size * spec.passes) // spec.bs * spec.bs)}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def run_precondition(
+    plan: Plan, spec: Precondition, sizes: Mapping[str, int], folder: Path, fio: str
+) -> dict[str, Any]:
+    """Run the preconditioning job; return what it wrote and how long it took."""
+    folder.mkdir(parents=True, exist_ok=True)
+    jobfile = folder / "point.fio"
+    jobfile.write_text(precondition_jobfile(plan, spec, sizes))
+    total = sum(int(sizes[t.path] * spec.passes) for t in plan.targets)
+    began = time.monotonic()
+    # a generous watchdog: even 50 MB/s gets through it
+    runner.run_jobfile(jobfile, label="precondition", timeout_s=total / 50e6 * 3 + 120, binary=fio)
+    return {
+        "bytes": total,
+        "seconds": time.monotonic() - began,
+        "passes": spec.passes,
+        "pattern": spec.pattern,
+        "bs": spec.bs,
+        "folder": str(folder),
+    }
+
+
+def purge_lines(results: Sequence[dict[str, Any]]) -> list[str]:
+    return [
+        f"purge {r['target']}: {'done' if r['purged'] else 'NOT done'} ({r['how']})"
+        for r in results
+    ]
