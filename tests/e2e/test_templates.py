@@ -117,7 +117,7 @@ def test_snia_pts_purge_precondition_rounds_and_window_matrix(tmp_path: Path):
     assert "NOT done (a file cannot be purged" in out  # said, not silently skipped
     assert "preconditioned:" in out and "(2 x capacity)" in out
     assert "SNIA measurement window" in out and "IOPS test 4K" in out
-    columns = out[out.index("┃ test"):].splitlines()[0]
+    columns = out[out.index("┃ test") :].splitlines()[0]
     assert columns.index("Read") < columns.index("Write") < columns.index("R/W 95/5")
     assert columns.index("R/W 95/5") < columns.index("R/W 65/35") < columns.index("R/W 5/95")
     assert "SNIA steady state: iops-4k-w per round" in report
