@@ -38,6 +38,12 @@ from arraybench.plan.expand import (
 )
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
+from arraybench.special_points import (
+    INTERFERENCE_KEY,
+    metadata_directory,
+    run_interference,
+    run_metadata,
+)
 from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.prepare import file_size, layout_file, needs_layout
@@ -241,6 +247,7 @@ class Campaign:
             for index, point in enumerate([p for p in todo if p.round is None], start=1):
                 self.observer.point_started(point, index, len(todo))
                 self._run_point(run, point, sizes, fio)
+            self._run_special(run, plan, sizes, fio, first_seq=len(all_points(plan)) + 1)
             status = "complete"
         except FioRunError:
             status = "failed"
@@ -264,6 +271,57 @@ class Campaign:
             folder = Path(run.folder) / "precondition"
             done = run_precondition(plan, plan.precondition, sizes, folder, fio)
             self.store.add_finding(run.id, "precondition", done)
+
+    def _run_special(
+        self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str, first_seq: int
+    ) -> None:
+        """dbi's interference test and CSCS's metadata test, after the grid of points."""
+        done = self.store.completed_keys(run.id)
+        seq = first_seq
+        test = plan.interference
+        if test and INTERFERENCE_KEY not in done:
+            self.observer.warning(f"running {INTERFERENCE_KEY}: base load + {test.steps} "
+                                  "background steps")  # fmt: skip
+            folder = Path(run.folder) / "points" / f"{seq:03d}-interference"
+            started = now_iso()
+            size = min(sizes.values()) if sizes else None
+            doc, data = run_interference(plan, test, folder, fio, size)
+            fields = {"workload": "interference", "family": "Mixed workload interference",
+                      "mix": mix_label(test.base_read), "pattern": "interference",
+                      "bs": test.base_bs, "read_pct": test.base_read, "unit": "IOPS",
+                      "workers": test.base_jobs, "iodepth": test.base_iodepth}  # fmt: skip
+            self._store_special(run, INTERFERENCE_KEY, seq, folder, started, doc, fields,
+                                Finding(None, "interference", data))  # fmt: skip
+        seq += 1
+        meta = plan.metadata
+        for threads in meta.threads if meta else []:
+            key = f"metadata/t{threads}"
+            if meta is None or key in done:
+                continue
+            self.observer.warning(f"running {key}: {', '.join(meta.ops)} x "
+                                  f"{meta.files_per_thread} files per thread")  # fmt: skip
+            folder = Path(run.folder) / "points" / f"{seq + threads:03d}-metadata-t{threads}"
+            started = now_iso()
+            directory = metadata_directory(plan, meta, self.results_dir)
+            doc, data = run_metadata(meta, threads, directory, folder, fio)
+            fields = {"workload": "metadata", "family": "Metadata", "mix": "metadata",
+                      "pattern": "metadata", "bs": 0, "read_pct": 0, "unit": "IOPS",
+                      "workers": threads, "iodepth": 1}  # fmt: skip
+            self._store_special(run, key, seq + threads, folder, started, doc, fields,
+                                Finding(None, "metadata", data))  # fmt: skip
+
+    def _store_special(
+        self, run: RunRecord, key: str, seq: int, folder: Path, started: str, doc: Any,
+        fields: dict[str, Any], finding: Finding,
+    ) -> None:  # fmt: skip
+        record = {
+            "run_id": run.id, "seq": seq, "key": key, "region": "backend",
+            "ioengine": doc.global_options.get("ioengine", ""), "jobs": len(doc.jobs),
+            "targets": ",".join(run.targets), "folder": str(folder), "started": started,
+            "finished": now_iso(), "runtime_s": max((j.elapsed_s or 0.0) for j in doc.jobs),
+            "fio_version": doc.fio_version, **fields,
+        }  # fmt: skip
+        self.store.add_point(record, point_metrics(doc.jobs), [], findings=[finding])
 
     def _run_rounds(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
         """SNIA rounds: repeat until the tracked workload is steady over the last window."""

@@ -125,3 +125,37 @@ def test_snia_pts_purge_precondition_rounds_and_window_matrix(tmp_path: Path):
     pre = tmp_path / "res" / "runs"
     assert list(pre.glob("*/precondition/point.fio"))
     _check_numbers(points)
+
+
+def test_cscs_iops_bandwidth_and_metadata(tmp_path: Path):
+    out, shown, report = _run(tmp_path, "cscs", "--scale", "0.01", "--set", "load.pairs=[[4, 4]]",
+                              "--set", "metadata.threads=[1, 2]")  # fmt: skip
+    points = shown["points"]
+    keys = [p["key"] for p in points]
+    assert keys[-2:] == ["metadata/t1", "metadata/t2"] and len(points) == 6
+    assert "Metadata test: operations per second by threads" in out
+    for op in ("File creation", "File stat", "File removal"):
+        assert op in out and op in report
+    meta = [p for p in points if p["pattern"] == "metadata"]
+    # 50 files per thread (1000 x 0.01, raised to 50) in each of create, stat and delete
+    assert [p["total_ios"] for p in meta] == [3 * 50, 3 * 100]
+    assert not list((tmp_path / "res" / "scratch" / "metadata").iterdir())  # all removed
+    _check_numbers(points[:4])
+
+
+def test_dbi_db_mixed_workload_interference(tmp_path: Path):
+    out, shown, report = _run(tmp_path, "dbi-db", "--only", "randread-8k", "--scale", "0.01",
+                              "--set", "load.workers=[1]", "--set", "load.devices=[1]",
+                              "--set", "interference.steps=2",
+                              "--set", "interference.base_rate_iops=2000",
+                              "--set", "interference.bg_rate_iops=20")  # fmt: skip
+    points = shown["points"]
+    assert [p["key"] for p in points] == ["randread-8k/w1-qd1-d1", "interference/base+steps"]
+    assert "Mixed workload: the base load beside growing background streams" in out
+    for window in ("base alone", "base + 1 x 1 MiB", "base + 2 x 1 MiB", "background alone"):
+        assert window in out
+    assert "the base load tolerates" in out
+    assert "Mixed workload: base load IOPS and latency over time" in report
+    inter = points[1]
+    # the base load is rate-limited to 2000 IOPS in all; the background adds 20 IOPS per step
+    assert inter["read_iops"] + inter["write_iops"] < 2000 * 1.1 + 2 * 20

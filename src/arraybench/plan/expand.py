@@ -176,9 +176,16 @@ def scale_plan(plan: Plan, factor: float) -> Plan:
         t.model_copy(update={"size": _scaled_size(t.size, factor)}) if t.size else t
         for t in plan.targets
     ]
-    return plan.model_copy(
-        update={"timing": timing(plan.timing), "workloads": workloads, "targets": targets}
-    )
+    update: dict[str, object] = {
+        "timing": timing(plan.timing), "workloads": workloads, "targets": targets,
+    }  # fmt: skip
+    if plan.interference:
+        interval = max(3.0, round(plan.interference.interval * factor))  # a window needs seconds
+        update["interference"] = plan.interference.model_copy(update={"interval": interval})
+    if plan.metadata:
+        files = max(50, round(plan.metadata.files_per_thread * factor))
+        update["metadata"] = plan.metadata.model_copy(update={"files_per_thread": files})
+    return plan.model_copy(update=update)
 
 
 def with_targets(

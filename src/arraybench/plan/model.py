@@ -144,6 +144,36 @@ class Rounds(Strict):
     window: Annotated[int, Field(ge=2)] = 5
 
 
+class InterferenceTest(Strict):
+    """dbi's mixed workload: a rate-limited base load, background streams added in steps."""
+
+    base_bs: Size = 8192
+    base_read: Percent = 50
+    base_rate_iops: PositiveInt = 40000  # total over all base jobs
+    base_jobs: PositiveInt = 4
+    base_iodepth: PositiveInt = 8
+    bg_bs: Size = 1 << 20
+    bg_read: Percent = 100
+    bg_rate_iops: PositiveInt = 1000  # added by each step
+    steps: PositiveInt = 5
+    bg_iodepth: PositiveInt = 4
+    interval: Duration = 60.0
+    max_latency_increase: Annotated[float, Field(gt=0)] = 20.0  # % for the verdict
+
+
+MetadataOp = Literal["create", "stat", "delete", "dir-create", "dir-stat", "dir-delete"]
+FILE_OPS: tuple[MetadataOp, ...] = ("create", "stat", "delete")
+
+
+class MetadataTest(Strict):
+    """CSCS's mdtest-like test on fio's file engines, in a directory."""
+
+    directory: str | None = None  # default: a folder beside the results
+    threads: list[PositiveInt] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
+    files_per_thread: PositiveInt = 1000
+    ops: list[MetadataOp] = Field(default_factory=lambda: list(FILE_OPS))
+
+
 class LatencyBound(Strict):
     value: Annotated[float, BeforeValidator(_duration), Field(gt=0)] = 0.001  # seconds
     stat: Literal["mean", "p99"] = "mean"
@@ -168,6 +198,8 @@ class Plan(Strict):
     purge: bool = False  # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
     precondition: Precondition | None = None
     rounds: Rounds | None = None
+    interference: InterferenceTest | None = None
+    metadata: MetadataTest | None = None
     workloads: list[Workload] = Field(min_length=1)
 
     @model_validator(mode="after")

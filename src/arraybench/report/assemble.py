@@ -30,6 +30,7 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.rounds import round_of, rounds_report
+from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
@@ -85,13 +86,15 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     """Everything stored about a run, as the report's view-model."""
     run = store.get_run(run_id)
     points = store.points(run_id)
-    once = [p for p in points if round_of(p) is None]
+    findings = store.findings(run_id)
+    once = [p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS]
     model = build_report(run, once)
     model.points = [_point_row(p) for p in points]
-    steady, tables = rounds_report(points, store.findings(run_id))
-    model.timelines = steady + timelines(store, run_id, once)
+    steady, tables = rounds_report(points, findings)
+    special_tables, special_timelines = special_report(findings)
+    model.timelines = steady + special_timelines + timelines(store, run_id, once)
     model.notes += [line for t in steady for line in t.findings]
-    model.tables += tables
+    model.tables += tables + special_tables
     for finding in store.findings(run_id, "purge"):
         model.notes += purge_lines(finding.data["targets"])
     for finding in store.findings(run_id, "precondition"):

@@ -1,0 +1,78 @@
+"""The interference and metadata tests in the report: their tables and the base-load chart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraybench.analysis.metadata import MetadataRow, metadata_table
+from arraybench.report.model import ReportTable, Timeline
+from arraybench.store.db import Finding
+from arraybench.units import format_iops, format_latency, format_mbps
+
+GRID_PATTERNS = ("random", "sequential")
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.0f} %"
+
+
+def interference_report(data: dict[str, Any]) -> tuple[ReportTable, Timeline]:
+    rows = [
+        [r["label"], format_iops(r["base_iops"]), format_latency(r["base_lat_mean_us"]),
+         format_latency(r.get("base_p99_us")), _pct(r["base_iops_change_pct"]),
+         _pct(r["base_lat_change_pct"]), format_mbps(r["bg_mbps"])]
+        for r in data["rows"]
+    ]  # fmt: skip
+    table = ReportTable(
+        title="Mixed workload: the base load beside growing background streams",
+        columns=[
+            "window",
+            "base IOPS",
+            "base mean latency",
+            "base p99 (completion)",
+            "IOPS vs alone",
+            "latency vs alone",
+            "background MB/s",
+        ],
+        rows=rows,
+        caption=(
+            f"on {data.get('target', 'the first target')}: the base load tolerates "
+            f"{data['tolerated_steps']} background step(s) before its mean latency rises more "
+            f"than {data['max_latency_increase']:g} %"
+        ),
+    )
+    chart = data["chart"]
+    timeline = Timeline(
+        title="Mixed workload: base load IOPS and latency over time",
+        t_s=chart["t_s"],
+        throughput_unit="IOPS",
+        throughput=chart["base_iops"],
+        lat_mean_us=chart["base_lat_us"],
+        events=[(float(t), label) for t, label in chart["events"]],
+        findings=[table.caption],
+    )
+    return table, timeline
+
+
+def metadata_report(findings: list[Finding]) -> list[ReportTable]:
+    rows = [MetadataRow(**row) for f in findings for row in f.data["rows"]]
+    if not rows:
+        return []
+    tables = []
+    for metric, title in (("ops_per_s", "operations per second"),
+                          ("lat_mean_us", "mean latency (µs)")):  # fmt: skip
+        header, *body = metadata_table(rows, metric)
+        tables.append(ReportTable(f"Metadata test: {title} by threads", header, body))
+    return tables
+
+
+def special_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Timeline]]:
+    tables: list[ReportTable] = []
+    timelines: list[Timeline] = []
+    for finding in findings:
+        if finding.kind == "interference":
+            table, timeline = interference_report(finding.data)
+            tables.append(table)
+            timelines.append(timeline)
+    tables += metadata_report([f for f in findings if f.kind == "metadata"])
+    return tables, timelines
