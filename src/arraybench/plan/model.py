@@ -111,6 +111,7 @@ class Workload(Strict):
     pause_after: Annotated[float, BeforeValidator(_duration), Field(ge=0)] | Literal["gc"] = 0.0
     rate_iops: PositiveInt | None = None  # cap per worker (a base load, a rate-limited test)
     group: str | None = None  # the report row / section this curve belongs to (default: derived)
+    chart: str | None = None  # curves with the same chart are also drawn together, one line each
 
 
 class Fabric(Strict):

@@ -29,6 +29,7 @@ from arraybench.report.model import (
     SummaryRow,
     WorkloadSection,
 )
+from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines
@@ -95,6 +96,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
+    model.overlays = overlays(run.plan_yaml, once)
     for finding in store.findings(run_id, "purge"):
         model.notes += purge_lines(finding.data["targets"])
     for finding in store.findings(run_id, "precondition"):

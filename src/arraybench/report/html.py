@@ -8,10 +8,12 @@ curve panels stacked (Read / Write / Read-Write), the points table, the plan and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime
 from html import escape
 
 from arraybench.report.model import (
+    Overlay,
     PointRow,
     ReportModel,
     ReportTable,
@@ -20,7 +22,14 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.svg import curve_chart
-from arraybench.report.timechart import ChartEvent, TimeSeries, gb_chart, time_chart
+from arraybench.report.timechart import (
+    ChartEvent,
+    TimeSeries,
+    XAxis,
+    gb_chart,
+    time_chart,
+    xy_chart,
+)
 
 DASH = "–"
 MAX_INLINE_TARGETS = 6
@@ -329,6 +338,42 @@ def _table(t: ReportTable) -> str:
     )
 
 
+def _category_axis(labels: list[str]) -> Callable[[float, float, int, str], XAxis]:
+    def axis(lo: float, hi: float, target: int, title: str) -> XAxis:
+        return XAxis([float(i) for i in range(len(labels))], labels, title)
+
+    return axis
+
+
+# distinct hues for up to 10 lines (Tableau 10), so block sizes never share a colour
+LINE_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+               "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
+
+
+def _overlay(o: Overlay) -> str:
+    x = [float(i) for i in range(len(o.x_ticks))]
+    axis = _category_axis(o.x_ticks)
+    charts = ""
+    for unit, pick in (("IOPS", "iops"), ("MB/s", "mbps"), ("µs", "lat_mean_us")):
+        series = [
+            TimeSeries(
+                line.label, getattr(line, pick), unit, color=LINE_COLORS[i % len(LINE_COLORS)]
+            )
+            for i, line in enumerate(o.lines)
+        ]
+        name = "mean latency" if unit == "µs" else unit
+        charts += xy_chart(f"{o.title}: {name}", x, series, x_label=o.x_label, x_axis=axis,
+                           mark_max=False)  # fmt: skip
+    return f'<figure class="panel">{charts}</figure>'
+
+
+def _overlays(model: ReportModel) -> str:
+    if not model.overlays:
+        return ""
+    parts = "".join(_overlay(o) for o in model.overlays)
+    return f'<section id="overlays"><h2>Charts by block size</h2>{parts}</section>'
+
+
 def _tables(model: ReportModel) -> str:
     if not model.tables:
         return ""
@@ -395,6 +440,7 @@ def render_html(model: ReportModel) -> str:
         _notes(model.notes),
         _summary(model, anchors),
         _tables(model),
+        _overlays(model),
         _sections(model),
         _timelines(model),
         _points(model),

@@ -64,6 +64,24 @@ class Timeline:
 
 
 @dataclass(frozen=True)
+class OverlayLine:
+    label: str  # e.g. the block size
+    iops: list[float | None]  # per x tick
+    mbps: list[float | None]
+    lat_mean_us: list[float | None]
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """Several curves in one chart, one line each (HUS VM: one line per block size)."""
+
+    title: str
+    x_label: str
+    x_ticks: list[str]
+    lines: list[OverlayLine]
+
+
+@dataclass(frozen=True)
 class ReportTable:
     """A plain table (SNIA matrix, interference steps, metadata ops/s)."""
 
@@ -110,3 +128,4 @@ class ReportModel:
     notes: list[str] = field(default_factory=list)  # warnings worth a reader's eye
     timelines: list[Timeline] = field(default_factory=list)
     tables: list[ReportTable] = field(default_factory=list)
+    overlays: list[Overlay] = field(default_factory=list)

@@ -1,0 +1,51 @@
+"""Overlay charts: curves that a plan groups under one `chart`, drawn as one line each."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import yaml
+
+from arraybench.report.build import series_of
+from arraybench.report.model import Overlay, OverlayLine
+from arraybench.store.db import PointRecord
+from arraybench.units import format_size
+
+
+def chart_keys(plan_yaml: str) -> dict[str, str]:
+    """Workload name -> its `chart` key, from the plan the run stored."""
+    data: dict[str, Any] = yaml.safe_load(plan_yaml) or {}
+    return {w["name"]: w["chart"] for w in data.get("workloads", []) if w.get("chart")}
+
+
+def _ticks(points: list[PointRecord]) -> list[str]:
+    if len({p.iodepth for p in points}) == 1:
+        return [str(p.workers) for p in points]
+    return [f"{p.workers}x{p.iodepth}" for p in points]
+
+
+def overlays(plan_yaml: str, points: list[PointRecord]) -> list[Overlay]:
+    keys = chart_keys(plan_yaml)
+    charts: OrderedDict[str, list[list[PointRecord]]] = OrderedDict()
+    for pts in series_of(points).values():
+        key = keys.get(pts[0].workload)
+        if key:
+            charts.setdefault(key, []).append(pts)
+    result = []
+    for title, curves in charts.items():
+        ticks: list[str] = []
+        for curve in curves:  # the union of the ladders, in order of first appearance
+            ticks += [t for t in _ticks(curve) if t not in ticks]
+        lines = []
+        for curve in curves:
+            at = dict(zip(_ticks(curve), curve, strict=True))
+            lines.append(OverlayLine(
+                label=format_size(curve[0].bs),
+                iops=[at[t].metric("total", "iops") if t in at else None for t in ticks],
+                mbps=[at[t].metric("total", "mbps") if t in at else None for t in ticks],
+                lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
+                             for t in ticks],
+            ))  # fmt: skip
+        result.append(Overlay(title, "jobs per host", ticks, lines))
+    return result
