@@ -72,6 +72,8 @@ def test_dbi_db_devices_by_parallelism(tmp_path: Path):
         "randread-8k",
         "--only",
         "write-1m",
+        "--set",
+        "interference=null",  # its own test is below
     )
     points = shown["points"]
     keys = [p["key"] for p in points]
