@@ -106,6 +106,17 @@ def format_iops(iops: float | None) -> str:
     return f"{iops:.0f} IOPS"
 
 
+def format_ops(value: float | None) -> str:
+    """Metadata operations: `850 ops/s`, `12.3 k ops/s`, `1.25 M ops/s`."""
+    if value is None or math.isnan(value):
+        return "–"
+    if value >= 1e6:
+        return f"{_three_significant(value / 1e6)} M ops/s"
+    if value >= 1e3:
+        return f"{_three_significant(value / 1e3)} k ops/s"
+    return f"{value:.0f} ops/s"
+
+
 def format_mbps(mbps: float | None) -> str:
     """MB/s (10^6 bytes/s): `5234 MB/s`, `98.1 MB/s`."""
     if mbps is None or math.isnan(mbps):

@@ -25,6 +25,7 @@ from arraybench.analysis.aggregate import combine
 from arraybench.errors import FioParseError, FioRunError
 from arraybench.fio.metadata import ALL_OPS, MetadataSpec
 from arraybench.fio.results import FioDocument, FioJobResult
+from arraybench.units import format_latency, format_ops
 
 OP_LABELS = {  # mdtest's names for the phases
     "dir-create": "Directory creation",
@@ -111,35 +112,6 @@ def metadata_results(document: FioDocument, spec: MetadataSpec) -> list[Metadata
     return [_row(op, jobs, spec, hosts) for op, jobs in phases.items()]
 
 
-def _three_significant(value: float) -> str:
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
-
-
-def format_ops(value: float | None) -> str:
-    """`850 ops/s`, `12.3 k ops/s`, `1.25 M ops/s`."""
-    if value is None:
-        return "–"
-    if value >= 1e6:
-        return f"{_three_significant(value / 1e6)} M ops/s"
-    if value >= 1e3:
-        return f"{_three_significant(value / 1e3)} k ops/s"
-    return f"{value:.0f} ops/s"
-
-
-def _format_us(value: float | None) -> str:
-    if value is None:
-        return "–"
-    if value >= 10_000:
-        return f"{value / 1000:.1f} ms"
-    if value >= 100:
-        return f"{value:,.0f} µs"
-    return f"{value:.1f} µs"
-
-
 def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> list[list[str]]:
     """Header row, then one row per operation (run order), one column per thread count.
 
@@ -150,7 +122,7 @@ def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> li
     threads = sorted({row.threads for row in rows})
     ops = [op for op in ALL_OPS if any(row.op == op for row in rows)]
     cells = {(row.op, row.threads): getattr(row, metric) for row in rows}
-    fmt = format_ops if metric == "ops_per_s" else _format_us
+    fmt = format_ops if metric == "ops_per_s" else format_latency
     header = ["Operation", *(f"{n} thread{'s' if n > 1 else ''}" for n in threads)]
     table = [header]
     for op in ops:
