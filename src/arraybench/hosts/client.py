@@ -1,0 +1,410 @@
+"""One point on many hosts: a single ``fio --client`` run, per-host results and totals.
+
+How fio 3.33 behaves, as measured with real servers in network namespaces:
+
+* Synchronised start: ``fio --client=h1,p1 job --client=h2,p2 job ...`` connects to every
+  server, sends each the job, then sends RUN to each in turn (microseconds apart); each server
+  then starts on its own, about 1.3 s after the command. Not to the millisecond: each server's
+  backend polls its freshly forked jobs for "initialised" every 100 ms (backend.c
+  run_threads), so a host whose job set-up (file open, layout) ends just after a poll starts
+  up to ~100 ms later. Measured on one machine with 2-3 namespace hosts: 0-105 ms between the
+  first and the last host (``MultiHostOutcome.start_spread_ms``). Per-second totals stay right
+  (they are aligned on wall-clock seconds); use a ramp time so no measured second has a host
+  still starting.
+* Output: one JSON document on the client, ``client_stats`` = every job of every host (each
+  with ``hostname`` = the address given to ``--client`` and ``port``) plus, with more than one
+  host, a last "All clients" entry summing every group of every host (not used here). No
+  per-host ``timestamp_ms`` and no ``job_start`` (fio >= 3.36): a host's start time is read
+  from its interval logs (see ``host_starts``).
+* Interval logs: the servers send their logs to the client, which writes them in ITS working
+  directory as ``<log name>.<host address>`` (e.g. ``point_iops.1.log.10.0.0.2``); nothing is
+  written on the servers. They are moved to ``folder/<host name>/<log name>``. Two servers on
+  one address (different ports) would overwrite each other's logs, so that is refused; so is
+  ``per_job_logs=0`` in effect (all jobs of a host would write one file name, the last wins).
+* Options given AFTER a ``--client`` are forwarded to the servers (a server then opens
+  ``--output`` in its own directory): the output options are put before the first ``--client``.
+* A server killed mid-point: the client prints ``client: host=ADDR disconnected`` (into the
+  ``--output`` file, before the JSON), carries on with the others, writes the JSON with the
+  survivors only and exits 1.
+* A server that hangs or loses its network: the client waits. fio drops a host only after
+  about 7 missed ETA answers of 5 s each (~40 s; never with ``--eta=never``, so ETA stays on),
+  and it writes its JSON only at the very end. The watchdog here therefore escalates: SIGINT
+  (fio asks every server to stop and report), then, after ``grace_s``, it destroys the client's
+  TCP connections to the hosts that still hold it (``ss -K``, root), which fio treats as a
+  disconnect and finishes with the other hosts' results; SIGKILL only as a last resort, when
+  no JSON can be had and only the interval logs already received remain.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from arraybench.analysis.aggregate import PointMetrics, point_metrics
+from arraybench.errors import FioParseError
+from arraybench.fio.logs import LAT_KINDS, RATE_KINDS, parse_interval_log, per_second
+from arraybench.fio.parse import last_document, parse_fio_json_file
+from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
+from arraybench.fio.runner import JSON_NAME, POLL_S, STDERR_NAME, fio_binary
+from arraybench.hosts.probe import client_argument, lost_server_lines
+from arraybench.hosts.server import HostError, HostSpec, tcp_problem
+
+GRACE_S = 5.0
+EPOCH_MS_MIN = 10**12  # log stamps above this are Unix epoch ms (log_unix_epoch=1)
+_LOG_RE = re.compile(r"_(?P<kind>iops|bw|lat|clat|slat)(\.\d+)?\.log$")
+
+
+@dataclass
+class MultiHostOutcome:
+    """What one point on many hosts produced; ``partial`` when any host failed."""
+
+    folder: Path
+    json_path: Path
+    hosts: list[HostSpec]
+    returncode: int | None  # None: no fio run (no host reachable)
+    elapsed_s: float
+    jobs_by_host: dict[str, list[FioJobResult]]  # host name -> its client_stats entries
+    failures: dict[str, str]  # host name -> why it failed (one line)
+    logs_by_host: dict[str, list[Path]]  # host name -> its interval logs in folder/<name>/
+    offsets_ms: dict[str, float]  # host clock - controller clock, applied to its stamps
+    start_ms_by_host: dict[str, float]  # each host's start, Unix ms on the controller clock
+    watchdog: list[str] = field(default_factory=list)  # what the watchdog had to do
+    messages: list[str] = field(default_factory=list)  # fio client lines about lost servers
+    document: FioDocument | None = None
+
+    @property
+    def failed_hosts(self) -> list[str]:
+        return [h.name for h in self.hosts if h.name in self.failures]
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.failures)
+
+    @property
+    def start_spread_ms(self) -> float | None:
+        """Last host's start minus the first's (None with fewer than two known starts)."""
+        starts = list(self.start_ms_by_host.values())
+        return max(starts) - min(starts) if len(starts) > 1 else None
+
+
+@dataclass(frozen=True)
+class AlignedSeries:
+    """Per-second values per host and their total, on the same (wall-clock) seconds."""
+
+    kind: str
+    per_host: dict[str, list[tuple[int, float]]]
+    total: list[tuple[int, float]]
+    wall_clock: bool  # False: some logs lacked log_unix_epoch, seconds are job-relative
+
+
+# --------------------------------------------------------------------------- running
+
+
+def client_command(binary: str, jobfile: Path, hosts: Sequence[HostSpec]) -> list[str]:
+    """Output options first (else fio forwards them to the servers), then host/job pairs."""
+    command = [binary, "--output-format=json+", f"--output={JSON_NAME}"]
+    for host in hosts:
+        command += [client_argument(host.address, host.port), str(jobfile)]
+    return command
+
+
+def _refuse_shared_addresses(hosts: Sequence[HostSpec]) -> None:
+    seen: dict[str, str] = {}
+    for host in hosts:
+        if host.address in seen:
+            raise HostError(
+                f"hosts {seen[host.address]} and {host.name} share the address {host.address}",
+                "fio's client names the logs it receives by address only; give each host "
+                "its own address",
+            )
+        seen[host.address] = host.name
+    names = [h.name for h in hosts]
+    if len(set(names)) != len(names):
+        raise HostError("two hosts have the same name", "host names must be unique")
+
+
+def run_on_hosts(
+    jobfile: Path,
+    hosts: Sequence[HostSpec],
+    folder: Path,
+    timeout_s: float,
+    *,
+    offsets_ms: Mapping[str, float] | None = None,
+    binary: str | None = None,
+    grace_s: float = GRACE_S,
+) -> MultiHostOutcome:
+    """Run ``jobfile`` on every host at once (one fio client); never hangs past
+    ``timeout_s + 2 * grace_s`` plus fio's own exit. Paths in the job are the servers'.
+    """
+    _refuse_shared_addresses(hosts)
+    folder.mkdir(parents=True, exist_ok=True)
+    failures = {h.name: p for h in hosts if (p := tcp_problem(h.address, h.port)) is not None}
+    live = [h for h in hosts if h.name not in failures]
+    began = time.monotonic()
+    returncode: int | None = None
+    watchdog: list[str] = []
+    if live:
+        command = client_command(binary or fio_binary(), jobfile.resolve(), live)
+        returncode, watchdog = _run_client(command, folder, live, timeout_s, grace_s)
+    text, document = _read_output(folder) if live else ("", None)
+    logs = collect_logs(folder, live)
+    jobs = _jobs_by_host(document, live)
+    messages = lost_server_lines(text)
+    _judge(live, jobs, logs, document, messages, watchdog, failures)
+    offsets = {h.name: float((offsets_ms or {}).get(h.name, 0.0)) for h in hosts}
+    outcome = MultiHostOutcome(
+        folder=folder,
+        json_path=folder / JSON_NAME,
+        hosts=list(hosts),
+        returncode=returncode,
+        elapsed_s=time.monotonic() - began,
+        jobs_by_host=jobs,
+        failures=failures,
+        logs_by_host=logs,
+        offsets_ms=offsets,
+        start_ms_by_host={},
+        watchdog=watchdog,
+        messages=messages,
+        document=document,
+    )
+    outcome.start_ms_by_host = host_starts(outcome)
+    return outcome
+
+
+def _run_client(
+    command: list[str], folder: Path, hosts: Sequence[HostSpec], timeout_s: float, grace_s: float
+) -> tuple[int, list[str]]:
+    deadline = time.monotonic() + timeout_s
+    with open(folder / STDERR_NAME, "wb") as err:
+        proc = subprocess.Popen(
+            command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=err, start_new_session=True,
+        )  # fmt: skip
+        try:
+            while proc.poll() is None:
+                if time.monotonic() >= deadline:
+                    steps = _escalate(proc, hosts, timeout_s, grace_s)
+                    return proc.wait(), steps
+                time.sleep(min(POLL_S, 0.05))
+        except BaseException:
+            _signal(proc, signal.SIGKILL)
+            proc.wait()
+            raise
+    return proc.returncode, []
+
+
+def _signal(proc: subprocess.Popen[bytes], sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, sig)
+
+
+def _waited(proc: subprocess.Popen[bytes], seconds: float) -> bool:
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _escalate(
+    proc: subprocess.Popen[bytes], hosts: Sequence[HostSpec], timeout_s: float, grace_s: float
+) -> list[str]:
+    """Stop a fio client past its time, keeping as many hosts' results as possible."""
+    steps = [f"fio ran past the watchdog of {timeout_s:g} s: SIGINT (stop and report)"]
+    _signal(proc, signal.SIGINT)
+    if _waited(proc, grace_s):
+        return steps
+    closed = [h.name for h in hosts if _destroy_connection(h)]
+    steps.append(f"connections still held after {grace_s:g} s closed: {', '.join(closed)}")
+    if _waited(proc, grace_s):
+        return steps
+    _signal(proc, signal.SIGKILL)
+    steps.append("fio did not finish: SIGKILL (no JSON; only logs already received remain)")
+    return steps
+
+
+def _destroy_connection(host: HostSpec) -> bool:
+    """Abort the controller's TCP connections to the host's fio port (``ss -K``, root)."""
+    try:
+        done = subprocess.run(
+            ["ss", "-t", "-K", "dst", host.address, "dport", "=", str(host.port)],
+            capture_output=True, text=True, timeout=10, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and host.address in done.stdout
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _read_output(folder: Path) -> tuple[str, FioDocument | None]:
+    """(fio's messages: the --output text before the JSON plus stderr, the JSON document)."""
+    stderr = (folder / STDERR_NAME).read_text(errors="replace") if folder.exists() else ""
+    path = folder / JSON_NAME
+    if not path.exists():
+        return stderr, None
+    try:
+        document = last_document(parse_fio_json_file(path))
+    except FioParseError:
+        return path.read_text(errors="replace") + stderr, None
+    return document.preamble + "\n" + stderr, document
+
+
+def collect_logs(folder: Path, hosts: Sequence[HostSpec]) -> dict[str, list[Path]]:
+    """Move ``<log>.<address>`` files from the client's folder to ``folder/<host>/<log>``."""
+    logs: dict[str, list[Path]] = {h.name: [] for h in hosts}
+    for path in sorted(folder.iterdir()) if folder.exists() else []:
+        for host in hosts:
+            suffix = "." + host.address
+            if path.is_file() and path.name.endswith(suffix) and ".log" in path.name:
+                target = folder / host.name / path.name[: -len(suffix)]
+                target.parent.mkdir(exist_ok=True)
+                os.replace(path, target)
+                logs[host.name].append(target)
+    return logs
+
+
+def _jobs_by_host(
+    document: FioDocument | None, hosts: Sequence[HostSpec]
+) -> dict[str, list[FioJobResult]]:
+    by_address = {h.address: h.name for h in hosts}
+    jobs: dict[str, list[FioJobResult]] = {}
+    for job in document.jobs if document else []:
+        name = by_address.get(job.hostname or "")
+        if name is not None:
+            jobs.setdefault(name, []).append(job)
+    return jobs
+
+
+def _mentions(line: str, address: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(address)}(?![\w.])", line) is not None
+
+
+def _judge(
+    hosts: Sequence[HostSpec],
+    jobs: dict[str, list[FioJobResult]],
+    logs: dict[str, list[Path]],
+    document: FioDocument | None,
+    messages: list[str],
+    watchdog: list[str],
+    failures: dict[str, str],
+) -> None:
+    """Name every host that failed, with fio's own words when it said something."""
+    for host in hosts:
+        said = "; ".join(dict.fromkeys(m for m in messages if _mentions(m, host.address)))
+        host_jobs = jobs.get(host.name, [])
+        if host_jobs:
+            errors = sorted({j.error for j in host_jobs if j.error})
+            if errors:
+                failures[host.name] = f"fio job error {errors} on the host (results kept)"
+            continue
+        if document is None:
+            kept = "; its interval logs were kept" if logs.get(host.name) else ""
+            why = said or (watchdog[-1] if watchdog else "fio wrote no results")
+            failures[host.name] = f"{why}{kept}"
+        else:
+            failures[host.name] = said or "fio reported no results for this host"
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def _log_window_ms(jobs: list[FioJobResult], document: FioDocument | None) -> int:
+    """log_avg_msec of the host's jobs (0: per-I/O logs, stamped at each completion)."""
+    for options in [j.options for j in jobs] + [document.global_options if document else {}]:
+        value = options.get("log_avg_msec", "")
+        if value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def _first_stamp(path: Path) -> int | None:
+    with open(path, errors="replace") as fh:
+        for line in fh:
+            head = line.split(",", 1)[0].strip()
+            if head:
+                return int(head) if head.isdigit() else None
+    return None
+
+
+def host_starts(outcome: MultiHostOutcome) -> dict[str, float]:
+    """Each host's start, Unix ms on the controller clock: its earliest interval-log stamp,
+    minus the log window (a window's sample is stamped at its end), minus the host's clock
+    offset. Needs ``log_unix_epoch=1``; precision about 2 ms (fio truncates its stamps to ms
+    and stamps a window up to a few ms after it ends)."""
+    starts: dict[str, float] = {}
+    for name, paths in outcome.logs_by_host.items():
+        stamps = [s for p in paths if _LOG_RE.search(p.name) and (s := _first_stamp(p))]
+        epoch = [s for s in stamps if s >= EPOCH_MS_MIN]
+        if not epoch:
+            continue
+        window = _log_window_ms(outcome.jobs_by_host.get(name, []), outcome.document)
+        starts[name] = min(epoch) - window - outcome.offsets_ms.get(name, 0.0)
+    return starts
+
+
+# --------------------------------------------------------------------------- totals
+
+
+def combine_hosts(outcome: MultiHostOutcome) -> tuple[dict[str, PointMetrics], PointMetrics]:
+    """Per-host figures and the total over every job of every host (not fio's "All clients",
+    which sums every group of every host)."""
+    per_host = {name: point_metrics(jobs) for name, jobs in outcome.jobs_by_host.items()}
+    every_job = [job for host in outcome.hosts for job in outcome.jobs_by_host.get(host.name, [])]
+    return per_host, point_metrics(every_job)
+
+
+def _host_logs(paths: list[Path], kind: str) -> list[Path]:
+    return [p for p in paths if (m := _LOG_RE.search(p.name)) and m.group("kind") == kind]
+
+
+def _shifted(samples: list[IntervalSample], shift_ms: int) -> list[IntervalSample]:
+    return [replace(s, time_ms=s.time_ms - shift_ms) for s in samples] if shift_ms else samples
+
+
+def _iops_twin(path: Path, kind: str) -> Path:
+    return path.with_name(re.sub(rf"_{kind}(?=(\.\d+)?\.log$)", "_iops", path.name))
+
+
+def aligned_per_second(
+    outcome: MultiHostOutcome, kind: str = "iops", ddir: int | None = None
+) -> AlignedSeries:
+    """Every host's logs of ``kind`` on one grid of wall-clock seconds (each host's stamps
+    corrected by its clock offset), and the total: the sum over hosts for iops/bw, the
+    I/O-weighted mean for latency (weighted by each job's iops log when present)."""
+    if kind not in RATE_KINDS + LAT_KINDS:
+        raise ValueError(f"unknown log kind {kind!r}")
+    per_host: dict[str, list[tuple[int, float]]] = {}
+    all_jobs: list[list[IntervalSample]] = []
+    all_iops: list[list[IntervalSample]] = []
+    wall_clock = True
+    for host in outcome.hosts:
+        paths = _host_logs(outcome.logs_by_host.get(host.name, []), kind)
+        if not paths:
+            continue
+        shift = round(outcome.offsets_ms.get(host.name, 0.0))
+        jobs = [_shifted(parse_interval_log(p), shift) for p in paths]
+        wall_clock &= all(s.time_ms >= EPOCH_MS_MIN for job in jobs for s in job[:1])
+        iops = _weights(paths, kind, shift)
+        per_host[host.name] = per_second(jobs, kind, ddir, iops)
+        all_jobs += jobs
+        all_iops += iops or [[] for _ in jobs]
+    weights = all_iops if kind in LAT_KINDS and any(all_iops) else None
+    return AlignedSeries(kind, per_host, per_second(all_jobs, kind, ddir, weights), wall_clock)
+
+
+def _weights(paths: list[Path], kind: str, shift: int) -> list[list[IntervalSample]] | None:
+    if kind not in LAT_KINDS:
+        return None
+    twins = [_iops_twin(p, kind) for p in paths]
+    if not all(t.exists() for t in twins):
+        return None
+    return [_shifted(parse_interval_log(t), shift) for t in twins]

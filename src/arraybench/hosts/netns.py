@@ -1,0 +1,245 @@
+"""Throw-away test hosts: network namespaces on this machine, each with a real fio server.
+
+``TestHosts(n, workdir)`` (root only) creates namespaces ``abh-<pid>-<i>``, each joined to the
+root namespace by its own veth pair (root side ``abv<pid>-<i>``) on a /30 of a 10.201.X.0/24
+that no interface on the machine uses: root side 10.201.X.(4i+1), host side 10.201.X.(4i+2).
+Each namespace runs ``fio --server=ip:<host address>,<port>`` bound to its own address only,
+in its own working folder. Everything is removed on exit, even after a failure;
+``cleanup_stale()`` removes what a killed run left (namespaces and links of dead pids).
+
+For failure tests: ``kill_server(i)`` SIGKILLs every process in the namespace (the server and
+the per-connection and per-job processes it forked: killing the listening server alone leaves
+a running job alive), ``cut_link(i)`` sets the host's link down (a hang, not a disconnect).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from arraybench.fio.runner import fio_binary
+from arraybench.hosts.server import DEFAULT_PORT, HostError, HostSpec, wait_for_port
+
+NS_PREFIX = "abh"
+LINK_PREFIX = "abv"
+HOST_IFACE = "eth0"
+SUBNET_FIRST = "10.201"
+MAX_HOSTS = 63  # /30 blocks in one /24
+_NS_RE = re.compile(rf"^{NS_PREFIX}-(\d+)-(\d+)$")
+_LINK_RE = re.compile(rf"^{LINK_PREFIX}(\d+)-(\d+)$")
+_counter = itertools.count()  # host numbers unique within this process
+
+
+def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=30, check=False)
+    if check and done.returncode != 0:
+        raise HostError(f"ip {' '.join(args)} failed: {done.stderr.strip()}", "are you root?")
+    return done
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def namespace_pids(namespace: str) -> list[int]:
+    done = _ip("netns", "pids", namespace, check=False)
+    return [int(p) for p in done.stdout.split() if p.isdigit()]
+
+
+def _kill_namespace(namespace: str) -> None:
+    for pid in namespace_pids(namespace):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def list_namespaces() -> list[str]:
+    """Every named network namespace (``ip netns list`` prints "NAME (id: N)")."""
+    lines = _ip("netns", "list", check=False).stdout.splitlines()
+    return [line.split()[0] for line in lines if line.strip()]
+
+
+def cleanup_stale() -> list[str]:
+    """Remove namespaces and root-side links left by runs whose process is gone."""
+    removed = []
+    for name in list_namespaces():
+        match = _NS_RE.match(name)
+        if match and not _pid_alive(int(match.group(1))):
+            _kill_namespace(name)
+            _ip("netns", "del", name, check=False)
+            removed.append(name)
+    for line in _ip("-o", "link", "show", check=False).stdout.splitlines():
+        link = line.split(":")[1].strip().split("@")[0] if ":" in line else ""
+        match = _LINK_RE.match(link)
+        if match and not _pid_alive(int(match.group(1))):
+            _ip("link", "del", link, check=False)
+            removed.append(link)
+    return removed
+
+
+def free_subnet() -> int:
+    """A third octet X such that nothing on this machine uses 10.201.X.0/24."""
+    used = _ip("-4", "-o", "addr", "show", check=False).stdout
+    used += _ip("-4", "route", "show", "table", "all", check=False).stdout
+    taken = {int(m) for m in re.findall(rf"{re.escape(SUBNET_FIRST)}\.(\d+)\.", used)}
+    for octet in range(1 + os.getpid() % 200, 255):
+        if octet not in taken:
+            return octet
+    for octet in range(1, 255):
+        if octet not in taken:
+            return octet
+    raise HostError(f"no free {SUBNET_FIRST}.X.0/24 for test hosts", "run cleanup_stale()")
+
+
+class TestHosts:
+    """N fio servers in network namespaces (a context manager; root only)."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self, count: int, workdir: Path, *, port: int = DEFAULT_PORT, binary: str | None = None
+    ) -> None:
+        if not 0 < count <= MAX_HOSTS:
+            raise ValueError(f"count must be within 1..{MAX_HOSTS}, got {count}")
+        self.count = count
+        self.workdir = workdir
+        self.port = port
+        self.binary = binary or fio_binary()
+        self.namespaces: list[str] = []
+        self.links: list[str] = []
+        self.hosts: list[HostSpec] = []
+        self.controller_addresses: list[str] = []
+        self._servers: dict[int, subprocess.Popen[bytes]] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> TestHosts:
+        try:
+            octet = free_subnet()
+            for i in range(self.count):
+                self._add_host(i, octet, next(_counter))
+            for i in range(self.count):
+                self.start_server(i)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _add_host(self, i: int, octet: int, number: int) -> None:
+        pid = os.getpid()
+        namespace, link = f"{NS_PREFIX}-{pid}-{number}", f"{LINK_PREFIX}{pid}-{number}"
+        root_addr = f"{SUBNET_FIRST}.{octet}.{4 * i + 1}"
+        host_addr = f"{SUBNET_FIRST}.{octet}.{4 * i + 2}"
+        _ip("netns", "add", namespace)
+        self.namespaces.append(namespace)
+        _ip("link", "add", link, "type", "veth", "peer", "name", HOST_IFACE, "netns", namespace)
+        self.links.append(link)
+        _ip("addr", "add", f"{root_addr}/30", "dev", link)
+        _ip("link", "set", link, "up")
+        _ip("-n", namespace, "addr", "add", f"{host_addr}/30", "dev", HOST_IFACE)
+        _ip("-n", namespace, "link", "set", HOST_IFACE, "up")
+        _ip("-n", namespace, "link", "set", "lo", "up")
+        self.controller_addresses.append(root_addr)
+        self.hosts.append(HostSpec(name=f"h{i}", address=host_addr, port=self.port))
+
+    def close(self) -> None:
+        """Kill every process in the namespaces, delete them and their links."""
+        for namespace in self.namespaces:
+            _kill_namespace(namespace)
+        for proc in self._servers.values():
+            _reap(proc)
+        self._servers.clear()
+        for namespace in self.namespaces:
+            _ip("netns", "del", namespace, check=False)
+        existing = _ip("-o", "link", "show", check=False).stdout
+        for link in self.links:
+            if re.search(rf"\b{re.escape(link)}[@:]", existing):
+                _ip("link", "del", link, check=False)
+        self.namespaces, self.links = [], []
+
+    # ------------------------------------------------------------------ servers
+
+    def host_folder(self, i: int) -> Path:
+        """The fio server's working directory (relative file names in jobs land here)."""
+        return self.workdir / self.hosts[i].name
+
+    def start_server(self, i: int, timeout_s: float = 10.0) -> None:
+        host = self.hosts[i]
+        folder = self.host_folder(i)
+        folder.mkdir(parents=True, exist_ok=True)
+        command = ["ip", "netns", "exec", self.namespaces[i], self.binary]
+        command.append(f"--server=ip:{host.address},{host.port}")
+        with open(folder / "server.log", "ab") as log:
+            self._servers[i] = subprocess.Popen(
+                command, cwd=folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,
+            )  # fmt: skip
+        if not wait_for_port(host.address, host.port, timeout_s):
+            said = (folder / "server.log").read_text(errors="replace").strip()
+            raise HostError(f"test host {host.name}: fio --server did not start: {said}")
+
+    def pids(self, i: int) -> list[int]:
+        return namespace_pids(self.namespaces[i])
+
+    def job_running(self, i: int) -> bool:
+        """True once the server runs a job: more than the server and its connection process."""
+        return len(self.pids(i)) > 2
+
+    def kill_server(self, i: int) -> None:
+        """SIGKILL the host's fio server and every process it forked (connections, jobs)."""
+        _kill_namespace(self.namespaces[i])
+        proc = self._servers.pop(i, None)
+        if proc is not None:
+            _reap(proc)
+
+    def cut_link(self, i: int) -> None:
+        """Take the host's network link down: its TCP peers hang instead of seeing a reset."""
+        _ip("-n", self.namespaces[i], "link", "set", HOST_IFACE, "down")
+
+    def restore_link(self, i: int) -> None:
+        _ip("-n", self.namespaces[i], "link", "set", HOST_IFACE, "up")
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def our_namespaces() -> list[str]:
+    """Namespaces this process created and has not removed yet (for tests)."""
+    prefix = f"{NS_PREFIX}-{os.getpid()}-"
+    return [name for name in list_namespaces() if name.startswith(prefix)]
+
+
+def wait_until(predicate: Callable[[], bool], timeout_s: float, step_s: float = 0.02) -> bool:
+    """Poll ``predicate`` until it returns True or the time is up."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step_s)
+    return False

@@ -1,0 +1,371 @@
+"""fio servers: host specs, the per-host check, and starting/stopping servers over SSH.
+
+Security: fio's server protocol has NO authentication and no encryption. Anyone who can open
+a TCP connection to a server's port can run any fio job as the server's user, and a job can
+run shell commands (``exec_prerun``/``exec_postrun``) and write to any device that user may
+write. So a server is always bound to one given address (``--server=ip:ADDR,PORT``), never to
+all interfaces (0.0.0.0 / ::) by default; run it only on a trusted storage or management
+network, for the duration of the campaign, as an unprivileged user where the targets allow it.
+
+fio also refuses a client of another protocol version, so the controller and every host need
+the same fio release (``check_host`` compares them).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import shlex
+import socket
+import subprocess
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arraybench.errors import ArraybenchError
+from arraybench.fio.runner import fio_binary
+from arraybench.hosts.clock import measure_clock_offset
+from arraybench.hosts.probe import probe_version
+
+DEFAULT_PORT = 8765  # fio's own default server port
+CONNECT_TIMEOUT_S = 3.0
+NO_AUTH_WARNING = (
+    "fio's server protocol has no authentication: anyone who reaches a server's port can run "
+    "jobs (and shell commands) as its user; keep servers on a trusted network, bound to one "
+    "address, and stop them after the campaign"
+)
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class HostError(ArraybenchError):
+    """A host is unreachable, misconfigured, or its fio server cannot be started/stopped."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class SshSpec:
+    """How to reach a host over SSH (key-based: BatchMode, never a password prompt)."""
+
+    user: str | None = None
+    host: str | None = None  # SSH address when it differs from the fio address
+    port: int = 22
+    identity_file: Path | None = None
+    options: tuple[str, ...] = ()  # extra "-o" values, e.g. "UserKnownHostsFile=..."
+    fio: str = "fio"  # fio on the remote PATH, or its full path
+    pidfile: str | None = None  # default: arraybench-fio-<port>.pid in the remote home
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """One fio server: ``name`` names its results folder; ``address`` is what fio connects to."""
+
+    name: str
+    address: str
+    port: int = DEFAULT_PORT
+    ssh: SshSpec | None = None
+
+    def __post_init__(self) -> None:
+        if not _NAME_RE.match(self.name):
+            raise HostError(
+                f"host name {self.name!r} is not usable as a folder name",
+                "use letters, digits, '.', '_' or '-' (at most 64)",
+            )
+        if not 0 < self.port < 65536:
+            raise HostError(f"host {self.name}: port {self.port} is out of range", "use 1-65535")
+        refuse_wildcard(self.address, f"host {self.name}")
+
+    @property
+    def endpoint(self) -> str:
+        host = f"[{self.address}]" if ":" in self.address else self.address
+        return f"{host}:{self.port}"
+
+
+@dataclass
+class HostCheck:
+    """What ``arraybench hosts check`` reports for one host."""
+
+    name: str
+    reachable: bool
+    fio_version: str | None = None
+    version_matches: bool = False
+    clock_offset_ms: float | None = None  # host clock - controller clock
+    clock_uncertainty_ms: float | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# --------------------------------------------------------------------------- addresses
+
+
+def refuse_wildcard(address: str, what: str) -> None:
+    """fio servers are bound to one address: 0.0.0.0 / :: would expose them everywhere."""
+    try:
+        unspecified = ipaddress.ip_address(address).is_unspecified
+    except ValueError:
+        unspecified = address.strip() in ("", "*")
+    if unspecified:
+        raise HostError(
+            f"{what}: address {address!r} would bind fio's server to every interface",
+            "give the host's address on the storage/management network (" + NO_AUTH_WARNING + ")",
+        )
+
+
+def tcp_problem(address: str, port: int, timeout_s: float = CONNECT_TIMEOUT_S) -> str | None:
+    """None when a TCP connection to address:port opens, else why not (one line)."""
+    try:
+        with socket.create_connection((address, port), timeout=timeout_s):
+            return None
+    except TimeoutError:
+        reason = f"no answer within {timeout_s:g} s"
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    return f"cannot connect to the fio server port {address}:{port} ({reason})"
+
+
+def wait_for_port(address: str, port: int, timeout_s: float, *, open_: bool = True) -> bool:
+    """Poll until the port accepts connections (``open_``) or refuses them; True on success."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        is_open = tcp_problem(address, port, timeout_s=1.0) is None
+        if is_open == open_:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
+# --------------------------------------------------------------------------- SSH lifecycle
+
+
+def server_argument(address: str, port: int) -> str:
+    """``--server=ip:ADDR,PORT`` (``ip6:`` for IPv6), refusing the wildcard addresses."""
+    refuse_wildcard(address, "fio server")
+    family = "ip6" if ":" in address else "ip"
+    return f"--server={family}:{address},{port}"
+
+
+def _ssh(spec: HostSpec) -> SshSpec:
+    if spec.ssh is None:
+        raise HostError(
+            f"host {spec.name} has no SSH settings",
+            "start `fio --server` on it yourself, or give its ssh user and key in the plan",
+        )
+    return spec.ssh
+
+
+def remote_pidfile(spec: HostSpec) -> str:
+    return _ssh(spec).pidfile or f"arraybench-fio-{spec.port}.pid"
+
+
+def ssh_command(spec: HostSpec, remote_command: str) -> list[str]:
+    """``ssh -o BatchMode=yes ... user@host 'remote command'`` (one string: the remote shell
+    parses it, so every part is quoted by the callers)."""
+    ssh = _ssh(spec)
+    command = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", str(ssh.port)]
+    if ssh.identity_file is not None:
+        command += ["-i", str(ssh.identity_file)]
+    for option in ssh.options:
+        command += ["-o", option]
+    host = ssh.host or spec.address
+    command.append(f"{ssh.user}@{host}" if ssh.user else host)
+    command.append(remote_command)
+    return command
+
+
+def start_server_command(spec: HostSpec) -> list[str]:
+    """ssh ... fio --server=ip:ADDR,PORT --daemonize=PIDFILE (bound to ADDR only)."""
+    fio = _ssh(spec).fio
+    remote = [fio, server_argument(spec.address, spec.port), f"--daemonize={remote_pidfile(spec)}"]
+    return ssh_command(spec, shlex.join(remote))
+
+
+def stop_server_command(spec: HostSpec) -> list[str]:
+    """ssh ... kill the daemon named in the pidfile, then remove the pidfile."""
+    pidfile = shlex.quote(remote_pidfile(spec))
+    return ssh_command(spec, f'kill "$(cat {pidfile})" && rm -f {pidfile}')
+
+
+def _run_ssh(command: list[str], spec: HostSpec, doing: str, timeout_s: float) -> None:
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise HostError(
+            f"host {spec.name}: ssh did not finish {doing} within {timeout_s:g} s",
+            "check the SSH address and that key login works (ssh -o BatchMode=yes)",
+        ) from exc
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip() or "no message").splitlines()[-1]
+        raise HostError(
+            f"host {spec.name}: {doing} over ssh failed (exit {done.returncode}): {said}",
+            f"command: {shlex.join(command)}",
+        )
+
+
+def start_server_over_ssh(spec: HostSpec, timeout_s: float = 30.0) -> None:
+    """Start a daemonized fio server bound to spec.address and wait until its port answers."""
+    if tcp_problem(spec.address, spec.port, timeout_s=1.0) is None:
+        raise HostError(
+            f"host {spec.name}: something already listens on {spec.endpoint}",
+            "stop it, or declare the host as 'fio server already running' with that port",
+        )
+    _run_ssh(start_server_command(spec), spec, "starting fio --server", timeout_s)
+    if not wait_for_port(spec.address, spec.port, timeout_s):
+        raise HostError(
+            f"host {spec.name}: fio --server was started but {spec.endpoint} does not answer",
+            "is the address configured on that host, and the port free and not firewalled?",
+        )
+
+
+def stop_server_over_ssh(spec: HostSpec, timeout_s: float = 30.0) -> None:
+    """Stop the server started by start_server_over_ssh and wait until its port closes."""
+    _run_ssh(stop_server_command(spec), spec, "stopping fio --server", timeout_s)
+    if not wait_for_port(spec.address, spec.port, timeout_s, open_=False):
+        raise HostError(
+            f"host {spec.name}: fio --server was told to stop but {spec.endpoint} still answers",
+            f"stop it by hand (pidfile {remote_pidfile(spec)} in the SSH user's home)",
+        )
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_host(
+    spec: HostSpec,
+    controller_fio_version: str,
+    targets: Sequence[str] = (),
+    *,
+    binary: str | None = None,
+    timeout_s: float = 20.0,
+) -> HostCheck:
+    """Reachability, the server's fio version, the clock offset and the targets of one host.
+
+    Every problem is one line in ``problems``; an unreachable host gets exactly one.
+    """
+    check = HostCheck(name=spec.name, reachable=False)
+    problem = tcp_problem(spec.address, spec.port)
+    if problem is not None:
+        check.problems.append(f"{spec.name}: {problem}; is `fio --server` running there?")
+        return check
+    check.reachable = True
+    binary = binary or fio_binary()
+    _check_clock_and_version(check, spec, controller_fio_version, binary, timeout_s)
+    if targets:
+        check.problems += _target_problems(spec, list(targets), timeout_s)
+    return check
+
+
+def _check_clock_and_version(
+    check: HostCheck, spec: HostSpec, controller_version: str, binary: str, timeout_s: float
+) -> None:
+    """One fio run: its probe line gives the version, its ping-pong job the clock offset."""
+    clock = measure_clock_offset(binary, spec.address, spec.port, timeout_s)
+    check.fio_version = probe_version(clock.output)
+    _judge_version(check, spec, controller_version)
+    if check.fio_version is None:
+        return
+    if clock.estimate is None:
+        check.problems.append(f"{spec.name}: clock offset not measured: {clock.problem}")
+        return
+    check.clock_offset_ms = clock.estimate.offset_ms
+    check.clock_uncertainty_ms = clock.estimate.uncertainty_ms
+    if not clock.estimate.consistent:
+        check.problems.append(
+            f"{spec.name}: the clock bounds contradict each other (did a clock step?): "
+            f"offset {clock.estimate.offset_ms:+.1f} ms is unreliable"
+        )
+
+
+def _judge_version(check: HostCheck, spec: HostSpec, controller_version: str) -> None:
+    if check.fio_version is None:
+        check.problems.append(
+            f"{spec.name}: {spec.endpoint} accepts connections but gave no fio probe answer: "
+            f"not a fio server, or a fio of another protocol version (controller: "
+            f"{controller_version})"
+        )
+        return
+    check.version_matches = check.fio_version == controller_version
+    if not check.version_matches:
+        check.problems.append(
+            f"{spec.name}: fio {check.fio_version} on the host, {controller_version} on the "
+            "controller: install the same fio release on both"
+        )
+
+
+def target_script(targets: Sequence[str]) -> str:
+    """A POSIX shell loop printing one line per target problem (run over SSH)."""
+    quoted = " ".join(shlex.quote(t) for t in targets)
+    return (
+        f"for t in {quoted}; do "
+        'if [ -b "$t" ]; then k=block; elif [ -f "$t" ]; then k=file; '
+        'elif [ -e "$t" ]; then k=other; else echo "missing $t"; continue; fi; '
+        '[ -r "$t" ] || echo "unreadable $t"; '
+        '[ "$k" = other ] && echo "other $t"; '
+        '[ "$k" = block ] && echo "block $t"; '
+        "done; true"
+    )
+
+
+_TARGET_WORDS = {
+    "missing": "target {} does not exist on the host",
+    "unreadable": "target {} is not readable by the SSH user",
+    "other": "target {} is neither a regular file nor a block device",
+    "block": "block device {}: whether it holds data (partitions, filesystem, RAID) is not "
+    "checked on remote hosts yet; it is written only if allow_destroy lists it",
+}
+
+
+def _target_problems(spec: HostSpec, targets: list[str], timeout_s: float) -> list[str]:
+    """Targets missing or unusable on the host, seen over SSH.
+
+    Not through fio: a fio job, even a read, lays out a regular file smaller than its size
+    (unlinking it first: measured with fio 3.33), so it cannot look at a target safely.
+    """
+    if spec.ssh is None:
+        return [
+            f"{spec.name}: targets not checked: no SSH access to this host (fio's own protocol "
+            "cannot look at a file without risking it)"
+        ]
+    command = ssh_command(spec, target_script(targets))
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return [f"{spec.name}: the target check over ssh ran past {timeout_s:g} s"]
+    if done.returncode != 0:
+        said = (done.stderr.strip() or "no message").splitlines()[-1]
+        return [f"{spec.name}: target check over ssh failed: {said}"]
+    problems = []
+    for line in done.stdout.splitlines():
+        word, _, path = line.partition(" ")
+        if word in _TARGET_WORDS:
+            problems.append(f"{spec.name}: " + _TARGET_WORDS[word].format(path))
+    return problems
+
+
+def check_hosts(
+    specs: Sequence[HostSpec],
+    controller_fio_version: str,
+    targets: dict[str, list[str]] | None = None,
+    *,
+    binary: str | None = None,
+) -> list[HostCheck]:
+    """check_host on every host at once (each check takes about 1.5 s of fio start-up)."""
+    binary = binary or fio_binary()
+    targets = targets or {}
+    with ThreadPoolExecutor(max_workers=max(1, min(16, len(specs)))) as pool:
+        futures = [
+            pool.submit(
+                check_host, s, controller_fio_version, targets.get(s.name, []), binary=binary
+            )
+            for s in specs
+        ]
+        return [f.result() for f in futures]
