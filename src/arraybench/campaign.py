@@ -26,7 +26,10 @@ from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanE
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
+from arraybench.fio.results import FioJobResult
+from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
+from arraybench.multihost import Fleet
 from arraybench.plan.expand import (
     Point,
     check_resolved,
@@ -61,6 +64,15 @@ def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
     if "steady" in point.workload.analysis or point.timing.steady:
         found.append(Finding(None, "steady", steady_finding(samples)))
     return found
+
+
+def check_job_errors(key: str, jobs: Sequence[FioJobResult], folder: Path) -> None:
+    failed = [j for j in jobs if j.error]
+    if failed:
+        raise FioRunError(
+            f"point {key}: fio job {failed[0].name} ended with error {failed[0].error}",
+            f"see {folder / runner.STDERR_NAME}",
+        )
 
 
 def all_points(plan: Plan) -> list[Point]:
@@ -136,6 +148,8 @@ class Campaign:
         self.gc_rate: float | None = None  # declared in the plan (gc_throughput), if any
         self.monitor = True  # sample the targets' devices and CPU beside fio
         self.kinds: dict[str, str] = {}  # target path -> "file", "new-file" or "block"
+        self.fleet: Fleet | None = None  # the plan's hosts, when it has any
+        self.on_host_failure = "stop"
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -152,6 +166,8 @@ class Campaign:
 
     def _prepare_targets(self, plan: Plan, points: Sequence[Point], fio: str) -> dict[str, int]:
         """Safety-check every target, create missing files; return target sizes in bytes."""
+        if plan.hosts:  # the targets live on the hosts: `arraybench hosts check` inspects them
+            return {t.path: t.size for t in plan.targets if t.size}
         writes = any(p.writes for p in points)
         sizes: dict[str, int] = {}
         scratch = scratch_path(self.results_dir)
@@ -237,10 +253,15 @@ class Campaign:
         if plan.rounds:  # the estimate counts the fewest rounds that can prove steady state
             todo += [p for r in range(1, plan.rounds.window + 1) for p in round_points(plan, r)
                      if p.key not in done]  # fmt: skip
-        self.store.set_run_fio_version(run.id, runner.fio_version(fio))
+        version = runner.fio_version(fio)
+        self.store.set_run_fio_version(run.id, version)
         self.observer.campaign_started(run, todo, len(done))
         status = "interrupted"
+        self.on_host_failure = plan.on_host_failure
         try:
+            if plan.hosts:
+                self.fleet = Fleet(plan, fio, self.observer.warning)
+                self.fleet.start(version)
             self._condition(run, plan, sizes, fio)
             if plan.rounds:  # right after preconditioning, as SNIA runs them
                 self._run_rounds(run, plan, sizes, fio)
@@ -249,10 +270,12 @@ class Campaign:
                 self._run_point(run, point, sizes, fio)
             self._run_special(run, plan, sizes, fio, first_seq=len(all_points(plan)) + 1)
             status = "complete"
-        except FioRunError:
+        except (FioRunError, HostError):
             status = "failed"
             raise
         finally:
+            if self.fleet:
+                self.fleet.stop()
             self.store.set_run_status(run.id, status, now_iso())
         ran = len(self.store.completed_keys(run.id)) - len(done)
         return CampaignResult(run.id, status, ran, len(done))
@@ -345,6 +368,9 @@ class Campaign:
         jobfile = folder / "point.fio"
         jobfile.write_text(render_jobfile(point, sizes, title=f"run {run.id}"))
         started = now_iso()
+        if point.level.hosts:
+            self._run_point_on_hosts(run, point, jobfile, started)
+            return
         with PointMonitor([t.path for t in point.targets], self.monitor) as monitor:
             outcome = runner.run_jobfile(
                 jobfile,
@@ -357,14 +383,10 @@ class Campaign:
             document = parse_fio_json_file(outcome.json_path)[-1]
         except FioParseError as exc:
             raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
-        failed = [j for j in document.jobs if j.error]
-        if failed:
-            raise FioRunError(
-                f"point {point.key}: fio job {failed[0].name} ended with error {failed[0].error}",
-                f"see {folder / runner.STDERR_NAME}",
-            )
+        check_job_errors(point.key, document.jobs, folder)
         metrics = point_metrics(document.jobs)
-        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document)
+        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document.jobs)
+        record["fio_version"] = document.fio_version
         samples = point_samples(folder)
         findings = point_findings(point, samples)
         host = monitor.result(samples)
@@ -387,6 +409,39 @@ class Campaign:
             self.observer.pausing(point, pause)
             time.sleep(pause)
 
+    def _run_point_on_hosts(
+        self, run: RunRecord, point: Point, jobfile: Path, started: str
+    ) -> None:
+        """One point on all of its hosts at once; a failed host leaves a partial point."""
+        assert self.fleet is not None
+        result = self.fleet.run_point(
+            point, jobfile, runner.watchdog_seconds(point.expected_seconds)
+        )
+        if not result.jobs:
+            raise HostError(f"point {point.key}: no host returned results "
+                            f"({'; '.join(result.finding['failures'].values())})",
+                            f"see {jobfile.parent}")  # fmt: skip
+        check_job_errors(point.key, result.jobs, jobfile.parent)
+        metrics = point_metrics(result.jobs)
+        record = self._point_fields(
+            run, point, jobfile.parent, started, result.elapsed_s, result.jobs
+        )
+        record |= {"fio_version": result.fio_version, "hosts": len(point.level.hosts),
+                   "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
+                   "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip
+        findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+        self.store.add_point(record, metrics, result.samples, findings=findings)
+        self.observer.point_finished(point, metrics, throughput_unit(point.workload))
+        if result.failed:
+            why = "; ".join(result.finding["failures"].values())
+            message = (
+                f"point {point.key}: host(s) {', '.join(result.failed)} failed ({why}); "
+                "stored as partial"
+            )
+            if self.on_host_failure == "stop":
+                raise HostError(message, "fix the host, then continue with --resume")
+            self.observer.warning(message)
+
     def _pause_seconds(
         self, run: RunRecord, point: Point, metrics: PointMetrics, findings: list[Finding]
     ) -> float:
@@ -406,11 +461,17 @@ class Campaign:
         return pause_after(metrics.write.bytes, rate)
 
     def _point_fields(
-        self, run: RunRecord, point: Point, folder: Path, started: str, elapsed: float, doc: Any
+        self,
+        run: RunRecord,
+        point: Point,
+        folder: Path,
+        started: str,
+        elapsed: float,
+        jobs: Sequence[FioJobResult],
     ) -> dict[str, Any]:
         w = point.workload
-        cpu = [(j.usr_cpu or 0.0, j.sys_cpu or 0.0) for j in doc.jobs]
-        steady = [j.steadystate for j in doc.jobs if j.steadystate]
+        cpu = [(j.usr_cpu or 0.0, j.sys_cpu or 0.0) for j in jobs]
+        steady = [j.steadystate for j in jobs if j.steadystate]
         attained = int(all(s.get("attained") for s in steady)) if steady else None
         return {
             "devices": point.level.devices,
@@ -430,13 +491,12 @@ class Campaign:
             "unit": throughput_unit(w),
             "workers": point.level.workers,
             "iodepth": point.level.iodepth,
-            "jobs": len(doc.jobs),
+            "jobs": len(jobs),
             "targets": ",".join(t.path for t in point.targets),
             "folder": str(folder),
             "started": started,
             "finished": now_iso(),
             "runtime_s": elapsed,
-            "fio_version": doc.fio_version,
             # fio's per-job CPU % is of one CPU; the sum is the load's CPU use in CPUs x 100
             "usr_cpu": sum(u for u, _ in cpu) if cpu else None,
             "sys_cpu": sum(s for _, s in cpu) if cpu else None,

@@ -15,6 +15,9 @@ from arraybench import __version__, console
 from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.fio.jobfile import render_jobfile
+from arraybench.fio.runner import fio_binary, fio_version
+from arraybench.hosts import NO_AUTH_WARNING, check_hosts
+from arraybench.multihost import host_spec
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
@@ -89,6 +92,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--only", action="append", default=[], metavar="GLOB",
                      help="run only the workloads whose names match (repeatable)")  # fmt: skip
 
+    hosts = sub.add_parser("hosts", help="many-host tools").add_subparsers(
+        dest="hosts_command", required=True
+    )
+    hcheck = hosts.add_parser(
+        "check", help="check every host of a plan: reachable, fio version, clock offset, targets"
+    )
+    hcheck.add_argument("plan")
+    hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
     sub.add_parser("templates", help="list the built-in plans")
     runs = sub.add_parser("runs", help="list runs in the results directory")
     runs.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
@@ -194,6 +205,30 @@ def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
     return chosen
 
 
+def cmd_hosts_check(args: argparse.Namespace) -> int:
+    plan = catalog.resolve(args.plan, args.overrides)
+    if not plan.hosts:
+        raise PlanError(f"{args.plan}: the plan declares no hosts", "add a `hosts:` list")
+    fio = fio_binary()
+    specs = [host_spec(h) for h in plan.hosts]
+    targets = {h.name: [t.path for t in plan.targets] for h in plan.hosts}
+    checks = check_hosts(specs, fio_version(fio), targets, binary=fio)
+    table = console.Table(title=f"hosts of {plan.name}")
+    for column in ("host", "address", "reachable", "fio", "clock offset", "problems"):
+        table.add_column(column)
+    for spec, c in zip(specs, checks, strict=True):
+        offset = "–" if c.clock_offset_ms is None else (
+            f"{c.clock_offset_ms:+.1f} ms ± {c.clock_uncertainty_ms or 0:.1f}")  # fmt: skip
+        table.add_row(c.name, spec.endpoint, "yes" if c.reachable else "NO",
+                      c.fio_version or "–", offset, str(len(c.problems)))  # fmt: skip
+    console.out.print(table)
+    for c in checks:
+        for problem in c.problems:
+            console.out.print(f"{c.name}: {problem}")
+    console.err.print(f"[yellow]note:[/] {' '.join(NO_AUTH_WARNING.split())}")
+    return 0 if all(c.ok for c in checks) else 1
+
+
 def cmd_templates(_: argparse.Namespace) -> int:
     for name in catalog.template_names():
         plan = catalog.load_template(name)
@@ -285,7 +320,7 @@ COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handler = cmd_plan_check if args.command == "plan" else COMMANDS[args.command]
+    handler = {"plan": cmd_plan_check, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
     try:
         return handler(args)
     except ArraybenchError as exc:

@@ -19,6 +19,7 @@ class Level:
     workers: int  # per host
     iodepth: int
     devices: int | None = None  # a device-count ladder's step: the first N targets
+    hosts: tuple[str, ...] = ()  # the hosts that run this level together (empty: local)
 
     @property
     def outstanding(self) -> int:
@@ -43,8 +44,10 @@ class Point:
     @property
     def key(self) -> str:
         devices = f"-d{self.level.devices}" if self.level.devices else ""
+        hosts = f"-h{len(self.level.hosts)}" if self.level.hosts else ""
         at = f"@r{self.round}" if self.round else ""
-        return f"{self.workload.name}/w{self.level.workers}-qd{self.level.iodepth}{devices}{at}"
+        level = f"w{self.level.workers}-qd{self.level.iodepth}{devices}{hosts}"
+        return f"{self.workload.name}/{level}{at}"
 
     @property
     def expected_seconds(self) -> float:
@@ -55,8 +58,10 @@ class Point:
         return self.workload.read < 100
 
 
-def levels(load: Load, ntargets: int = 1) -> list[Level]:
-    """Device count outermost (one curve per device count), then workers, then iodepth."""
+def levels(
+    load: Load, ntargets: int = 1, host_sets: list[tuple[str, ...]] | None = None
+) -> list[Level]:
+    """Host set outermost (one curve per host count), then device count, workers, iodepth."""
     if load.pairs is not None:
         pairs = list(load.pairs)
     else:
@@ -65,7 +70,8 @@ def levels(load: Load, ntargets: int = 1) -> list[Level]:
         counts: list[int | None] = list(range(1, ntargets + 1))
     else:
         counts = list(load.devices) if load.devices else [None]
-    return [Level(w, d, n) for n in counts for w, d in pairs]
+    sets = host_sets or [()]
+    return [Level(w, d, n, hs) for hs in sets for n in counts for w, d in pairs]
 
 
 def effective_load(base: Load, own: Load | None) -> Load:
@@ -100,6 +106,15 @@ def in_rounds(plan: Plan, workload: Workload) -> bool:
     return any(fnmatch.fnmatchcase(workload.name, g) for g in globs)
 
 
+def host_sets(plan: Plan) -> list[tuple[str, ...]] | None:
+    """The scaling scenarios: the plan's host_sets, or all its hosts at once."""
+    if not plan.hosts:
+        return None
+    if plan.host_sets:
+        return [tuple(s) for s in plan.host_sets]
+    return [tuple(h.name for h in plan.hosts)]
+
+
 def expand(plan: Plan) -> list[Point]:
     """Workload-major order, as the reports run them: each curve is measured in one go.
 
@@ -123,7 +138,7 @@ def _points(
     points: list[Point] = []
     for workload in workloads:
         load = effective_load(plan.load, workload.load)
-        for level in levels(load, len(plan.targets)):
+        for level in levels(load, len(plan.targets), host_sets(plan)):
             points.append(
                 Point(
                     seq=first_seq + len(points),

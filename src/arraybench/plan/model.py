@@ -45,6 +45,34 @@ class Target(Strict):
     host: str | None = None  # None = the local host (many hosts come with the hosts issue)
 
 
+class Ssh(Strict):
+    """Start and stop `fio --server` on the host over SSH (key login only)."""
+
+    user: str | None = None
+    host: str | None = None  # SSH address when it differs from the fio address
+    port: PositiveInt = 22
+    key: str | None = None  # identity file
+    fio: str = "fio"
+
+
+class Host(Strict):
+    """A load host: fio's server on `address:port`, started over SSH or already running."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+    address: str = Field(min_length=1)
+    port: Annotated[int, Field(gt=0, lt=65536)] = 8765
+    ssh: Ssh | None = None  # None: "fio server already running"
+
+    @field_validator("address")
+    @classmethod
+    def _one_address(cls, address: str) -> str:
+        if address in ("0.0.0.0", "::", "*"):
+            raise ValueError(
+                "fio's server has no authentication: bind it to one address, not all interfaces"
+            )
+        return address
+
+
 class DataPattern(Strict):
     """What the written buffers contain. Incompressible unless asked otherwise."""
 
@@ -199,6 +227,10 @@ class Plan(Strict):
     purge: bool = False  # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
     precondition: Precondition | None = None
     rounds: Rounds | None = None
+    hosts: list[Host] = Field(default_factory=list)  # empty: this machine, without fio servers
+    # scaling scenarios: each a list of host names run together (S1, S2, S4 ...); default all
+    host_sets: list[list[str]] | None = None
+    on_host_failure: Literal["continue", "stop"] = "stop"
     interference: InterferenceTest | None = None
     metadata: MetadataTest | None = None
     workloads: list[Workload] = Field(min_length=1)
@@ -209,6 +241,20 @@ class Plan(Strict):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"workload names must be unique; repeated: {', '.join(duplicates)}")
+        return self
+
+    @model_validator(mode="after")
+    def _known_hosts(self) -> Plan:
+        names = [h.name for h in self.hosts]
+        if len(set(names)) != len(names):
+            raise ValueError("host names must be unique")
+        for hosts in self.host_sets or []:
+            unknown = [n for n in hosts if n not in names]
+            if unknown or not hosts:
+                raise ValueError(
+                    f"host_sets: {', '.join(unknown) or 'an empty set'} — list hosts declared "
+                    "under hosts"
+                )
         return self
 
     @model_validator(mode="after")

@@ -31,6 +31,7 @@ from arraybench.report.model import (
 )
 from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
+from arraybench.report.scaling import scaling_tables, spread_note
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines
 from arraybench.store.db import PointRecord, RunRecord, Store
@@ -97,6 +98,12 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once)
+    model.tables += scaling_tables(once)
+    model.notes += spread_note(points)
+    partial = [p.key for p in points if p.partial]
+    if partial:
+        model.notes.append(f"partial points (a host failed; the others' data kept): "
+                           f"{', '.join(partial)}")  # fmt: skip
     for finding in store.findings(run_id, "purge"):
         model.notes += purge_lines(finding.data["targets"])
     for finding in store.findings(run_id, "precondition"):

@@ -57,15 +57,19 @@ def curve_points(points: list[PointRecord]) -> list[CurvePoint]:
 
 
 def series_name(point: PointRecord) -> str:
-    """A curve: one workload (at one device count, on a device ladder)."""
-    return f"{point.workload} ({point.devices} dev)" if point.devices else point.workload
+    """A curve: one workload (at one device count, on one set of hosts)."""
+    name = f"{point.workload} ({point.devices} dev)" if point.devices else point.workload
+    return f"{name} ({point.hosts} hosts)" if point.hosts else name
 
 
 def family_of(point: PointRecord) -> str:
     """The summary row a series belongs to."""
+    family = point.family
     if point.devices:
-        return f"{point.family}, {point.devices} device{'s' if point.devices > 1 else ''}"
-    return point.family
+        family += f", {point.devices} device{'s' if point.devices > 1 else ''}"
+    if point.hosts:
+        family += f", {point.hosts} host{'s' if point.hosts > 1 else ''}"
+    return family
 
 
 def series_of(points: list[PointRecord]) -> OrderedDict[str, list[PointRecord]]:

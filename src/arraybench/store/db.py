@@ -75,6 +75,10 @@ class PointRecord:
     kernel_iops: float | None  # the kernel's view of the target devices (/proc/diskstats)
     kernel_mbps: float | None
     cpu_busy_pct: float | None  # host CPU busy, % of all CPUs
+    hosts: int | None  # how many hosts ran the point together (None: local)
+    partial: int | None  # 1 when a host failed and only the others' data is here
+    failed_hosts: str | None  # comma-separated names
+    start_spread_ms: float | None  # last host's start minus the first's
     metrics: dict[str, float | None]
 
     def metric(self, scope: str, name: str) -> float | None:

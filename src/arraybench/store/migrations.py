@@ -105,4 +105,11 @@ CREATE TABLE findings (
 );
 CREATE INDEX findings_run ON findings(run_id, kind);
 """,
+    # 3: points run on several hosts at once
+    """
+ALTER TABLE points ADD COLUMN hosts INTEGER;
+ALTER TABLE points ADD COLUMN partial INTEGER;
+ALTER TABLE points ADD COLUMN failed_hosts TEXT;
+ALTER TABLE points ADD COLUMN start_spread_ms REAL;
+""",
 ]

@@ -1,0 +1,124 @@
+"""A campaign's hosts: fio servers started (over SSH) or found, checked, and each point run
+on all of a scenario's hosts at once through fio's client/server mode."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arraybench.fio.results import FioJobResult
+from arraybench.hosts import (
+    HostError,
+    HostSpec,
+    MultiHostOutcome,
+    SshSpec,
+    aligned_per_second,
+    check_hosts,
+    combine_hosts,
+    run_on_hosts,
+    start_server_over_ssh,
+    stop_server_over_ssh,
+)
+from arraybench.plan.expand import Point
+from arraybench.plan.model import Host, Plan
+from arraybench.store.db import Sample
+
+
+def host_spec(host: Host) -> HostSpec:
+    ssh = None
+    if host.ssh:
+        s = host.ssh
+        key = Path(s.key) if s.key else None
+        ssh = SshSpec(user=s.user, host=s.host, port=s.port, identity_file=key, fio=s.fio)
+    return HostSpec(host.name, host.address, host.port, ssh)
+
+
+@dataclass
+class HostRun:
+    """One point on several hosts: every host's jobs, the aligned totals, who failed."""
+
+    jobs: list[FioJobResult]
+    samples: list[Sample]
+    finding: dict[str, Any]
+    failed: list[str] = field(default_factory=list)
+    spread_ms: float | None = None
+    fio_version: str | None = None
+    elapsed_s: float = 0.0
+
+
+def _column(
+    outcome: MultiHostOutcome, kind: str, ddir: int, scale: float = 1.0
+) -> dict[int, float]:
+    return {t: v * scale for t, v in aligned_per_second(outcome, kind, ddir).total}
+
+
+def aligned_samples(outcome: MultiHostOutcome) -> list[Sample]:
+    """Per wall-clock second, totals over hosts (IOPS and MB/s summed, latency I/O-weighted)."""
+    cols = {}
+    for ddir, name in ((0, "read"), (1, "write")):
+        cols[f"{name}_iops"] = _column(outcome, "iops", ddir)
+        cols[f"{name}_mbps"] = _column(outcome, "bw", ddir, 1024 / 1e6)  # KiB/s -> MB/s
+        cols[f"{name}_lat_us"] = _column(outcome, "lat", ddir, 1 / 1000)  # ns -> µs
+    # only seconds that every host logged: an edge second holding some hosts is not a total
+    per_host = aligned_per_second(outcome, "iops").per_host
+    common = (
+        set.intersection(*(set(t for t, _ in s) for s in per_host.values())) if per_host else set()
+    )
+    seconds = sorted((set(cols["read_iops"]) | set(cols["write_iops"])) & common)
+    return [Sample(t, *(cols[c].get(t) for c in (
+        "read_iops", "write_iops", "read_mbps", "write_mbps", "read_lat_us", "write_lat_us")))
+        for t in seconds]  # fmt: skip
+
+
+class Fleet:
+    """The plan's hosts for one campaign: start() before the points, stop() after."""
+
+    def __init__(self, plan: Plan, fio: str, warn: Callable[[str], None]) -> None:
+        self.specs = {h.name: host_spec(h) for h in plan.hosts}
+        self.fio = fio
+        self.warn = warn
+        self.offsets: dict[str, float] = {}
+        self.started: list[HostSpec] = []
+
+    def start(self, fio_version: str) -> None:
+        for spec in self.specs.values():
+            if spec.ssh:
+                start_server_over_ssh(spec)
+                self.started.append(spec)
+        checks = check_hosts(list(self.specs.values()), fio_version, binary=self.fio)
+        problems = [f"{c.name}: {p}" for c in checks for p in c.problems]
+        if any(not c.reachable for c in checks):
+            raise HostError("hosts not ready: " + "; ".join(problems),
+                            "run `arraybench hosts check PLAN` and fix each line")  # fmt: skip
+        for line in problems:
+            self.warn(line)
+        self.offsets = {c.name: c.clock_offset_ms or 0.0 for c in checks}
+
+    def stop(self) -> None:
+        for spec in self.started:
+            try:
+                stop_server_over_ssh(spec)
+            except HostError as exc:
+                self.warn(exc.one_line())
+        self.started.clear()
+
+    def run_point(self, point: Point, jobfile: Path, timeout_s: float) -> HostRun:
+        specs = [self.specs[name] for name in point.level.hosts]
+        outcome = run_on_hosts(jobfile, specs, jobfile.parent, timeout_s,
+                               offsets_ms=self.offsets, binary=self.fio)  # fmt: skip
+        per_host, _ = combine_hosts(outcome)
+        jobs = [job for name in outcome.jobs_by_host for job in outcome.jobs_by_host[name]]
+        finding = {
+            "hosts": [s.name for s in specs],
+            "per_host": {name: m.total.as_dict("total") for name, m in per_host.items()},
+            "start_ms": outcome.start_ms_by_host,
+            "start_spread_ms": outcome.start_spread_ms,
+            "failures": outcome.failures,
+            "watchdog": outcome.watchdog,
+            "offsets_ms": {s.name: self.offsets.get(s.name, 0.0) for s in specs},
+        }
+        version = outcome.document.fio_version if outcome.document else None
+        return HostRun(jobs, aligned_samples(outcome), finding, outcome.failed_hosts,
+                       outcome.start_spread_ms, version, outcome.elapsed_s)  # fmt: skip

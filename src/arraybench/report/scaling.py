@@ -1,0 +1,54 @@
+"""Scaling against the number of hosts: maxima per host count and efficiency against linear."""
+
+from __future__ import annotations
+
+import statistics
+from collections import OrderedDict
+
+from arraybench.report.build import throughput_of
+from arraybench.report.model import ReportTable
+from arraybench.store.db import PointRecord
+from arraybench.units import format_latency, format_throughput
+
+
+def scaling_tables(points: list[PointRecord]) -> list[ReportTable]:
+    """Per workload run on several host counts: the max per count, and max(n) / (n x max(1))."""
+    by_workload: OrderedDict[str, dict[int, list[PointRecord]]] = OrderedDict()
+    for p in points:
+        if p.hosts:
+            by_workload.setdefault(p.workload, {}).setdefault(p.hosts, []).append(p)
+    rows = []
+    for workload, counts in by_workload.items():
+        if len(counts) < 2:
+            continue
+        smallest = min(counts)
+        base = max(throughput_of(p) for p in counts[smallest]) / smallest
+        for n in sorted(counts):
+            best = max(counts[n], key=throughput_of)
+            efficiency = throughput_of(best) / (n * base) if base else None
+            partial = " (partial)" if any(p.partial for p in counts[n]) else ""
+            rows.append([
+                workload, str(n), format_throughput(throughput_of(best), best.unit) + partial,
+                format_latency(best.metric("total", "lat_mean_us")),
+                "–" if efficiency is None else f"{efficiency:.0%}",
+            ])  # fmt: skip
+    if not rows:
+        return []
+    return [ReportTable(
+        title="Scaling against the number of hosts",
+        columns=["workload", "hosts", "max throughput", "latency at max", "efficiency vs linear"],
+        rows=rows,
+        caption="efficiency = max with n hosts / (n x max per host with the fewest hosts)",
+    )]  # fmt: skip
+
+
+def spread_note(points: list[PointRecord]) -> list[str]:
+    spreads = [p.start_spread_ms for p in points if p.start_spread_ms is not None]
+    if not spreads:
+        return []
+    return [
+        f"start spread between hosts (first to last host's first I/O, from their Unix-epoch "
+        f"interval logs, corrected by the measured clock offsets): median "
+        f"{statistics.median(spreads):.1f} ms, max {max(spreads):.1f} ms over {len(spreads)} "
+        "multi-host points"
+    ]

@@ -1,0 +1,140 @@
+"""A campaign on 3 real fio servers in network namespaces: S1/S2/S3 scaling, per-host and
+total results, start spread, and `hosts check`, through the CLI as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arraybench.errors import ArraybenchError
+from arraybench.hosts.netns import TestHosts, cleanup_stale
+from tests.conftest import needs_fio, run_cli
+
+pytestmark = [
+    needs_fio,
+    pytest.mark.slow,
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
+    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
+]
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
+    cleanup_stale()
+    test_hosts = TestHosts(3, tmp_path_factory.mktemp("hosts"), port=8775)
+    try:
+        test_hosts.__enter__()
+    except ArraybenchError as exc:
+        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    yield test_hosts
+    test_hosts.close()
+
+
+def _plan(tmp_path: Path, hosts: TestHosts, extra: str = "") -> Path:
+    declared = "".join(
+        f"  - {{name: {h.name}, address: {h.address}, port: {h.port}}}\n" for h in hosts.hosts
+    )
+    names = [h.name for h in hosts.hosts]
+    text = (
+        "name: scale\n"
+        "targets:\n  - {path: abtarget.dat, size: 16m}\n"  # relative: each server's own folder
+        f"hosts:\n{declared}"
+        f"host_sets: [[{names[0]}], [{', '.join(names[:2])}], [{', '.join(names)}]]\n"
+        "timing: {ramp: 1s, duration: 3s}\n"
+        "load: {workers: [1], iodepth: [1]}\n"
+        f"{extra}"
+        "workloads:\n"
+        "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync, rate_iops: 3000}\n"
+    )
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_hosts_check_lists_each_host(tmp_path: Path, hosts: TestHosts):
+    done = run_cli("hosts", "check", str(_plan(tmp_path, hosts)))
+    assert done.returncode in (0, 1), done.stderr  # targets are not checked without SSH
+    for h in hosts.hosts:
+        assert h.name in done.stdout and h.address in done.stdout
+    assert "no authentication" in done.stderr.lower() or "authentication" in done.stderr
+
+
+def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
+    results = tmp_path / "res"
+    done = run_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    assert "Scaling against the number of hosts" in done.stdout
+    assert "start spread between hosts" in done.stdout
+    run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
+        "id"
+    ]
+    shown = json.loads(
+        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+    )
+    points = shown["points"]
+    assert [p["key"] for p in points] == ["rr/w1-qd1-h1", "rr/w1-qd1-h2", "rr/w1-qd1-h3"]
+    assert [p["hosts"] for p in points] == [1, 2, 3] and not any(p["partial"] for p in points)
+    for point in points[1:]:
+        assert point["start_spread_ms"] is not None and point["start_spread_ms"] < 1000
+    # per-host figures sum to the total (fio's "All clients" entry is never used)
+    import sqlite3
+
+    with sqlite3.connect(results / "arraybench.db") as db:
+        rows = db.execute(
+            "SELECT p.key, f.data_json, p.total_iops FROM findings f JOIN points p "
+            "ON p.id = f.point_id WHERE f.kind = 'hosts' ORDER BY p.seq"
+        ).fetchall()
+    for key, data, total in rows:
+        per_host = json.loads(data)["per_host"]
+        assert sum(m["total_iops"] for m in per_host.values()) == pytest.approx(total)
+        # each host is rate-limited to 3000 IOPS: the total scales with the host count
+        assert total == pytest.approx(3000 * len(per_host), rel=0.1), key
+    # the 1-second totals are sums over hosts of the same wall-clock second
+    with sqlite3.connect(results / "arraybench.db") as db:
+        seconds = db.execute(
+            "SELECT s.read_iops FROM samples s JOIN points p ON p.id = s.point_id "
+            "WHERE p.key = 'rr/w1-qd1-h3'"
+        ).fetchall()
+    assert seconds and all(v[0] == pytest.approx(9000, rel=0.15) for v in seconds)
+
+
+def test_a_host_killed_mid_point_leaves_a_partial_point(tmp_path: Path, hosts: TestHosts):
+    import threading
+    import time
+
+    names = [h.name for h in hosts.hosts]
+    plan = _plan(tmp_path, hosts, extra="on_host_failure: continue\n")
+    text = plan.read_text().replace(
+        "timing: {ramp: 1s, duration: 3s}", "timing: {ramp: 0s, duration: 4s}"
+    )
+    text = (
+        text.split("host_sets:")[0]
+        + f"host_sets: [[{', '.join(names)}]]\n"
+        + (text.split("host_sets:")[1].split("\n", 1)[1])
+    )
+    plan.write_text(text)
+    killer = threading.Timer(2.5, hosts.kill_server, args=(2,))
+    killer.start()
+    began = time.monotonic()
+    try:
+        done = run_cli("run", str(plan), "--results", str(tmp_path / "res"), timeout=180)
+    finally:
+        killer.join()
+        hosts.start_server(2)  # back for any later test
+    assert time.monotonic() - began < 120  # no hang
+    assert done.returncode == 0, done.stderr
+    assert f"host(s) {names[2]} failed" in done.stderr and "stored as partial" in done.stderr
+    shown = json.loads(run_cli("show", json.loads(run_cli(
+        "runs", "--results", str(tmp_path / "res"), "--format", "json").stdout)[0]["id"],
+        "--results", str(tmp_path / "res"), "--format", "json").stdout)  # fmt: skip
+    [point] = shown["points"]
+    assert point["partial"] == 1 and point["failed_hosts"] == names[2]
+    # the two surviving hosts' data is kept: about 2 x 3000 IOPS
+    assert point["total_iops"] == pytest.approx(6000, rel=0.15)
+    assert "partial points" in done.stdout
