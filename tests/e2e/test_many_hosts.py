@@ -71,6 +71,8 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     assert done.returncode == 0, done.stderr
     assert "Scaling against the number of hosts" in done.stdout
     assert "start spread between hosts" in done.stdout
+    report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
+    assert "Scaling: maximum against hosts: IOPS" in report
     run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
         "id"
     ]
@@ -101,7 +103,11 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
             "SELECT s.read_iops FROM samples s JOIN points p ON p.id = s.point_id "
             "WHERE p.key = 'rr/w1-qd1-h3'"
         ).fetchall()
-    assert seconds and all(v[0] == pytest.approx(9000, rel=0.15) for v in seconds)
+    # fio's 1 s windows start with each job, not on whole seconds, so one second can hold a
+    # little of its neighbour's I/O; over the point the per-second totals average 3 x 3000
+    values = [v[0] for v in seconds]
+    assert values and sum(values) / len(values) == pytest.approx(9000, rel=0.15)
+    assert all(0.5 * 9000 < v < 1.5 * 9000 for v in values)
 
 
 def test_a_host_killed_mid_point_leaves_a_partial_point(tmp_path: Path, hosts: TestHosts):

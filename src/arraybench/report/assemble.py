@@ -31,7 +31,7 @@ from arraybench.report.model import (
 )
 from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
-from arraybench.report.scaling import scaling_tables, spread_note
+from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines
 from arraybench.store.db import PointRecord, RunRecord, Store
@@ -99,6 +99,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once)
     model.tables += scaling_tables(once)
+    model.overlays += scaling_overlay(once)
     model.notes += spread_note(points)
     partial = [p.key for p in points if p.partial]
     if partial:

@@ -371,7 +371,7 @@ def _overlays(model: ReportModel) -> str:
     if not model.overlays:
         return ""
     parts = "".join(_overlay(o) for o in model.overlays)
-    return f'<section id="overlays"><h2>Charts by block size</h2>{parts}</section>'
+    return f'<section id="overlays"><h2>Curves together</h2>{parts}</section>'
 
 
 def _tables(model: ReportModel) -> str:

@@ -6,7 +6,7 @@ import statistics
 from collections import OrderedDict
 
 from arraybench.report.build import throughput_of
-from arraybench.report.model import ReportTable
+from arraybench.report.model import Overlay, OverlayLine, ReportTable
 from arraybench.store.db import PointRecord
 from arraybench.units import format_latency, format_throughput
 
@@ -52,3 +52,24 @@ def spread_note(points: list[PointRecord]) -> list[str]:
         f"{statistics.median(spreads):.1f} ms, max {max(spreads):.1f} ms over {len(spreads)} "
         "multi-host points"
     ]
+
+
+def scaling_overlay(points: list[PointRecord]) -> list[Overlay]:
+    """The scaling chart: max throughput and its latency against the number of hosts."""
+    counts = sorted({p.hosts for p in points if p.hosts})
+    if len(counts) < 2:
+        return []
+    lines = []
+    workloads = OrderedDict((p.workload, None) for p in points if p.hosts)
+    for workload in workloads:
+        best = []
+        for n in counts:
+            candidates = [p for p in points if p.workload == workload and p.hosts == n]
+            best.append(max(candidates, key=throughput_of) if candidates else None)
+        lines.append(OverlayLine(
+            label=workload,
+            iops=[p.metric("total", "iops") if p else None for p in best],
+            mbps=[p.metric("total", "mbps") if p else None for p in best],
+            lat_mean_us=[p.metric("total", "lat_mean_us") if p else None for p in best],
+        ))  # fmt: skip
+    return [Overlay("Scaling: maximum against hosts", "hosts", [str(n) for n in counts], lines)]
