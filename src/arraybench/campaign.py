@@ -89,9 +89,7 @@ def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> 
             p for p in points if p.workload == rounds.track and p.key.endswith(f"@r{round_no}")
         ]
         if tracked:
-            first = min(tracked, key=lambda p: p.seq)
-            metric = "iops" if first.unit == "IOPS" else "mbps"
-            values.append(first.metric("total", metric) or 0.0)
+            values.append(min(tracked, key=lambda p: p.seq).throughput())
     result = steady_state(values, window=rounds.window)
     return {"round": upto, "track": rounds.track, "window": rounds.window, "values": values,
             **asdict(result)}  # fmt: skip

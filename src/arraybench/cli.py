@@ -282,16 +282,15 @@ def _points_table(store: Store, run_id: str) -> console.Table:
                    "lat mean", "p50", "p99", "p99.9", "max"):  # fmt: skip
         table.add_column(column, justify="right" if column != "point" else "left")
     for p in store.points(run_id):
-        metric = "iops" if p.unit == "IOPS" else "mbps"
 
         def lat(name: str, point: PointRecord = p) -> str:
             return format_latency(point.metric("total", name))
 
         table.add_row(
             str(p.seq), p.key, str(p.workers), str(p.iodepth),
-            format_throughput(p.metric("total", metric), p.unit),
-            format_throughput(p.metric("read", metric), p.unit),
-            format_throughput(p.metric("write", metric), p.unit),
+            format_throughput(p.throughput("total"), p.unit),
+            format_throughput(p.throughput("read"), p.unit),
+            format_throughput(p.throughput("write"), p.unit),
             lat("lat_mean_us"), lat("lat_p50_us"), lat("lat_p99_us"), lat("lat_p999_us"),
             lat("lat_max_us"),
         )  # fmt: skip

@@ -11,8 +11,7 @@ from arraybench.units import format_latency, format_throughput
 
 
 def throughput_of(point: PointRecord) -> float:
-    metric = "iops" if point.unit == "IOPS" else "mbps"
-    return point.metric("total", metric) or 0.0
+    return point.throughput()
 
 
 def level_axis(points: list[PointRecord]) -> tuple[str, list[float], list[str]]:

@@ -51,8 +51,7 @@ def steady_timeline(verdict: dict[str, Any]) -> Timeline:
 
 def _cell(points: list[PointRecord]) -> str:
     unit = points[0].unit
-    metric = "iops" if unit == "IOPS" else "mbps"
-    value = statistics.fmean(p.metric("total", metric) or 0.0 for p in points)
+    value = statistics.fmean(p.throughput() for p in points)
     lats = [p.metric("total", "lat_mean_us") for p in points]
     known = [x for x in lats if x is not None]
     lat = statistics.fmean(known) if known else None

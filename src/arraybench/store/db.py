@@ -84,6 +84,10 @@ class PointRecord:
     def metric(self, scope: str, name: str) -> float | None:
         return self.metrics.get(f"{scope}_{name}")
 
+    def throughput(self, scope: str = "total") -> float:
+        """IOPS or MB/s, whichever is the unit of this point's series."""
+        return self.metric(scope, "iops" if self.unit == "IOPS" else "mbps") or 0.0
+
 
 @dataclass(frozen=True)
 class HostSample:
