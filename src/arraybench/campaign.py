@@ -36,6 +36,7 @@ from arraybench.plan.expand import (
     expand,
     family_label,
     mix_label,
+    round_in_key,
     round_points,
     throughput_unit,
 )
@@ -66,15 +67,6 @@ def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
     return found
 
 
-def check_job_errors(key: str, jobs: Sequence[FioJobResult], folder: Path) -> None:
-    failed = [j for j in jobs if j.error]
-    if failed:
-        raise FioRunError(
-            f"point {key}: fio job {failed[0].name} ended with error {failed[0].error}",
-            f"see {folder / runner.STDERR_NAME}",
-        )
-
-
 def all_points(plan: Plan) -> list[Point]:
     """Every point the plan can run, rounds at their maximum (for checks and the total)."""
     rounds = range(1, plan.rounds.max + 1) if plan.rounds else range(0)
@@ -86,7 +78,7 @@ def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> 
     values: list[float] = []
     for round_no in range(1, upto + 1):
         tracked = [
-            p for p in points if p.workload == rounds.track and p.key.endswith(f"@r{round_no}")
+            p for p in points if p.workload == rounds.track and round_in_key(p.key) == round_no
         ]
         if tracked:
             values.append(min(tracked, key=lambda p: p.seq).throughput())
@@ -215,10 +207,15 @@ class Campaign:
         )
 
     # running ------------------------------------------------------------------------------
-    def start(self, plan: Plan, scale: float) -> CampaignResult:
-        check_resolved(plan)
+    def _configure(self, plan: Plan) -> None:
+        """The plan's campaign-wide settings, for a new run and a resumed one alike."""
         self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
         self.monitor = plan.monitor
+        self.on_host_failure = plan.on_host_failure
+
+    def start(self, plan: Plan, scale: float) -> CampaignResult:
+        check_resolved(plan)
+        self._configure(plan)
         points = all_points(plan)
         run_id = new_run_id(plan.name, self.results_dir)
         run = self._run_record(plan, run_id, scale, len(points))
@@ -233,8 +230,7 @@ class Campaign:
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
-        self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
-        self.monitor = plan.monitor
+        self._configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
         self._check_engines(points, fio)
@@ -255,7 +251,6 @@ class Campaign:
         self.store.set_run_fio_version(run.id, version)
         self.observer.campaign_started(run, todo, len(done))
         status = "interrupted"
-        self.on_host_failure = plan.on_host_failure
         try:
             if plan.hosts:
                 self.fleet = Fleet(plan, fio, self.observer.warning)
@@ -381,7 +376,7 @@ class Campaign:
             document = parse_fio_json_file(outcome.json_path)[-1]
         except FioParseError as exc:
             raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
-        check_job_errors(point.key, document.jobs, folder)
+        runner.check_job_errors(point.key, document.jobs, folder)
         metrics = point_metrics(document.jobs)
         record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document.jobs)
         record["fio_version"] = document.fio_version
@@ -419,7 +414,7 @@ class Campaign:
             raise HostError(f"point {point.key}: no host returned results "
                             f"({'; '.join(result.finding['failures'].values())})",
                             f"see {jobfile.parent}")  # fmt: skip
-        check_job_errors(point.key, result.jobs, jobfile.parent)
+        runner.check_job_errors(point.key, result.jobs, jobfile.parent)
         metrics = point_metrics(result.jobs)
         record = self._point_fields(
             run, point, jobfile.parent, started, result.elapsed_s, result.jobs

@@ -17,7 +17,7 @@ from arraybench.analysis.interference import (
     verdict,
 )
 from arraybench.analysis.metadata import metadata_results
-from arraybench.errors import FioRunError, PlanError
+from arraybench.errors import PlanError
 from arraybench.fio import runner
 from arraybench.fio.interference import InterferenceSpec, render_interference_jobfile
 from arraybench.fio.interference import total_seconds as interference_seconds
@@ -66,14 +66,9 @@ def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) ->
     outcome = runner.run_jobfile(
         jobfile, label=label, timeout_s=runner.watchdog_seconds(expected_s), binary=fio
     )
-    docs = parse_fio_json_file(outcome.json_path)
-    failed = [j for j in docs[-1].jobs if j.error]
-    if failed:
-        raise FioRunError(
-            f"point {label}: fio job {failed[0].name} ended with error {failed[0].error}",
-            f"see {folder}",
-        )
-    return docs[-1]
+    document = parse_fio_json_file(outcome.json_path)[-1]
+    runner.check_job_errors(label, document.jobs, folder)
+    return document
 
 
 def interference_findings(

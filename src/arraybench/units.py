@@ -95,26 +95,25 @@ def _three_significant(value: float) -> str:
     return f"{value:.2f}"
 
 
+def _prefixed(value: float | None, mega: str, kilo: str, one: str) -> str:
+    """A rate with k / M prefixes and three significant digits; `–` when unknown."""
+    if value is None or math.isnan(value):
+        return "–"
+    if value >= 1e6:
+        return f"{_three_significant(value / 1e6)} {mega}"
+    if value >= 1e3:
+        return f"{_three_significant(value / 1e3)} {kilo}"
+    return f"{value:.0f} {one}"
+
+
 def format_iops(iops: float | None) -> str:
     """`304 kIOPS`, `1.25 MIOPS`, `850 IOPS`."""
-    if iops is None or math.isnan(iops):
-        return "–"
-    if iops >= 1e6:
-        return f"{_three_significant(iops / 1e6)} MIOPS"
-    if iops >= 1e3:
-        return f"{_three_significant(iops / 1e3)} kIOPS"
-    return f"{iops:.0f} IOPS"
+    return _prefixed(iops, "MIOPS", "kIOPS", "IOPS")
 
 
 def format_ops(value: float | None) -> str:
     """Metadata operations: `850 ops/s`, `12.3 k ops/s`, `1.25 M ops/s`."""
-    if value is None or math.isnan(value):
-        return "–"
-    if value >= 1e6:
-        return f"{_three_significant(value / 1e6)} M ops/s"
-    if value >= 1e3:
-        return f"{_three_significant(value / 1e3)} k ops/s"
-    return f"{value:.0f} ops/s"
+    return _prefixed(value, "M ops/s", "k ops/s", "ops/s")
 
 
 def format_mbps(mbps: float | None) -> str:

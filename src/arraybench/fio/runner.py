@@ -8,11 +8,12 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.errors import FioMissingError, FioRunError
+from arraybench.fio.results import FioJobResult
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -119,6 +120,16 @@ def run_jobfile(
             f"job file and fio's output are in {folder}",
         )
     return FioOutcome(proc.returncode, elapsed, json_path, stderr)
+
+
+def check_job_errors(label: str, jobs: Sequence[FioJobResult], folder: Path) -> None:
+    """fio can exit 0 with a job that failed (it reports `error` per job): refuse that point."""
+    failed = [j for j in jobs if j.error]
+    if failed:
+        raise FioRunError(
+            f"point {label}: fio job {failed[0].name} ended with error {failed[0].error}",
+            f"see {folder / STDERR_NAME}",
+        )
 
 
 def watchdog_seconds(expected_s: float) -> float:

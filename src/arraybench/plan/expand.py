@@ -58,6 +58,12 @@ class Point:
         return self.workload.read < 100
 
 
+def round_in_key(key: str) -> int | None:
+    """The SNIA round number a point key carries (`...@r3`), the inverse of Point.key."""
+    _, at, number = key.rpartition("@r")
+    return int(number) if at and number.isdigit() else None
+
+
 def levels(
     load: Load, ntargets: int = 1, host_sets: list[tuple[str, ...]] | None = None
 ) -> list[Level]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from arraybench.report.build import series_of
+from arraybench.report.build import level_axis, series_of
 from arraybench.report.model import Overlay, OverlayLine
 from arraybench.store.db import PointRecord
 from arraybench.units import format_size
@@ -20,9 +20,7 @@ def chart_keys(plan_yaml: str) -> dict[str, str]:
 
 
 def _ticks(points: list[PointRecord]) -> list[str]:
-    if len({p.iodepth for p in points}) == 1:
-        return [str(p.workers) for p in points]
-    return [f"{p.workers}x{p.iodepth}" for p in points]
+    return level_axis(points)[2]
 
 
 def overlays(plan_yaml: str, points: list[PointRecord]) -> list[Overlay]:

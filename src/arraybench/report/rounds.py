@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from arraybench.plan.expand import mix_label
+from arraybench.plan.expand import mix_label, round_in_key
 from arraybench.report.build import mix_sort_key
 from arraybench.report.model import ReportTable, Timeline
 from arraybench.store.db import Finding, PointRecord
@@ -13,8 +13,7 @@ from arraybench.units import format_latency, format_throughput
 
 
 def round_of(point: PointRecord) -> int | None:
-    _, at, number = point.key.rpartition("@r")
-    return int(number) if at and number.isdigit() else None
+    return round_in_key(point.key)
 
 
 def window_rounds(verdict: dict[str, Any]) -> list[int]:
