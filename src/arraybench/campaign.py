@@ -156,8 +156,9 @@ class Campaign:
 
     def _prepare_targets(self, plan: Plan, points: Sequence[Point], fio: str) -> dict[str, int]:
         """Safety-check every target, create missing files; return target sizes in bytes."""
-        if plan.hosts:  # the targets live on the hosts: `arraybench hosts check` inspects them
-            return {t.path: t.size for t in plan.targets if t.size}
+        if plan.hosts:  # the targets live on the hosts: the fleet inspects them at start
+            every = [*plan.targets, *(t for h in plan.hosts for t in h.targets)]
+            return {t.path: t.size for t in every if t.size}
         writes = any(p.writes for p in points)
         sizes: dict[str, int] = {}
         scratch = scratch_path(self.results_dir)
@@ -201,7 +202,8 @@ class Campaign:
             arraybench_version=__version__,
             host=socket.gethostname(),
             kernel=platform.release(),
-            targets=[t.path for t in plan.targets],
+            targets=[t.path for t in plan.targets]
+            + [f"{h.name}:{t.path}" for h in plan.hosts for t in h.targets],
             latency_bound_us=plan.latency_bound.value * 1e6,
             latency_stat=plan.latency_bound.stat,
         )
@@ -358,12 +360,12 @@ class Campaign:
         if folder.exists():  # left by an interrupted attempt: start it afresh
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        jobfile = folder / "point.fio"
-        jobfile.write_text(render_jobfile(point, sizes, title=f"run {run.id}"))
         started = now_iso()
         if point.level.hosts:
-            self._run_point_on_hosts(run, point, jobfile, started)
+            self._run_point_on_hosts(run, point, folder, sizes, started)
             return
+        jobfile = folder / "point.fio"
+        jobfile.write_text(render_jobfile(point, sizes, title=f"run {run.id}"))
         with PointMonitor([t.path for t in point.targets], self.monitor) as monitor:
             outcome = runner.run_jobfile(
                 jobfile,
@@ -403,22 +405,19 @@ class Campaign:
             time.sleep(pause)
 
     def _run_point_on_hosts(
-        self, run: RunRecord, point: Point, jobfile: Path, started: str
+        self, run: RunRecord, point: Point, folder: Path, sizes: dict[str, int], started: str
     ) -> None:
         """One point on all of its hosts at once; a failed host leaves a partial point."""
         assert self.fleet is not None
-        result = self.fleet.run_point(
-            point, jobfile, runner.watchdog_seconds(point.expected_seconds)
-        )
+        timeout = runner.watchdog_seconds(point.expected_seconds)
+        result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
         if not result.jobs:
             raise HostError(f"point {point.key}: no host returned results "
                             f"({'; '.join(result.finding['failures'].values())})",
-                            f"see {jobfile.parent}")  # fmt: skip
-        runner.check_job_errors(point.key, result.jobs, jobfile.parent)
+                            f"see {folder}")  # fmt: skip
+        runner.check_job_errors(point.key, result.jobs, folder)
         metrics = point_metrics(result.jobs)
-        record = self._point_fields(
-            run, point, jobfile.parent, started, result.elapsed_s, result.jobs
-        )
+        record = self._point_fields(run, point, folder, started, result.elapsed_s, result.jobs)
         record |= {"fio_version": result.fio_version, "hosts": len(point.level.hosts),
                    "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
                    "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip

@@ -3,11 +3,13 @@ on all of a scenario's hosts at once through fio's client/server mode."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import (
     HostError,
@@ -21,7 +23,7 @@ from arraybench.hosts import (
     start_server_over_ssh,
     stop_server_over_ssh,
 )
-from arraybench.plan.expand import Point
+from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
 from arraybench.store.db import Sample
 
@@ -77,6 +79,8 @@ class Fleet:
 
     def __init__(self, plan: Plan, fio: str, warn: Callable[[str], None]) -> None:
         self.specs = {h.name: host_spec(h) for h in plan.hosts}
+        self.hosts = {h.name: h for h in plan.hosts}
+        self.start_lead_s = plan.start_lead
         self.fio = fio
         self.warn = warn
         self.offsets: dict[str, float] = {}
@@ -104,9 +108,26 @@ class Fleet:
                 self.warn(exc.one_line())
         self.started.clear()
 
-    def run_point(self, point: Point, jobfile: Path, timeout_s: float) -> HostRun:
+    def write_jobfiles(
+        self, point: Point, folder: Path, sizes: dict[str, int], title: str
+    ) -> tuple[dict[str, Path], int]:
+        """One job file per host (its own targets), each gated to start at the same instant:
+        now + start_lead on the controller's clock, moved to each host's clock by its offset."""
+        start_ns = time.time_ns() + round(self.start_lead_s * 1e9)
+        files = {}
+        for name in point.level.hosts:
+            host_start = start_ns + round(self.offsets.get(name, 0.0) * 1e6)
+            text = render_jobfile(host_point(point, self.hosts[name]), sizes, title, host_start)
+            files[name] = folder / f"point-{name}.fio"
+            files[name].write_text(text)
+        return files, start_ns
+
+    def run_point(
+        self, point: Point, folder: Path, sizes: dict[str, int], title: str, timeout_s: float
+    ) -> HostRun:
         specs = [self.specs[name] for name in point.level.hosts]
-        outcome = run_on_hosts(jobfile, specs, jobfile.parent, timeout_s,
+        jobfiles, start_ns = self.write_jobfiles(point, folder, sizes, title)
+        outcome = run_on_hosts(jobfiles, specs, folder, timeout_s + self.start_lead_s,
                                offsets_ms=self.offsets, binary=self.fio)  # fmt: skip
         per_host, _ = combine_hosts(outcome)
         jobs = [job for name in outcome.jobs_by_host for job in outcome.jobs_by_host[name]]
@@ -115,6 +136,7 @@ class Fleet:
             "per_host": {name: m.total.as_dict("total") for name, m in per_host.items()},
             "start_ms": outcome.start_ms_by_host,
             "start_spread_ms": outcome.start_spread_ms,
+            "start_gate_ms": start_ns / 1e6,  # the planned instant, controller clock
             "failures": outcome.failures,
             "watchdog": outcome.watchdog,
             "offsets_ms": {s.name: self.offsets.get(s.name, 0.0) for s in specs},

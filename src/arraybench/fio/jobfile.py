@@ -106,8 +106,26 @@ def _placement(point: Point, region: int | None, nfiles: int, workers: int) -> l
     return [f"size={fio_size(region // bs * bs * nfiles)}"]
 
 
-def render_jobfile(point: Point, sizes: Mapping[str, int], title: str = "") -> str:
-    """fio job text for `point`; `sizes` maps target path -> bytes (files and devices)."""
+def start_gate(start_at_ns: int) -> str:
+    """An exec_prerun holding every job until a wall-clock instant (Unix ns, host clock).
+
+    fio runs exec_prerun in each job after its files are set up and just before the job's
+    clock (epoch) starts, so jobs on every host begin I/O at that instant. Written without
+    ';' (fio splits option values there); the trailing '#' comments out the output
+    redirection fio appends, so nothing is written on the hosts. Needs GNU date (%N) and a
+    sleep that takes fractions; it always succeeds (a late host simply starts at once).
+    """
+    return (
+        f"exec_prerun=t=$(date +%s%N) && d=$(({start_at_ns} - t)) && [ $d -gt 0 ] && "
+        "sleep $((d/1000000000)).$(printf %09d $((d%1000000000))) || true #"
+    )
+
+
+def render_jobfile(
+    point: Point, sizes: Mapping[str, int], title: str = "", start_at_ns: int | None = None
+) -> str:
+    """fio job text for `point`; `sizes` maps target path -> bytes (files and devices);
+    `start_at_ns` holds the start until that wall-clock instant (many hosts)."""
     region = _region_bytes(point, sizes)
     lines = [
         f"; arraybench point {point.key}{(' - ' + title) if title else ''}",
@@ -115,6 +133,7 @@ def render_jobfile(point: Point, sizes: Mapping[str, int], title: str = "") -> s
         f" {describe_level(point.level)}, spread {point.spread}",
         "; re-run by hand: fio point.fio --output-format=json+ --output=fio.json",
         *_global(point),
+        *([start_gate(start_at_ns)] if start_at_ns is not None else []),
         "",
     ]
     if point.spread == "per_target":

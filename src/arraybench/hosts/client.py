@@ -4,13 +4,15 @@ How fio 3.33 behaves, as measured with real servers in network namespaces:
 
 * Synchronised start: ``fio --client=h1,p1 job --client=h2,p2 job ...`` connects to every
   server, sends each the job, then sends RUN to each in turn (microseconds apart); each server
-  then starts on its own, about 1.3 s after the command. Not to the millisecond: each server's
+  then starts on its own, about 1.3 s after the command, and not together: each server's
   backend polls its freshly forked jobs for "initialised" every 100 ms (backend.c
-  run_threads), so a host whose job set-up (file open, layout) ends just after a poll starts
-  up to ~100 ms later. Measured on one machine with 2-3 namespace hosts: 0-105 ms between the
-  first and the last host (``MultiHostOutcome.start_spread_ms``). Per-second totals stay right
-  (they are aligned on wall-clock seconds); use a ramp time so no measured second has a host
-  still starting.
+  run_threads), so hosts started 0-105 ms apart (measured with 2-3 namespace hosts). So
+  arraybench gates the start instead (``jobfile.start_gate``): every job's exec_prerun, which
+  fio runs after the job's set-up and right before its clock starts, sleeps until one
+  wall-clock instant (``Plan.start_lead`` after the command, moved to each host's clock by its
+  measured offset). Measured the same way: first to last host 1.2-1.3 ms, each host 0.5-2 ms
+  after the instant, on a loaded 2-core machine; the measure's resolution is 1 ms (fio's log
+  stamps are whole ms).
 * Output: one JSON document on the client, ``client_stats`` = every job of every host (each
   with ``hostname`` = the address given to ``--client`` and ``port``) plus, with more than one
   host, a last "All clients" entry summing every group of every host (not used here). No
@@ -55,6 +57,7 @@ from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
 from arraybench.fio.runner import JSON_NAME, POLL_S, STDERR_NAME, fio_binary
 from arraybench.hosts.probe import client_argument, lost_server_lines
 from arraybench.hosts.server import HostError, HostSpec, tcp_problem
+from arraybench.units import parse_duration
 
 GRACE_S = 5.0
 EPOCH_MS_MIN = 10**12  # log stamps above this are Unix epoch ms (log_unix_epoch=1)
@@ -107,11 +110,13 @@ class AlignedSeries:
 # --------------------------------------------------------------------------- running
 
 
-def client_command(binary: str, jobfile: Path, hosts: Sequence[HostSpec]) -> list[str]:
+def client_command(
+    binary: str, jobfiles: Mapping[str, Path], hosts: Sequence[HostSpec]
+) -> list[str]:
     """Output options first (else fio forwards them to the servers), then host/job pairs."""
     command = [binary, "--output-format=json+", f"--output={JSON_NAME}"]
     for host in hosts:
-        command += [client_argument(host.address, host.port), str(jobfile)]
+        command += [client_argument(host.address, host.port), str(jobfiles[host.name])]
     return command
 
 
@@ -131,7 +136,7 @@ def _refuse_shared_addresses(hosts: Sequence[HostSpec]) -> None:
 
 
 def run_on_hosts(
-    jobfile: Path,
+    jobfile: Path | Mapping[str, Path],
     hosts: Sequence[HostSpec],
     folder: Path,
     timeout_s: float,
@@ -140,9 +145,15 @@ def run_on_hosts(
     binary: str | None = None,
     grace_s: float = GRACE_S,
 ) -> MultiHostOutcome:
-    """Run ``jobfile`` on every host at once (one fio client); never hangs past
-    ``timeout_s + 2 * grace_s`` plus fio's own exit. Paths in the job are the servers'.
+    """Run ``jobfile`` (one for all, or one per host name) on every host at once (one fio
+    client); never hangs past ``timeout_s + 2 * grace_s`` plus fio's own exit. Paths in the
+    job are the servers'.
     """
+    jobfiles = (
+        {h.name: jobfile.resolve() for h in hosts}
+        if isinstance(jobfile, Path)
+        else {name: path.resolve() for name, path in jobfile.items()}
+    )
     _refuse_shared_addresses(hosts)
     folder.mkdir(parents=True, exist_ok=True)
     failures = {h.name: p for h in hosts if (p := tcp_problem(h.address, h.port)) is not None}
@@ -151,7 +162,7 @@ def run_on_hosts(
     returncode: int | None = None
     watchdog: list[str] = []
     if live:
-        command = client_command(binary or fio_binary(), jobfile.resolve(), live)
+        command = client_command(binary or fio_binary(), jobfiles, live)
         returncode, watchdog = _run_client(command, folder, live, timeout_s, grace_s)
     text, document = _read_output(folder) if live else ("", None)
     logs = collect_logs(folder, live)
@@ -326,6 +337,15 @@ def _log_window_ms(jobs: list[FioJobResult], document: FioDocument | None) -> in
     return 0
 
 
+def _ramp_ms(jobs: list[FioJobResult], document: FioDocument | None) -> float:
+    """ramp_time of the host's jobs in ms: fio logs nothing until the ramp is over."""
+    for options in [j.options for j in jobs] + [document.global_options if document else {}]:
+        value = options.get("ramp_time", "").strip()
+        if value:
+            return parse_duration(value if value[-1].isalpha() else value + "s") * 1000
+    return 0.0
+
+
 def _first_stamp(path: Path) -> int | None:
     with open(path, errors="replace") as fh:
         for line in fh:
@@ -337,8 +357,8 @@ def _first_stamp(path: Path) -> int | None:
 
 def host_starts(outcome: MultiHostOutcome) -> dict[str, float]:
     """Each host's start, Unix ms on the controller clock: its earliest interval-log stamp,
-    minus the log window (a window's sample is stamped at its end), minus the host's clock
-    offset. Needs ``log_unix_epoch=1``; precision about 2 ms (fio truncates its stamps to ms
+    minus the log window (a window's sample is stamped at its end) and the ramp (not logged),
+    minus the host's clock offset. Needs ``log_unix_epoch=1``; precision about 2 ms (fio truncates its stamps to ms
     and stamps a window up to a few ms after it ends)."""
     starts: dict[str, float] = {}
     for name, paths in outcome.logs_by_host.items():
@@ -346,7 +366,8 @@ def host_starts(outcome: MultiHostOutcome) -> dict[str, float]:
         epoch = [s for s in stamps if s >= EPOCH_MS_MIN]
         if not epoch:
             continue
-        window = _log_window_ms(outcome.jobs_by_host.get(name, []), outcome.document)
+        jobs = outcome.jobs_by_host.get(name, [])
+        window = _log_window_ms(jobs, outcome.document) + _ramp_ms(jobs, outcome.document)
         starts[name] = min(epoch) - window - outcome.offsets_ms.get(name, 0.0)
     return starts
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arraybench.errors import PlanError
-from arraybench.plan.model import DataPattern, Load, Plan, Target, Timing, Workload
+from arraybench.plan.model import DataPattern, Host, Load, Plan, Target, Timing, Workload
 from arraybench.units import format_size
 
 DEFAULT_SCRATCH_SIZE = 1 << 30
@@ -144,7 +144,7 @@ def _points(
     points: list[Point] = []
     for workload in workloads:
         load = effective_load(plan.load, workload.load)
-        for level in levels(load, len(plan.targets), host_sets(plan)):
+        for level in levels(load, target_count(plan), host_sets(plan)):
             points.append(
                 Point(
                     seq=first_seq + len(points),
@@ -209,6 +209,20 @@ def scale_plan(plan: Plan, factor: float) -> Plan:
     return plan.model_copy(update=update)
 
 
+def target_count(plan: Plan) -> int:
+    """Targets each load host has: the plan's, or the fewest any host has of its own."""
+    counts = [len(h.targets) if h.targets else len(plan.targets) for h in plan.hosts]
+    return min(counts) if counts else len(plan.targets)
+
+
+def host_point(point: Point, host: Host) -> Point:
+    """The point as one host runs it: on the host's own targets when it has any."""
+    if not host.targets:
+        return point
+    devices = point.level.devices
+    return replace(point, targets=tuple(host.targets[:devices] if devices else host.targets))
+
+
 def with_targets(
     plan: Plan, paths: list[str], scratch: str, exists: Callable[[str], bool] = lambda _: False
 ) -> Plan:
@@ -219,7 +233,7 @@ def with_targets(
     """
     if paths:
         targets = [Target(path=p, size=None if exists(p) else DEFAULT_SCRATCH_SIZE) for p in paths]
-    elif not plan.targets:
+    elif not plan.targets and not (plan.hosts and all(h.targets for h in plan.hosts)):
         targets = [Target(path=scratch, size=DEFAULT_SCRATCH_SIZE)]
     else:
         return plan
@@ -250,10 +264,10 @@ def check_resolved(plan: Plan) -> None:
     for where, load in [("load", plan.load)] + [
         (f"workloads[{i}].load", w.load) for i, w in enumerate(plan.workloads) if w.load
     ]:
-        if isinstance(load.devices, list) and max(load.devices) > len(plan.targets):
+        if isinstance(load.devices, list) and max(load.devices) > target_count(plan):
             raise PlanError(
                 f"{where}.devices: asks for {max(load.devices)} devices but the plan has "
-                f"{len(plan.targets)} target(s)",
+                f"{target_count(plan)} target(s)",
                 "add targets (or --target PATH, repeated) or shorten the devices ladder",
             )
 

@@ -42,7 +42,6 @@ class Target(Strict):
 
     path: str = Field(min_length=1)
     size: Size | None = None  # for files: the size to create/use; devices use their own size
-    host: str | None = None  # None = the local host (many hosts come with the hosts issue)
 
 
 class Ssh(Strict):
@@ -62,6 +61,9 @@ class Host(Strict):
     address: str = Field(min_length=1)
     port: Annotated[int, Field(gt=0, lt=65536)] = 8765
     ssh: Ssh | None = None  # None: "fio server already running"
+    # this host's own targets (paths on the host); empty: the plan's targets, same paths on
+    # every host
+    targets: list[Target] = Field(default_factory=list)
 
     @field_validator("address")
     @classmethod
@@ -231,6 +233,9 @@ class Plan(Strict):
     # scaling scenarios: each a list of host names run together (S1, S2, S4 ...); default all
     host_sets: list[list[str]] | None = None
     on_host_failure: Literal["continue", "stop"] = "stop"
+    # many hosts: every host's I/O starts at the same wall-clock instant, this long after the
+    # point's fio command (it must cover connecting to the servers and laying out files)
+    start_lead: Duration = 3.0
     interference: InterferenceTest | None = None
     metadata: MetadataTest | None = None
     workloads: list[Workload] = Field(min_length=1)
@@ -248,6 +253,12 @@ class Plan(Strict):
         names = [h.name for h in self.hosts]
         if len(set(names)) != len(names):
             raise ValueError("host names must be unique")
+        bare = [h.name for h in self.hosts if not h.targets]
+        if bare and not self.targets and self.hosts:
+            raise ValueError(
+                f"host(s) {', '.join(bare)} have no targets: give each host `targets:` or list "
+                "targets for every host at the top of the plan"
+            )
         for hosts in self.host_sets or []:
             unknown = [n for n in hosts if n not in names]
             if unknown or not hosts:

@@ -131,6 +131,9 @@ def job_files(points: list[PointRecord]) -> dict[str, str]:
         path = Path(point.folder) / "point.fio"
         if path.exists():
             files[point.key] = path.read_text(errors="replace")
+        for host_file in sorted(Path(point.folder).glob("point-*.fio")):  # many hosts
+            host = host_file.stem.removeprefix("point-")
+            files[f"{point.key} [{host}]"] = host_file.read_text(errors="replace")
     return files
 
 

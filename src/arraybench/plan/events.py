@@ -1,0 +1,239 @@
+"""Events during a point: failures and disturbances injected while the fio load runs.
+
+Each event names WHEN it happens (`at` an offset from the point's start, or `when: steady`,
+once the load has reached steady state), optionally how long it lasts (`duration`, then it is
+reverted; without it, it lasts until the point ends) and WHAT happens, as one key naming the
+kind. Every applied event is reverted when the point ends, whatever happened.
+
+```yaml
+events:
+  - {at: 30s, duration: 20s, label: path A slow,
+     throttle: {device: /dev/sdc, read_iops: 200, write_iops: 200}}
+  - {when: steady, prompt: {text: "Pull the FC cable of controller A",
+     revert_text: "Plug it back", assume_after: 10s}, duration: 60s}
+  - {at: 10s, run: [systemctl, stop, iscsid]}            # short form of run: {argv: [...]}
+  - {at: 10s, run: {argv: [/usr/local/bin/fail-a], timeout: 30s, revert: [/usr/local/bin/heal-a]}}
+  - {at: 5s, duration: 10s, netem: {interface: eth1, delay: 5ms, jitter: 1ms, loss: 0.5}}
+  - {at: 5s, duration: 3s, signal: {process: '^iscsid$'}}   # SIGSTOP, SIGCONT at revert
+  - {at: 20s, duration: 30s, scsi_offline: /dev/sdc}       # short form of {device: ...}
+```
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from arraybench.plan.model import Duration, PositiveInt, Size, Strict
+from arraybench.units import parse_duration
+
+EventKind = Literal["prompt", "run", "throttle", "netem", "signal", "scsi_offline"]
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "prompt",
+    "run",
+    "throttle",
+    "netem",
+    "signal",
+    "scsi_offline",
+)
+
+
+def _offset(value: object) -> float:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return parse_duration(value)
+    raise ValueError("expected a duration such as 0s, 500ms, 30s or 2m")
+
+
+# an offset or a delay that may be zero (`at: 0s`, `jitter: 0ms`)
+Offset = Annotated[float, BeforeValidator(_offset), Field(ge=0)]
+
+
+def _text_form(key: str) -> BeforeValidator:
+    """Accept a bare string for a one-field action: `prompt: "Pull cable A"`."""
+
+    def convert(value: object) -> object:
+        return {key: value} if isinstance(value, str) else value
+
+    return BeforeValidator(convert)
+
+
+def _argv_form(value: object) -> object:
+    """Accept a bare list for `run`: `run: [systemctl, stop, iscsid]`."""
+    return {"argv": value} if isinstance(value, list) else value
+
+
+Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+
+
+class PromptAction(Strict):
+    """The operator does something by hand (pull a cable, power off a controller).
+
+    Interactive runs show `text` when the event is due and take the operator's confirmation
+    time as the event time. Non-interactive runs assume the action was done `assume_after`
+    the trigger (0: at the trigger) and record that time as assumed.
+    """
+
+    text: str = Field(min_length=1)
+    revert_text: str | None = Field(None, min_length=1)  # asked at the end of `duration`
+    assume_after: Offset = 0.0
+
+
+class RunAction(Strict):
+    """Run a command (never through a shell). A failure or a timeout is recorded, the load goes
+    on. `revert` runs when the event ends."""
+
+    argv: Argv
+    timeout: Duration = 60.0
+    revert: Argv | None = None
+
+
+class ThrottleAction(Strict):
+    """Limit the load's I/O to `device` with the block cgroup (io.max or blkio.throttle)."""
+
+    device: str = Field(min_length=1)  # a block device, or a file: its backing device
+    read_iops: PositiveInt | None = None
+    write_iops: PositiveInt | None = None
+    read_bps: Size | None = None  # bytes per second: 10m = 10 MiB/s
+    write_bps: Size | None = None
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> ThrottleAction:
+        if all(
+            v is None for v in (self.read_iops, self.write_iops, self.read_bps, self.write_bps)
+        ):
+            raise ValueError("give at least one of read_iops, write_iops, read_bps, write_bps")
+        return self
+
+
+class NetemAction(Strict):
+    """Delay and/or lose packets leaving `interface` (tc netem as its root qdisc)."""
+
+    interface: str = Field(min_length=1, pattern=r"^[^\s/]{1,15}$")
+    delay: Offset | None = None
+    jitter: Offset | None = None
+    loss: Annotated[float, Field(ge=0, le=100)] | None = None  # percent of packets
+    netns: str | None = Field(None, min_length=1)  # run tc inside this network namespace
+
+    @model_validator(mode="after")
+    def _something(self) -> NetemAction:
+        if self.delay is None and self.loss is None:
+            raise ValueError("give delay and/or loss")
+        if self.jitter is not None and self.delay is None:
+            raise ValueError("jitter needs a delay")
+        return self
+
+
+class SignalAction(Strict):
+    """Freeze processes (SIGSTOP) and let them go on at revert (SIGCONT)."""
+
+    pid: PositiveInt | None = None
+    pid_file: str | None = Field(None, min_length=1)
+    # a regular expression searched in the process name (as pgrep), or in the whole command
+    # line with `full: true` (as pgrep -f)
+    process: str | None = Field(None, min_length=1)
+    full: bool = False
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> SignalAction:
+        given = [n for n in ("pid", "pid_file", "process") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of pid, pid_file or process")
+        if self.full and self.process is None:
+            raise ValueError("full applies to process only")
+        return self
+
+    @field_validator("process")
+    @classmethod
+    def _valid_pattern(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression: {exc}") from None
+        return pattern
+
+
+class ScsiOfflineAction(Strict):
+    """Set a SCSI disk offline (sysfs device/state), back to running at revert."""
+
+    device: str = Field(min_length=1)  # /dev/sdc, sdc, or a link to it
+
+
+Action = PromptAction | RunAction | ThrottleAction | NetemAction | SignalAction | ScsiOfflineAction
+
+
+class Event(Strict):
+    """One event: when (`at` or `when`), for how long (`duration`) and one action key."""
+
+    at: Offset | None = None  # seconds after the point's start
+    when: Literal["steady"] | None = None
+    label: str | None = Field(None, min_length=1)
+    duration: Duration | None = None  # None: until the point ends
+    prompt: Annotated[PromptAction, _text_form("text")] | None = None
+    run: Annotated[RunAction, BeforeValidator(_argv_form)] | None = None
+    throttle: ThrottleAction | None = None
+    netem: NetemAction | None = None
+    signal: SignalAction | None = None
+    scsi_offline: Annotated[ScsiOfflineAction, _text_form("device")] | None = None
+
+    @model_validator(mode="after")
+    def _one_time_one_action(self) -> Event:
+        if (self.at is None) == (self.when is None):
+            raise ValueError("give either at (an offset such as 30s) or when: steady")
+        given = [k for k in EVENT_KINDS if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                f"give exactly one action of {', '.join(EVENT_KINDS)}"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+    @property
+    def kind(self) -> EventKind:
+        return next(k for k in EVENT_KINDS if getattr(self, k) is not None)
+
+    @property
+    def action(self) -> Action:
+        for value in (
+            self.prompt,
+            self.run,
+            self.throttle,
+            self.netem,
+            self.signal,
+            self.scsi_offline,
+        ):
+            if value is not None:
+                return value
+        raise AssertionError("an event always has one action (validated)")
+
+    @property
+    def name(self) -> str:
+        """The label, or a short description of the action."""
+        return self.label or describe_action(self)
+
+    def when_text(self) -> str:
+        return "when steady" if self.when == "steady" else f"at +{self.at:g}s"
+
+
+def describe_action(event: Event) -> str:
+    """`throttle /dev/sdc`, `run systemctl`, `prompt "Pull cable A"`: a default label."""
+    action = event.action
+    if isinstance(action, PromptAction):
+        text = action.text if len(action.text) <= 40 else action.text[:37] + "..."
+        return f'prompt "{text}"'
+    if isinstance(action, RunAction):
+        return f"run {action.argv[0]}"
+    if isinstance(action, ThrottleAction):
+        return f"throttle {action.device}"
+    if isinstance(action, NetemAction):
+        where = f" (netns {action.netns})" if action.netns else ""
+        return f"netem {action.interface}{where}"
+    if isinstance(action, SignalAction):
+        if action.pid is not None:
+            return f"stop pid {action.pid}"
+        if action.pid_file is not None:
+            return f"stop pid from {action.pid_file}"
+        return f"stop /{action.process}/"
+    return f"offline {action.device}"
