@@ -129,6 +129,6 @@ class ReportModel:
     timelines: list[Timeline] = field(default_factory=list)
     tables: list[ReportTable] = field(default_factory=list)
     overlays: list[Overlay] = field(default_factory=list)
-    # where the numbers came from: ("fio version", "3.33"), ("target /dev/sdb", "SAMSUNG ..., 1.9 TB")
+    # where the numbers came from: ("fio version", "3.33"), ("target /dev/sdb", "model, size")
     provenance: list[tuple[str, str]] = field(default_factory=list)
     verdicts: list[ReportTable] = field(default_factory=list)  # acceptance criteria PASS/FAIL
