@@ -17,7 +17,7 @@ from arraybench.errors import ArraybenchError, PlanError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
-from arraybench.multihost import host_spec
+from arraybench.multihost import host_spec, host_targets, target_safety
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
@@ -211,8 +211,8 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
         raise PlanError(f"{args.plan}: the plan declares no hosts", "add a `hosts:` list")
     fio = fio_binary()
     specs = [host_spec(h) for h in plan.hosts]
-    targets = {h.name: [t.path for t in plan.targets] for h in plan.hosts}
-    checks = check_hosts(specs, fio_version(fio), targets, binary=fio)
+    checks = check_hosts(specs, fio_version(fio), host_targets(plan), binary=fio,
+                         safety=target_safety(plan))  # fmt: skip
     table = console.Table(title=f"hosts of {plan.name}")
     for column in ("host", "address", "reachable", "fio", "clock offset", "problems"):
         table.add_column(column)
@@ -224,7 +224,7 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
     console.out.print(table)
     for c in checks:
         for problem in c.problems:
-            console.out.print(f"{c.name}: {problem}")
+            console.out.print(problem)
     console.err.print(f"[yellow]note:[/] {' '.join(NO_AUTH_WARNING.split())}")
     return 0 if all(c.ok for c in checks) else 1
 

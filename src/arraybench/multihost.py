@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arraybench.errors import UnsafeTargetError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import (
@@ -16,6 +17,7 @@ from arraybench.hosts import (
     HostSpec,
     MultiHostOutcome,
     SshSpec,
+    TargetSafety,
     aligned_per_second,
     check_hosts,
     combine_hosts,
@@ -74,11 +76,23 @@ def aligned_samples(outcome: MultiHostOutcome) -> list[Sample]:
         for t in seconds]  # fmt: skip
 
 
+def host_targets(plan: Plan) -> dict[str, list[str]]:
+    """Each host's target paths: its own, or the plan's."""
+    return {h.name: [t.path for t in (h.targets or plan.targets)] for h in plan.hosts}
+
+
+def target_safety(plan: Plan) -> TargetSafety:
+    writes = any(w.read < 100 for w in plan.workloads) or plan.precondition is not None
+    return TargetSafety(writes=writes, allow_destroy=tuple(plan.allow_destroy))
+
+
 class Fleet:
     """The plan's hosts for one campaign: start() before the points, stop() after."""
 
     def __init__(self, plan: Plan, fio: str, warn: Callable[[str], None]) -> None:
         self.specs = {h.name: host_spec(h) for h in plan.hosts}
+        self.targets = host_targets(plan)
+        self.safety = target_safety(plan)
         self.hosts = {h.name: h for h in plan.hosts}
         self.start_lead_s = plan.start_lead
         self.fio = fio
@@ -91,11 +105,15 @@ class Fleet:
             if spec.ssh:
                 start_server_over_ssh(spec)
                 self.started.append(spec)
-        checks = check_hosts(list(self.specs.values()), fio_version, binary=self.fio)
-        problems = [f"{c.name}: {p}" for c in checks for p in c.problems]
+        checks = check_hosts(list(self.specs.values()), fio_version, self.targets,
+                             binary=self.fio, safety=self.safety)  # fmt: skip
+        problems = [p for c in checks for p in c.problems]
         if any(not c.reachable for c in checks):
             raise HostError("hosts not ready: " + "; ".join(problems),
                             "run `arraybench hosts check PLAN` and fix each line")  # fmt: skip
+        refused = [p for p in problems if "refused" in p]
+        if refused:
+            raise UnsafeTargetError("; ".join(refused), "see `arraybench hosts check PLAN`")
         for line in problems:
             self.warn(line)
         self.offsets = {c.name: c.clock_offset_ms or 0.0 for c in checks}

@@ -419,10 +419,11 @@ def test_wildcard_addresses_are_refused(address: str) -> None:
 
 def test_client_command_puts_output_options_before_the_hosts() -> None:
     hosts = [HostSpec("a", "10.0.0.2", 8765), HostSpec("b", "10.0.0.6", 8766)]
-    command = client_command("fio", Path("/r/point.fio"), hosts)
+    files = {"a": Path("/r/point-a.fio"), "b": Path("/r/point-b.fio")}
+    command = client_command("fio", files, hosts)
     assert command == [
         "fio", "--output-format=json+", "--output=fio.json",
-        "--client=10.0.0.2,8765", "/r/point.fio", "--client=10.0.0.6,8766", "/r/point.fio",
+        "--client=10.0.0.2,8765", "/r/point-a.fio", "--client=10.0.0.6,8766", "/r/point-b.fio",
     ]  # fmt: skip
 
 

@@ -16,6 +16,13 @@ from pathlib import Path
 import pytest
 
 from arraybench.errors import UnsafeTargetError
+from arraybench.hosts.remote_safety import (
+    RemoteTarget,
+    judge,
+    parse_facts,
+    target_command,
+    unchecked_devices,
+)
 from arraybench.targets.safety import (
     check_target,
     device_number,
@@ -268,3 +275,47 @@ def test_mounted_partition_is_refused(partscan_loopdev: str, tmp_path: Path) -> 
             check_target(partscan_loopdev, writes=True)
     finally:
         _run("umount", str(mnt))
+
+
+# --- the same rule on a remote host: the SSH script run here through `sh -c` -------------
+
+
+def _remote_facts(*targets: str) -> dict[str, RemoteTarget]:
+    proc = _run("sh", "-c", target_command(list(targets)))
+    assert proc.returncode == 0, proc.stderr
+    return parse_facts(proc.stdout)
+
+
+def test_remote_check_passes_a_blank_device_and_flags_a_file(loopdev: str, tmp_path: Path):
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"x")
+    facts = _remote_facts(loopdev, str(data), str(tmp_path / "nope"))
+    assert facts[loopdev].kind == "block" and set(facts[loopdev].facts) == {"block"}
+    assert facts[str(data)].kind == "file" and set(facts[str(data)].facts) == {"file"}
+    problems = judge("h1", facts, writes=True, allow_destroy=[])
+    assert problems == [f"h1: target {tmp_path / 'nope'} does not exist on the host"]
+
+
+def test_remote_check_refuses_a_filesystem_unless_allowed(ext4_loopdev: str):
+    facts = _remote_facts(ext4_loopdev)
+    assert facts[ext4_loopdev].facts["signature"] == "ext4"
+    [refusal] = judge("h1", facts, writes=True, allow_destroy=[])
+    assert "ext4" in refusal and "refused" in refusal and ext4_loopdev in refusal
+    assert judge("h1", facts, writes=True, allow_destroy=[ext4_loopdev]) == []
+    assert judge("h1", facts, writes=False, allow_destroy=[]) == []  # reading is harmless
+
+
+def test_remote_check_refuses_a_mounted_device_even_when_allowed(
+    ext4_loopdev: str, mount_dir: Path
+):
+    _mount(ext4_loopdev, mount_dir)
+    facts = _remote_facts(ext4_loopdev)
+    assert facts[ext4_loopdev].facts["mounted"] == str(mount_dir)
+    problems = judge("h1", facts, writes=True, allow_destroy=[ext4_loopdev])
+    assert any("mounted at" in p and "unmount" in p for p in problems)
+
+
+def test_remote_device_without_ssh_needs_consent():
+    lines = unchecked_devices("h2", ["/dev/sdz", "/srv/f.dat"], writes=True, allow_destroy=[])
+    assert len(lines) == 1 and "/dev/sdz" in lines[0] and "allow_destroy" in lines[0]
+    assert unchecked_devices("h2", ["/dev/sdz"], writes=True, allow_destroy=["/dev/sdz"]) == []

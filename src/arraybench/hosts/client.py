@@ -358,8 +358,8 @@ def _first_stamp(path: Path) -> int | None:
 def host_starts(outcome: MultiHostOutcome) -> dict[str, float]:
     """Each host's start, Unix ms on the controller clock: its earliest interval-log stamp,
     minus the log window (a window's sample is stamped at its end) and the ramp (not logged),
-    minus the host's clock offset. Needs ``log_unix_epoch=1``; precision about 2 ms (fio truncates its stamps to ms
-    and stamps a window up to a few ms after it ends)."""
+    minus the host's clock offset. Needs ``log_unix_epoch=1``; precision about 2 ms (fio
+    truncates its stamps to ms and stamps a window up to a few ms after it ends)."""
     starts: dict[str, float] = {}
     for name, paths in outcome.logs_by_host.items():
         stamps = [s for p in paths if _LOG_RE.search(p.name) and (s := _first_stamp(p))]

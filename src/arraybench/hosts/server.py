@@ -28,6 +28,7 @@ from arraybench.errors import ArraybenchError
 from arraybench.fio.runner import fio_binary
 from arraybench.hosts.clock import measure_clock_offset
 from arraybench.hosts.probe import probe_version
+from arraybench.hosts.remote_safety import judge, parse_facts, target_command, unchecked_devices
 
 DEFAULT_PORT = 8765  # fio's own default server port
 CONNECT_TIMEOUT_S = 3.0
@@ -81,6 +82,14 @@ class HostSpec:
     def endpoint(self) -> str:
         host = f"[{self.address}]" if ":" in self.address else self.address
         return f"{host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class TargetSafety:
+    """What the target check must judge: whether the plan writes, and what it may destroy."""
+
+    writes: bool = True
+    allow_destroy: tuple[str, ...] = ()
 
 
 @dataclass
@@ -244,6 +253,7 @@ def check_host(
     *,
     binary: str | None = None,
     timeout_s: float = 20.0,
+    safety: TargetSafety | None = None,
 ) -> HostCheck:
     """Reachability, the server's fio version, the clock offset and the targets of one host.
 
@@ -258,7 +268,8 @@ def check_host(
     binary = binary or fio_binary()
     _check_clock_and_version(check, spec, controller_fio_version, binary, timeout_s)
     if targets:
-        check.problems += _target_problems(spec, list(targets), timeout_s)
+        check.problems += _target_problems(spec, list(targets), timeout_s,
+                                           safety or TargetSafety())  # fmt: skip
     return check
 
 
@@ -299,31 +310,11 @@ def _judge_version(check: HostCheck, spec: HostSpec, controller_version: str) ->
         )
 
 
-def target_script(targets: Sequence[str]) -> str:
-    """A POSIX shell loop printing one line per target problem (run over SSH)."""
-    quoted = " ".join(shlex.quote(t) for t in targets)
-    return (
-        f"for t in {quoted}; do "
-        'if [ -b "$t" ]; then k=block; elif [ -f "$t" ]; then k=file; '
-        'elif [ -e "$t" ]; then k=other; else echo "missing $t"; continue; fi; '
-        '[ -r "$t" ] || echo "unreadable $t"; '
-        '[ "$k" = other ] && echo "other $t"; '
-        '[ "$k" = block ] && echo "block $t"; '
-        "done; true"
-    )
-
-
-_TARGET_WORDS = {
-    "missing": "target {} does not exist on the host",
-    "unreadable": "target {} is not readable by the SSH user",
-    "other": "target {} is neither a regular file nor a block device",
-    "block": "block device {}: whether it holds data (partitions, filesystem, RAID) is not "
-    "checked on remote hosts yet; it is written only if allow_destroy lists it",
-}
-
-
-def _target_problems(spec: HostSpec, targets: list[str], timeout_s: float) -> list[str]:
-    """Targets missing or unusable on the host, seen over SSH.
+def _target_problems(
+    spec: HostSpec, targets: list[str], timeout_s: float, safety: TargetSafety
+) -> list[str]:
+    """Targets missing, unusable or unsafe to write on the host, seen over SSH (the local
+    safety rule, see remote_safety).
 
     Not through fio: a fio job, even a read, lays out a regular file smaller than its size
     (unlinking it first: measured with fio 3.33), so it cannot look at a target safely.
@@ -331,9 +322,11 @@ def _target_problems(spec: HostSpec, targets: list[str], timeout_s: float) -> li
     if spec.ssh is None:
         return [
             f"{spec.name}: targets not checked: no SSH access to this host (fio's own protocol "
-            "cannot look at a file without risking it)"
-        ]
-    command = ssh_command(spec, target_script(targets))
+            "cannot look at a file without risking it)",
+            *unchecked_devices(spec.name, targets, writes=safety.writes,
+                               allow_destroy=safety.allow_destroy),
+        ]  # fmt: skip
+    command = ssh_command(spec, target_command(targets))
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout_s, check=False
@@ -343,12 +336,8 @@ def _target_problems(spec: HostSpec, targets: list[str], timeout_s: float) -> li
     if done.returncode != 0:
         said = (done.stderr.strip() or "no message").splitlines()[-1]
         return [f"{spec.name}: target check over ssh failed: {said}"]
-    problems = []
-    for line in done.stdout.splitlines():
-        word, _, path = line.partition(" ")
-        if word in _TARGET_WORDS:
-            problems.append(f"{spec.name}: " + _TARGET_WORDS[word].format(path))
-    return problems
+    facts = parse_facts(done.stdout)
+    return judge(spec.name, facts, writes=safety.writes, allow_destroy=safety.allow_destroy)
 
 
 def check_hosts(
@@ -357,6 +346,7 @@ def check_hosts(
     targets: dict[str, list[str]] | None = None,
     *,
     binary: str | None = None,
+    safety: TargetSafety | None = None,
 ) -> list[HostCheck]:
     """check_host on every host at once (each check takes about 1.5 s of fio start-up)."""
     binary = binary or fio_binary()
@@ -364,7 +354,12 @@ def check_hosts(
     with ThreadPoolExecutor(max_workers=max(1, min(16, len(specs)))) as pool:
         futures = [
             pool.submit(
-                check_host, s, controller_fio_version, targets.get(s.name, []), binary=binary
+                check_host,
+                s,
+                controller_fio_version,
+                targets.get(s.name, []),
+                binary=binary,
+                safety=safety,
             )
             for s in specs
         ]
