@@ -86,6 +86,11 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     assert [p["hosts"] for p in points] == [1, 2, 3] and not any(p["partial"] for p in points)
     for point in points[1:]:
         assert point["start_spread_ms"] is not None and point["start_spread_ms"] < 1000
+    # one job file per host, on the host's own target, gated to one start instant
+    folder = Path(points[2]["folder"])
+    texts = {h.name: (folder / f"point-{h.name}.fio").read_text() for h in hosts.hosts}
+    for name, text in texts.items():
+        assert f"filename=t-{name}.dat" in text and "exec_prerun=" in text
     # per-host figures sum to the total (fio's "All clients" entry is never used)
     import sqlite3
 
