@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from arraybench import __version__
+from arraybench import __version__, provenance
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
@@ -227,6 +227,7 @@ class Campaign:
         Path(run.folder).mkdir(parents=True, exist_ok=True)
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
         self.store.create_run(run)
+        self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
         return self._execute(run, plan, sizes, fio)
 
     def resume(self, run_id: str) -> CampaignResult:

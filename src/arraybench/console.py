@@ -126,7 +126,7 @@ def print_model(model: ReportModel) -> None:
     """The result tables a run ends with: the summary, then any method-specific tables."""
     if model.summary:
         out.print(summary_table(model))
-    for extra in model.tables:
+    for extra in [*model.tables, *model.verdicts]:
         table = Table(title=extra.title, caption=extra.caption or None)
         for column in extra.columns:
             table.add_column(column)

@@ -210,6 +210,27 @@ class LatencyBound(Strict):
     stat: Literal["mean", "p99"] = "mean"
 
 
+class Expectation(Strict):
+    """An acceptance criterion: some measured point of the workload must meet every bound,
+    e.g. `{workload: rw8k, min_iops: 400000, max_lat_p99: 1ms}`."""
+
+    name: str | None = None  # as the verdict table shows it; default: built from the bounds
+    workload: str = Field(min_length=1)  # a workload name or glob
+    min_iops: Annotated[float, Field(gt=0)] | None = None
+    min_mbps: Annotated[float, Field(gt=0)] | None = None  # MB/s = 10^6 bytes/s
+    max_lat_mean: Duration | None = None
+    max_lat_p99: Duration | None = None
+    hosts: PositiveInt | None = None  # only points measured on this many hosts
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> Expectation:
+        if not any((self.min_iops, self.min_mbps, self.max_lat_mean, self.max_lat_p99)):
+            raise ValueError(
+                "an expectation needs a bound: min_iops, min_mbps, max_lat_mean or max_lat_p99"
+            )
+        return self
+
+
 class Plan(Strict):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     description: str = ""
@@ -239,6 +260,7 @@ class Plan(Strict):
     interference: InterferenceTest | None = None
     metadata: MetadataTest | None = None
     workloads: list[Workload] = Field(min_length=1)
+    acceptance: list[Expectation] = Field(default_factory=list)  # PASS/FAIL verdicts
 
     @model_validator(mode="after")
     def _unique_names(self) -> Plan:
@@ -246,6 +268,17 @@ class Plan(Strict):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"workload names must be unique; repeated: {', '.join(duplicates)}")
+        return self
+
+    @model_validator(mode="after")
+    def _expectations_name_workloads(self) -> Plan:
+        names = [w.name for w in self.workloads]
+        for e in self.acceptance:
+            if not any(fnmatchcase(n, e.workload) for n in names):
+                raise ValueError(
+                    f"acceptance: workload {e.workload!r} matches no workload of the plan "
+                    f"({', '.join(names)})"
+                )
         return self
 
     @model_validator(mode="after")

@@ -6,13 +6,18 @@ from typing import Any, Literal
 
 import yaml
 
+from arraybench.analysis.acceptance import judge_all
 from arraybench.analysis.fabric import payload_ceiling
+from arraybench.plan.model import Expectation
+from arraybench.provenance import provenance_rows
 from arraybench.report.build import (
     HOST_COLUMNS,
+    MAX_JOB_FILES,
     bound_text,
     cell_texts,
     curve_points,
     family_of,
+    job_file_points,
     job_files,
     level_axis,
     mix_sort_key,
@@ -25,6 +30,7 @@ from arraybench.report.model import (
     CurvePanel,
     PointRow,
     ReportModel,
+    ReportTable,
     SummaryCell,
     SummaryRow,
     WorkloadSection,
@@ -34,7 +40,7 @@ from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines
-from arraybench.store.db import PointRecord, RunRecord, Store
+from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
 
 MAX_FLAG_NOTES = 20
@@ -101,6 +107,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += scaling_tables(once)
     model.overlays += scaling_overlay(once)
     model.notes += spread_note(points)
+    model.verdicts = verdict_tables(run, points)
+    model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
     if partial:
         model.notes.append(f"partial points (a host failed; the others' data kept): "
@@ -125,6 +133,37 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
         if len(lines) > MAX_FLAG_NOTES:
             model.notes.append(f"… and {len(lines) - MAX_FLAG_NOTES} more")
     return model
+
+
+def expectations_of(run: RunRecord) -> list[Expectation]:
+    data = yaml.safe_load(run.plan_yaml) or {}
+    listed = data.get("acceptance") if isinstance(data, dict) else None
+    return [Expectation.model_validate(e) for e in listed or []]
+
+
+def verdict_tables(run: RunRecord, points: list[PointRecord]) -> list[ReportTable]:
+    verdicts = judge_all(expectations_of(run), points)
+    if not verdicts:
+        return []
+    rows = [[v.criterion, v.verdict, v.evidence, v.point or "–"] for v in verdicts]
+    passed = sum(v.passed for v in verdicts)
+    return [ReportTable("Acceptance criteria", ["Criterion", "Verdict", "Measured", "Point"],
+                        rows, f"{passed} of {len(verdicts)} passed")]  # fmt: skip
+
+
+def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, str]]:
+    rows = [
+        ("arraybench", run.arraybench_version),
+        ("fio", run.fio_version or "?"),
+        ("controller", f"{run.host}, Linux {run.kernel}"),
+        ("started", run.started),
+        ("finished", run.finished or "not finished"),
+        ("results folder", run.folder),
+    ]
+    for finding in findings:
+        if finding.kind == "provenance":
+            rows += provenance_rows(finding.data)
+    return rows
 
 
 def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
@@ -189,6 +228,11 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
         )
     if run.scale != 1:
         notes.append(f"run at --scale {run.scale:g}: durations and sizes were scaled")
+    if len(points) > MAX_JOB_FILES:
+        notes.append(
+            f"job files: the first point's of each series here ({len(job_file_points(points))} "
+            f"of {len(points)}); every point's is in its folder, {run.folder}/points/*/point.fio"
+        )
     return notes
 
 

@@ -1,0 +1,215 @@
+"""Several runs (or scenarios of one run) side by side: one chart per workload with one line
+per scenario, and max / optimal / min latency per scenario with the delta to a baseline.
+
+A scenario is `RUN` (labelled by the run's scenario, else its id), `RUN:hN` (the points of
+that run measured on N hosts) or `RUN:LABEL` (the whole run, shown as LABEL).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.errors import ArraybenchError
+from arraybench.report.build import curve_points, level_axis, order_points
+from arraybench.report.model import Overlay, OverlayLine, ReportModel, ReportTable
+from arraybench.store.db import PointRecord, RunRecord, Store
+from arraybench.units import format_latency, format_throughput
+
+SPECIAL_WORKLOADS = {"interference", "metadata"}  # not curves over load levels
+
+
+@dataclass(frozen=True)
+class Scenario:
+    label: str
+    run: RunRecord
+    points: list[PointRecord]
+
+
+def load_scenario(store: Store, spec: str) -> Scenario:
+    run_id, _, name = spec.partition(":")
+    run = store.get_run(run_id)
+    points = [p for p in store.points(run_id) if p.workload not in SPECIAL_WORKLOADS]
+    own = run.scenario if run.scenario not in ("", "default") else run.id
+    label = name or own
+    hosts = re.fullmatch(r"h(\d+)", name)
+    if hosts:
+        points = [p for p in points if (p.hosts or 1) == int(hosts.group(1))]
+        label = f"{own} ({name})"
+        if not points:
+            raise ArraybenchError(
+                f"{spec}: run {run_id} has no points on {hosts.group(1)} host(s)",
+                "see `arraybench show RUN` for its host counts",
+            )
+    return Scenario(label, run, points)
+
+
+def _series_key(point: PointRecord) -> str:
+    """A curve to match across scenarios: the workload (at a device count); hosts only count
+    when a scenario holds several host counts (then they are different curves)."""
+    return f"{point.workload} ({point.devices} dev)" if point.devices else point.workload
+
+
+def curves_of(scenario: Scenario) -> OrderedDict[str, list[PointRecord]]:
+    several_host_counts = len({p.hosts or 1 for p in scenario.points}) > 1
+    curves: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for point in sorted(scenario.points, key=lambda p: p.seq):
+        key = _series_key(point)
+        if several_host_counts:
+            key += f" ({point.hosts or 1} hosts)"
+        curves.setdefault(key, []).append(point)
+    return OrderedDict((k, order_points(v)) for k, v in curves.items())
+
+
+def _delta(value: float | None, base: float | None) -> str:
+    if value is None or not base:
+        return "–"
+    return f"{(value - base) / base * 100:+.1f}%"
+
+
+def _thr(p: CurvePoint | None) -> float | None:
+    return p.throughput if p else None
+
+
+def _at(p: CurvePoint | None, unit: str) -> str:
+    return (
+        f"{format_throughput(p.throughput, unit)} @ {format_latency(p.lat_mean_us)}" if p else "–"
+    )
+
+
+def _lat(p: CurvePoint | None) -> str:
+    return format_latency(p.lat_mean_us if p else None)
+
+
+def _row(
+    key: str, scenario: Scenario, curve: list[PointRecord], base: list[PointRecord] | None
+) -> list[str]:
+    """One scenario's figures for one workload; `base` is None for the baseline itself."""
+    unit = curve[0].unit
+    s = summarize(curve_points(curve), scenario.run.latency_bound_us, scenario.run.latency_stat)
+    b = summarize(curve_points(base), scenario.run.latency_bound_us) if base else None
+    if base is None:
+        return [key, scenario.label, format_throughput(_thr(s.maximum), unit), "baseline",
+                _at(s.optimal, unit), "baseline", _lat(s.min_latency), "baseline"]  # fmt: skip
+    opt = s.optimal  # an empty `base` (workload missing from the baseline) gives no deltas
+    return [
+        key,
+        scenario.label,
+        format_throughput(_thr(s.maximum), unit),
+        _delta(_thr(s.maximum), _thr(b.maximum) if b else None),
+        _at(opt, unit),
+        _delta(_thr(opt), _thr(b.optimal) if b else None),
+        _lat(s.min_latency),
+        _delta(
+            s.min_latency.lat_mean_us if s.min_latency else None,
+            b.min_latency.lat_mean_us if b and b.min_latency else None,
+        ),
+    ]
+
+
+def _overlay(key: str, curves: list[tuple[str, list[PointRecord]]]) -> Overlay:
+    ticks: list[str] = []
+    for _, curve in curves:
+        ticks += [t for t in level_axis(curve)[2] if t not in ticks]
+    lines = []
+    for label, curve in curves:
+        at = dict(zip(level_axis(curve)[2], curve, strict=True))
+        lines.append(OverlayLine(
+            label=label,
+            iops=[at[t].metric("total", "iops") if t in at else None for t in ticks],
+            mbps=[at[t].metric("total", "mbps") if t in at else None for t in ticks],
+            lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
+                         for t in ticks],
+        ))  # fmt: skip
+    return Overlay(key, level_axis(curves[0][1])[0], ticks, lines)
+
+
+COLUMNS = ["Workload", "Scenario", "Max", "Δ max", "Optimal", "Δ optimal", "Min latency",
+           "Δ min latency"]  # fmt: skip
+
+
+def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportModel:
+    """The comparison as a ReportModel (rendered by every report format)."""
+    labels = [s.label for s in scenarios]
+    if len(set(labels)) != len(labels):
+        raise ArraybenchError(
+            "two scenarios have the same label",
+            "name them: RUN:LABEL (e.g. run1:baseline run2:ctrl-b-down)",
+        )
+    base_label = baseline or labels[0]
+    if base_label not in labels:
+        raise ArraybenchError(f"--baseline {base_label}: no such scenario",
+                              f"use one of: {', '.join(labels)}")  # fmt: skip
+    base = scenarios[labels.index(base_label)]
+    curves = {s.label: curves_of(s) for s in scenarios}
+    keys: list[str] = []
+    for s in scenarios:
+        keys += [k for k in curves[s.label] if k not in keys]
+    rows, overlays, notes = [], [], []
+    for key in keys:
+        having = [s for s in scenarios if key in curves[s.label]]
+        missing = [s.label for s in scenarios if key not in curves[s.label]]
+        if missing:
+            notes.append(f"workload {key} is missing from: {', '.join(missing)} "
+                         "(compared where present)")  # fmt: skip
+        units = {curves[s.label][key][0].unit for s in having}
+        if len(units) > 1:
+            notes.append(f"workload {key}: different units ({', '.join(sorted(units))}); "
+                         "not compared")  # fmt: skip
+            continue
+        base_curve = curves[base.label].get(key)
+        for s in having:
+            theirs = None if s is base else base_curve
+            if s is not base and base_curve is None:
+                theirs = []  # no baseline for this workload: no delta
+            rows.append(_row(key, s, curves[s.label][key], theirs))
+        overlays.append(_overlay(key, [(s.label, curves[s.label][key]) for s in having]))
+    table = ReportTable(
+        f"Max, optimal point and min latency per scenario (Δ against {base_label})",
+        COLUMNS, rows,
+        "Optimal point: the last level whose throughput gain exceeds its latency increase.",
+    )  # fmt: skip
+    return _model(scenarios, table, overlays, notes)
+
+
+def _origin(s: Scenario) -> str:
+    return f"run {s.run.id}, {s.run.started}, fio {s.run.fio_version}, host {s.run.host}"
+
+
+def _model(
+    scenarios: list[Scenario], table: ReportTable, overlays: list[Overlay], notes: list[str]
+) -> ReportModel:
+    first = scenarios[0].run
+    return ReportModel(
+        title="Comparison: " + " vs ".join(s.label for s in scenarios),
+        run_id=", ".join(dict.fromkeys(s.run.id for s in scenarios)),
+        scenario=", ".join(s.label for s in scenarios),
+        labels={},
+        started=min(s.run.started for s in scenarios),
+        finished=max((s.run.finished or "") for s in scenarios) or None,
+        status="comparison",
+        arraybench_version=first.arraybench_version,
+        fio_version=", ".join(sorted({s.run.fio_version or "?" for s in scenarios})),
+        host=", ".join(sorted({s.run.host for s in scenarios})),
+        kernel=", ".join(sorted({s.run.kernel for s in scenarios})),
+        targets=sorted({t for s in scenarios for t in s.run.targets}),
+        latency_bound=f"{first.latency_bound_us:g} µs {first.latency_stat}",
+        summary_columns=[],
+        summary=[],
+        sections=[],
+        points=[],
+        point_columns=[],
+        plan_yaml="\n---\n".join(f"# {s.label} ({s.run.id})\n{s.run.plan_yaml}" for s in scenarios),
+        notes=notes,
+        tables=[table],
+        overlays=overlays,
+        provenance=[
+            (
+                f"scenario {s.label}",
+                f"run {s.run.id}, {s.run.started}, fio {s.run.fio_version}, host {s.run.host}",
+            )
+            for s in scenarios
+        ],
+    )
