@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import yaml
 
 from arraybench import __version__, provenance
+from arraybench.adaptive_series import run_adaptive
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
@@ -102,6 +103,7 @@ class Observer(Protocol):
     def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None: ...
     def warning(self, text: str) -> None: ...
     def pausing(self, point: Point, seconds: float) -> None: ...
+    def points_skipped(self, points: Sequence[Point]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -261,9 +263,7 @@ class Campaign:
             self._condition(run, plan, sizes, fio)
             if plan.rounds:  # right after preconditioning, as SNIA runs them
                 self._run_rounds(run, plan, sizes, fio)
-            for index, point in enumerate([p for p in todo if p.round is None], start=1):
-                self.observer.point_started(point, index, len(todo))
-                self._run_point(run, point, sizes, fio)
+            self._run_grid(run, points, done, len(todo), sizes, fio)
             self._run_special(run, plan, sizes, fio, first_seq=len(all_points(plan)) + 1)
             status = "complete"
         except (FioRunError, HostError):
@@ -275,6 +275,42 @@ class Campaign:
             self.store.set_run_status(run.id, status, now_iso())
         ran = len(self.store.completed_keys(run.id)) - len(done)
         return CampaignResult(run.id, status, ran, len(done))
+
+    def _run_grid(
+        self, run: RunRecord, points: list[Point], done: set[str], total: int,
+        sizes: dict[str, int], fio: str,
+    ) -> None:  # fmt: skip
+        """The plan's points in order; an adaptive series runs where its first point is."""
+        index = 0
+
+        def measure(point: Point) -> PointRecord | None:
+            nonlocal index
+            if point.key not in done:
+                index += 1
+                self.observer.point_started(point, index, total)
+                self._run_point(run, point, sizes, fio)
+            return next((p for p in self.store.points(run.id) if p.key == point.key), None)
+
+        series_done: set[object] = set()
+        for point in points:
+            if point.adaptive == "off":
+                if point.key not in done:
+                    measure(point)
+            elif point.series not in series_done:
+                series_done.add(point.series)
+                series = [p for p in points if p.series == point.series]
+                outcome = run_adaptive(series, point.adaptive, run.latency_bound_us,
+                                       run.latency_stat, measure)  # fmt: skip
+                self._record_series(run, outcome.finding)
+                self.observer.points_skipped([p for p in outcome.skipped if p.key not in done])
+
+    def _record_series(self, run: RunRecord, finding: dict[str, Any]) -> None:
+        """One `adaptive` finding per series (a resumed run does not repeat it)."""
+        same = ("series", "devices", "hosts")
+        for known in self.store.findings(run.id, "adaptive"):
+            if all(known.data.get(k) == finding[k] for k in same):
+                return
+        self.store.add_finding(run.id, "adaptive", finding)
 
     def _condition(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
         """Purge and precondition once per run (a resumed run does not repeat them)."""

@@ -68,6 +68,18 @@ class ProgressObserver:
         if self.task is not None:
             self.progress.update(self.task, description=f"[{index}/{total}] {point.key}")
 
+    def points_skipped(self, points: Sequence[Point]) -> None:
+        """An adaptive series ended early: its remaining points leave the estimate."""
+        if not points:
+            return
+        self.total -= len(points)
+        if self.task is not None:
+            saved = sum(p.expected_seconds + OVERHEAD_S for p in points)
+            total = self.progress.tasks[0].total or 0.0
+            self.progress.update(self.task, total=max(self.base, total - saved),
+                                 npoints=self.total)  # fmt: skip
+        out.print(f"adaptive: {len(points)} level(s) of {points[0].workload.name} not needed")
+
     def point_tick(self, point: Point, elapsed_s: float) -> None:
         if self.task is not None:
             step = min(elapsed_s, point.expected_seconds + OVERHEAD_S)

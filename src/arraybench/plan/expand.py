@@ -40,6 +40,12 @@ class Point:
     data: DataPattern
     targets: tuple[Target, ...]
     round: int | None = None  # SNIA round number of a repeated workload
+    adaptive: str = "off"  # "exact"/"economy": the series' levels are chosen as it runs
+
+    @property
+    def series(self) -> tuple[str, int | None, tuple[str, ...], int | None]:
+        """The curve this point belongs to: one workload, device count, host set, round."""
+        return (self.workload.name, self.level.devices, self.level.hosts, self.round)
 
     @property
     def key(self) -> str:
@@ -157,6 +163,7 @@ def _points(
                     data=workload.data or plan.data,
                     targets=tuple(plan.targets[: level.devices] if level.devices else plan.targets),
                     round=round_no,
+                    adaptive=load.adaptive,
                 )
             )
     return points

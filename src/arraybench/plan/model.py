@@ -110,6 +110,9 @@ class Load(Strict):
     # shared: every worker spreads its I/O over all targets (In&Out);
     # per_target: `workers` jobs on each target (dbi's numjobs per device)
     spread: Literal["shared", "per_target"] = "shared"
+    # adaptive: choose the levels from what was measured instead of running the whole ladder
+    # (exact: the same optimal point as the full ladder; economy: within one step, fewer points)
+    adaptive: Literal["off", "exact", "economy"] = "off"
 
     @model_validator(mode="after")
     def _one_form(self) -> Load:

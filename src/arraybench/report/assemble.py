@@ -107,6 +107,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += scaling_tables(once)
     model.overlays += scaling_overlay(once)
     model.notes += spread_note(points)
+    model.notes += adaptive_notes(findings)
     model.verdicts = verdict_tables(run, points)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
@@ -133,6 +134,26 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
         if len(lines) > MAX_FLAG_NOTES:
             model.notes.append(f"… and {len(lines) - MAX_FLAG_NOTES} more")
     return model
+
+
+def _level(key: str) -> str:
+    return key.split("/", 1)[-1]
+
+
+def adaptive_notes(findings: list[Finding]) -> list[str]:
+    """Which levels an adaptive series tried, and why it stopped."""
+    notes = []
+    for f in findings:
+        if f.kind != "adaptive":
+            continue
+        d = f.data
+        notes.append(
+            f"{d['series']}: adaptive series ({d['mode']}): ran {len(d['tried'])} of "
+            f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
+            f"{d['reason']}; optimal {_level(d['optimal'] or '–')}, "
+            f"max {_level(d['maximum'] or '–')}"
+        )
+    return notes
 
 
 def expectations_of(run: RunRecord) -> list[Expectation]:
