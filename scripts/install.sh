@@ -22,6 +22,15 @@ if [ "${#packages[@]}" -gt 0 ]; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
+# --dev: headless Chromium for the PDF/PNG report tests (they are skipped without it)
+if [ -n "$extras" ] && [ ! -x /usr/bin/chromium ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "installing system packages: chromium"
+    { $sudo apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null; } ||
+        echo "chromium could not be installed: PDF/PNG report tests will be skipped" >&2
+fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip

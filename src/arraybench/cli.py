@@ -8,8 +8,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
+
+import rich.box
+from rich.cells import cell_len
 
 from arraybench import __version__, console
 from arraybench.campaign import Campaign, scratch_path
@@ -29,12 +32,15 @@ from arraybench.plan.expand import (
 )
 from arraybench.plan.model import Plan
 from arraybench.report.assemble import report_for_run
-from arraybench.report.html import render_html
+from arraybench.report.compare import compare, load_scenario
+from arraybench.report.export import FORMATS, format_for, write_report
+from arraybench.report.model import ReportModel
 from arraybench.store.db import PointRecord, Store
 from arraybench.units import format_duration, format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
 EXIT_INTERRUPTED = 130
+EXIT_NOT_ACCEPTED = 3  # the run completed but an acceptance criterion did not pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,7 +75,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DEVICE",
         help="consent to overwrite this exact block device",
     )
-    run.add_argument("-o", "--report", metavar="FILE", help="HTML report path")
+    run.add_argument(
+        "-o",
+        "--report",
+        metavar="FILE",
+        help="report path; format from the extension (.html .md .csv .xlsx .pdf .png)",
+    )
     run.add_argument(
         "--set",
         action="append",
@@ -108,10 +119,31 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("run_id")
     show.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     show.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    report = sub.add_parser("report", help="write the HTML report of a run")
+    report = sub.add_parser(
+        "report", help="write the report of a run (HTML, Markdown, CSV, Excel, PDF, PNG)"
+    )
     report.add_argument("run_id")
     report.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    report.add_argument("-o", "--output", metavar="FILE")
+    report.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="output file, format from its extension (repeatable)",
+    )
+    report.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    compare = sub.add_parser("compare", help="runs or scenarios side by side, with deltas")
+    compare.add_argument(
+        "scenarios",
+        nargs="+",
+        metavar="RUN[:SCENARIO]",
+        help="RUN, RUN:hN (its points on N hosts) or RUN:LABEL",
+    )
+    compare.add_argument("--baseline", metavar="LABEL", help="default: the first scenario")
+    compare.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    compare.add_argument("-o", "--output", action="append", default=[], metavar="FILE")
+    compare.add_argument("--format", choices=FORMATS)
     return parser  # fmt: skip
 
 
@@ -161,9 +193,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     model = report_for_run(store, run.id)
     console.print_model(model)
     path = Path(args.report) if args.report else Path(run.folder) / "report.html"
-    path.write_text(render_html(model), encoding="utf-8")
-    console.out.print(f"HTML report: {path.resolve()}")
-    return 0
+    _write(model, [path], None)
+    return verdict_exit(model)
+
+
+def verdict_exit(model: ReportModel) -> int:
+    """EXIT_NOT_ACCEPTED when any acceptance criterion did not pass (FAIL or NO DATA)."""
+    verdicts = [row[1] for table in model.verdicts for row in table.rows]
+    return EXIT_NOT_ACCEPTED if any(v != "PASS" for v in verdicts) else 0
+
+
+def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
+    for path in paths:
+        kind = format_for(path, fmt)
+        write_report(model, path, kind)
+        label = {"md": "Markdown", "xlsx": "Excel"}.get(kind, kind.upper())
+        console.out.print(f"{label} report: {path.resolve()}")
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
@@ -253,58 +298,98 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _point_dicts(store: Store, run_id: str) -> list[dict[str, object]]:
-    return [
-        {k: v for k, v in asdict(p).items() if k != "metrics"} | p.metrics
-        for p in store.points(run_id)
-    ]
+def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:
+    names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    return [{name: getattr(p, name) for name in names} | p.metrics for p in points]
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     run = store.get_run(args.run_id)
-    rows = _point_dicts(store, run.id)
+    points = store.points(run.id)
     if args.format == "json":
-        print(json.dumps({"run": asdict(run), "points": rows}, indent=2))
+        print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
     elif args.format == "csv":
+        rows = _point_dicts(points)
         if rows:
             writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
     else:
-        console.out.print(_points_table(store, run.id))
+        _print_points_table(run.id, points)
     return 0
 
 
-def _points_table(store: Store, run_id: str) -> console.Table:
-    table = console.Table(title=f"points of {run_id}")
-    for column in ("#", "point", "workers", "qd", "throughput", "read", "write",
-                   "lat mean", "p50", "p99", "p99.9", "max"):  # fmt: skip
+SHOW_COLUMNS = ("#", "point", "workers", "qd", "throughput", "read", "write",
+                "lat mean", "p50", "p99", "p99.9", "max")  # fmt: skip
+RICH_TABLE_MAX_ROWS = 1000  # rich lays out about 1,000 rows a second: more are drawn directly
+
+
+def _point_cells(p: PointRecord) -> list[str]:
+    def lat(name: str) -> str:
+        return format_latency(p.metric("total", name))
+
+    return [
+        str(p.seq), p.key, str(p.workers), str(p.iodepth),
+        format_throughput(p.throughput("total"), p.unit),
+        format_throughput(p.throughput("read"), p.unit),
+        format_throughput(p.throughput("write"), p.unit),
+        lat("lat_mean_us"), lat("lat_p50_us"), lat("lat_p99_us"), lat("lat_p999_us"),
+        lat("lat_max_us"),
+    ]  # fmt: skip
+
+
+def _print_points_table(run_id: str, points: Sequence[PointRecord]) -> None:
+    title = f"points of {run_id}"
+    rows = [_point_cells(p) for p in points]
+    if len(rows) > RICH_TABLE_MAX_ROWS:
+        console.out.file.write(_plain_table(title, SHOW_COLUMNS, rows))
+        return
+    table = console.Table(title=title)
+    for column in SHOW_COLUMNS:
         table.add_column(column, justify="right" if column != "point" else "left")
-    for p in store.points(run_id):
+    for row in rows:
+        table.add_row(*row)
+    console.out.print(table)
 
-        def lat(name: str, point: PointRecord = p) -> str:
-            return format_latency(point.metric("total", name))
 
-        table.add_row(
-            str(p.seq), p.key, str(p.workers), str(p.iodepth),
-            format_throughput(p.throughput("total"), p.unit),
-            format_throughput(p.throughput("read"), p.unit),
-            format_throughput(p.throughput("write"), p.unit),
-            lat("lat_mean_us"), lat("lat_p50_us"), lat("lat_p99_us"), lat("lat_p999_us"),
-            lat("lat_max_us"),
-        )  # fmt: skip
-    return table
+def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> str:
+    """The points table in rich's heavy-head box, laid out in one pass (never cropped)."""
+    widths = [max(cell_len(c), *(cell_len(r[k]) for r in rows)) for k, c in enumerate(columns)]
+
+    def line(cells: Sequence[str], edge: str) -> str:
+        text = []
+        for k, (cell, width) in enumerate(zip(cells, widths, strict=True)):
+            pad = " " * (width - cell_len(cell))
+            text.append(cell + pad if k == 1 else pad + cell)  # the point key is left-aligned
+        return f"{edge} " + f" {edge} ".join(text) + f" {edge}\n"
+
+    spans = [w + 2 for w in widths]
+    head = rich.box.HEAVY_HEAD
+    parts = [title + "\n", head.get_top(spans) + "\n", line(columns, head.head_vertical),
+             head.get_row(spans, "head") + "\n"]  # fmt: skip
+    parts += [line(r, head.mid_vertical) for r in rows]
+    parts.append(head.get_bottom(spans) + "\n")
+    return "".join(parts)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     run = store.get_run(args.run_id)
     model = report_for_run(store, run.id)
-    path = Path(args.output) if args.output else Path(run.folder) / "report.html"
-    path.write_text(render_html(model), encoding="utf-8")
     console.print_model(model)
-    console.out.print(f"HTML report: {path.resolve()}")
+    default = Path(run.folder) / f"report.{args.format or 'html'}"
+    _write(model, [Path(p) for p in args.output] or [default], args.format)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    scenarios = [load_scenario(store, spec) for spec in args.scenarios]
+    model = compare(scenarios, args.baseline)
+    console.print_model(model)
+    if args.output:
+        _write(model, [Path(p) for p in args.output], args.format)
     return 0
 
 
@@ -314,6 +399,7 @@ COMMANDS = {
     "runs": cmd_runs,
     "show": cmd_show,
     "report": cmd_report,
+    "compare": cmd_compare,
 }
 
 

@@ -1,0 +1,277 @@
+"""The report as GitHub Markdown: for an issue, a pull request, a wiki page or a README.
+
+Renders a `ReportModel` only. Order: title and run metadata, summary table, acceptance
+verdicts, one table per curve panel of each workload, the other tables and the overlay
+curves, time series in brief, the main columns of every point, notes, provenance and the
+plan in a fenced YAML block. Numbers are formatted as in the HTML report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from arraybench.report.html import DASH, format_value
+from arraybench.report.model import (
+    CurvePanel,
+    Overlay,
+    ReportModel,
+    ReportTable,
+    SummaryCell,
+    Timeline,
+)
+
+VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
+POINT_COLUMNS = (
+    ("total_iops", "IOPS"),
+    ("total_mbps", "MB/s"),
+    ("total_lat_mean_us", "mean latency (µs)"),
+    ("total_lat_p99_us", "p99 latency (µs)"),
+)
+SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+
+
+def escape(text: object) -> str:
+    """Text for a table cell or a line: Markdown and HTML specials escaped, one line."""
+    plain = SPECIAL.sub(r"\\\1", str(text))
+    return "<br>".join(part.strip() for part in plain.splitlines()) if "\n" in plain else plain
+
+
+def _code(text: str) -> str:
+    """Inline code for a path or a label; escaped text if it holds a backtick."""
+    if "`" in text or "\n" in text:
+        return escape(text)
+    return "`" + text.replace("|", "\\|") + "`"
+
+
+def _table(columns: Sequence[str], rows: Sequence[Sequence[str]], *, raw: bool = False) -> str:
+    """A GitHub table; cells are escaped unless `raw` (already Markdown)."""
+    if not columns:
+        return ""
+
+    def cells(values: Sequence[str]) -> str:
+        shown = [v if raw else escape(v) for v in values]
+        shown += [""] * (len(columns) - len(shown))
+        return "| " + " | ".join(c if c != "" else " " for c in shown) + " |"
+
+    lines = [cells(list(columns)), "|" + "|".join("---" for _ in columns) + "|"]
+    lines += [cells(list(row)) for row in rows]
+    return "\n".join(lines)
+
+
+def _fence(text: str, lang: str) -> str:
+    """A fenced block longer than any run of backticks inside the text."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def _num(v: float | None) -> str:
+    return format_value(v)
+
+
+# ---------------------------------------------------------------- parts
+
+
+def _metadata(model: ReportModel) -> str:
+    labels = ", ".join(_code(f"{k}={v}") for k, v in model.labels.items()) or DASH
+    targets = ", ".join(_code(t) for t in model.targets) or DASH
+    finished = model.finished or DASH
+    rows = [
+        ("Run id", _code(model.run_id)),
+        ("Scenario", escape(model.scenario)),
+        ("Status", f"**{escape(model.status)}**"),
+        ("Labels", labels),
+        ("Started", escape(model.started)),
+        ("Finished", escape(finished)),
+        ("arraybench", escape(model.arraybench_version)),
+        ("fio", escape(model.fio_version)),
+        ("Host", escape(model.host)),
+        ("Kernel", escape(model.kernel)),
+        ("Latency bound", escape(model.latency_bound)),
+        ("Targets", targets),
+    ]
+    return _table(["Run", ""], [list(r) for r in rows], raw=True)
+
+
+def _cell(cell: SummaryCell | None) -> str:
+    if cell is None:
+        return DASH
+    return f"**{escape(cell.optimal)}**<br>{escape(cell.extremes)}<br>{escape(cell.bounded)}"
+
+
+def _summary(model: ReportModel) -> str:
+    columns = ["Workload", *(escape(c) for c in model.summary_columns)]
+    rows = [
+        [escape(row.workload), *(_cell(row.cells.get(c)) for c in model.summary_columns)]
+        for row in model.summary
+    ]
+    caption = (
+        "Bold: optimal point (last point where throughput still grows faster than latency), "
+        "with its mean latency. Below: maximum throughput and minimum latency; best "
+        f"throughput within the latency bound ({model.latency_bound})."
+    )
+    table = _table(columns, rows, raw=True) if rows else DASH
+    return f"## Summary\n\n{table}\n\n_{escape(caption)}_"
+
+
+def _report_table(t: ReportTable, level: str = "###", *, verdicts: bool = False) -> str:
+    rows = [
+        [VERDICT_MARK.get(c, escape(c)) if verdicts else escape(c) for c in row] for row in t.rows
+    ]
+    parts = [f"{level} {escape(t.title)}"]
+    if t.caption:
+        parts.append(f"_{escape(t.caption)}_")
+    parts.append(_table([escape(c) for c in t.columns], rows, raw=True) or DASH)
+    return "\n\n".join(parts)
+
+
+def _verdicts(model: ReportModel) -> str:
+    if not model.verdicts:
+        return ""
+    body = "\n\n".join(_report_table(t, verdicts=True) for t in model.verdicts)
+    return f"## Acceptance verdicts\n\n{body}"
+
+
+def _marks(panel: CurvePanel, i: int) -> str:
+    named = (
+        ("optimal", panel.optimal_index),
+        ("max", panel.max_index),
+        ("min latency", panel.min_latency_index),
+    )
+    return ", ".join(f"**{name}**" for name, index in named if index == i)
+
+
+def _get(values: Sequence[float | None], i: int) -> float | None:
+    return values[i] if i < len(values) else None
+
+
+def _panel(panel: CurvePanel) -> str:
+    unit = panel.throughput_unit
+    columns = [escape(panel.x_label), unit, "mean latency (µs)", "p99 latency (µs)", ""]
+    rows = []
+    for i, x in enumerate(panel.x_values):
+        tick = panel.x_ticks[i] if i < len(panel.x_ticks) else format_value(x)
+        rows.append(
+            [
+                escape(tick),
+                _num(_get(panel.throughput, i)),
+                _num(_get(panel.lat_mean_us, i)),
+                _num(_get(panel.lat_p99_us, i)),
+                _marks(panel, i),
+            ]
+        )
+    head = f"#### {escape(panel.mix_label)} ({unit})"
+    ceiling = ""
+    if panel.ceiling is not None:
+        ceiling = f"\n\nFabric ceiling: {format_value(panel.ceiling)} {unit}."
+    return f"{head}\n\n{_table(columns, rows, raw=True)}{ceiling}"
+
+
+def _workloads(model: ReportModel) -> str:
+    if not model.sections:
+        return ""
+    parts = ["## Workloads"]
+    for section in model.sections:
+        parts.append(f"### {escape(section.title)}")
+        parts += [_panel(p) for p in section.panels] or ["no series: nothing measured"]
+    return "\n\n".join(parts)
+
+
+def _overlay(o: Overlay) -> str:
+    columns = [escape(o.x_label), *(escape(line.label) for line in o.lines)]
+    rows = []
+    for i, tick in enumerate(o.x_ticks):
+        row = [escape(tick)]
+        for line in o.lines:
+            iops, mbps, lat = (_get(v, i) for v in (line.iops, line.mbps, line.lat_mean_us))
+            row.append(
+                DASH
+                if iops is None and mbps is None
+                else f"{_num(iops)} IOPS · {_num(mbps)} MB/s · {_num(lat)} µs"
+            )
+        rows.append(row)
+    return f"### {escape(o.title)}\n\n{_table(columns, rows, raw=True)}"
+
+
+def _tables(model: ReportModel) -> str:
+    parts = [_report_table(t) for t in model.tables] + [_overlay(o) for o in model.overlays]
+    return "## Tables\n\n" + "\n\n".join(parts) if parts else ""
+
+
+def _timeline(t: Timeline) -> str:
+    finite = [v for v in t.throughput if v is not None]
+    span = f"{len(t.t_s)} samples"
+    if t.t_s:
+        span += f" over {format_value(t.t_s[-1] - t.t_s[0])} s"
+    if finite:
+        span += (
+            f"; {t.throughput_unit} min {format_value(min(finite))}, "
+            f"mean {format_value(sum(finite) / len(finite))}, max {format_value(max(finite))}"
+        )
+    lines = [f"- **{escape(t.title)}**: {escape(span)}"]
+    lines += [f"  - {escape(label)} at {format_value(at)} s" for at, label in t.events]
+    lines += [f"  - {escape(line)}" for line in t.findings]
+    return "\n".join(lines)
+
+
+def _timelines(model: ReportModel) -> str:
+    if not model.timelines:
+        return ""
+    body = "\n".join(_timeline(t) for t in model.timelines)
+    return f"## Time series\n\n{body}"
+
+
+def _points(model: ReportModel) -> str:
+    if not model.points:
+        return ""
+    present = [(k, name) for k, name in POINT_COLUMNS if k in model.point_columns]
+    columns = ["series", "level", *(name for _, name in present)]
+    rows = [
+        [escape(p.series), escape(p.level), *(_num(p.values.get(k)) for k, _ in present)]
+        for p in model.points
+    ]
+    return (
+        f"## Points ({len(model.points)})\n\n{_table(columns, rows, raw=True)}\n\n"
+        "_Every metric of every point: `arraybench show RUN --format csv`._"
+    )
+
+
+def _notes(model: ReportModel) -> str:
+    if not model.notes:
+        return ""
+    return "## Notes\n\n" + "\n".join(f"- {escape(n)}" for n in model.notes)
+
+
+def _provenance(model: ReportModel) -> str:
+    rows = [[escape(k), escape(v)] for k, v in model.provenance]
+    versions = [
+        ("arraybench", model.arraybench_version),
+        ("fio", model.fio_version),
+        ("host", model.host),
+        ("kernel", model.kernel),
+    ]
+    known = {k for k, _ in model.provenance}
+    rows += [[k, escape(v)] for k, v in versions if k not in known]
+    plan = _fence(model.plan_yaml, "yaml") if model.plan_yaml.strip() else DASH
+    return f"## Provenance\n\n{_table(['what', 'value'], rows, raw=True)}\n\n### Plan\n\n{plan}"
+
+
+def render_markdown(model: ReportModel) -> str:
+    """The whole report as one GitHub Markdown document."""
+    sub = f"arraybench report · run {_code(model.run_id)} · scenario {escape(model.scenario)}"
+    parts = [
+        f"# {escape(model.title)}",
+        sub,
+        _metadata(model),
+        _summary(model),
+        _verdicts(model),
+        _workloads(model),
+        _tables(model),
+        _timelines(model),
+        _points(model),
+        _notes(model),
+        _provenance(model),
+        f"_Generated by arraybench {escape(model.arraybench_version)}._",
+    ]
+    return "\n\n".join(p for p in parts if p) + "\n"

@@ -1,0 +1,399 @@
+"""Static PNG and PDF of an HTML report, and its console errors, through headless Chromium.
+
+Chromium is the Debian package `chromium`; nothing is downloaded. Every page is opened from a
+file:// URL with flags that keep Chromium offline: no background networking, no component or
+safe-browsing updates, every host name resolving to nothing and every proxied request sent
+to a closed local port. Each call starts its own Chromium in its own process group with a
+throw-away profile, and kills that group when done or on timeout.
+
+The PDF uses Chromium's own `--print-to-pdf`; the PNG and the console errors speak the
+DevTools protocol over `--remote-debugging-pipe` (NUL-separated JSON on file descriptors
+3 and 4), which measures the full page height and reports errors by level.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import fcntl
+import json
+import math
+import os
+import re
+import select
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from arraybench.errors import ArraybenchError
+
+CHROMIUM = "/usr/bin/chromium"
+INSTALL_HINT = "apt-get install chromium"
+TIMEOUT_S = 60.0
+SETTLE_S = 0.5  # after the load event, how long late errors (timers, handlers) are awaited
+MAX_PNG_HEIGHT = 16_000  # px; a taller page is cut there (Chromium's capture limit is ~16k)
+STDERR_TAIL = 5
+# stderr lines of a headless Chromium without a desktop session that say nothing about a failure
+NOISE = re.compile(r"dbus|DBus|Fontconfig|gcm|GPU|gpu|sandbox|InitializeSandbox", re.IGNORECASE)
+
+OFFLINE_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-breakpad",
+    "--disable-crash-reporter",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,"
+    "CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions",
+    "--metrics-recording-only",
+    "--no-pings",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--proxy-server=http://127.0.0.1:9",
+    "--mute-audio",
+    "--hide-scrollbars",
+)
+
+
+def chromium_binary() -> str:
+    """The Chromium executable: `chromium` on PATH, else /usr/bin/chromium."""
+    found = shutil.which("chromium")
+    if found:
+        return found
+    if os.access(CHROMIUM, os.X_OK):
+        return CHROMIUM
+    raise ArraybenchError("chromium is not installed (needed for PDF and PNG)", INSTALL_HINT)
+
+
+def _file_url(html_path: Path) -> str:
+    if not html_path.is_file():
+        raise ArraybenchError(f"{html_path}: no such HTML file")
+    return html_path.resolve().as_uri()
+
+
+# ---------------------------------------------------------------- one Chromium process
+
+
+class _Chromium:
+    """A Chromium in its own process group and profile; optionally with the DevTools pipe."""
+
+    def __init__(self, args: list[str], *, pipe: bool, timeout: float, what: str) -> None:
+        binary = chromium_binary()
+        self.what = what
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+        self.tmp = tempfile.TemporaryDirectory(prefix="arraybench-chromium-")
+        self.stderr_path = Path(self.tmp.name) / "stderr.txt"
+        argv = [binary, *OFFLINE_FLAGS, f"--user-data-dir={self.tmp.name}/profile"]
+        if pipe:
+            argv.append("--remote-debugging-pipe")
+        argv += args
+        actions: list[tuple[Any, ...]] = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, str(self.stderr_path), os.O_WRONLY | os.O_CREAT, 0o600),
+        ]
+        self.cmd_w = self.out_r = -1
+        child_fds: list[int] = []
+        if pipe:
+            cmd_r, self.cmd_w = os.pipe()
+            self.out_r, out_w = os.pipe()
+            # above any descriptor the child will use, so the dup2 to 3 and 4 never collide
+            for fd in (cmd_r, out_w):
+                child_fds.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
+                os.close(fd)
+            actions += [
+                (os.POSIX_SPAWN_DUP2, child_fds[0], 3),
+                (os.POSIX_SPAWN_DUP2, child_fds[1], 4),
+            ]
+        try:
+            self.pid = os.posix_spawn(
+                argv[0], argv, dict(os.environ), file_actions=actions, setpgroup=0
+            )
+        except OSError as exc:
+            self._close_fds()
+            self.tmp.cleanup()
+            raise ArraybenchError(f"cannot start chromium: {exc}", INSTALL_HINT) from exc
+        finally:
+            for fd in child_fds:
+                os.close(fd)
+        self.returncode: int | None = None
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------ lifetime
+
+    def __enter__(self) -> _Chromium:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def wait(self) -> int:
+        """Wait for the browser to exit until the deadline; kill it and raise past that."""
+        while self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+                break
+            if self.remaining() <= 0:
+                self._kill()
+                raise self.error(f"chromium did not finish {self.what} within {self.timeout:g} s")
+            time.sleep(0.05)
+        return self.returncode
+
+    def _kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
+        if self.returncode is None:
+            _, status = os.waitpid(self.pid, 0)
+            self.returncode = os.waitstatus_to_exitcode(status)
+
+    def close(self) -> None:
+        if self.returncode is None and self.cmd_w >= 0:
+            # ask politely first; the pipe closing also makes Chromium exit
+            with contextlib.suppress(OSError):
+                self._write({"id": -1, "method": "Browser.close"})
+        self._close_fds()
+        if self.returncode is None:
+            self.deadline = min(self.deadline, time.monotonic() + 5)
+            with contextlib.suppress(ArraybenchError):
+                self.wait()
+        self._kill()  # renderer or zygote children left behind, if any
+        self.tmp.cleanup()
+
+    def _close_fds(self) -> None:
+        for fd in (self.cmd_w, self.out_r):
+            if fd >= 0:
+                os.close(fd)
+        self.cmd_w = self.out_r = -1
+
+    def stderr_tail(self) -> str:
+        try:
+            lines = self.stderr_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        useful = [line.strip() for line in lines if not NOISE.search(line)]
+        return " | ".join(useful[-STDERR_TAIL:])
+
+    def error(self, message: str) -> ArraybenchError:
+        tail = self.stderr_tail()
+        return ArraybenchError(
+            f"{message}{f' (chromium: {tail})' if tail else ''}",
+            "check that `chromium --headless` runs on this machine",
+        )
+
+    # ------------------------------------------------------------ DevTools protocol
+
+    def _write(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message).encode() + b"\0"
+        while data:
+            data = data[os.write(self.cmd_w, data) :]
+
+    def _read_message(self) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            left = self.remaining()
+            if left <= 0:
+                raise self.error(f"chromium did not finish {self.what} within {self.timeout:g} s")
+            ready, _, _ = select.select([self.out_r], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.out_r, 1 << 16)
+            if not chunk:
+                raise self.error(f"chromium exited while {self.what}")
+            self._buffer += chunk
+        raw, self._buffer = self._buffer.split(b"\0", 1)
+        message: dict[str, Any] = json.loads(raw)
+        return message
+
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, session: str | None = None
+    ) -> dict[str, Any]:
+        """Send one command and return its result; events met meanwhile are kept in order."""
+        self._next_id += 1
+        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        self._write(message)
+        while True:
+            reply = self._read_message()
+            if reply.get("id") == self._next_id:
+                if "error" in reply:
+                    raise self.error(f"chromium refused {method}: {reply['error'].get('message')}")
+                result: dict[str, Any] = reply.get("result", {})
+                return result
+            if "method" in reply:
+                self._on_event(reply)
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+        if event["method"] == "Page.javascriptDialogOpening":  # alert() would block the page
+            params = {"accept": True}
+            session = event.get("sessionId")
+            self._write(
+                {
+                    "id": -2,
+                    "method": "Page.handleJavaScriptDialog",
+                    "params": params,
+                    "sessionId": session,
+                }
+            )
+
+    def pump_until(self, done: Callable[[], bool], limit: float | None = None) -> None:
+        """Read events until `done()` or `limit` seconds (None: the deadline, then raise)."""
+        stop = None if limit is None else time.monotonic() + limit
+        while not done():
+            if stop is not None and time.monotonic() >= stop:
+                return
+            left = (
+                self.remaining() if stop is None else min(self.remaining(), stop - time.monotonic())
+            )
+            if left <= 0 and stop is None:
+                raise self.error(f"chromium did not finish {self.what} within {self.timeout:g} s")
+            if b"\0" not in self._buffer:
+                ready, _, _ = select.select([self.out_r], [], [], max(left, 0))
+                if not ready:
+                    continue
+            message = self._read_message()
+            if "method" in message:
+                self._on_event(message)
+
+    def open_page(self, url: str, width: int = 1280, height: int = 900) -> str:
+        """A new tab at `url`, loaded; returns its session id. Runtime and Log are enabled."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session: str = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        for domain in ("Page", "Runtime", "Log"):
+            self.send(f"{domain}.enable", session=session)
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=session,
+        )
+        start = len(self.events)
+        nav = self.send("Page.navigate", {"url": url}, session=session)
+        if nav.get("errorText"):
+            raise self.error(f"chromium could not open {url}: {nav['errorText']}")
+
+        def loaded() -> bool:
+            return any(
+                e["method"] == "Page.loadEventFired" and e.get("sessionId") == session
+                for e in self.events[start:]
+            )
+
+        self.pump_until(loaded)
+        return session
+
+
+# ---------------------------------------------------------------- public API
+
+
+def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> None:
+    """Print the HTML page to a PDF (A4 as the page's print CSS asks, no header or footer)."""
+    url = _file_url(html_path)
+    with tempfile.TemporaryDirectory(prefix="arraybench-pdf-") as tmp:
+        out = Path(tmp) / "report.pdf"
+        args = [
+            f"--print-to-pdf={out}",
+            "--no-pdf-header-footer",
+            "--print-to-pdf-no-header",
+            "--run-all-compositor-stages-before-draw",
+            url,
+        ]
+        with _Chromium(args, pipe=False, timeout=timeout, what=f"printing {html_path}") as c:
+            code = c.wait()
+            if code != 0 or not out.is_file() or out.stat().st_size == 0:
+                raise c.error(f"chromium could not print {html_path} to PDF (exit code {code})")
+        pdf_path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(out, pdf_path)
+
+
+def write_png(
+    html_path: Path, png_path: Path, width: int = 1400, timeout: float = TIMEOUT_S
+) -> None:
+    """A screenshot of the whole page, `width` CSS px wide (cut at MAX_PNG_HEIGHT px tall)."""
+    url = _file_url(html_path)
+    with _Chromium([], pipe=True, timeout=timeout, what=f"capturing {html_path}") as c:
+        session = c.open_page(url, width=width)
+        metrics = c.send("Page.getLayoutMetrics", session=session)
+        size = metrics.get("cssContentSize") or metrics["contentSize"]
+        height = min(max(math.ceil(size["height"]), 1), MAX_PNG_HEIGHT)
+        c.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=session,
+        )
+        shot = c.send(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+            },
+            session=session,
+        )
+    png_path.parent.mkdir(parents=True, exist_ok=True)
+    png_path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def _location(details: dict[str, Any]) -> str:
+    url = details.get("url") or ""
+    line = details.get("lineNumber")
+    if not url:
+        return ""
+    return f" ({url}:{line + 1})" if isinstance(line, int) else f" ({url})"
+
+
+def _remote_text(obj: dict[str, Any]) -> str:
+    if "value" in obj:
+        return str(obj["value"])
+    return str(obj.get("description") or obj.get("type", ""))
+
+
+def _errors(events: list[dict[str, Any]]) -> list[str]:
+    found = []
+    for event in events:
+        method, params = event["method"], event.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            details = params["exceptionDetails"]
+            exc = details.get("exception") or {}
+            text = exc.get("description") or details.get("text", "exception")
+            found.append(f"{text.splitlines()[0]}{_location(details)}")
+        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            text = " ".join(_remote_text(a) for a in params.get("args", []))
+            frames = (params.get("stackTrace") or {}).get("callFrames") or [{}]
+            found.append(f"console.{params['type']}: {text}{_location(frames[0])}")
+        elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+            entry = params["entry"]
+            found.append(f"{entry.get('source', 'log')}: {entry.get('text', '')}{_location(entry)}")
+    return found
+
+
+def console_errors(html_path: Path, timeout: float = TIMEOUT_S) -> list[str]:
+    """Errors the page raises when loaded: uncaught exceptions, console.error/assert, and the
+    browser's own error entries (a resource that failed to load, a blocked request)."""
+    url = _file_url(html_path)
+    with _Chromium([], pipe=True, timeout=timeout, what=f"loading {html_path}") as c:
+        c.open_page(url)
+        c.pump_until(lambda: False, limit=min(SETTLE_S, max(c.remaining(), 0)))
+        return _errors(c.events)

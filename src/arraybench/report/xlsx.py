@@ -1,0 +1,696 @@
+"""Excel workbook of a run: the report's numbers as numbers, with native Excel charts.
+
+Renders a `ReportModel` only. Sheets: Summary (run, summary table, acceptance verdicts, notes),
+one sheet per workload (a table and two charts per curve panel: throughput and latency against
+the load level), Points (every point and metric), Tables (the model's tables and the
+overlay curves), Timelines (1-second series, at most MAX_TIMELINE_ROWS rows each, with charts)
+and Provenance (where the numbers came from, versions, the plan and the job files).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.chart import Reference, ScatterChart, Series
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter, quote_sheetname
+from openpyxl.worksheet.hyperlink import Hyperlink
+from openpyxl.worksheet.worksheet import Worksheet
+
+from arraybench.report.model import (
+    CurvePanel,
+    Overlay,
+    ReportModel,
+    ReportTable,
+    Timeline,
+    WorkloadSection,
+)
+
+MAX_TIMELINE_ROWS = 2000
+MAX_SHEET_TITLE = 31
+FIXED_SHEETS = ("Summary", "Points", "Tables", "Timelines", "Provenance")
+CHART_W, CHART_H = 16.0, 7.5  # cm
+PANEL_ROWS = 17  # rows a panel block takes at least: the height of its charts and a gap
+TIMELINE_CHART_ROWS = 17
+FEW_SAMPLES = 60
+
+BOLD = Font(bold=True)
+TITLE = Font(bold=True, size=16)
+HEADING = Font(bold=True, size=13)
+MUTED = Font(italic=True, color="6B7280")
+MONO = Font(name="Consolas", size=10)
+HEAD_FILL = PatternFill("solid", fgColor="F3F4F6")
+OPTIMAL_FILL = PatternFill("solid", fgColor="E8F5E9")
+PASS_FILL = PatternFill("solid", fgColor="DCFCE7")
+FAIL_FILL = PatternFill("solid", fgColor="FEE2E2")
+PASS_FONT = Font(bold=True, color="166534")
+FAIL_FONT = Font(bold=True, color="991B1B")
+WRAP = Alignment(wrap_text=True, vertical="top")
+
+INT_FORMAT = "#,##0"
+NUM_FORMAT = "#,##0.0"
+PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+INVALID_TITLE = re.compile(r"[\\/*?:\[\]]")
+
+
+# ---------------------------------------------------------------- cells
+
+
+def _put(ws: Worksheet, row: int, col: int, value: Any, number_format: str | None = None) -> None:
+    """One cell: numbers as numbers (NaN/inf and None left empty), text never a formula."""
+    if value is None:
+        return
+    if isinstance(value, bool):
+        value = str(value)
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            return
+        cell = ws.cell(row, col, value)
+        if number_format:
+            cell.number_format = number_format
+        return
+    text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
+    cell = ws.cell(row, col, text)
+    cell.data_type = "s"  # "=..." stays text: a workload name is never run as a formula
+
+
+def _row(
+    ws: Worksheet,
+    row: int,
+    values: Sequence[Any],
+    *,
+    col: int = 1,
+    font: Font | None = None,
+    fill: PatternFill | None = None,
+) -> None:
+    for i, value in enumerate(values):
+        _put(ws, row, col + i, value)
+        cell = ws.cell(row, col + i)
+        if font:
+            cell.font = font
+        if fill:
+            cell.fill = fill
+
+
+def _header(ws: Worksheet, row: int, values: Sequence[str], col: int = 1) -> None:
+    _row(ws, row, values, col=col, font=BOLD, fill=HEAD_FILL)
+
+
+def _widths(ws: Worksheet, widths: dict[int, float]) -> None:
+    for col, width in widths.items():
+        ws.column_dimensions[get_column_letter(col)].width = width
+
+
+def _print_wide(ws: Worksheet) -> None:
+    """Printed landscape, one page wide (as many pages tall as it takes)."""
+    ws.page_setup.orientation = "landscape"
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0
+
+
+def _number_format(column: str) -> str:
+    return INT_FORMAT if column.endswith(("_ios", "_bytes")) else NUM_FORMAT
+
+
+def _table_cell(text: str) -> str | float:
+    """A model table's cell: a plain number ("42", "-1.5") becomes a number, the rest stays."""
+    return float(text) if PLAIN_NUMBER.fullmatch(text.strip()) else text
+
+
+# ---------------------------------------------------------------- sheet names
+
+
+def sheet_title(name: str, used: set[str]) -> str:
+    """A valid, unique (case-insensitively, against `used`) Excel sheet name; adds it to used."""
+    base = INVALID_TITLE.sub("-", ILLEGAL_CHARACTERS_RE.sub("", name))
+    base = " ".join(base.split()).strip("'").strip() or "Workload"
+    title = base[:MAX_SHEET_TITLE].rstrip().rstrip("'")
+    n = 1
+    while title.lower() in used or title.lower() == "history":
+        n += 1
+        suffix = f" ({n})"
+        title = base[: MAX_SHEET_TITLE - len(suffix)].rstrip().rstrip("'") + suffix
+    used.add(title.lower())
+    return title
+
+
+# ---------------------------------------------------------------- charts
+
+
+def _axis_titles(chart: ScatterChart, x_title: str, y_title: str) -> None:
+    chart.x_axis.title = x_title
+    chart.y_axis.title = y_title
+    chart.x_axis.delete = False  # openpyxl >= 3.1 hides axes in recent Excel otherwise
+    chart.x_axis.axPos = "b"
+    chart.y_axis.delete = False
+
+
+def _scatter(
+    title: str,
+    x_title: str,
+    y_title: str,
+    x_ref: Reference,
+    series: list[tuple[str, Reference]],
+    *,
+    markers: bool = True,
+    log_x: tuple[float, float] | None = None,
+) -> ScatterChart:
+    chart = ScatterChart(scatterStyle="lineMarker")
+    chart.title = title
+    chart.style = 2
+    chart.width, chart.height = CHART_W, CHART_H
+    chart.legend.position = "b"
+    _axis_titles(chart, x_title, y_title)
+    if log_x:  # a log2 axis over exactly the data's range: ticks 1, 2, 4 ...
+        chart.x_axis.scaling.logBase = 2
+        chart.x_axis.scaling.min, chart.x_axis.scaling.max = log_x
+    for name, ref in series:
+        s = Series(ref, x_ref, title=name)
+        s.smooth = False
+        s.marker.symbol = "circle" if markers else "none"
+        if markers:
+            s.marker.size = 6
+        chart.series.append(s)
+    return chart
+
+
+def _log_x(xs: list[float]) -> tuple[float, float] | None:
+    """A load ladder 1, 2, 4 ... 64 reads best on a log2 axis (as the HTML's even spacing):
+    its range, or None for a linear axis."""
+    finite = [x for x in xs if math.isfinite(x)]
+    if finite and min(finite) > 0 and max(finite) / min(finite) >= 8:
+        return min(finite), max(finite)
+    return None
+
+
+# ---------------------------------------------------------------- summary sheet
+
+
+def _metadata(model: ReportModel) -> list[tuple[str, str]]:
+    labels = ", ".join(f"{k}={v}" for k, v in model.labels.items())
+    return [
+        ("Run id", model.run_id),
+        ("Scenario", model.scenario),
+        ("Status", model.status),
+        ("Labels", labels or "–"),
+        ("Started", model.started),
+        ("Finished", model.finished or "–"),
+        ("arraybench", model.arraybench_version),
+        ("fio", model.fio_version),
+        ("Host", model.host),
+        ("Kernel", model.kernel),
+        ("Latency bound", model.latency_bound),
+        ("Targets", "\n".join(model.targets) or "–"),
+    ]
+
+
+def _panel_numbers(panel: CurvePanel | None) -> list[float | None]:
+    """Optimal throughput and its mean latency, max throughput, min mean latency."""
+    if panel is None:
+        return [None] * 4
+
+    def at(values: Sequence[float | None], i: int | None) -> float | None:
+        return values[i] if i is not None and 0 <= i < len(values) else None
+
+    return [
+        at(panel.throughput, panel.optimal_index),
+        at(panel.lat_mean_us, panel.optimal_index),
+        at(panel.throughput, panel.max_index),
+        at(panel.lat_mean_us, panel.min_latency_index),
+    ]
+
+
+def _verdict_style(ws: Worksheet, row: int, col: int, text: str) -> None:
+    if text == "PASS":
+        ws.cell(row, col).fill, ws.cell(row, col).font = PASS_FILL, PASS_FONT
+    elif text == "FAIL":
+        ws.cell(row, col).fill, ws.cell(row, col).font = FAIL_FILL, FAIL_FONT
+
+
+def _write_table(ws: Worksheet, row: int, table: ReportTable, *, verdicts: bool = False) -> int:
+    """A model table from `row`; returns the next free row (after one blank)."""
+    _put(ws, row, 1, table.title)
+    ws.cell(row, 1).font = HEADING
+    row += 1
+    if table.caption:
+        _put(ws, row, 1, table.caption)
+        ws.cell(row, 1).font = MUTED
+        row += 1
+    _header(ws, row, table.columns)
+    row += 1
+    for cells in table.rows:
+        for col, text in enumerate(cells, start=1):
+            _put(ws, row, col, text if verdicts else _table_cell(text))
+            if verdicts:
+                _verdict_style(ws, row, col, text)
+        row += 1
+    return row + 1
+
+
+def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) -> None:
+    ws.title = "Summary"
+    _put(ws, 1, 1, model.title)
+    ws.cell(1, 1).font = TITLE
+    _put(ws, 2, 1, f"arraybench report · run {model.run_id} · scenario {model.scenario}")
+    ws.cell(2, 1).font = MUTED
+    row = 4
+    for key, value in _metadata(model):
+        _put(ws, row, 1, key)
+        ws.cell(row, 1).font = BOLD
+        _put(ws, row, 2, value)
+        ws.cell(row, 2).alignment = WRAP
+        row += 1
+    row += 1
+    _put(ws, row, 1, "Summary")
+    ws.cell(row, 1).font = HEADING
+    row += 1
+    unit_of = {(s.title, p.mix_label): p for s in model.sections for p in s.panels}
+    _header(
+        ws,
+        row,
+        [
+            "Workload",
+            "Mix",
+            "Optimal (throughput @ mean latency)",
+            "Maximum, minimum latency",
+            f"Within the bound ({model.latency_bound})",
+            "Unit",
+            "Optimal throughput",
+            "Optimal mean latency (µs)",
+            "Max throughput",
+            "Min mean latency (µs)",
+        ],
+    )
+    row += 1
+    for summary in model.summary:
+        for mix in model.summary_columns:
+            cell = summary.cells.get(mix)
+            if cell is None:
+                continue
+            panel = unit_of.get((summary.workload, mix))
+            _row(
+                ws,
+                row,
+                [
+                    summary.workload,
+                    mix,
+                    cell.optimal,
+                    cell.extremes,
+                    cell.bounded,
+                    panel.throughput_unit if panel else None,
+                ],
+            )
+            for i, number in enumerate(_panel_numbers(panel)):
+                _put(ws, row, 7 + i, number, INT_FORMAT if i % 2 == 0 else NUM_FORMAT)
+            target = sheet_of.get(summary.workload)
+            if target:
+                ws.cell(row, 1).hyperlink = Hyperlink(
+                    ref=ws.cell(row, 1).coordinate, location=f"{quote_sheetname(target)}!A1"
+                )
+                ws.cell(row, 1).font = Font(color="1F5FA8", underline="single")
+            ws.cell(row, 3).font = BOLD
+            row += 1
+    _put(
+        ws,
+        row,
+        1,
+        "Optimal: the last point where throughput still grows faster than latency. "
+        "Numbers in the workload sheets.",
+    )
+    ws.cell(row, 1).font = MUTED
+    row += 2
+    if model.verdicts:
+        _put(ws, row, 1, "Acceptance verdicts")
+        ws.cell(row, 1).font = HEADING
+        row += 1
+        for table in model.verdicts:
+            row = _write_table(ws, row, table, verdicts=True)
+    if model.notes:
+        _put(ws, row, 1, "Notes")
+        ws.cell(row, 1).font = HEADING
+        row += 1
+        for note in model.notes:
+            _put(ws, row, 1, note)
+            row += 1
+    _widths(ws, {1: 26, 2: 40, 3: 30, 4: 32, 5: 40, 6: 8, 7: 16, 8: 16, 9: 16, 10: 16})
+    _print_wide(ws)
+
+
+# ---------------------------------------------------------------- workload sheets
+
+
+def _marks(panel: CurvePanel, i: int) -> str:
+    named = (
+        ("optimal", panel.optimal_index),
+        ("max", panel.max_index),
+        ("min latency", panel.min_latency_index),
+    )
+    return ", ".join(name for name, index in named if index == i)
+
+
+def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
+    """The panel's table from `row` and its two charts beside it; returns the next free row."""
+    unit = panel.throughput_unit
+    _put(ws, row, 1, f"{panel.mix_label} — {unit} and latency against {panel.x_label}")
+    ws.cell(row, 1).font = HEADING
+    columns = [
+        "level",
+        panel.x_label,
+        f"throughput ({unit})",
+        "mean latency (µs)",
+        "p99 latency (µs)",
+        "marks",
+    ]
+    if panel.ceiling is not None:
+        columns.insert(5, f"fabric ceiling ({unit})")
+    _header(ws, row + 1, columns)
+    first = row + 2
+    for i, x in enumerate(panel.x_values):
+        r = first + i
+        tick = panel.x_ticks[i] if i < len(panel.x_ticks) else str(x)
+        values: list[Any] = [
+            tick,
+            x,
+            _get(panel.throughput, i),
+            _get(panel.lat_mean_us, i),
+            _get(panel.lat_p99_us, i),
+        ]
+        if panel.ceiling is not None:
+            values.append(panel.ceiling)
+        values.append(_marks(panel, i))
+        for col, value in enumerate(values, start=1):
+            fmt = INT_FORMAT if col == 3 or (panel.ceiling is not None and col == 6) else NUM_FORMAT
+            _put(ws, r, col, value, None if col == 2 else fmt)
+            if i == panel.optimal_index:
+                ws.cell(r, col).fill = OPTIMAL_FILL
+    last = first + max(len(panel.x_values), 1) - 1
+
+    def ref(col: int) -> Reference:
+        return Reference(ws, min_col=col, min_row=first, max_row=last)
+
+    x_ref, log_x = ref(2), _log_x(panel.x_values)
+    series = [(f"throughput ({unit})", ref(3))]
+    if panel.ceiling is not None:
+        series.append((f"fabric ceiling ({unit})", ref(6)))
+    chart_col = len(columns) + 2
+    throughput = _scatter(
+        f"{panel.mix_label}: throughput",
+        panel.x_label,
+        f"throughput ({unit})",
+        x_ref,
+        series,
+        log_x=log_x,
+    )
+    ws.add_chart(throughput, f"{get_column_letter(chart_col)}{row}")
+    latency = _scatter(
+        f"{panel.mix_label}: latency",
+        panel.x_label,
+        "latency (µs)",
+        x_ref,
+        [("mean latency (µs)", ref(4)), ("p99 latency (µs)", ref(5))],
+        log_x=log_x,
+    )
+    ws.add_chart(latency, f"{get_column_letter(chart_col + 9)}{row}")
+    return row + max(len(panel.x_values) + 4, PANEL_ROWS)
+
+
+def _get(values: Sequence[float | None], i: int) -> float | None:
+    return values[i] if i < len(values) else None
+
+
+def _section_sheet(ws: Worksheet, section: WorkloadSection) -> None:
+    _put(ws, 1, 1, section.title)
+    ws.cell(1, 1).font = TITLE
+    _put(
+        ws,
+        2,
+        1,
+        "marks: optimal = last level where throughput grows faster than latency; "
+        "max = highest throughput; min latency = lowest mean latency",
+    )
+    ws.cell(2, 1).font = MUTED
+    row = 4
+    for panel in section.panels:
+        row = _panel_block(ws, row, panel)
+    if not section.panels:
+        _put(ws, row, 1, "no series: nothing measured for this workload")
+    _widths(ws, {1: 10, 2: 16, 3: 18, 4: 18, 5: 16, 6: 22, 7: 22})
+    _print_wide(ws)
+
+
+# ---------------------------------------------------------------- points, tables
+
+
+def _points_sheet(ws: Worksheet, model: ReportModel) -> None:
+    fixed = ["series", "level", "workers", "iodepth", "targets"]
+    _header(ws, 1, fixed + model.point_columns)
+    for r, p in enumerate(model.points, start=2):
+        _row(ws, r, [p.series, p.level, p.workers, p.iodepth, p.targets])
+        for c, name in enumerate(model.point_columns, start=len(fixed) + 1):
+            _put(ws, r, c, p.values.get(name), _number_format(name))
+    ws.freeze_panes = "C2"
+    last = get_column_letter(len(fixed) + len(model.point_columns))
+    ws.auto_filter.ref = f"A1:{last}{max(len(model.points) + 1, 2)}"
+    _widths(ws, {1: 22, 2: 8, 3: 9, 4: 9, 5: 30})
+    for c in range(len(fixed) + 1, len(fixed) + len(model.point_columns) + 1):
+        ws.column_dimensions[get_column_letter(c)].width = 15
+
+
+def _overlay_table(ws: Worksheet, row: int, overlay: Overlay) -> int:
+    _put(ws, row, 1, f"{overlay.title} (curves together)")
+    ws.cell(row, 1).font = HEADING
+    columns = [overlay.x_label]
+    for line in overlay.lines:
+        columns += [f"{line.label} IOPS", f"{line.label} MB/s", f"{line.label} mean latency (µs)"]
+    _header(ws, row + 1, columns)
+    for i, tick in enumerate(overlay.x_ticks):
+        r = row + 2 + i
+        _put(ws, r, 1, _table_cell(tick))
+        for j, line in enumerate(overlay.lines):
+            for k, values in enumerate((line.iops, line.mbps, line.lat_mean_us)):
+                _put(ws, r, 2 + 3 * j + k, _get(values, i), NUM_FORMAT)
+    return row + 3 + len(overlay.x_ticks)
+
+
+def _tables_sheet(ws: Worksheet, model: ReportModel) -> None:
+    row = 1
+    for table in model.tables:
+        row = _write_table(ws, row, table)
+    for overlay in model.overlays:
+        row = _overlay_table(ws, row, overlay)
+    if row == 1:
+        _put(ws, 1, 1, "no tables in this run")
+    _widths(ws, {c: 18 for c in range(1, 12)})
+
+
+# ---------------------------------------------------------------- timelines
+
+
+def downsample(values: Sequence[float | None], limit: int = MAX_TIMELINE_ROWS) -> list[int]:
+    """Indices to keep: all if they fit, else per bucket the sample of its minimum and its
+    maximum (and the first and last samples), in time order, at most `limit` of them."""
+    n = len(values)
+    if n <= limit:
+        return list(range(n))
+    buckets = max((limit - 2) // 2, 1)
+    keep = {0, n - 1}
+    for b in range(buckets):
+        lo, hi = b * n // buckets, (b + 1) * n // buckets
+        finite = [
+            (v, i) for i in range(lo, hi) if (v := values[i]) is not None and math.isfinite(v)
+        ]
+        if finite:
+            keep.add(min(finite)[1])
+            keep.add(max(finite)[1])
+        elif hi > lo:
+            keep.add(lo)
+    return sorted(keep)
+
+
+def _timeline_block(ws: Worksheet, col: int, t: Timeline, chart_col: int, chart_row: int) -> int:
+    """Timeline `t` in columns from `col`, its charts at (chart_col, chart_row); returns the
+    number of chart rows used."""
+    unit = t.throughput_unit
+    columns: list[tuple[str, Sequence[float | None]]] = [
+        (t.x_label, t.t_s),
+        (f"throughput ({unit})", t.throughput),
+        ("mean latency (µs)", t.lat_mean_us),
+    ]
+    if t.kernel is not None:
+        columns.append((f"kernel ({unit})", t.kernel))
+    if t.gb_written is not None:
+        columns.append(("GB written", t.gb_written))
+    keep = downsample(t.throughput)
+    _put(ws, 1, col, t.title)
+    ws.cell(1, col).font = HEADING
+    shown = f"{len(keep)} of {len(t.t_s)} samples" + (
+        " (min and max per bucket)" if len(keep) < len(t.t_s) else ""
+    )
+    _put(ws, 2, col, shown)
+    ws.cell(2, col).font = MUTED
+    _header(ws, 3, [name for name, _ in columns], col=col)
+    for r, i in enumerate(keep, start=4):
+        for c, (_, values) in enumerate(columns):
+            _put(ws, r, col + c, _get(values, i), NUM_FORMAT if c else None)
+    extra = col + len(columns) + 1
+    if t.events:
+        _header(ws, 3, ["event at (s)", "event"], col=extra)
+        for r, (at, label) in enumerate(t.events, start=4):
+            _put(ws, r, extra, at)
+            _put(ws, r, extra + 1, label)
+        extra += 2
+    if t.findings:
+        _header(ws, 3, ["findings"], col=extra)
+        for r, line in enumerate(t.findings, start=4):
+            _put(ws, r, extra, line)
+    first, last = 4, 3 + max(len(keep), 1)
+
+    def ref(c: int) -> Reference:
+        return Reference(ws, min_col=col + c, min_row=first, max_row=last)
+
+    series = [(f"throughput ({unit})", ref(1))]
+    if t.kernel is not None:
+        series.append((f"kernel ({unit})", ref(3)))
+    x_ref = ref(0)
+    few = len(keep) <= FEW_SAMPLES  # markers, so isolated samples between gaps still show
+    anchor = f"{get_column_letter(chart_col)}{chart_row}"
+    ws.add_chart(
+        _scatter(t.title, t.x_label, f"throughput ({unit})", x_ref, series, markers=few), anchor
+    )
+    anchor = f"{get_column_letter(chart_col + 9)}{chart_row}"
+    ws.add_chart(
+        _scatter(
+            f"{t.title}: latency",
+            t.x_label,
+            "mean latency (µs)",
+            x_ref,
+            [("mean latency (µs)", ref(2))],
+            markers=few,
+        ),
+        anchor,
+    )
+    if t.gb_written is not None:
+        gb_ref = ref(len(columns) - 1)
+        anchor = f"{get_column_letter(chart_col + 18)}{chart_row}"
+        ws.add_chart(
+            _scatter(
+                f"{t.title}: against data written",
+                "GB written",
+                f"throughput ({unit})",
+                gb_ref,
+                [(f"throughput ({unit})", ref(1))],
+                markers=few,
+            ),
+            anchor,
+        )
+    return TIMELINE_CHART_ROWS
+
+
+def _timeline_width(t: Timeline) -> int:
+    """Columns a timeline block takes: its data, events, findings and one blank."""
+    data = 3 + (t.kernel is not None) + (t.gb_written is not None)
+    return data + 1 + (2 if t.events else 0) + (1 if t.findings else 0) + 1
+
+
+def _timelines_sheet(ws: Worksheet, model: ReportModel) -> None:
+    if not model.timelines:
+        _put(ws, 1, 1, "no time series in this run")
+        return
+    widths = [_timeline_width(t) for t in model.timelines]
+    chart_col = sum(widths) + 1
+    col, chart_row = 1, 1
+    for t, width in zip(model.timelines, widths, strict=True):
+        chart_row += _timeline_block(ws, col, t, chart_col, chart_row)
+        col += width
+    ws.freeze_panes = "A4"
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def _provenance_sheet(ws: Worksheet, model: ReportModel) -> None:
+    row = 1
+    _put(ws, row, 1, "Provenance")
+    ws.cell(row, 1).font = HEADING
+    row += 1
+    _header(ws, row, ["what", "value"])
+    row += 1
+    for key, value in model.provenance:
+        _row(ws, row, [key, value])
+        ws.cell(row, 2).alignment = WRAP
+        row += 1
+    if not model.provenance:
+        _put(ws, row, 1, "no provenance recorded for this run")
+        row += 1
+    row += 1
+    _put(ws, row, 1, "Versions")
+    ws.cell(row, 1).font = HEADING
+    row += 1
+    for key, value in (
+        ("arraybench", model.arraybench_version),
+        ("fio", model.fio_version),
+        ("host", model.host),
+        ("kernel", model.kernel),
+    ):
+        _row(ws, row, [key, value])
+        row += 1
+    row += 1
+    _put(ws, row, 1, "Plan (YAML)")
+    ws.cell(row, 1).font = HEADING
+    row += 1
+    for line in model.plan_yaml.splitlines():
+        _put(ws, row, 1, line)
+        ws.cell(row, 1).font = MONO
+        row += 1
+    if model.job_files:
+        row += 1
+        _put(ws, row, 1, f"Job files ({len(model.job_files)})")
+        ws.cell(row, 1).font = HEADING
+        row += 1
+        for key, text in model.job_files.items():
+            _put(ws, row, 1, key)
+            ws.cell(row, 1).font = BOLD
+            row += 1
+            for line in text.splitlines():
+                _put(ws, row, 1, line)
+                ws.cell(row, 1).font = MONO
+                row += 1
+    _widths(ws, {1: 34, 2: 80})
+
+
+# ---------------------------------------------------------------- the workbook
+
+
+def workload_sheet_titles(model: ReportModel) -> list[str]:
+    """The sheet name of each workload section, in order: valid, unique, beside the fixed."""
+    used = {name.lower() for name in FIXED_SHEETS}
+    return [sheet_title(section.title, used) for section in model.sections]
+
+
+def write_xlsx(model: ReportModel, path: Path) -> None:
+    """Write the report as an .xlsx workbook at `path`."""
+    wb = Workbook()
+    titles = workload_sheet_titles(model)
+    sheet_of: dict[str, str] = {}
+    for section, title in zip(model.sections, titles, strict=True):
+        sheet_of.setdefault(section.title, title)
+    summary = wb.active
+    assert summary is not None
+    _summary_sheet(summary, model, sheet_of)
+    for section, title in zip(model.sections, titles, strict=True):
+        _section_sheet(wb.create_sheet(title), section)
+    _points_sheet(wb.create_sheet("Points"), model)
+    _tables_sheet(wb.create_sheet("Tables"), model)
+    _timelines_sheet(wb.create_sheet("Timelines"), model)
+    _provenance_sheet(wb.create_sheet("Provenance"), model)
+    wb.properties.title = model.title
+    wb.properties.creator = f"arraybench {model.arraybench_version}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(path)
