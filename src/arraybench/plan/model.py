@@ -26,6 +26,11 @@ def _duration(value: object) -> float:
     raise ValueError("expected a duration such as 5s, 2m or 1h")
 
 
+def _on_off(value: object) -> object:
+    # YAML 1.1 reads a bare `off` as false (and `on` as true)
+    return {False: "off", True: "exact"}.get(value, value) if isinstance(value, bool) else value
+
+
 Size = Annotated[int, BeforeValidator(_size), Field(gt=0)]
 Duration = Annotated[float, BeforeValidator(_duration), Field(gt=0)]
 RampDuration = Annotated[float, BeforeValidator(_duration), Field(ge=0)]
@@ -112,7 +117,7 @@ class Load(Strict):
     spread: Literal["shared", "per_target"] = "shared"
     # adaptive: choose the levels from what was measured instead of running the whole ladder
     # (exact: the same optimal point as the full ladder; economy: within one step, fewer points)
-    adaptive: Literal["off", "exact", "economy"] = "off"
+    adaptive: Annotated[Literal["off", "exact", "economy"], BeforeValidator(_on_off)] = "off"
 
     @model_validator(mode="after")
     def _one_form(self) -> Load:
