@@ -20,6 +20,7 @@ from arraybench.errors import ArraybenchError, PlanError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
+from arraybench.importer import import_paths
 from arraybench.multihost import host_spec, host_targets, target_safety
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
@@ -144,6 +145,20 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     compare.add_argument("-o", "--output", action="append", default=[], metavar="FILE")
     compare.add_argument("--format", choices=FORMATS)
+    imp = sub.add_parser(
+        "import",
+        help="existing fio results (JSON, json+, normal text, logs) "
+        "into a run, to report and compare",
+    )
+    imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
+    imp.add_argument("--name", default="imported", help="the run's name (default: imported)")
+    imp.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="read workload/bs/rw/workers/iodepth "
+        "from file names, e.g. 'BS(?P<bs>\\w+)-Jobs(?P<workers>\\d+)'",
+    )
+    imp.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     return parser  # fmt: skip
 
 
@@ -383,6 +398,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results))
+    result = import_paths(store, [Path(p) for p in args.paths], run_name=args.name,
+                          name_pattern=args.pattern)  # fmt: skip
+    for line in result.notes:
+        console.out.print(f"[dim]note:[/] {line}", highlight=False)
+    for skipped in result.skipped:
+        console.out.print(f"[yellow]skipped[/] {skipped.path}: {skipped.reason}", highlight=False)
+    console.out.print(
+        f"imported {len(result.points)} point(s) from {result.files_examined} file(s) into run "
+        f"[bold]{result.run_id}[/]; see `arraybench show {result.run_id} --results "
+        f"{args.results}` and `arraybench report {result.run_id}`"
+    )
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     scenarios = [load_scenario(store, spec) for spec in args.scenarios]
@@ -400,6 +431,7 @@ COMMANDS = {
     "show": cmd_show,
     "report": cmd_report,
     "compare": cmd_compare,
+    "import": cmd_import,
 }
 
 

@@ -1,0 +1,506 @@
+"""Read fio's normal (human-readable) text output into the dataclasses of results.py.
+
+The JSON parser (parse.py) is the reference; this module reconstructs the same figures from
+the text fio prints by default, so that results kept only as text can be imported. Units are
+those of results.py: bytes, bytes/s, ms of runtime, ns of latency.
+
+Formats read (each one seen in real outputs, see tests/data/MANIFEST.md):
+
+* fio 2.x: ``read : io=237902MB, bw=406018KB/s, iops=101504, runt=600002msec`` and
+  ``issued    : total=r=60902872/w=0/d=0``. Sizes are binary whatever the spelling: fio 2.x
+  writes ``KB``/``MB`` for KiB/MiB (kb_base=1024).
+* fio 3.x: ``read: IOPS=12.9k, BW=101MiB/s (106MB/s)(6048MiB/60001msec)`` and
+  ``issued rwts: total=774138,0,0,0``. ``KiB``/``MiB`` are binary, ``kB``/``MB`` decimal.
+* latency lines ``slat/clat/lat (nsec|usec|msec): min=, max=, avg=`` (the unit changes from
+  line to line; min/max may carry a k/M suffix, base 1000) and ``clat percentiles (usec):``
+  followed by ``|  1.00th=[  123], ...`` lines.
+* job header lines ``name: (g=0): rw=randread, bs=(R) 8192B-8192B, ..., ioengine=libaio,
+  iodepth=32`` (2.x: ``bs=4K-4K/4K-4K/4K-4K``): they give the job options rw, bs, ioengine and
+  iodepth; ``(groupid=0, jobs=N)`` of a result block gives numjobs.
+* client/server output (``fio --client``): lines prefixed ``<hostname> `` (only the first line
+  of each server's text block carries the prefix in fio 3.12; the lines after it belong to
+  the same host), and the ``All clients`` block, which sums EVERY group of EVERY host; it goes
+  to FioDocument.all_clients, never to jobs.
+* several fio invocations in one text (outputs appended to one file): one FioDocument each.
+
+How the figures are rebuilt: ios = the ``issued`` total of the direction (fio's total_ios);
+io_bytes = ios x block size when the block size is fixed and agrees with the printed ``io=``
+value, else the printed value (3 significant digits in fio 3.x); iops = ios / runtime and
+bw = io_bytes / runtime, as fio itself computes them (the printed IOPS/BW are rounded).
+Latency mean/min/max come from ``lat`` when printed, else ``clat``; percentiles from ``lat
+percentiles`` (lat_percentiles=1) else ``clat percentiles``, and lat_kind names that source.
+``mixed`` (unified_rw_reporting) is not read, as in parse.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from arraybench.errors import FioParseError
+from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResult
+
+ALL_CLIENTS = "All clients"
+
+_HOST_RE = re.compile(r"^<([^<>\s]+)> ?(.*)$")
+_SERVER_RE = re.compile(r"^hostname=([^,\s]+), be=\d+,.*\bfio=(fio-[^,\s]+)")
+_VERSION_RE = re.compile(r"^(fio-\d+\.\d+\S*)\s*$")
+_JOB_HEADER_RE = re.compile(r"^(?P<name>\S.*?): \(g=(?P<g>\d+)\): (?P<rest>.*)$")
+_RESULT_RE = re.compile(
+    r"^(?P<name>\S.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
+)
+_DIR_START_RE = re.compile(r"^\s*(?P<ddir>read|write|trim|mixed)\s*: (?:IOPS=|io=)")
+_DIR3_RE = re.compile(
+    r"^\s*(?P<ddir>read|write|trim|mixed)\s*: IOPS=(?P<iops>[^,]+), BW=(?P<bw>[^\s(]+)"
+)
+_IO3_RE = re.compile(r"\((?P<io>[^()/]+)/(?P<runt>\d+)msec\)")
+_DIR2_RE = re.compile(
+    r"^\s*(?P<ddir>read|write|trim|mixed)\s*: io=(?P<io>[^,]+), bw=(?P<bw>[^,]+), "
+    r"iops=(?P<iops>[^,]+), runt=\s*(?P<runt>\d+)msec"
+)
+_LAT_RE = re.compile(
+    r"^\s*(?P<kind>slat|clat|lat)\s*\((?P<unit>[num]sec)\)\s*: min=\s*(?P<min>[^,]+), "
+    r"max=\s*(?P<max>[^,]+), avg=\s*(?P<avg>[^,]+),"
+)
+_PCT_HEAD_RE = re.compile(r"^\s*(?P<kind>slat|clat|lat) percentiles \((?P<unit>[num]sec)\)\s*:")
+_PCT_RE = re.compile(r"(\d+(?:\.\d+)?)th=\[\s*(\d+)\]")
+_CPU_RE = re.compile(r"^\s*cpu\s*: usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%")
+_ISSUED_RE = re.compile(r"^\s*issued\s*\w*\s*: total=(?P<total>\S+?)(?:,\s*short=|\s+short=|\s*$)")
+_DISK_RE = re.compile(
+    r"^\s+(?P<name>\S+): ios=(\d+)/(\d+), merge=(\d+)/(\d+), ticks=(\d+)/(\d+), "
+    r"in_queue=(\d+), util=([\d.]+)%"
+)
+_COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKMGTP]?)\s*$")
+_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKMGTPE]?)(i?)B?(?:/s)?\s*$")
+_BS3_RE = re.compile(r"\(([RWT])\)\s*([\d.]+\s*[A-Za-z]*)-([\d.]+\s*[A-Za-z]*)")
+# Quick checks for looks_like_fio_text (optional host prefix, then fio's own line).
+_RESULT_SEARCH = re.compile(
+    r"^(?:<[^<>\s]+> ?)?\S[^\n]*?: \(groupid=\d+, jobs=\d+\): err=", re.MULTILINE
+)
+_DIR_SEARCH = re.compile(
+    r"^(?:<[^<>\s]+> ?)?[ \t]*(?:read|write|trim|mixed)[ \t]*: (?:IOPS=|io=)", re.MULTILINE
+)
+
+_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
+_NS_PER_UNIT = {"nsec": 1, "usec": 1000, "msec": 1_000_000}
+_DISK_FIELDS = ("read_ios", "write_ios", "read_merges", "write_merges", "read_ticks",
+                "write_ticks", "in_queue")  # fmt: skip
+_HINT = "is this fio's normal text output (fio --output-format=normal)?"
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def looks_like_fio_text(text: str) -> bool:
+    """True when ``text`` holds at least one fio job result block in fio's normal format."""
+    return bool(_RESULT_SEARCH.search(text)) and bool(_DIR_SEARCH.search(text))
+
+
+def parse_fio_text(text: str, source: str = "") -> list[FioDocument]:
+    """One FioDocument per fio invocation found in ``text``, in order.
+
+    Raises FioParseError, naming ``source`` (and the line when one is at fault), when the
+    text holds no fio job results or a results line cannot be read.
+    """
+    where = source or "fio text output"
+    reader = _Reader(where)
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        reader.feed(lineno, line.rstrip())
+    docs = [doc.build() for doc in reader.finish() if doc.blocks]
+    if not docs:
+        raise FioParseError(
+            f"{where}: no fio job results found (a line such as "
+            "'name: (groupid=0, jobs=1): err= 0: ...' followed by 'read: IOPS=...')",
+            _HINT,
+        )
+    return docs
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def _count(text: str) -> float | None:
+    """12.9k -> 12900, 6367k, 3240, 4080.7k (fio's num2str, base 1000)."""
+    match = _COUNT_RE.match(text)
+    if not match:
+        return None
+    return float(match.group(1)) * 1000 ** _POWERS[match.group(2).lower()]
+
+
+def _bytes(text: str, old: bool) -> float | None:
+    """1860MiB, 11.2GiB, 3235Mi, 0B; binary with "i", and always in fio 2.x (KB = KiB)."""
+    match = _BYTES_RE.match(text)
+    if not match:
+        return None
+    number, power, binary = match.groups()
+    base = 1024 if binary or old else 1000
+    return float(number) * base ** _POWERS[power.lower()]
+
+
+def _block_size(text: str) -> int | None:
+    """A job header's block size: 8192B, 128KiB, 16.0KiB, 4K (always binary)."""
+    size = _bytes(text.replace(" ", ""), old=True)
+    return int(size) if size else None
+
+
+# --------------------------------------------------------------------------- job headers
+
+
+def _header_sizes(rest: str) -> list[tuple[int | None, int | None]]:
+    """(min, max) block size per direction (read, write, trim) from a job header line."""
+    match = re.search(r"\bbs=(.*?)(?:, ioengine=|, iodepth=|$)", rest)
+    if not match:
+        return []
+    text = match.group(1)
+    tagged = _BS3_RE.findall(text)
+    if tagged:  # fio 3.x: (R) 8192B-8192B, (W) 8192B-8192B, (T) 8192B-8192B
+        return [(_block_size(lo), _block_size(hi)) for _, lo, hi in tagged]
+    sizes = []
+    for part in text.split("/"):  # fio 2.x: 4K-4K/4K-4K/4K-4K
+        lo, _, hi = part.partition("-")
+        sizes.append((_block_size(lo), _block_size(hi or lo)))
+    return sizes
+
+
+def _bs_options(sizes: list[tuple[int | None, int | None]]) -> dict[str, str]:
+    if not sizes or any(lo is None or hi is None for lo, hi in sizes):
+        return {}
+    if all(lo == hi for lo, hi in sizes):
+        fixed = [str(lo) for lo, _ in sizes]
+        return {"bs": fixed[0] if len(set(fixed)) == 1 else ",".join(fixed)}
+    return {"bsrange": ",".join(f"{lo}-{hi}" for lo, hi in sizes)}
+
+
+def _header_options(rest: str) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for key in ("rw", "ioengine", "iodepth"):
+        match = re.search(rf"\b{key}=([^,\s]+)", rest)
+        if match:
+            options[key] = match.group(1)
+    options.update(_bs_options(_header_sizes(rest)))
+    return options
+
+
+def _fixed_sizes(options: dict[str, str]) -> list[int | None]:
+    """Block size per direction from the bs option this module writes ("8192", "r,w,t")."""
+    parts = options.get("bs", "").split(",")
+    sizes = [int(p) if p.isdigit() else None for p in parts]
+    return [sizes[min(i, len(sizes) - 1)] for i in range(len(DIRECTIONS))]
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+@dataclass
+class _Dir:
+    """One direction of one result block, as printed."""
+
+    iops: float | None
+    bw: float | None
+    io: float | None
+    runtime_ms: int
+    lat: dict[str, tuple[float, float, float]] = field(default_factory=dict)  # kind -> ns
+    pct: dict[str, dict[float, float]] = field(default_factory=dict)  # kind -> {pct: ns}
+
+
+@dataclass
+class _Block:
+    """One job result block: ``name: (groupid=0, jobs=1): err= 0: ...`` and its lines."""
+
+    name: str
+    groupid: int
+    jobs: int
+    error: int
+    host: str | None
+    where: str
+    dirs: dict[str, _Dir] = field(default_factory=dict)
+    issued: dict[str, int] = field(default_factory=dict)
+    usr_cpu: float | None = None
+    sys_cpu: float | None = None
+    old_format: bool = False
+    _current: _Dir | None = None
+    _pct: tuple[dict[float, float], int] | None = None
+
+    def feed(self, lineno: int, line: str) -> None:
+        if _DIR_START_RE.match(line):
+            self._direction(lineno, line)
+            return
+        if self._pct is not None and line.lstrip().startswith("|"):
+            target, scale = self._pct
+            target.update((float(p), float(v) * scale) for p, v in _PCT_RE.findall(line))
+            return
+        self._pct = None
+        for handler in (self._latency, self._percentile_head, self._cpu, self._issued):
+            if handler(line):
+                return
+
+    def _bad(self, lineno: int, line: str, what: str) -> FioParseError:
+        return FioParseError(f"{self.where}: line {lineno}: cannot read {what}: {line.strip()!r}",
+                             _HINT)  # fmt: skip
+
+    def _direction(self, lineno: int, line: str) -> None:
+        new, old = _DIR3_RE.match(line), _DIR2_RE.match(line)
+        io = _IO3_RE.search(line)
+        if new and io:
+            ddir, iops, bw = new.group("ddir"), _count(new.group("iops")), new.group("bw")
+            io_text, runtime = io.group("io"), int(io.group("runt"))
+        elif old:
+            self.old_format = True
+            ddir, iops, bw = old.group("ddir"), _count(old.group("iops")), old.group("bw")
+            io_text, runtime = old.group("io"), int(old.group("runt"))
+        else:
+            raise self._bad(lineno, line, "fio's direction line")
+        self._current = _Dir(iops=iops, bw=_bytes(bw, self.old_format),
+                             io=_bytes(io_text, self.old_format), runtime_ms=runtime)  # fmt: skip
+        self.dirs[ddir] = self._current
+
+    def _latency(self, line: str) -> bool:
+        match = _LAT_RE.match(line)
+        if not match:
+            return False
+        values = [_count(match.group(k)) for k in ("min", "max", "avg")]
+        if self._current is not None and all(v is not None for v in values):
+            scale = _NS_PER_UNIT[match.group("unit")]
+            low, high, mean = (float(v or 0) * scale for v in values)
+            self._current.lat[match.group("kind")] = (low, high, mean)
+        return True
+
+    def _percentile_head(self, line: str) -> bool:
+        match = _PCT_HEAD_RE.match(line)
+        if not match:
+            return False
+        if self._current is not None:
+            target = self._current.pct.setdefault(match.group("kind"), {})
+            self._pct = (target, _NS_PER_UNIT[match.group("unit")])
+        return True
+
+    def _cpu(self, line: str) -> bool:
+        match = _CPU_RE.match(line)
+        if match:
+            self.usr_cpu, self.sys_cpu = float(match.group("usr")), float(match.group("sys"))
+        return bool(match)
+
+    def _issued(self, line: str) -> bool:
+        match = _ISSUED_RE.match(line)
+        if not match:
+            return False
+        total = match.group("total").rstrip(",")
+        if "=" in total:  # fio 2.x: r=60902872/w=0/d=0
+            names = {"r": "read", "w": "write", "d": "trim", "t": "trim"}
+            for part in total.split("/"):
+                key, _, value = part.partition("=")
+                if key in names and value.isdigit():
+                    self.issued[names[key]] = int(value)
+        else:  # fio 3.x: 238075,0,0,0 (read, write, trim, sync)
+            for name, value in zip(DIRECTIONS, total.split(","), strict=False):
+                if value.isdigit():
+                    self.issued[name] = int(value)
+        return True
+
+    # ----------------------------------------------------------------------- result
+
+    def result(self, options: dict[str, str]) -> FioJobResult:
+        options = dict(options) | {"numjobs": str(self.jobs)}
+        sizes = _fixed_sizes(options)
+        stats = {
+            name: _dir_stats(self.dirs.get(name), self.issued.get(name), sizes[i])
+            for i, name in enumerate(DIRECTIONS)
+        }
+        return FioJobResult(
+            name=self.name,
+            groupid=self.groupid,
+            error=self.error,
+            read=stats["read"],
+            write=stats["write"],
+            trim=stats["trim"],
+            options=options,
+            hostname=None if self.name == ALL_CLIENTS else self.host,
+            usr_cpu=self.usr_cpu,
+            sys_cpu=self.sys_cpu,
+        )
+
+
+_EMPTY = DirStats(ios=0, io_bytes=0, runtime_ms=0, iops=0.0, bw_bytes=0.0, lat_mean_ns=None,
+                  lat_min_ns=None, lat_max_ns=None, lat_kind="clat")  # fmt: skip
+
+
+def _ios(d: _Dir, issued: int | None, bs: int | None) -> int:
+    if issued is not None:
+        return issued
+    if d.io is not None and bs:
+        return round(d.io / bs)
+    return round((d.iops or 0.0) * d.runtime_ms / 1000)
+
+
+def _io_bytes(d: _Dir, ios: int, bs: int | None) -> int:
+    """ios x bs when the block size is fixed and agrees with fio's rounded io= figure."""
+    exact = ios * bs if bs else None
+    if d.io is None:
+        return exact or 0
+    if exact is not None and math.isclose(exact, d.io, rel_tol=0.02, abs_tol=1):
+        return exact
+    return round(d.io)
+
+
+def _dir_stats(d: _Dir | None, issued: int | None, bs: int | None) -> DirStats:
+    if d is None:
+        return _EMPTY
+    ios = _ios(d, issued, bs)
+    io_bytes = _io_bytes(d, ios, bs)
+    runtime = d.runtime_ms
+    iops = ios * 1000 / runtime if runtime > 0 else (d.iops or 0.0)
+    bw = io_bytes * 1000 / runtime if runtime > 0 else (d.bw or 0.0)
+    summary = d.lat.get("lat") or d.lat.get("clat")
+    dist_kind = "lat" if "lat" in d.pct else "clat" if "clat" in d.pct else None
+    kind = dist_kind or ("lat" if "lat" in d.lat else "clat")
+    if ios == 0 or summary is None:
+        summary = None
+    return DirStats(
+        ios=ios,
+        io_bytes=io_bytes,
+        runtime_ms=runtime,
+        iops=iops,
+        bw_bytes=bw,
+        lat_mean_ns=summary[2] if summary else None,
+        lat_min_ns=summary[0] if summary else None,
+        lat_max_ns=summary[1] if summary else None,
+        lat_kind=kind,
+        percentiles_ns=dict(d.pct[dist_kind]) if dist_kind and ios else {},
+    )
+
+
+# --------------------------------------------------------------------------- documents
+
+
+@dataclass
+class _Doc:
+    """What one fio invocation printed, collected line by line."""
+
+    version: str = ""
+    headers: dict[tuple[str | None, str], dict[str, str]] = field(default_factory=dict)
+    group_headers: dict[tuple[str | None, int], dict[str, str]] = field(default_factory=dict)
+    blocks: list[_Block] = field(default_factory=list)
+    status_hosts: set[str | None] = field(default_factory=set)
+    disk_util: list[dict[str, object]] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def has_results(self) -> bool:
+        return bool(self.blocks or self.status_hosts)
+
+    def add_header(self, host: str | None, name: str, groupid: int, rest: str) -> None:
+        options = _header_options(rest)
+        self.headers.setdefault((host, name), options)
+        self.group_headers.setdefault((host, groupid), options)
+
+    def options_for(self, block: _Block) -> dict[str, str]:
+        for key in ((block.host, block.name), (None, block.name)):
+            if key in self.headers:
+                return self.headers[key]
+        if (block.host, block.groupid) in self.group_headers:
+            return self.group_headers[(block.host, block.groupid)]
+        same_name = [o for (_, name), o in self.headers.items() if name == block.name]
+        return same_name[0] if same_name else {}
+
+    def build(self) -> FioDocument:
+        results = [b.result(self.options_for(b)) for b in self.blocks]
+        everyone = [r for r in results if r.name == ALL_CLIENTS]
+        return FioDocument(
+            fio_version=self.version,
+            timestamp=None,
+            timestamp_ms=None,
+            global_options={},
+            jobs=[r for r in results if r.name != ALL_CLIENTS],
+            all_clients=everyone[-1] if everyone else None,
+            disk_util=list(self.disk_util),
+            preamble="\n".join(self.messages),
+        )
+
+
+class _Reader:
+    """The line-by-line state: the document being read, the host, the open result block."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.docs: list[_Doc] = [_Doc()]
+        self.host: str | None = None
+        self.block: _Block | None = None
+
+    @property
+    def doc(self) -> _Doc:
+        return self.docs[-1]
+
+    def finish(self) -> list[_Doc]:
+        return self.docs
+
+    def _new_doc(self) -> None:
+        self.docs.append(_Doc())
+
+    def feed(self, lineno: int, line: str) -> None:
+        prefixed = _HOST_RE.match(line)
+        if prefixed:
+            self.host, line = prefixed.group(1), prefixed.group(2)
+        if self.block is not None and line[:1] in (" ", "\t") and line.strip():
+            self.block.feed(lineno, line)
+            return
+        self.block = None
+        if line.strip():
+            self._top_level(lineno, line)
+
+    def _top_level(self, lineno: int, line: str) -> None:
+        if self._result_header(lineno, line) or self._job_header(line):
+            return
+        version = _VERSION_RE.match(line)
+        if version:
+            if self.doc.has_results:
+                self._new_doc()
+            self.doc.version = version.group(1)
+            return
+        server = _SERVER_RE.match(line)
+        if server:
+            self.doc.version = self.doc.version or server.group(2)
+        elif line.startswith("Run status group"):
+            self.doc.status_hosts.add(self.host)
+        elif _DISK_RE.match(line):
+            self.doc.disk_util.append(_disk(line))
+        elif line.lstrip().startswith("fio:"):
+            tag = f"<{self.host}> " if self.host else ""
+            self.doc.messages.append(tag + line.strip())
+
+    def _result_header(self, lineno: int, line: str) -> bool:
+        match = _RESULT_RE.match(line)
+        if not match:
+            return False
+        if self.host in self.doc.status_hosts:  # results again after the summary: a new run
+            self._new_doc()
+        self.block = _Block(
+            name=match.group("name"),
+            groupid=int(match.group("g")),
+            jobs=int(match.group("jobs")),
+            error=int(match.group("err")),
+            host=self.host,
+            where=self.where,
+        )
+        self.doc.blocks.append(self.block)
+        return True
+
+    def _job_header(self, line: str) -> bool:
+        match = _JOB_HEADER_RE.match(line)
+        if not match:
+            return False
+        if self.doc.has_results:  # a job list after results: the next fio invocation
+            self._new_doc()
+        self.doc.add_header(self.host, match.group("name"), int(match.group("g")),
+                            match.group("rest"))  # fmt: skip
+        return True
+
+
+def _disk(line: str) -> dict[str, object]:
+    match = _DISK_RE.match(line)
+    assert match is not None
+    numbers = [int(v) for v in match.groups()[1:8]]
+    entry: dict[str, object] = {"name": match.group("name")}
+    entry.update(zip(_DISK_FIELDS, numbers, strict=True))
+    entry["util"] = float(match.groups()[8])
+    return entry

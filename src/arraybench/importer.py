@@ -1,0 +1,936 @@
+"""Import existing fio results as a run in the store, so that `show` and `report` work on them.
+
+Accepted inputs, given as files or directories (read recursively):
+
+* fio JSON / json+ output (parse.py), including client/server ``client_stats``;
+* fio's normal text output (textparse.py), including ``fio --client`` text;
+* fio interval logs ``<prefix>_bw|iops|lat[.N].log``, attached as 1-second samples to the
+  point whose jobs wrote them (the ``write_*_log`` option names the prefix, or the result
+  file has the same name as the prefix, beside the logs).
+
+One point per (fio invocation, group of jobs). Its key is built as a campaign's
+(``workload/wN-qdM``, ``-hK`` for K hosts): N is the jobs per host, M the iodepth, and the
+workload is named after the job options (``randread-8k``, ``randrw70-4k``) unless the file
+name pattern gives one. Totals over hosts sum the per-host jobs, never fio's "All clients"
+entry (which adds up every group of every host).
+
+When two sources give the same workload at the same load level (the same test on two
+devices, in two folders, or several runs in one file), the workload names get the first
+qualifier that tells the sources apart: the ioengine, the folder, the file name, the path,
+the job name, or the path and the run number. Sources that do not overlap keep one name, so
+one file per load level (fio-plot's ``randread-1-1.json``, ``randread-1-2.json`` ...) makes
+one curve.
+
+Anything that cannot be imported is listed in ImportResult.skipped with one line why; only
+when nothing at all can be imported is an ArraybenchError raised.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arraybench import __version__
+from arraybench.analysis.aggregate import point_metrics
+from arraybench.campaign import new_run_id, now_iso
+from arraybench.errors import ArraybenchError, FioParseError
+from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.fio.parse import parse_fio_json
+from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
+from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
+from arraybench.plan.expand import family_label, mix_label, throughput_unit
+from arraybench.plan.model import LatencyBound, Workload
+from arraybench.store.db import Finding, RunRecord, Sample, Store
+from arraybench.timeseries import full_seconds
+from arraybench.units import fio_size, parse_size
+
+PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "iodepth")
+MAX_FILE_BYTES = 256 << 20
+_LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$")
+_HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.\d+)?\.log$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
+_EPOCH_MS = 10**11  # a log time above this is a Unix-epoch stamp (log_unix_epoch=1)
+_LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
+# fio rw mode -> (pattern, read percentage; None = a mix, from rwmixread)
+RW_MODES: dict[str, tuple[str, int | None]] = {
+    "read": ("sequential", 100), "randread": ("random", 100),
+    "write": ("sequential", 0), "randwrite": ("random", 0),
+    "rw": ("sequential", None), "readwrite": ("sequential", None), "randrw": ("random", None),
+    "trim": ("sequential", 0), "randtrim": ("random", 0), "trimwrite": ("sequential", 0),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    run_id: str
+    points: list[str]  # point keys, in the order stored
+    skipped: list[Skipped]
+    notes: list[str] = field(default_factory=list)  # what was inferred or chosen, per file
+    files_examined: int = 0
+
+
+class _Skip(Exception):
+    """A file (or part of one) that is not imported; the message says why."""
+
+
+_SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
+
+
+@dataclass(frozen=True)
+class _Source:
+    path: Path
+    rel: str  # relative to the import root, for messages and names
+    fmt: str  # "json" or "text"
+
+
+@dataclass(eq=False)
+class _Candidate:
+    """One point to be: a group of jobs of one fio invocation, and what it is."""
+
+    source: _Source
+    doc: FioDocument
+    doc_index: int  # 1-based among the file's documents
+    groupid: int
+    jobs: list[FioJobResult]
+    options: dict[str, str]  # global options + the first job's
+    rw: str
+    pattern: str
+    read_pct: int
+    bs: int
+    ioengine: str
+    workers: int
+    iodepth: int
+    hosts: int | None
+    workload: str = ""
+    named: bool = False  # the workload name came from the file name pattern
+    part: str = ""  # tells apart groups of one run that share a workload and load level
+    notes: list[str] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+    @property
+    def level(self) -> str:
+        hosts = f"-h{self.hosts}" if self.hosts else ""
+        return f"w{self.workers}-qd{self.iodepth}{hosts}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.workload}/{self.level}"
+
+    @property
+    def series(self) -> _SeriesId:
+        return (self.source.rel, self.doc_index, self.part)
+
+    @property
+    def where(self) -> str:
+        return f"{self.source.rel} (run {self.doc_index}, group {self.groupid})"
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def import_paths(
+    store: Store, paths: list[Path], *, run_name: str, name_pattern: str | None = None
+) -> ImportResult:
+    """Read fio results under ``paths`` and store them as one new run named ``run_name``."""
+    if not _NAME_RE.match(run_name):
+        raise ArraybenchError(
+            f"run name {run_name!r} is not usable", "use letters, digits, '.', '_' and '-'"
+        )
+    regex = _compile_pattern(name_pattern)
+    files, skipped = _gather(paths)
+    root = _root(paths)
+    scan = _Scan(root, regex, skipped)
+    for path in files:
+        scan.add(path)
+    candidates = scan.finish()
+    if not candidates:
+        raise _nothing_error(len(files), scan.skipped)
+    scan.attach_logs(candidates)
+    run_id = _store_run(store, run_name, paths, candidates, scan)
+    return ImportResult(run_id, [c.key for c in candidates], scan.skipped, scan.notes, len(files))
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _compile_pattern(name_pattern: str | None) -> re.Pattern[str] | None:
+    if not name_pattern:
+        return None
+    try:
+        regex = re.compile(name_pattern)
+    except re.error as exc:
+        raise ArraybenchError(
+            f"name pattern {name_pattern!r} is not a valid regular expression: {exc}",
+            "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'",
+        ) from exc
+    unknown = sorted(set(regex.groupindex) - set(PATTERN_GROUPS))
+    if unknown or not regex.groupindex:
+        raise ArraybenchError(
+            f"name pattern {name_pattern!r}: named groups must be among "
+            f"{', '.join(PATTERN_GROUPS)}" + (f" (found {', '.join(unknown)})" if unknown else ""),
+            "write (?P<workers>\\d+) for the number of jobs, (?P<bs>\\w+) for the block size",
+        )
+    return regex
+
+
+def _gather(paths: Sequence[Path]) -> tuple[list[Path], list[Skipped]]:
+    files: list[Path] = []
+    skipped: list[Skipped] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file())
+        elif path.is_file():
+            files.append(path)
+        else:
+            skipped.append(Skipped(str(path), "no such file or directory"))
+    unique = list(dict.fromkeys(files))
+    return unique, skipped
+
+
+def _root(paths: Sequence[Path]) -> Path:
+    folders = [str((p if p.is_dir() else p.parent).resolve()) for p in paths if p.exists()]
+    return Path(os.path.commonpath(folders)) if folders else Path.cwd()
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
+    shown = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:3])
+    more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
+    return ArraybenchError(
+        f"nothing to import: {examined} file(s) examined, none holds fio results"
+        + (f" ({shown}{more})" if shown else ""),
+        "give fio's JSON output (--output-format=json or json+) or its normal text output, "
+        "as files or folders",
+    )
+
+
+def _read_docs(path: Path) -> tuple[list[FioDocument], str]:
+    """The fio documents of one result file and its format; _Skip when it holds none."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise _Skip(f"larger than {MAX_FILE_BYTES >> 20} MiB: not read")
+    raw = path.read_bytes()
+    if b"\0" in raw[:4096]:
+        raise _Skip("binary file, not fio output")
+    text = raw.decode("utf-8", errors="replace")
+    json_like = any(k in text for k in ('"fio version"', '"jobs"', '"client_stats"'))
+    if json_like or path.suffix.lower() == ".json":
+        try:
+            return parse_fio_json(text), "json"
+        except FioParseError as exc:
+            if not looks_like_fio_text(text):
+                raise _Skip(exc.message) from exc
+    if looks_like_fio_text(text):
+        try:
+            return parse_fio_text(text, path.name), "text"
+        except FioParseError as exc:
+            raise _Skip(exc.message) from exc
+    first = next((line.strip() for line in text.splitlines() if line.strip()), None)
+    if first is None:
+        raise _Skip("empty file")
+    raise _Skip(
+        f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"
+    )
+
+
+def _pick_docs(docs: list[FioDocument]) -> tuple[list[FioDocument], str | None]:
+    """Status dumps of one run (SIGUSR1, --status-interval) -> the last; separate runs -> all."""
+    if len(docs) < 2:
+        return docs, None
+    shapes = {tuple((j.name, j.groupid, j.hostname) for j in d.jobs) for d in docs}
+    if len(shapes) == 1:
+        return docs[-1:], f"kept the last of {len(docs)} status dumps of one run (cumulative)"
+    return docs, None
+
+
+# --------------------------------------------------------------------------- describing a group
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _percent(text: str | None) -> int | None:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        return None
+    return value if 0 <= value <= 100 else None
+
+
+def _size(text: str | None) -> int | None:
+    try:
+        value = parse_size(str(text).strip())
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _enabled(options: dict[str, str], name: str) -> bool:
+    return name in options and options[name].strip() not in ("0", "false")
+
+
+def _host_workers(entries: Sequence[FioJobResult], global_options: dict[str, str]) -> int:
+    """Jobs one host ran in one group: an entry of group_reporting stands for numjobs jobs."""
+    names = [j.name for j in entries]
+    total = 0
+    for job in entries:
+        options = global_options | job.options
+        aggregated = _enabled(options, "group_reporting") or names.count(job.name) == 1
+        total += (_int(options.get("numjobs")) or 1) if aggregated else 1
+    return total
+
+
+def _workers(jobs: Sequence[FioJobResult], doc: FioDocument) -> tuple[int, str | None]:
+    by_host: dict[str | None, list[FioJobResult]] = defaultdict(list)
+    for job in jobs:
+        by_host[job.hostname].append(job)
+    counts = {host: _host_workers(entries, doc.global_options) for host, entries in by_host.items()}
+    if len(set(counts.values())) > 1:
+        detail = ", ".join(f"{h}: {n}" for h, n in counts.items())
+        return max(counts.values()), f"hosts ran different numbers of jobs ({detail}): the most"
+    return next(iter(counts.values())), None
+
+
+def _measured_read_pct(jobs: Sequence[FioJobResult]) -> int | None:
+    reads = sum(j.read.ios for j in jobs)
+    total = reads + sum(j.write.ios for j in jobs)
+    return round(100 * reads / total) if total else None
+
+
+def _mode(
+    rw: str, options: dict[str, str], jobs: Sequence[FioJobResult], listed: bool
+) -> tuple[str, int, str | None]:
+    """(pattern, read %, note) of an rw mode. A mix takes rwmixread; when the options are
+    ``listed`` (fio's JSON lists every option set) its absence means fio's default 50, else
+    (normal text, fio 2.1 JSON) the measured split tells, to the nearest 5 %."""
+    pattern, read_pct = RW_MODES[rw]
+    if read_pct is not None:
+        return pattern, read_pct, None
+    mix = _percent(options.get("rwmixread"))
+    write_mix = _percent(options.get("rwmixwrite"))
+    if mix is None and write_mix is not None:
+        mix = 100 - write_mix
+    if mix is not None:
+        return pattern, mix, None
+    measured = _measured_read_pct(jobs)
+    if listed or measured is None:
+        return pattern, 50, None  # fio's default rwmixread
+    rounded = 5 * round(measured / 5)
+    note = None if rounded == 50 else f"rwmixread not stated: {rounded} % from the measured I/O"
+    return pattern, rounded, note
+
+
+def _infer_rw(jobs: Sequence[FioJobResult]) -> str:
+    """fio 2.1.x JSON lists no job options: the job name and the measured I/O tell the mode."""
+    share = _measured_read_pct(jobs)
+    kind = "read" if share == 100 else "write" if share == 0 else "rw"
+    random = any("rand" in j.name.lower() for j in jobs)
+    if not random:
+        return kind
+    return {"read": "randread", "write": "randwrite", "rw": "randrw"}[kind]
+
+
+def _block(
+    options: dict[str, str], jobs: Sequence[FioJobResult], read_pct: int
+) -> tuple[int | None, str | None]:
+    """The workload's block size: bs/blocksize (per direction "r,w"), else bytes per I/O."""
+    value = options.get("bs") or options.get("blocksize")
+    if value:
+        parts = value.split(",")
+        index = 0 if read_pct > 0 else min(1, len(parts) - 1)
+        size = _size(parts[index])
+        if size:
+            return size, None
+    ios = sum(j.read.ios + j.write.ios for j in jobs)
+    moved = sum(j.read.io_bytes + j.write.io_bytes for j in jobs)
+    if not ios or not moved:
+        return None, None
+    size = _likely_block_size(moved / ios)
+    return size, f"block size not stated: {fio_size(size)} from {moved / ios:.0f} bytes per I/O"
+
+
+def _likely_block_size(per_io: float) -> int:
+    """Bytes per I/O (inexact when fio < 2.17 gave no I/O count) -> the block size it shows:
+    the nearest power of two within 5 %, else the nearest multiple of 512 bytes."""
+    power = 1 << max(0, round(math.log2(max(per_io, 1))))
+    if abs(per_io - power) <= 0.05 * power:
+        return power
+    return max(512, 512 * round(per_io / 512))
+
+
+def _candidate(
+    source: _Source, doc: FioDocument, index: int, groupid: int, jobs: list[FioJobResult]
+) -> _Candidate:
+    options = doc.global_options | jobs[0].options
+    notes: list[str] = []
+    rw = (options.get("rw") or options.get("readwrite") or "").split(":")[0].strip().lower()
+    if rw not in RW_MODES:
+        guessed = _infer_rw(jobs)
+        stated = f"rw={rw} is not a known mode" if rw else "rw not stated"
+        notes.append(f"{stated}: {guessed} inferred from the job name and the measured I/O")
+        rw = guessed
+    listed = source.fmt == "json" and bool(options)
+    pattern, read_pct, note = _mode(rw, options, jobs, listed)
+    bs, bs_note = _block(options, jobs, read_pct)
+    workers, workers_note = _workers(jobs, doc)
+    notes += [n for n in (note, bs_note, workers_note) if n]
+    if bs is None:
+        raise _Skip(f"run {index}, group {groupid}: no block size and no I/O to measure it")
+    hostnames = {j.hostname for j in jobs if j.hostname}
+    return _Candidate(
+        source=source, doc=doc, doc_index=index, groupid=groupid, jobs=jobs, options=options,
+        rw=rw, pattern=pattern, read_pct=read_pct, bs=bs,
+        ioengine=options.get("ioengine", ""), workers=workers,
+        iodepth=_int(options.get("iodepth")) or 1, hosts=len(hostnames) or None, notes=notes,
+    )  # fmt: skip
+
+
+def _groups(doc: FioDocument) -> dict[int, list[FioJobResult]]:
+    groups: dict[int, list[FioJobResult]] = {}
+    for job in doc.jobs:
+        groups.setdefault(job.groupid, []).append(job)
+    return groups
+
+
+def _moved_nothing(jobs: Iterable[FioJobResult]) -> bool:
+    return all(j.read.empty and j.write.empty for j in jobs)
+
+
+def _base_name(c: _Candidate) -> str:
+    """The workload name from the job options: randread-8k, randrw70-4k, rw50-128k."""
+    rw = "rw" if c.rw == "readwrite" else c.rw
+    mix = str(c.read_pct) if RW_MODES[c.rw][1] is None else ""
+    return f"{rw}{mix}-{fio_size(c.bs)}"
+
+
+def _clean_name(text: str) -> str:
+    """A workload name the plan model accepts: letters, digits, '.', '_', '-'."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.\-]+", "-", text).strip("-._")
+    return cleaned or "imported"
+
+
+# --------------------------------------------------------------------------- the name pattern
+
+
+def _pattern_values(regex: re.Pattern[str], source: _Source) -> dict[str, str] | None:
+    match = regex.search(source.path.name) or regex.search(source.rel)
+    if not match:
+        return None
+    return {k: v for k, v in match.groupdict().items() if v}
+
+
+def _pattern_field(name: str, text: str) -> Any:
+    """The typed value of one pattern group; ValueError says why it is unusable."""
+    if name == "workload":
+        return _clean_name(text)
+    if name == "rw":
+        rw = text.lower()
+        if rw not in RW_MODES:
+            raise ValueError(f"rw {text!r} is not a fio rw mode ({', '.join(RW_MODES)})")
+        return rw
+    value = _size(text) if name == "bs" else _int(text)
+    if value is None:
+        raise ValueError(
+            f"{name} {text!r} is not a positive {'size' if name == 'bs' else 'number'}"
+        )
+    return value
+
+
+def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) -> list[str]:
+    """Give the file name's values to the file's points; returns notes.
+
+    The name describes the whole file: a value replaces fio's own when the file's points
+    agree on that field; when they differ (a file with several load levels), fio's are kept.
+    """
+    notes: list[str] = []
+    for name, text in values.items():
+        try:
+            value = _pattern_field(name, text)
+        except ValueError as exc:
+            notes.append(f"{rel}: name pattern ignored for {name}: {exc}")
+            continue
+        attr = "workload" if name == "workload" else name
+        found = sorted({getattr(c, attr) for c in cands}, key=str)
+        if name != "workload" and len(found) > 1:
+            notes.append(
+                f"{rel}: the name says {name}={text}, but the file holds {len(found)} "
+                f"values of {name} ({', '.join(map(str, found))}): fio's own kept"
+            )
+            continue
+        for c in cands:
+            _set_field(c, name, value)
+        if name != "workload" and found and found[0] != value:
+            notes.append(f"{rel}: {name}={value} from the file name (fio's output says {found[0]})")
+    return notes
+
+
+def _set_field(c: _Candidate, name: str, value: Any) -> None:
+    if name == "workload":
+        c.workload, c.named = value, True
+    elif name == "rw":
+        c.rw = value
+        listed = c.source.fmt == "json" and bool(c.options)
+        c.pattern, c.read_pct, _ = _mode(value, c.options, c.jobs, listed)
+    else:
+        setattr(c, name, value)
+
+
+# --------------------------------------------------------------------------- names and keys
+
+
+def _qualifiers() -> list[tuple[str, Callable[[list[_Candidate]], str | None]]]:
+    def uniform(values: Iterable[str]) -> str | None:
+        found = set(values)
+        return found.pop() if len(found) == 1 and "" not in found else None
+
+    return [
+        ("ioengine", lambda m: uniform(c.ioengine for c in m)),
+        ("folder", lambda m: _folder(m[0].source.rel)),
+        ("file", lambda m: Path(m[0].source.rel).stem),
+        ("path", lambda m: m[0].source.rel),
+        ("job", lambda m: uniform(c.jobs[0].name for c in m)),
+        ("run", lambda m: "-".join(map(str, filter(None, m[0].series)))),
+    ]
+
+
+def _folder(rel: str) -> str | None:
+    parent = Path(rel).parent.as_posix()
+    return None if parent in (".", "") else parent
+
+
+def _collide(series: dict[_SeriesId, list[_Candidate]], names: dict[_SeriesId, str]) -> bool:
+    """True when two series given the same name share a load level."""
+    owner: dict[tuple[str, str], _SeriesId] = {}
+    for sid, members in series.items():
+        for c in members:
+            spot = (names[sid], c.level)
+            if owner.setdefault(spot, sid) != sid:
+                return True
+    return False
+
+
+def _split_runs(members: list[_Candidate]) -> None:
+    """Groups of one run at the same workload and level (a stonewalled repeat, jobs fio 2.1
+    listed without options) become series of their own, named after their job."""
+    runs: dict[_SeriesId, list[_Candidate]] = defaultdict(list)
+    for c in members:
+        runs[c.series].append(c)
+    for group in runs.values():
+        levels = [c.level for c in group]
+        if len(set(levels)) == len(levels):
+            continue
+        names = [c.jobs[0].name for c in group]
+        unique = len(set(names)) == len(names)
+        for c, name in zip(group, names, strict=True):
+            c.part = name if unique else f"{name}-g{c.groupid}"
+
+
+def _name_workloads(cands: list[_Candidate]) -> None:
+    bases: dict[str, list[_Candidate]] = defaultdict(list)
+    for c in cands:
+        bases[c.workload if c.named else _base_name(c)].append(c)
+    by_base: dict[str, dict[_SeriesId, list[_Candidate]]] = defaultdict(dict)
+    for base, members in bases.items():
+        _split_runs(members)
+        for c in members:
+            by_base[base].setdefault(c.series, []).append(c)
+    for base, series in by_base.items():
+        names = dict.fromkeys(series, base)
+        if len(series) > 1 and _collide(series, names):
+            names = _qualified(base, series)
+        for sid, members in series.items():
+            for c in members:
+                c.workload = _clean_name(names[sid])
+
+
+def _qualified(base: str, series: dict[_SeriesId, list[_Candidate]]) -> dict[_SeriesId, str]:
+    names: dict[_SeriesId, str] = {}
+    for _, qualifier in _qualifiers():
+        parts = {sid: qualifier(members) for sid, members in series.items()}
+        if any(p is None for p in parts.values()):
+            continue
+        names = {sid: f"{base}-{part}" for sid, part in parts.items()}
+        if not _collide(series, names):
+            return names
+    return names  # the last qualifier (path and run) is unique per series
+
+
+def _drop_duplicates(cands: list[_Candidate], skipped: list[Skipped]) -> list[_Candidate]:
+    first: dict[str, _Candidate] = {}
+    kept = []
+    for c in cands:
+        if c.key in first:
+            skipped.append(
+                Skipped(
+                    c.source.rel,
+                    f"run {c.doc_index}, group {c.groupid}: same "
+                    f"workload and load level ({c.key}) as group "
+                    f"{first[c.key].groupid}: not imported",
+                )
+            )
+            continue
+        first[c.key] = c
+        kept.append(c)
+    return kept
+
+
+# --------------------------------------------------------------------------- interval logs
+
+
+@dataclass(frozen=True)
+class _Log:
+    path: Path
+    rel: str
+    prefix: str
+    kind: str
+    job: int | None
+
+
+def _log_places(c: _Candidate) -> set[tuple[Path, str]]:
+    """(folder, prefix) of the logs this point's jobs wrote: the write_*_log options, read
+    beside the result file (and relative to it), and the result file's own name."""
+    folder = c.source.path.parent.resolve()
+    places = {(folder, c.source.path.stem)}
+    for job in c.jobs:
+        options = c.doc.global_options | job.options
+        for value in (options[k] for k in _LOG_OPTIONS if options.get(k)):
+            places |= {(folder, Path(value).name), ((folder / value).parent, Path(value).name)}
+    return places
+
+
+def _job_ranges(cands: list[_Candidate]) -> dict[int, range] | None:
+    """fio numbers log files by job, over the whole run: the numbers of each group's jobs."""
+    first = cands[0]
+    run = (first.source.rel, first.doc_index)
+    if any((c.source.rel, c.doc_index) != run for c in cands) or first.hosts:
+        return None
+    ranges: dict[int, range] = {}
+    start = 1
+    for groupid, jobs in sorted(_groups(first.doc).items()):
+        count = _host_workers(jobs, first.doc.global_options)
+        ranges[groupid] = range(start, start + count)
+        start += count
+    return ranges
+
+
+_SAMPLE_COLUMNS = ("read_iops", "write_iops", "read_mbps", "write_mbps", "read_lat_us",
+                   "write_lat_us")  # fmt: skip
+
+
+def _samples(logs: list[_Log], version: str) -> tuple[list[Sample], bool]:
+    """1-second samples from one point's logs, and whether their clock is the Unix epoch."""
+    parsed: dict[str, list[list[IntervalSample]]] = defaultdict(list)
+    for log in sorted(logs, key=lambda lg: (lg.kind, lg.job or 0)):
+        rows = parse_interval_log(log.path)
+        if any(r.bs for r in rows):
+            raise _Skip(
+                f"{log.rel}: one row per I/O (log_avg_msec=0); only averaged logs "
+                "(log_avg_msec >= 1) are imported"
+            )
+        parsed[log.kind].append(rows)
+    match = _VERSION_RE.search(version)
+    lat_scale = 1000 if match and int(match.group(1)) < 3 else 1  # fio < 3 logs latency in us
+    iops, bw, lat = parsed.get("iops", []), parsed.get("bw", []), parsed.get("lat", [])
+    columns: dict[str, dict[int, float]] = {}
+    for ddir, name in ((0, "read"), (1, "write")):
+        columns[f"{name}_iops"] = dict(per_second(iops, "iops", ddir))
+        columns[f"{name}_mbps"] = {t: v * 1024 / 1e6 for t, v in per_second(bw, "bw", ddir)}
+        lat_ns = per_second(lat, "lat", ddir, iops_by_job=iops if len(iops) == len(lat) else None)
+        columns[f"{name}_lat_us"] = {t: v * lat_scale / 1000 for t, v in lat_ns}
+    complete = full_seconds(iops or bw or lat)
+    seconds = sorted({t for col in columns.values() for t in col} & complete)
+    samples = [Sample(t, *(columns[c].get(t) for c in _SAMPLE_COLUMNS)) for t in seconds]
+    epoch = any(r.time_ms > _EPOCH_MS for rows in (iops or bw or lat) for r in rows[:1])
+    return samples, epoch
+
+
+# --------------------------------------------------------------------------- the scan
+
+
+class _Scan:
+    """Files -> candidates (points to be), logs, skipped files and notes."""
+
+    def __init__(self, root: Path, regex: re.Pattern[str] | None, skipped: list[Skipped]) -> None:
+        self.root = root
+        self.regex = regex
+        self.skipped = skipped
+        self.notes: list[str] = []
+        self.candidates: list[_Candidate] = []
+        self.logs: list[_Log] = []
+        self.unmatched_names: list[str] = []
+
+    def skip(self, path: Path, reason: str) -> None:
+        self.skipped.append(Skipped(_relative(path, self.root), reason))
+
+    def add(self, path: Path) -> None:
+        rel = _relative(path, self.root)
+        if _HIST_RE.search(path.name):
+            self.skip(path, "latency histogram log: not imported (json+ bins carry the histogram)")
+            return
+        log = _LOG_RE.match(path.name)
+        if log:
+            self._add_log(path, rel, log)
+            return
+        try:
+            self._add_result(path, rel)
+        except (_Skip, OSError, ValueError) as exc:
+            self.skip(path, str(exc) if isinstance(exc, _Skip) else f"cannot read: {exc}")
+
+    def _add_log(self, path: Path, rel: str, match: re.Match[str]) -> None:
+        if match.group("kind") not in ("bw", "iops", "lat"):
+            self.skip(path, f"{match.group('kind')} log: only bw, iops and lat logs are imported")
+            return
+        job = match.group("job")
+        self.logs.append(
+            _Log(path, rel, match.group("prefix"), match.group("kind"), int(job) if job else None)
+        )
+
+    def _add_result(self, path: Path, rel: str) -> None:
+        docs, fmt = _read_docs(path)
+        docs, note = _pick_docs(docs)
+        source = _Source(path, rel, fmt)
+        found: list[_Candidate] = []
+        for index, doc in enumerate(docs, start=1):
+            found += self._doc_candidates(source, doc, index)
+        if not found:
+            raise _Skip("fio results without any completed I/O")
+        self.notes += [f"{rel}: {note}"] if note else []
+        self._fio_messages(rel, docs)
+        if self.regex is not None:
+            values = _pattern_values(self.regex, source)
+            if values is None:
+                self.unmatched_names.append(rel)
+            else:
+                self.notes += _apply_pattern(found, values, rel)
+        self.notes += [f"{c.where}: {n}" for c in found for n in c.notes]
+        self.candidates += found
+
+    def _doc_candidates(self, source: _Source, doc: FioDocument, index: int) -> list[_Candidate]:
+        found = []
+        for groupid, jobs in _groups(doc).items():
+            if _moved_nothing(jobs):
+                errors = sorted({j.error for j in jobs if j.error})
+                why = f" (fio error {', '.join(map(str, errors))})" if errors else ""
+                self.skip(source.path, f"run {index}, group {groupid}: no I/O completed{why}")
+                continue
+            try:
+                found.append(_candidate(source, doc, index, groupid, jobs))
+            except _Skip as exc:
+                self.skip(source.path, str(exc))
+        return found
+
+    def _fio_messages(self, rel: str, docs: list[FioDocument]) -> None:
+        lines = [line for d in docs for line in d.preamble.splitlines() if line.strip()]
+        if lines:
+            more = f" (and {len(lines) - 1} more line(s))" if len(lines) > 1 else ""
+            self.notes.append(f"{rel}: fio printed {lines[0].strip()!r}{more}")
+
+    def finish(self) -> list[_Candidate]:
+        if self.unmatched_names:
+            shown = ", ".join(self.unmatched_names[:5])
+            self.notes.append(
+                f"the name pattern matched no part of {len(self.unmatched_names)} "
+                f"result file name(s): {shown}"
+            )
+        _name_workloads(self.candidates)
+        self.candidates = _drop_duplicates(self.candidates, self.skipped)
+        return self.candidates
+
+    # ----------------------------------------------------------------------- logs
+
+    def attach_logs(self, cands: list[_Candidate]) -> None:
+        groups: dict[tuple[Path, str], list[_Log]] = defaultdict(list)
+        for log in self.logs:
+            groups[(log.path.parent.resolve(), log.prefix)].append(log)
+        by_place: dict[tuple[Path, str], list[_Candidate]] = defaultdict(list)
+        by_prefix: dict[str, list[_Candidate]] = defaultdict(list)
+        for c in cands:
+            places = _log_places(c)
+            for place in places:
+                by_place[place].append(c)
+            # logs found elsewhere only for a prefix none of its own places holds
+            own = {prefix for place, prefix in places if (place, prefix) in groups}
+            for prefix in {prefix for _, prefix in places} - own:
+                by_prefix[prefix].append(c)
+        assigned: dict[_Candidate, list[_Log]] = defaultdict(list)
+        for (folder, prefix), logs in groups.items():
+            near = by_place.get((folder, prefix)) or by_prefix.get(prefix, [])
+            targets = list(dict.fromkeys(near))
+            for c, mine in self._split_logs(prefix, logs, targets).items():
+                assigned[c] += mine
+        relative = 0
+        for c, logs in assigned.items():
+            if not self._give_samples(c, logs):
+                relative += 1
+        if relative:
+            self.notes.append(
+                f"{relative} point(s) got 1-second samples from logs without "
+                "Unix-epoch stamps: their time is counted from the job start"
+            )
+
+    def _split_logs(
+        self, prefix: str, logs: list[_Log], targets: list[_Candidate]
+    ) -> dict[_Candidate, list[_Log]]:
+        if not targets:
+            for log in logs:
+                self.skip(
+                    log.path,
+                    f"no imported fio result names the log prefix {prefix!r} "
+                    "(its write_*_log option, or a result file of that name beside it)",
+                )
+            return {}
+        if len(targets) == 1:
+            return {targets[0]: logs}
+        ranges = _job_ranges(targets) or {}
+        by_group = {c.groupid: c for c in targets}
+        split: dict[_Candidate, list[_Log]] = defaultdict(list)
+        for log in logs:
+            group = next((g for g, r in ranges.items() if log.job in r), None)
+            if group is None or group not in by_group:
+                keys = ", ".join(c.key for c in targets[:4])
+                self.skip(
+                    log.path,
+                    f"the log prefix {prefix!r} fits {len(targets)} points "
+                    f"({keys}) and its job number does not tell which one",
+                )
+                continue
+            split[by_group[group]].append(log)
+        return split
+
+    def _give_samples(self, c: _Candidate, logs: list[_Log]) -> bool:
+        """Attach samples; False when their clock is relative to the job start."""
+        try:
+            c.samples, epoch = _samples(logs, c.doc.fio_version)
+        except (_Skip, FioParseError) as exc:
+            reason = exc.message if isinstance(exc, FioParseError) else str(exc)
+            for log in logs:
+                self.skip(log.path, f"not attached to {c.key}: {reason}")
+            return True
+        c.logs = [log.rel for log in logs]
+        return epoch or not c.samples
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def _times(doc: FioDocument, runtime_s: float) -> tuple[str, str]:
+    if doc.timestamp is None:
+        return "", ""
+    end = datetime.fromtimestamp(doc.timestamp, UTC)
+    start = end - timedelta(seconds=runtime_s)
+    return start.isoformat(timespec="seconds"), end.isoformat(timespec="seconds")
+
+
+def _runtime_s(jobs: Sequence[FioJobResult]) -> float:
+    elapsed = [j.elapsed_s for j in jobs if j.elapsed_s]
+    if elapsed:
+        return max(elapsed)
+    return max((d.runtime_ms for j in jobs for d in (j.read, j.write, j.trim)), default=0) / 1000
+
+
+def _targets(c: _Candidate) -> list[str]:
+    found = [(c.doc.global_options | j.options).get("filename", "") for j in c.jobs]
+    return list(dict.fromkeys(f for f in found if f))
+
+
+def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
+    workload = Workload(name=c.workload, pattern=c.pattern, bs=c.bs, read=c.read_pct)
+    steady = [j.steadystate for j in c.jobs if j.steadystate]
+    attained = int(all(s.get("attained") for s in steady)) if steady else None
+    runtime = _runtime_s(c.jobs)
+    started, finished = _times(c.doc, runtime)
+    cpu = [(j.usr_cpu, j.sys_cpu) for j in c.jobs if j.usr_cpu is not None]
+    return {
+        "run_id": run_id, "seq": seq, "key": c.key, "workload": c.workload,
+        "family": family_label(workload, c.ioengine), "mix": mix_label(c.read_pct),
+        "pattern": c.pattern, "bs": c.bs, "read_pct": c.read_pct, "region": "backend",
+        "ioengine": c.ioengine, "unit": throughput_unit(workload), "workers": c.workers,
+        "iodepth": c.iodepth, "jobs": len(c.jobs), "targets": ",".join(_targets(c)),
+        "folder": str(c.source.path.parent.resolve()), "started": started, "finished": finished,
+        "runtime_s": runtime, "fio_version": c.doc.fio_version or None,
+        "usr_cpu": sum(u or 0.0 for u, _ in cpu) if cpu else None,
+        "sys_cpu": sum(s or 0.0 for _, s in cpu) if cpu else None,
+        "devices": None, "steady_attained": attained,
+        "ended_early": int(bool(attained)) if steady else 0, "hosts": c.hosts,
+    }  # fmt: skip
+
+
+def _finding(c: _Candidate) -> Finding:
+    return Finding(None, "import", {
+        "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
+        "jobs": sorted({j.name for j in c.jobs})[:10],
+        "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
+        "logs": c.logs, "notes": c.notes,
+    })  # fmt: skip
+
+
+def _run_record(
+    run_id: str, run_name: str, folder: Path, plan_text: str, cands: list[_Candidate]
+) -> RunRecord:
+    versions = sorted({c.doc.fio_version for c in cands if c.doc.fio_version})
+    hostnames = sorted({j.hostname for c in cands for j in c.jobs if j.hostname})
+    targets = list(dict.fromkeys(t for c in cands for t in _targets(c)))
+    starts = sorted(s for c in cands if (s := _times(c.doc, _runtime_s(c.jobs))[0]))
+    bound = LatencyBound()
+    return RunRecord(
+        id=run_id, plan_name=run_name, scenario="imported",
+        labels={"source": "imported fio results"}, plan_yaml=plan_text, folder=str(folder),
+        scale=1.0, status="running", started=starts[0] if starts else now_iso(), finished=None,
+        total_points=len(cands), fio_version=", ".join(versions) or None,
+        arraybench_version=__version__,
+        host=", ".join(hostnames) or "unknown (imported)", kernel="unknown",
+        targets=targets, latency_bound_us=bound.value * 1e6, latency_stat=bound.stat,
+    )  # fmt: skip
+
+
+def _store_run(
+    store: Store, run_name: str, paths: Sequence[Path], cands: list[_Candidate], scan: _Scan
+) -> str:
+    results_dir = store.path.parent
+    run_id = new_run_id(run_name, results_dir)
+    folder = results_dir / "runs" / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    description = {"name": run_name, "imported": {
+        "sources": [str(p) for p in paths], "root": str(scan.root), "points": len(cands),
+        "skipped": [f"{s.path}: {s.reason}" for s in scan.skipped], "notes": scan.notes,
+    }}  # fmt: skip
+    plan_text = yaml.safe_dump(description, sort_keys=False, allow_unicode=True)
+    (folder / "import.yaml").write_text(plan_text)
+    store.create_run(_run_record(run_id, run_name, folder, plan_text, cands))
+    status = "interrupted"
+    try:
+        for seq, c in enumerate(cands, start=1):
+            store.add_point(
+                _record(run_id, seq, c), point_metrics(c.jobs), c.samples, findings=[_finding(c)]
+            )
+        status = "complete"
+    finally:
+        store.set_run_status(run_id, status, now_iso())
+    return run_id
