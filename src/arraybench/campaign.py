@@ -43,6 +43,7 @@ from arraybench.plan.expand import (
 )
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
+from arraybench.point_extras import PointExtras
 from arraybench.special_points import (
     INTERFERENCE_KEY,
     metadata_directory,
@@ -142,6 +143,8 @@ class Campaign:
         self.kinds: dict[str, str] = {}  # target path -> "file", "new-file" or "block"
         self.fleet: Fleet | None = None  # the plan's hosts, when it has any
         self.on_host_failure = "stop"
+        self.allow_destroy: tuple[str, ...] = ()
+        self.interactive = False  # prompts ask the operator (observer.confirm) when True
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -216,6 +219,7 @@ class Campaign:
         self.gc_rate = float(plan.gc_throughput) if plan.gc_throughput else None
         self.monitor = plan.monitor
         self.on_host_failure = plan.on_host_failure
+        self.allow_destroy = tuple(plan.allow_destroy)
 
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
@@ -401,16 +405,25 @@ class Campaign:
         if point.level.hosts:
             self._run_point_on_hosts(run, point, folder, sizes, started)
             return
+        extras = self._extras(point, folder, sizes)
         jobfile = folder / "point.fio"
-        jobfile.write_text(render_jobfile(point, sizes, title=f"run {run.id}"))
+        fio_sizes = extras.fio_sizes() if extras else sizes
+        jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
         with PointMonitor([t.path for t in point.targets], self.monitor) as monitor:
-            outcome = runner.run_jobfile(
-                jobfile,
-                label=point.key,
-                timeout_s=runner.watchdog_seconds(point.expected_seconds),
-                on_tick=lambda elapsed: self.observer.point_tick(point, elapsed),
-                binary=fio,
-            )
+            if extras:
+                extras.live_iops = monitor.live_iops
+            try:
+                outcome = runner.run_jobfile(
+                    jobfile,
+                    label=point.key,
+                    timeout_s=runner.watchdog_seconds(point.expected_seconds),
+                    on_tick=lambda elapsed: self.observer.point_tick(point, elapsed),
+                    binary=fio,
+                    on_start=extras.started if extras else None,
+                )
+            finally:
+                if extras:
+                    extras.finish()  # events reverted, acknowledged writes read back
         try:
             document = parse_fio_json_file(outcome.json_path)[-1]
         except FioParseError as exc:
@@ -421,7 +434,12 @@ class Campaign:
         record["fio_version"] = document.fio_version
         samples = point_samples(folder)
         findings = point_findings(point, samples)
+        if extras:
+            findings += extras.findings(samples, document.jobs)
+            self._report_extras(point, extras)
         host = monitor.result(samples)
+        if point.workload.verify:  # the integrity writer's I/O is on the device by design
+            host.flags = []
         if host.flags:
             findings.append(
                 Finding(None, "monitor", {"flags": host.flags, "devices": host.devices})
@@ -440,6 +458,23 @@ class Campaign:
         if pause > 0:
             self.observer.pausing(point, pause)
             time.sleep(pause)
+
+    def _extras(self, point: Point, folder: Path, sizes: dict[str, int]) -> PointExtras | None:
+        if not (point.workload.events or point.workload.verify):
+            return None
+        confirm = getattr(self.observer, "confirm", None) if self.interactive else None
+        return PointExtras(point, folder, sizes, live_iops=list, confirm=confirm,
+                           allow_destroy=self.allow_destroy)  # fmt: skip
+
+    def _report_extras(self, point: Point, extras: PointExtras) -> None:
+        if extras.integrity is not None:
+            line = f"point {point.key}: {extras.integrity.summary_line()}"
+            self.observer.warning(line if extras.integrity_failed else line + " (clean)")
+        if extras.timeline is not None:
+            failed = [r for r in extras.timeline.records() if r.outcome != "ok"]
+            for r in failed:
+                self.observer.warning(f"point {point.key}: event {r.label} ({r.action}): "
+                                      f"{r.outcome}: {r.detail}")  # fmt: skip
 
     def _run_point_on_hosts(
         self, run: RunRecord, point: Point, folder: Path, sizes: dict[str, int], started: str

@@ -181,6 +181,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     store = Store(results)
     observer = console.ProgressObserver()
     campaign = Campaign(store, results, observer)
+    campaign.interactive = sys.stdin.isatty() and sys.stdout.isatty()  # else prompts assumed
     try:
         if args.resume:
             if args.plan or args.target or args.scale != 1.0 or args.overrides or args.only:

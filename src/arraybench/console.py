@@ -68,6 +68,15 @@ class ProgressObserver:
         if self.task is not None:
             self.progress.update(self.task, description=f"[{index}/{total}] {point.key}")
 
+    def confirm(self, text: str) -> None:
+        """An operator action (pull a cable, fail a controller): show it, wait for Enter."""
+        self.progress.stop()
+        out.print(f"\n[bold yellow]ACTION:[/] {text}")
+        try:
+            input("press Enter once it is done (the time is recorded) ")
+        finally:
+            self.progress.start()
+
     def points_skipped(self, points: Sequence[Point]) -> None:
         """An adaptive series ended early: its remaining points leave the estimate."""
         if not points:

@@ -71,6 +71,8 @@ def _global(point: Point) -> list[str]:
         options.append("norandommap=1")
     if point.workload.rate_iops:
         options.append(f"rate_iops={point.workload.rate_iops}")
+    if point.workload.events:  # a failover's I/O errors are measured, not a reason to stop
+        options.append("continue_on_error=io")
     steady = point.timing.steady
     if steady:
         # fio ends the job once every sample of the window is within limit% of its mean

@@ -203,6 +203,7 @@ def _job(
         usr_cpu=_opt_float(raw.get("usr_cpu")),
         sys_cpu=_opt_float(raw.get("sys_cpu")),
         steadystate=steadystate if isinstance(steadystate, dict) else None,
+        total_err=int(raw.get("total_err", 0) or 0),
     )
 
 

@@ -52,6 +52,7 @@ class FioJobResult:
     usr_cpu: float | None = None  # percent
     sys_cpu: float | None = None  # percent
     steadystate: dict[str, Any] | None = None  # fio's steadystate block, raw
+    total_err: int = 0  # I/O errors fio counted and went on with (continue_on_error)
 
     def direction(self, name: str) -> DirStats:
         return {"read": self.read, "write": self.write, "trim": self.trim}[name]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.errors import FioMissingError, FioRunError
+from arraybench.events.procs import process_tree_pids
 from arraybench.fio.results import FioJobResult
 
 JSON_NAME = "fio.json"
@@ -58,12 +60,19 @@ def first_error_line(text: str) -> str:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End fio and every child it forked (it runs in its own session)."""
+    """End fio and every child it forked: SIGINT first (fio stops its jobs and reports), then
+    SIGKILL to its process group and to its job processes, which fio 3.x moves into sessions
+    of their own (setsid), out of the group's reach."""
     for sig, wait_s in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
+        tree = process_tree_pids(proc.pid)
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             return
+        if sig == signal.SIGKILL:
+            for pid in tree:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
         try:
             proc.wait(timeout=wait_s)
             return
@@ -78,6 +87,7 @@ def run_jobfile(
     timeout_s: float,
     on_tick: Callable[[float], None] | None = None,
     binary: str | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> FioOutcome:
     """Run fio on `jobfile` in its folder; raise FioRunError naming `label` on any failure."""
     binary = binary or fio_binary()
@@ -96,6 +106,8 @@ def run_jobfile(
             command, cwd=folder, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
         )
         try:
+            if on_start:
+                on_start(proc.pid)
             while proc.poll() is None:
                 elapsed = time.monotonic() - start
                 if elapsed > timeout_s:

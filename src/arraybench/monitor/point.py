@@ -43,6 +43,13 @@ class PointMonitor:
         self.samples: list[host.HostSample] = []
         self.warnings: list[str] = []
 
+    def live_iops(self) -> list[float]:
+        """Per-second IOPS of the targets' devices so far (read + write, summed)."""
+        if self.sampler is None:
+            return []
+        return [sum(d.read_iops + d.write_iops for d in s.disks.values())
+                for s in self.sampler.samples]  # fmt: skip
+
     def __enter__(self) -> PointMonitor:
         if self.enabled:
             try:

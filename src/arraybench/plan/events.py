@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, StringConstraints, field_validator, model_validator
 
-from arraybench.plan.model import Duration, PositiveInt, Size, Strict
+from arraybench.plan.types import Duration, PositiveInt, Size, Strict
 from arraybench.units import parse_duration
 
 EventKind = Literal["prompt", "run", "throttle", "netem", "signal", "scsi_offline"]
@@ -64,7 +64,20 @@ def _argv_form(value: object) -> object:
     return {"argv": value} if isinstance(value, list) else value
 
 
-Argv = Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]
+def _argv_word(value: object) -> object:
+    """`[sleep, 5]` is natural YAML: numbers become words; booleans are refused (YAML reads
+    true, yes, on as booleans, and "True" is not what was meant)."""
+    if isinstance(value, bool):
+        raise ValueError("a YAML boolean here: quote the word ('true', 'yes', 'on')")
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+Argv = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1), BeforeValidator(_argv_word)]],
+    Field(min_length=1),
+]
 
 
 class PromptAction(Strict):
@@ -100,9 +113,7 @@ class ThrottleAction(Strict):
 
     @model_validator(mode="after")
     def _some_limit(self) -> ThrottleAction:
-        if all(
-            v is None for v in (self.read_iops, self.write_iops, self.read_bps, self.write_bps)
-        ):
+        if all(v is None for v in (self.read_iops, self.write_iops, self.read_bps, self.write_bps)):
             raise ValueError("give at least one of read_iops, write_iops, read_bps, write_bps")
         return self
 

@@ -8,38 +8,24 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from arraybench.analysis.fabric import parse_link
-from arraybench.units import parse_duration, parse_size
-
-
-def _size(value: object) -> int:
-    if isinstance(value, str | int) and not isinstance(value, bool):
-        return parse_size(value)
-    raise ValueError("expected a size such as 8k, 128k, 1m or 1g")
-
-
-def _duration(value: object) -> float:
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return parse_duration(value)
-    raise ValueError("expected a duration such as 5s, 2m or 1h")
+from arraybench.plan.events import Event
+from arraybench.plan.types import (
+    Duration,
+    Percent,
+    PositiveInt,
+    RampDuration,
+    Size,
+    Strict,
+    _duration,
+)
 
 
 def _on_off(value: object) -> object:
     # YAML 1.1 reads a bare `off` as false (and `on` as true)
     return {False: "off", True: "exact"}.get(value, value) if isinstance(value, bool) else value
-
-
-Size = Annotated[int, BeforeValidator(_size), Field(gt=0)]
-Duration = Annotated[float, BeforeValidator(_duration), Field(gt=0)]
-RampDuration = Annotated[float, BeforeValidator(_duration), Field(ge=0)]
-Percent = Annotated[int, Field(ge=0, le=100)]
-PositiveInt = Annotated[int, Field(gt=0)]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
 
 
 class Target(Strict):
@@ -130,6 +116,17 @@ class Load(Strict):
         return self
 
 
+class Verify(Strict):
+    """Integrity mode: beside the load, a writer puts checkable blocks (offset, generation,
+    time, checksum) in a region reserved at the end of the first target and journals every
+    acknowledged write durably; after the point (and its events) every acknowledged block is
+    read back. Lost, corrupt or unreadable blocks fail the point."""
+
+    region: Size = 64 << 20  # reserved at the end of the first target; fio's load stays out
+    block_size: Size = 4096
+    iops: PositiveInt | None = None  # the writer's rate (None: as fast as it goes, one at a time)
+
+
 class Workload(Strict):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     pattern: Literal["random", "sequential"]
@@ -150,6 +147,9 @@ class Workload(Strict):
     rate_iops: PositiveInt | None = None  # cap per worker (a base load, a rate-limited test)
     group: str | None = None  # the report row / section this curve belongs to (default: derived)
     chart: str | None = None  # curves with the same chart are also drawn together, one line each
+    # failures and disturbances injected while the load runs (see plan/events.py)
+    events: list[Event] = Field(default_factory=list)
+    verify: Verify | None = None  # prove no acknowledged write was lost (see integrity/)
 
 
 class Fabric(Strict):

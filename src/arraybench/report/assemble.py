@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import yaml
 
-from arraybench.analysis.acceptance import judge_all
+from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.plan.model import Expectation
 from arraybench.provenance import provenance_rows
@@ -26,6 +26,7 @@ from arraybench.report.build import (
     series_of,
     summarize_series,
 )
+from arraybench.report.failures import failure_tables
 from arraybench.report.model import (
     CurvePanel,
     PointRow,
@@ -108,7 +109,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.overlays += scaling_overlay(once)
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
-    model.verdicts = verdict_tables(run, points)
+    model.tables += failure_tables(points, findings)
+    model.verdicts = verdict_tables(run, points, findings)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
     if partial:
@@ -162,8 +164,23 @@ def expectations_of(run: RunRecord) -> list[Expectation]:
     return [Expectation.model_validate(e) for e in listed or []]
 
 
-def verdict_tables(run: RunRecord, points: list[PointRecord]) -> list[ReportTable]:
-    verdicts = judge_all(expectations_of(run), points)
+def integrity_verdicts(points: list[PointRecord], findings: list[Finding]) -> list[Verdict]:
+    """One verdict per point run in verify mode: no acknowledged write lost."""
+    keys = {p.id: p.key for p in points}
+    verdicts = []
+    for f in findings:
+        if f.kind == "integrity":
+            clean = not (f.data.get("lost") or f.data.get("corrupt") or f.data.get("unreadable"))
+            verdict = PASS if clean else FAIL
+            summary, key = str(f.data.get("summary", "")), keys.get(f.point_id or 0)
+            verdicts.append(Verdict("no acknowledged write lost", verdict, summary, key))
+    return verdicts
+
+
+def verdict_tables(
+    run: RunRecord, points: list[PointRecord], findings: list[Finding]
+) -> list[ReportTable]:
+    verdicts = judge_all(expectations_of(run), points) + integrity_verdicts(points, findings)
     if not verdicts:
         return []
     rows = [[v.criterion, v.verdict, v.evidence, v.point or "–"] for v in verdicts]

@@ -51,6 +51,34 @@ def steady_lines(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def event_marks(data: dict[str, Any], t0: int) -> list[tuple[float, str]]:
+    """Chart markers: each event's start and its revert, in seconds of the point's series."""
+    marks = []
+    for r in data.get("records", []):
+        if r["action"] in ("apply", "prompt", "run") and r["outcome"] == "ok":
+            marks.append((r["ended_unix"] - t0, r["label"]))
+        elif r["action"] == "revert":
+            marks.append((r["ended_unix"] - t0, f"{r['label']} reverted"))
+    return marks
+
+
+def event_lines(data: dict[str, Any]) -> list[str]:
+    lines = []
+    for i in data.get("impact", []):
+        dip = "–" if i["dip_pct"] is None else f"{i['dip_pct']:.1f} %"
+        back = i["recovery_after_revert_s"]
+        recovered = (
+            f"recovered within 5 % {back:.1f} s after the revert"
+            if back is not None
+            else "did not recover within 5 % before the point ended"
+        )
+        lines.append(f"{i['label']}: dip {dip} against the {i['baseline_seconds']} s before; "
+                     f"{recovered}")  # fmt: skip
+    if data.get("io_errors"):
+        lines.append(f"fio counted {data['io_errors']} I/O errors during the point (and went on)")
+    return lines
+
+
 def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Timeline:
     samples = store.samples(point.id)
     t0 = samples[0].t if samples else 0
@@ -71,6 +99,9 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
             lines += steady_lines(finding.data)
         elif finding.kind == "monitor":
             lines += finding.data.get("flags", [])
+        elif finding.kind == "events":
+            events += event_marks(finding.data, t0)
+            lines += event_lines(finding.data)
     if point.ended_early:
         lines.append("ended early: fio's steady-state criterion was met")
     return Timeline(
@@ -96,13 +127,9 @@ def _weighted_lat(s: Any) -> float | None:
 def _kernel(
     store: Store, point: PointRecord, samples: list[Any], mbps: bool
 ) -> list[float | None] | None:
-    rows = store.host_samples(point.id)
-    if not rows:
+    per_t = store.host_totals(point.id, mbps)
+    if not per_t:
         return None
-    per_t: dict[int, float] = {}
-    for r in rows:
-        value = r.read_mbps + r.write_mbps if mbps else r.read_iops + r.write_iops
-        per_t[r.t] = per_t.get(r.t, 0.0) + value
     return [per_t.get(s.t) for s in samples]
 
 
@@ -118,6 +145,7 @@ def timelines(store: Store, run_id: str, points: list[PointRecord]) -> list[Time
     chosen = [
         p for p in points
         if series_size[(p.workload, p.devices)] == 1
-        or any(f.kind in ("cliff", "steady") for f in by_point.get(p.id, []))
+        or any(f.kind in ("cliff", "steady", "events", "integrity")
+               for f in by_point.get(p.id, []))
     ]  # fmt: skip
     return [timeline_of(store, p, by_point.get(p.id, [])) for p in chosen[:MAX_TIMELINES]]

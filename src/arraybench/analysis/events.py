@@ -1,0 +1,279 @@
+"""The impact of an event (a path failure, a throttle, a controller reboot) on a point's
+1-second throughput and latency, and the availability table across failure scenarios.
+
+Sample convention (store.db.Sample, fio 1-second logs): the sample stamped `t` is the rate
+over the second that ENDS at t, i.e. the interval (t - 1, t]. For an event that starts at S
+and is reverted at E (Unix seconds, EventRecord times):
+
+- **baseline**: the mean throughput of the samples stamped in
+  (S - baseline_window_s - slack, S - slack], slack = `stamp_slack_s` (0.5): fio's windows
+  are not aligned to whole seconds and the stamp is the window's end ROUNDED to the second,
+  so a sample stamped t may end up to 0.5 s after t; the slack keeps every baseline sample
+  entirely before the event (else a partly throttled second lowers the baseline);
+- **during**: the samples whose interval overlaps (S, E) (to the end of the series when the
+  event is never reverted); **low** is the lowest of them, **dip %** = (1 - low / baseline)
+  x 100 (0 when nothing fell), **max latency** the highest per-second mean latency among
+  them (read or write, µs);
+- **recovered**: throughput is back when a sample is >= (1 - recover_pct / 100) x baseline
+  and so is the mean of the `hold_s` samples from it (consecutive seconds, all present: one
+  lucky second is no recovery). The recovery time is the START of that sample's interval
+  (t - 1), so the resolution is one second (and stamps rounded to the second add up to
+  0.5 s either way):
+  * `recovery_after_revert_s`: from E to the first recovered sample ending after E
+    (None when the event was not reverted or throughput never came back);
+  * `recovery_after_start_s`: from S to the first recovered sample after the first sample
+    that fell below the band (0 when none fell: no outage; it can come before E when the
+    load fails over while the event still lasts).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from arraybench.events.errors import EventError
+from arraybench.events.records import EventRecord
+from arraybench.store.db import Sample
+from arraybench.units import format_throughput
+
+Metric = Literal["iops", "mbps"]
+
+
+@dataclass(frozen=True)
+class EventWindow:
+    """An event as the analysis needs it: when it started and when it was reverted."""
+
+    label: str
+    kind: str
+    start_unix: float
+    end_unix: float | None  # None: lasted until the end of the point
+    io_errors: int | None = None  # I/O errors fio (or the kernel) saw during it, if known
+    index: int | None = None  # the event's position in the plan
+
+
+@dataclass(frozen=True)
+class EventImpact:
+    label: str
+    kind: str
+    start_unix: float
+    end_unix: float | None
+    metric: Metric
+    baseline: float | None  # mean throughput before the event (None: no sample there)
+    baseline_seconds: int
+    low: float | None  # lowest second during the event
+    low_t: int | None  # its timestamp
+    dip_pct: float | None  # (1 - low / baseline) x 100, >= 0
+    recovery_after_revert_s: float | None
+    recovery_after_start_s: float | None
+    max_latency_us: float | None
+    io_errors: int | None
+    during_seconds: int = 0
+
+    @property
+    def recovered(self) -> bool:
+        if self.end_unix is not None:
+            return self.recovery_after_revert_s is not None
+        return self.recovery_after_start_s is not None
+
+
+def windows_from_records(
+    records: Sequence[EventRecord], io_errors: Mapping[int, int] | None = None
+) -> list[EventWindow]:
+    """Event windows from a timeline's records: the start is the apply (or command start, or
+    the operator's action for a prompt), the end the revert's end. Events that never took
+    effect (apply failed, prompt not confirmed, skipped) are left out; `run` commands count
+    whatever their outcome (a failed command may have done part of its work)."""
+    windows: list[EventWindow] = []
+    by_index: dict[int, list[EventRecord]] = {}
+    for record in records:
+        by_index.setdefault(record.index, []).append(record)
+    for index in sorted(by_index):
+        steps = by_index[index]
+        start = next((r for r in steps if r.starts_event), None)
+        if start is None or (start.outcome != "ok" and start.action != "run"):
+            continue
+        start_time = start.ended_unix if start.action == "prompt" else start.started_unix
+        end = next(
+            (r for r in steps if r.action == "revert" and r.started_unix >= start.started_unix),
+            None,
+        )
+        windows.append(
+            EventWindow(
+                label=start.label,
+                kind=start.kind,
+                start_unix=start_time,
+                end_unix=end.ended_unix if end is not None else None,
+                io_errors=(io_errors or {}).get(index),
+                index=index,
+            )
+        )
+    return windows
+
+
+def _throughput(sample: Sample, metric: Metric) -> float | None:
+    if metric == "iops":
+        parts = (sample.read_iops, sample.write_iops)
+    else:
+        parts = (sample.read_mbps, sample.write_mbps)
+    known = [p for p in parts if p is not None]
+    return sum(known) if known else None
+
+
+def _latency(sample: Sample) -> float | None:
+    known = [v for v in (sample.read_lat_us, sample.write_lat_us) if v is not None]
+    return max(known) if known else None
+
+
+def _recovered_from(series: list[tuple[int, float]], k: int, threshold: float, hold: int) -> bool:
+    """Sample k and the mean of the `hold` consecutive seconds from it are in the band."""
+    window = series[k : k + hold]
+    if len(window) < hold or series[k][1] < threshold:
+        return False
+    if window[-1][0] - window[0][0] != len(window) - 1:
+        return False  # a gap in the data: not `hold` consecutive seconds
+    return sum(v for _, v in window) / len(window) >= threshold
+
+
+def _first_recovered(
+    series: list[tuple[int, float]], first: int, threshold: float, hold: int
+) -> int | None:
+    for k in range(first, len(series)):
+        if _recovered_from(series, k, threshold, hold):
+            return k
+    return None
+
+
+def event_impact(
+    samples: Sequence[Sample],
+    events: Sequence[EventWindow],
+    *,
+    baseline_window_s: float = 10,
+    recover_pct: float = 5,
+    metric: Metric = "iops",
+    hold_s: int = 3,
+    stamp_slack_s: float = 0.5,
+) -> list[EventImpact]:
+    """One EventImpact per event, from a point's 1-second samples (see the module doc)."""
+    if baseline_window_s <= 0:
+        raise ValueError(f"baseline_window_s must be > 0, not {baseline_window_s}")
+    if not 0 <= recover_pct < 100:
+        raise ValueError(f"recover_pct must be in [0, 100), not {recover_pct}")
+    if hold_s < 1:
+        raise ValueError(f"hold_s must be >= 1, not {hold_s}")
+    if not 0 <= stamp_slack_s < 1:
+        raise ValueError(f"stamp_slack_s must be in [0, 1), not {stamp_slack_s}")
+    ordered = sorted(samples, key=lambda s: s.t)
+    series: list[tuple[int, float]] = []
+    latency: dict[int, float] = {}
+    for sample in ordered:
+        value = _throughput(sample, metric)
+        if value is not None:
+            series.append((sample.t, value))
+        lat = _latency(sample)
+        if lat is not None:
+            latency[sample.t] = lat
+    return [
+        _impact(
+            series, latency, event, baseline_window_s, recover_pct, metric, hold_s, stamp_slack_s
+        )
+        for event in events
+    ]
+
+
+def _impact(
+    series: list[tuple[int, float]],
+    latency: dict[int, float],
+    event: EventWindow,
+    baseline_window_s: float,
+    recover_pct: float,
+    metric: Metric,
+    hold: int,
+    slack: float,
+) -> EventImpact:
+    start, end = event.start_unix, event.end_unix
+    before = [v for t, v in series if start - baseline_window_s - slack < t <= start - slack]
+    during_idx = [
+        k for k, (t, _) in enumerate(series) if t > start and (end is None or t - 1 < end)
+    ]
+    baseline = sum(before) / len(before) if before else None
+    low_t: int | None = None
+    low: float | None = None
+    if during_idx:
+        k_low = min(during_idx, key=lambda k: series[k][1])
+        low_t, low = series[k_low]
+    lat_during = [latency[series[k][0]] for k in during_idx if series[k][0] in latency]
+    dip = after_start = after_revert = None
+    if baseline is not None and baseline > 0:
+        if low is not None:
+            dip = max(0.0, (1 - low / baseline) * 100)
+        threshold = baseline * (1 - recover_pct / 100)
+        later = [k for k, (t, _) in enumerate(series) if t > start]
+        fell = next((k for k in later if series[k][1] < threshold), None)
+        if fell is None:
+            after_start = 0.0 if later else None
+        else:
+            k = _first_recovered(series, fell + 1, threshold, hold)
+            if k is not None:
+                after_start = max(0.0, series[k][0] - 1 - start)
+        if end is not None:
+            first_after = next((k for k, (t, _) in enumerate(series) if t > end), None)
+            if first_after is not None:
+                k = _first_recovered(series, first_after, threshold, hold)
+                if k is not None:
+                    after_revert = max(0.0, series[k][0] - 1 - end)
+    return EventImpact(
+        label=event.label,
+        kind=event.kind,
+        start_unix=start,
+        end_unix=end,
+        metric=metric,
+        baseline=baseline,
+        baseline_seconds=len(before),
+        low=low,
+        low_t=low_t,
+        dip_pct=dip,
+        recovery_after_revert_s=after_revert,
+        recovery_after_start_s=after_start,
+        max_latency_us=max(lat_during) if lat_during else None,
+        io_errors=event.io_errors,
+        during_seconds=len(during_idx),
+    )
+
+
+# --------------------------------------------------------------------------- availability
+
+
+def availability_table(
+    scenarios: Mapping[str, float], baseline: str
+) -> list[tuple[str, float, float | None]]:
+    """(name, max throughput, impact % vs the baseline) per scenario, in the given order.
+
+    Impact = (value / baseline - 1) x 100, e.g. -38.0; None for the baseline row itself
+    and when the baseline's throughput is 0.
+    """
+    if baseline not in scenarios:
+        raise EventError(
+            f"availability: no scenario {baseline!r} to compare with",
+            f"name one of: {', '.join(scenarios) or 'no scenario measured'}",
+        )
+    reference = scenarios[baseline]
+    rows: list[tuple[str, float, float | None]] = []
+    for name, value in scenarios.items():
+        impact: float | None = None
+        if name != baseline and reference > 0 and math.isfinite(value):
+            impact = (value / reference - 1) * 100
+        rows.append((name, value, impact))
+    return rows
+
+
+def format_availability(rows: Sequence[tuple[str, float, float | None]], unit: str) -> list[str]:
+    """`controller A down: 470 kIOPS Max -38%` per row (`unit`: "IOPS" or "MB/s")."""
+    lines = []
+    for name, value, impact in rows:
+        text = f"{name}: {format_throughput(value, unit)} Max"
+        if impact is not None:
+            text += f" {impact:+.0f}%"
+        lines.append(text)
+    return lines

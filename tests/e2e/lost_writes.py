@@ -1,0 +1,63 @@
+"""A failback that loses acknowledged writes, for the integrity tests (run as an event).
+
+`save`: copy the current content of some acknowledged blocks of the integrity region.
+`restore` (the event's revert, after the writer stopped): write that old content back over
+the blocks that got a newer acknowledged generation since (= lost writes), zero a few others
+(= corrupt), and write the offsets of both to expected.json for the test to compare.
+The point's folder comes from ARRAYBENCH_POINT_DIR; the target path is argv[2].
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from arraybench.integrity import read_records
+from arraybench.integrity.journal import ACKED
+
+SAVED = 24  # blocks saved at `save`
+ZEROED = 3  # blocks zeroed at `restore`
+
+
+def _latest(journal: Path) -> dict[int, int]:
+    _, records = read_records(journal)
+    latest: dict[int, int] = {}
+    for r in records:
+        if r.kind != ACKED:
+            continue
+        latest[r.offset] = max(latest.get(r.offset, 0), r.generation)
+    return latest
+
+
+def main() -> None:
+    step, target = sys.argv[1], sys.argv[2]
+    folder = Path(os.environ["ARRAYBENCH_POINT_DIR"])
+    journal, state = folder / "integrity.journal", folder / "lost-writes.json"
+    bs = 4096
+    fd = os.open(target, os.O_RDWR)
+    try:
+        if step == "save":
+            latest = _latest(journal)
+            chosen = sorted(latest)[:SAVED]
+            blocks = {str(o): os.pread(fd, bs, o).hex() for o in chosen}
+            state.write_text(json.dumps({"generation": {str(o): latest[o] for o in chosen},
+                                         "blocks": blocks}))  # fmt: skip
+            return
+        saved = json.loads(state.read_text())
+        latest = _latest(journal)
+        lost = [int(o) for o, g in saved["generation"].items() if latest[int(o)] > g]
+        for offset in lost:
+            os.pwrite(fd, bytes.fromhex(saved["blocks"][str(offset)]), offset)
+        others = [o for o in sorted(latest) if str(o) not in saved["generation"]][:ZEROED]
+        for offset in others:
+            os.pwrite(fd, bytes(bs), offset)
+        os.fsync(fd)
+        (folder / "expected.json").write_text(json.dumps({"lost": lost, "corrupt": others}))
+    finally:
+        os.close(fd)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""analysis.events on synthetic 1-second series with a known dip and recovery."""
+
+from __future__ import annotations
+
+import pytest
+
+from arraybench.analysis.events import (
+    EventWindow,
+    availability_table,
+    event_impact,
+    format_availability,
+    windows_from_records,
+)
+from arraybench.events.errors import EventError
+from arraybench.events.records import Action, EventRecord, Outcome
+from arraybench.store.db import Sample
+
+
+def _samples(values: dict[int, float], lat: dict[int, float] | None = None) -> list[Sample]:
+    """Read-only samples: IOPS per second (t = end of the second), MB/s = IOPS x 4 KiB."""
+    lat = lat or {}
+    return [
+        Sample(t, v, None, v * 4096 / 1e6, None, lat.get(t, 100.0), None)
+        for t, v in sorted(values.items())
+    ]
+
+
+def _series(*segments: tuple[int, int, float]) -> dict[int, float]:
+    """{t: value} from (first t, last t, value) segments."""
+    out: dict[int, float] = {}
+    for first, last, value in segments:
+        out.update(dict.fromkeys(range(first, last + 1), value))
+    return out
+
+
+WINDOW = EventWindow("throttle", "throttle", start_unix=110.0, end_unix=115.0)
+
+
+def test_dip_and_recovery_after_revert() -> None:
+    # 1000 IOPS up to 110, 100 during (110, 115], 500 in the second after, then 1000 again
+    values = _series((100, 110, 1000), (111, 115, 100), (116, 116, 500), (117, 130, 1000))
+    latency = {t: 5000.0 for t in range(111, 116)} | {113: 8000.0}
+    [impact] = event_impact(_samples(values, latency), [WINDOW])
+    assert impact.baseline == 1000 and impact.baseline_seconds == 10
+    assert impact.low == 100 and impact.low_t == 111
+    assert impact.dip_pct == pytest.approx(90.0)
+    # the first second back within 5 % is the one ending at 117: it starts at 116
+    assert impact.recovery_after_revert_s == pytest.approx(1.0)
+    assert impact.recovery_after_start_s == pytest.approx(6.0)
+    assert impact.max_latency_us == 8000.0
+    assert impact.during_seconds == 5
+    assert impact.recovered
+
+
+def test_baseline_uses_only_the_window_before_the_event() -> None:
+    # the second stamped 110 may end at 110.5 (stamps are rounded): partly in the event, left
+    # out of the baseline
+    values = _series((90, 103, 5000), (104, 109, 1000), (110, 110, 600), (111, 115, 0))
+    values |= _series((116, 125, 1000))
+    [impact] = event_impact(_samples(values), [WINDOW], baseline_window_s=6)
+    assert impact.baseline == 1000 and impact.baseline_seconds == 6
+    [unslacked] = event_impact(_samples(values), [WINDOW], baseline_window_s=6, stamp_slack_s=0)
+    assert unslacked.baseline == pytest.approx((5 * 1000 + 600) / 6)
+    assert impact.dip_pct == 100.0
+    assert impact.recovery_after_revert_s == 0.0  # back at once: the second (115, 116]
+
+
+def test_never_recovers() -> None:
+    values = _series((100, 110, 1000), (111, 130, 300))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.dip_pct == pytest.approx(70.0)
+    assert impact.recovery_after_revert_s is None and impact.recovery_after_start_s is None
+    assert not impact.recovered
+
+
+def test_within_the_band_is_recovered_and_one_lucky_second_is_not() -> None:
+    # back at 96 % (within 5 %), but first a lone good second at 118 between bad ones
+    values = _series((100, 110, 1000), (111, 117, 100), (118, 118, 1000), (119, 120, 200))
+    values |= _series((121, 130, 960))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.recovery_after_revert_s == pytest.approx(120 - 115)
+    [strict] = event_impact(_samples(values), [WINDOW], recover_pct=1)
+    assert strict.recovery_after_revert_s is None
+    [single] = event_impact(_samples(values), [WINDOW], hold_s=1)
+    assert single.recovery_after_revert_s == pytest.approx(117 - 115)
+
+
+def test_failover_recovers_before_the_revert() -> None:
+    # a path fails at 110: 2 s of stall, then the other path carries the load
+    values = _series((100, 110, 1000), (111, 112, 0), (113, 130, 990))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.dip_pct == 100.0
+    assert impact.recovery_after_start_s == pytest.approx(2.0)
+    assert impact.recovery_after_revert_s == 0.0
+
+
+def test_no_effect_and_an_open_ended_event() -> None:
+    values = _series((100, 130, 1000))
+    open_ended = EventWindow("cable", "prompt", start_unix=110.4, end_unix=None, io_errors=3)
+    [flat, unended] = event_impact(_samples(values), [WINDOW, open_ended])
+    assert flat.dip_pct == 0.0 and flat.recovery_after_start_s == 0.0
+    assert unended.during_seconds == 20 and unended.recovery_after_revert_s is None
+    assert unended.io_errors == 3
+    assert unended.recovered  # nothing fell
+
+
+def test_a_gap_in_the_data_is_no_recovery_window() -> None:
+    values = _series((100, 110, 1000), (111, 115, 100), (116, 116, 1000), (118, 119, 1000))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.recovery_after_revert_s is None  # 116, then 118: not 3 consecutive seconds
+
+
+def test_without_samples_before_the_event() -> None:
+    values = _series((111, 120, 1000))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.baseline is None and impact.dip_pct is None
+    assert impact.low == 1000 and impact.recovery_after_revert_s is None
+
+
+def test_mbps_metric_sums_reads_and_writes() -> None:
+    samples = [Sample(t, 10.0, 10.0, 100.0, 50.0, 50.0, 70.0) for t in range(100, 111)]
+    samples += [Sample(t, 1.0, 1.0, 10.0, 5.0, 400.0, 900.0) for t in range(111, 116)]
+    samples += [Sample(t, 10.0, 10.0, 100.0, 50.0, 50.0, 70.0) for t in range(116, 125)]
+    [impact] = event_impact(samples, [WINDOW], metric="mbps")
+    assert impact.baseline == 150.0 and impact.low == 15.0 and impact.dip_pct == 90.0
+    assert impact.max_latency_us == 900.0  # the slower direction
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="baseline_window_s"):
+        event_impact([], [], baseline_window_s=0)
+    with pytest.raises(ValueError, match="recover_pct"):
+        event_impact([], [], recover_pct=100)
+    with pytest.raises(ValueError, match="hold_s"):
+        event_impact([], [], hold_s=0)
+    with pytest.raises(ValueError, match="stamp_slack_s"):
+        event_impact([], [], stamp_slack_s=1)
+    assert event_impact([], [WINDOW])[0].baseline is None
+
+
+def _record(
+    index: int, kind: str, action: Action, outcome: Outcome, start: float, end: float
+) -> EventRecord:
+    return EventRecord(index, kind, f"e{index}", action, outcome, None, start, end, "")
+
+
+def test_windows_from_records() -> None:
+    records = [
+        _record(0, "throttle", "apply", "ok", 10.0, 10.1),
+        _record(1, "run", "run", "timeout", 11.0, 12.0),
+        _record(2, "netem", "apply", "failed", 12.0, 12.0),
+        _record(3, "prompt", "prompt", "ok", 12.0, 20.0),  # shown at 12, confirmed at 20
+        _record(0, "throttle", "revert", "ok", 14.0, 14.2),
+        _record(4, "signal", "skipped", "timeout", 30.0, 30.0),
+    ]
+    windows = windows_from_records(records, io_errors={0: 7})
+    assert [(w.index, w.kind, w.start_unix, w.end_unix, w.io_errors) for w in windows] == [
+        (0, "throttle", 10.0, 14.2, 7),
+        (1, "run", 11.0, None, None),
+        (3, "prompt", 20.0, None, None),
+    ]
+
+
+def test_availability_table() -> None:
+    rows = availability_table(
+        {"all paths": 760_000, "controller A down": 470_000, "one path down": 745_000},
+        baseline="all paths",
+    )
+    assert rows[0] == ("all paths", 760_000, None)
+    assert rows[1][2] == pytest.approx(-38.16, abs=0.01)
+    assert format_availability(rows, "IOPS") == [
+        "all paths: 760 kIOPS Max",
+        "controller A down: 470 kIOPS Max -38%",
+        "one path down: 745 kIOPS Max -2%",
+    ]
+    assert availability_table({"a": 0.0, "b": 5.0}, "a") == [("a", 0.0, None), ("b", 5.0, None)]
+    with pytest.raises(EventError, match="no scenario 'x'"):
+        availability_table({"a": 1.0}, "x")
