@@ -125,9 +125,24 @@ def cell_texts(
     return at(summary.optimal), extremes, bounded_text
 
 
+MAX_JOB_FILES = 500  # above this many points the report holds one job file per series
+
+
+def job_file_points(points: list[PointRecord]) -> list[PointRecord]:
+    """The points whose job files go into the report: all of them, or in a run of more than
+    MAX_JOB_FILES points the first measured of each series (its other points differ in their
+    load level only). Every point's job file stays in its folder either way."""
+    if len(points) <= MAX_JOB_FILES:
+        return points
+    first: dict[str, PointRecord] = {}
+    for point in sorted(points, key=lambda p: p.seq):
+        first.setdefault(series_name(point), point)
+    return list(first.values())
+
+
 def job_files(points: list[PointRecord]) -> dict[str, str]:
     files: dict[str, str] = {}
-    for point in points:
+    for point in job_file_points(points):
         path = Path(point.folder) / "point.fio"
         if path.exists():
             files[point.key] = path.read_text(errors="replace")

@@ -141,7 +141,10 @@ def linear_axis(lo: float, hi: float, target: int, title: str) -> XAxis:
 
 
 @dataclass(frozen=True)
-class _Bucket:
+class Bucket:
+    """Consecutive samples drawn as one: at `x` (the middle of their x range), their mean on
+    the line, their exact minimum and maximum on the band."""
+
     x: float
     mean: float
     lo: float
@@ -155,7 +158,7 @@ class _Prepared:
     dashed: bool
     color: str
     cls: str
-    buckets: list[_Bucket | None]
+    buckets: list[Bucket | None]
     peak: tuple[float, float] | None  # (x, value) of the global maximum
 
 
@@ -177,15 +180,15 @@ def _bounds(n: int, max_points: int) -> list[tuple[int, int]]:
 
 def _bucketize(
     xs: list[float], vals: list[float | None], bounds: list[tuple[int, int]]
-) -> list[_Bucket | None]:
-    out: list[_Bucket | None] = []
+) -> list[Bucket | None]:
+    out: list[Bucket | None] = []
     for a, b in bounds:
         got = [v for v in vals[a:b] if v is not None]
         if not got:
             out.append(None)
             continue
         x = (xs[a] + xs[b - 1]) / 2
-        out.append(_Bucket(x, sum(got) / len(got), min(got), max(got)))
+        out.append(Bucket(x, sum(got) / len(got), min(got), max(got)))
     return out
 
 
@@ -522,6 +525,27 @@ def _interp(t: float, ts: list[float], xs: list[float]) -> float:
     return x0 if t1 == t0 else x0 + (x1 - x0) * (t - t0) / (t1 - t0)
 
 
+def _layout(
+    x: Sequence[float | None], max_points: int
+) -> tuple[list[int], list[float], list[tuple[int, int]]]:
+    """The samples a chart keeps (finite x, sorted by x) and its buckets' index ranges."""
+    xs_raw = [float(v) if v is not None and math.isfinite(v) else None for v in x]
+    order = [i for i, v in sorted(enumerate(xs_raw), key=lambda e: e[1] or 0.0) if v is not None]
+    xs = [xs_raw[i] or 0.0 for i in order]
+    return order, xs, _bounds(len(xs), max_points)
+
+
+def envelope(
+    x: Sequence[float | None], values: Sequence[float | None], max_points: int = 2000
+) -> list[Bucket | None]:
+    """What a chart of `max_points` draws of one series: every sample as its own bucket up to
+    `max_points` samples; above, `max_points // 2` buckets of consecutive samples, each keeping
+    its exact minimum and maximum (the band's lower and upper edges: `max_points` vertices) and
+    its mean (the line), so a one-second dip is drawn at its true depth. None: no sample."""
+    order, xs, bounds = _layout(x, max(4, max_points))
+    return _bucketize(xs, _clean(values, order, 1.0), bounds)
+
+
 def xy_chart(
     title: str,
     x: Sequence[float | None],
@@ -539,10 +563,7 @@ def xy_chart(
     """The generic renderer: `series` on the left axis and `right` on the right axis against
     `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`."""
     max_points = max(4, max_points)
-    xs_raw = [float(v) if v is not None and math.isfinite(v) else None for v in x]
-    order = [i for i, v in sorted(enumerate(xs_raw), key=lambda e: e[1] or 0.0) if v is not None]
-    xs = [xs_raw[i] or 0.0 for i in order]
-    bounds = _bounds(len(xs), max_points)
+    order, xs, bounds = _layout(x, max_points)
     banded = len(xs) > max_points
     left_p, left_unit = _prepare(series, LEFT_COLORS, "l", xs, order, bounds)
     right_p, right_unit = _prepare(right, RIGHT_COLORS, "r", xs, order, bounds)
@@ -746,9 +767,11 @@ def gb_chart(
 
 
 __all__ = [
+    "Bucket",
     "ChartEvent",
     "TimeSeries",
     "XAxis",
+    "envelope",
     "gb_chart",
     "linear_axis",
     "time_axis",

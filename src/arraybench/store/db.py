@@ -269,6 +269,22 @@ class Store:
         )
         return [HostSample(*tuple(r)[1:]) for r in rows]
 
+    def host_totals(self, point_id: int, mbps: bool) -> dict[int, float]:
+        """Per second, read + write summed over the point's devices (MB/s, else IOPS).
+
+        The same sums, in the same order, as adding up `host_samples(point_id)` row by row, but
+        without a HostSample per row: a 10-hour point on 8 hosts has 288,000 of them."""
+        value = "read_mbps + write_mbps" if mbps else "read_iops + write_iops"
+        rows = self._db.execute(
+            f"SELECT t, {value} FROM host_samples WHERE point_id = ? ORDER BY t, device",
+            (point_id,),
+        )
+        rows.row_factory = None  # plain tuples
+        per_t: dict[int, float] = {}
+        for t, v in rows:
+            per_t[t] = per_t.get(t, 0.0) + v
+        return per_t
+
     def cpu_samples(self, point_id: int) -> list[CpuSample]:
         rows = self._db.execute(
             "SELECT * FROM cpu_samples WHERE point_id = ? ORDER BY t", (point_id,)
