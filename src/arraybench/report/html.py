@@ -81,7 +81,7 @@ figure.panel:last-child { border-bottom:none; }
 svg.chart { display:block; max-width:100%; height:auto; }
 .points-wrap { overflow-x:auto; }
 table.points { font-size:12px; }
-table.points td.num { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+table.points td[data-v] { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
 table.points tbody tr:nth-child(even) { background:#fafafa; }
 table.sortable thead th { cursor:pointer; user-select:none; white-space:nowrap; }
 table.sortable th[aria-sort=ascending]::after { content:" \\25B2"; font-size:9px; }
@@ -99,7 +99,7 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   nav.toc { display:none; }
   h2 { break-after:avoid; page-break-after:avoid; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
-  table.points, table.points th, table.points td.num { font-size:9px; white-space:normal;
+  table.points, table.points th, table.points td[data-v] { font-size:9px; white-space:normal;
     overflow-wrap:anywhere; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
   td.pass, td.fail { border:1px solid currentColor; }
@@ -431,9 +431,11 @@ def _timelines(model: ReportModel) -> str:
 
 
 def _num(v: float | None) -> str:
+    # numeric cells are styled by their data-v attribute (no class: 10,000-point reports stay
+    # small); 7 significant digits sort exactly what the cell shows
     if v is None or not math.isfinite(v):
-        return f'<td class="num">{DASH}</td>'
-    return f'<td class="num" data-v="{v!r}">{format_value(v)}</td>'
+        return f'<td data-v="">{DASH}</td>'
+    return f'<td data-v="{v:.7g}">{format_value(v)}</td>'
 
 
 def _point_row(p: PointRow, columns: list[str]) -> str:
