@@ -454,7 +454,7 @@ class FaultyFuse:
 
     def __exit__(self, *exc: object) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.umount2(str(self.mountpoint).encode(), 2)  # MNT_DETACH
+        libc.umount2(str(self.mountpoint).encode(), 1 | 2)  # MNT_FORCE aborts, MNT_DETACH
         if self.thread is not None:
             self.thread.join(timeout=10)
         os.close(self.fd)
