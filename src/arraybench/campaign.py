@@ -287,19 +287,21 @@ class Campaign:
         """The plan's points in order; an adaptive series runs where its first point is."""
         index = 0
 
-        def measure(point: Point) -> PointRecord | None:
+        def run_one(point: Point) -> None:
             nonlocal index
             if point.key not in done:
                 index += 1
                 self.observer.point_started(point, index, total)
                 self._run_point(run, point, sizes, fio)
-            return next((p for p in self.store.points(run.id) if p.key == point.key), None)
+
+        def measure(point: Point) -> PointRecord | None:  # the adaptive search's view
+            run_one(point)
+            return self.store.point(run.id, point.key)
 
         series_done: set[object] = set()
         for point in points:
             if point.adaptive == "off":
-                if point.key not in done:
-                    measure(point)
+                run_one(point)
             elif point.series not in series_done:
                 series_done.add(point.series)
                 series = [p for p in points if p.series == point.series]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +142,7 @@ class PointExtras:
             impact = event_impact(samples, windows_from_records(records))
             found.append(Finding(None, "events", {
                 "records": [r.to_dict() for r in records],
-                "impact": [_impact_dict(i) for i in impact],
+                "impact": [asdict(i) for i in impact],
                 "paths": self.paths, "io_errors": io_errors,
                 "t0_unix": self.started_unix,
             }))  # fmt: skip
@@ -154,7 +155,3 @@ class PointExtras:
     @property
     def integrity_failed(self) -> bool:
         return self.integrity is not None and not self.integrity.clean
-
-
-def _impact_dict(impact: Any) -> dict[str, Any]:
-    return {k: getattr(impact, k) for k in impact.__dataclass_fields__}

@@ -328,22 +328,23 @@ def _judge(
 # --------------------------------------------------------------------------- timing
 
 
+def _option_values(jobs: list[FioJobResult], document: FioDocument | None, name: str) -> list[str]:
+    """An option's values as the host's jobs give it, then the global section's."""
+    sources = [j.options for j in jobs] + [document.global_options if document else {}]
+    return [v for options in sources if (v := options.get(name, "").strip())]
+
+
 def _log_window_ms(jobs: list[FioJobResult], document: FioDocument | None) -> int:
     """log_avg_msec of the host's jobs (0: per-I/O logs, stamped at each completion)."""
-    for options in [j.options for j in jobs] + [document.global_options if document else {}]:
-        value = options.get("log_avg_msec", "")
-        if value.strip().isdigit():
-            return int(value)
-    return 0
+    return next((int(v) for v in _option_values(jobs, document, "log_avg_msec") if v.isdigit()), 0)
 
 
 def _ramp_ms(jobs: list[FioJobResult], document: FioDocument | None) -> float:
     """ramp_time of the host's jobs in ms: fio logs nothing until the ramp is over."""
-    for options in [j.options for j in jobs] + [document.global_options if document else {}]:
-        value = options.get("ramp_time", "").strip()
-        if value:
-            return parse_duration(value if value[-1].isalpha() else value + "s") * 1000
-    return 0.0
+    values = _option_values(jobs, document, "ramp_time")
+    if not values:
+        return 0.0
+    return parse_duration(values[0] if values[0][-1].isalpha() else values[0] + "s") * 1000
 
 
 def _first_stamp(path: Path) -> int | None:

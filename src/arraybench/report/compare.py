@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.errors import ArraybenchError
 from arraybench.report.build import curve_points, level_axis, order_points
-from arraybench.report.model import Overlay, OverlayLine, ReportModel, ReportTable
+from arraybench.report.model import Overlay, ReportModel, ReportTable
+from arraybench.report.overlays import curves_overlay
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.units import format_latency, format_throughput
 
@@ -109,23 +110,6 @@ def _row(
     ]
 
 
-def _overlay(key: str, curves: list[tuple[str, list[PointRecord]]]) -> Overlay:
-    ticks: list[str] = []
-    for _, curve in curves:
-        ticks += [t for t in level_axis(curve)[2] if t not in ticks]
-    lines = []
-    for label, curve in curves:
-        at = dict(zip(level_axis(curve)[2], curve, strict=True))
-        lines.append(OverlayLine(
-            label=label,
-            iops=[at[t].metric("total", "iops") if t in at else None for t in ticks],
-            mbps=[at[t].metric("total", "mbps") if t in at else None for t in ticks],
-            lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
-                         for t in ticks],
-        ))  # fmt: skip
-    return Overlay(key, level_axis(curves[0][1])[0], ticks, lines)
-
-
 COLUMNS = ["Workload", "Scenario", "Max", "Δ max", "Optimal", "Δ optimal", "Min latency",
            "Δ min latency"]  # fmt: skip
 
@@ -165,7 +149,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
             if s is not base and base_curve is None:
                 theirs = []  # no baseline for this workload: no delta
             rows.append(_row(key, s, curves[s.label][key], theirs))
-        overlays.append(_overlay(key, [(s.label, curves[s.label][key]) for s in having]))
+        labelled = [(s.label, curves[s.label][key]) for s in having]
+        overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled))
     table = ReportTable(
         f"Max, optimal point and min latency per scenario (Δ against {base_label})",
         COLUMNS, rows,

@@ -30,20 +30,27 @@ def overlays(plan_yaml: str, points: list[PointRecord]) -> list[Overlay]:
         key = keys.get(pts[0].workload)
         if key:
             charts.setdefault(key, []).append(pts)
-    result = []
-    for title, curves in charts.items():
-        ticks: list[str] = []
-        for curve in curves:  # the union of the ladders, in order of first appearance
-            ticks += [t for t in _ticks(curve) if t not in ticks]
-        lines = []
-        for curve in curves:
-            at = dict(zip(_ticks(curve), curve, strict=True))
-            lines.append(OverlayLine(
-                label=format_size(curve[0].bs),
-                iops=[at[t].metric("total", "iops") if t in at else None for t in ticks],
-                mbps=[at[t].metric("total", "mbps") if t in at else None for t in ticks],
-                lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
-                             for t in ticks],
-            ))  # fmt: skip
-        result.append(Overlay(title, "jobs per host", ticks, lines))
-    return result
+    return [
+        curves_overlay(title, "jobs per host", [(format_size(c[0].bs), c) for c in curves])
+        for title, curves in charts.items()
+    ]
+
+
+def curves_overlay(
+    title: str, x_label: str, curves: list[tuple[str, list[PointRecord]]]
+) -> Overlay:
+    """Labelled curves on one chart: the union of their ladders, in order of first appearance."""
+    ticks: list[str] = []
+    for _, curve in curves:
+        ticks += [t for t in _ticks(curve) if t not in ticks]
+    lines = []
+    for label, curve in curves:
+        at = dict(zip(_ticks(curve), curve, strict=True))
+        lines.append(OverlayLine(
+            label=label,
+            iops=[at[t].metric("total", "iops") if t in at else None for t in ticks],
+            mbps=[at[t].metric("total", "mbps") if t in at else None for t in ticks],
+            lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
+                         for t in ticks],
+        ))  # fmt: skip
+    return Overlay(title, x_label, ticks, lines)

@@ -299,6 +299,12 @@ class Store:
         rows = self._db.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,))
         return [_point_record(r) for r in rows]
 
+    def point(self, run_id: str, key: str) -> PointRecord | None:
+        row = self._db.execute(
+            "SELECT * FROM points WHERE run_id = ? AND key = ?", (run_id, key)
+        ).fetchone()
+        return _point_record(row) if row else None
+
     def samples(self, point_id: int) -> list[Sample]:
         rows = self._db.execute(
             "SELECT * FROM samples WHERE point_id = ? ORDER BY t", (point_id,)
