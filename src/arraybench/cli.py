@@ -177,6 +177,8 @@ def _load(args: argparse.Namespace, results: Path) -> Plan:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.report:  # an unknown report format is said before the campaign, not after it
+        format_for(Path(args.report), None)
     results = Path(args.results)
     store = Store(results)
     observer = console.ProgressObserver()
@@ -392,10 +394,13 @@ def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> s
 def cmd_report(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     run = store.get_run(args.run_id)
+    default = Path(run.folder) / f"report.{args.format or 'html'}"
+    paths = [Path(p) for p in args.output] or [default]
+    for path in paths:
+        format_for(path, args.format)  # a bad extension is said before anything is printed
     model = report_for_run(store, run.id)
     console.print_model(model)
-    default = Path(run.folder) / f"report.{args.format or 'html'}"
-    _write(model, [Path(p) for p in args.output] or [default], args.format)
+    _write(model, paths, args.format)
     return 0
 
 
@@ -417,6 +422,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
+    for path in args.output:
+        format_for(Path(path), args.format)
     scenarios = [load_scenario(store, spec) for spec in args.scenarios]
     model = compare(scenarios, args.baseline)
     console.print_model(model)

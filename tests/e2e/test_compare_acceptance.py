@@ -93,3 +93,10 @@ def test_acceptance_naming_an_unknown_workload_is_a_plan_error(tmp_path: Path):
     extra = "acceptance:\n  - {workload: nope, min_iops: 1}\n"
     done = run_cli("plan", "check", str(small_plan(tmp_path, extra=extra)))
     assert done.returncode == 2 and "nope" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_unknown_report_format_is_refused_before_the_campaign(tmp_path: Path):
+    results = tmp_path / "res"
+    done = run_cli("run", str(small_plan(tmp_path)), "--results", str(results), "-o", "r.docx")
+    assert done.returncode == 2 and "unknown report format '.docx'" in done.stderr
+    assert "Traceback" not in done.stderr and not list(results.glob("runs/*"))
