@@ -1,21 +1,29 @@
 """Adaptive against exhaustive: the same series on the same target, wall time and agreement.
 
-Runs the exhaustive ladder (fixed-length points), then the adaptive series (exact and
-economy) whose points may also end early once steady (fio's steadystate, `timing.steady`),
-and prints the wall-time ratio, the maximum's shortfall and how many ladder steps the optimal
-point is off. Targets from the issue: max within 3 %, optimal within one step, time <= 35 %.
+Each round runs the exhaustive ladder (every level, fixed-length points, as the reports ran
+them), then the adaptive series (exact and economy), whose points may also end early once
+steady (fio's steadystate, `timing.steady`). Prints, per run, the wall time against the same
+round's exhaustive sweep, the maximum's shortfall and how many ladder steps the optimal point
+is off; with two rounds or more also the noise floor: how far two exhaustive sweeps of the
+very same ladder differ. Targets from the issue: max within 3 %, optimal within one step,
+time <= 35 %.
 
-    .venv/bin/python benchmarks/adaptive.py [--target PATH] [--seconds 6] [--loop]
+    .venv/bin/python benchmarks/adaptive.py [--target PATH | --loop] [--ramp 5 --seconds 60]
+        [--window 10 --limit 10] [--rounds 2] [--markdown]
 
+The defaults are dbi's plan (ramp_time=5, runtime=60, METHODOLOGY.md section 3) on HUS VM's
+ten-level ladder; `--seconds 6 --ramp 1 --window 2` is the short plan of earlier figures.
 --loop makes a 512 MiB loop device over a file (root) and runs on it with direct I/O.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.analysis.curves import maximum, optimal_point
@@ -25,18 +33,32 @@ from arraybench.report.build import curve_points, order_points
 from arraybench.store.db import Store
 
 LADDER = [1, 2, 4, 8, 16, 32, 64, 96, 128, 192]  # iodepth, HUS VM's numjobs ladder
+SIZE_MIB = 512
 PLAN = """\
 name: adaptive-bench
-targets: [{{path: {target}, size: 512m}}]
+targets: [{{path: {target}, size: {size}m}}]
 allow_destroy: [{target}]
 ioengine: libaio
 direct: true
 monitor: false
-timing: {{ramp: 1s, duration: {seconds}s{steady}}}
+timing: {{ramp: {ramp:g}s, duration: {seconds:g}s{steady}}}
 load: {{workers: [1], iodepth: {ladder}, adaptive: {mode}}}
 workloads: [{{name: rr, pattern: random, bs: 4k, read: 100}}]
 """
-STEADY = ", steady: {metric: iops, limit: 10, window: 2s}"
+STEADY = ", steady: {{metric: iops, limit: {limit:g}, window: {window:g}s}}"
+
+
+@dataclass
+class Sweep:
+    mode: str
+    round: int
+    wall: float
+    points: int
+    early: int  # points that ended once steady
+    fio_seconds: float  # sum of the points' measured runtimes
+    max: float
+    max_qd: int
+    opt_qd: int
 
 
 class Quiet:
@@ -44,9 +66,10 @@ class Quiet:
         return lambda *args, **kwargs: None
 
 
-def run(target: str, mode: str, seconds: float, results: Path) -> tuple[float, dict[str, float]]:
-    steady = STEADY if mode != "off" else ""
-    text = PLAN.format(target=target, seconds=seconds, steady=steady, ladder=LADDER, mode=mode)
+def run(args: argparse.Namespace, target: str, mode: str, rnd: int, results: Path) -> Sweep:
+    steady = STEADY.format(limit=args.limit, window=args.window) if mode != "off" else ""
+    text = PLAN.format(target=target, size=SIZE_MIB, ramp=args.ramp, seconds=args.seconds,
+                       steady=steady, ladder=LADDER, mode=mode)  # fmt: skip
     store = Store(results)
     began = time.monotonic()
     result = Campaign(store, results, Quiet()).start(parse_plan_text(text, "bench"), 1.0)
@@ -56,52 +79,116 @@ def run(target: str, mode: str, seconds: float, results: Path) -> tuple[float, d
     best, knee = maximum(curve), optimal_point(curve)
     assert best is not None and knee is not None
     depth = {p.key: p.iodepth for p in points}
-    return wall, {"max": best.throughput, "max_qd": depth[best.key],
-                  "opt_qd": depth[knee.key], "points": len(points)}  # fmt: skip
+    return Sweep(mode, rnd, wall, len(points), sum(1 for p in points if p.ended_early),
+                 sum(p.runtime_s for p in points), best.throughput, depth[best.key],
+                 depth[knee.key])  # fmt: skip
 
 
 def steps_off(a: int, b: int) -> int:
     return abs(LADDER.index(a) - LADDER.index(b))
 
 
+def shortfall(ref: Sweep, got: Sweep) -> float:
+    return (got.max - ref.max) / ref.max * 100
+
+
+def describe(s: Sweep, ref: Sweep | None) -> str:
+    line = (
+        f"round {s.round} {s.mode:10s}: {s.points:2d} points ({s.early} ended steady), "
+        f"{s.wall:6.1f} s wall, {s.fio_seconds:6.1f} s measured; max {s.max:,.0f} IOPS at "
+        f"qd{s.max_qd}, optimal qd{s.opt_qd}"
+    )
+    if ref is not None:
+        line += (
+            f" | {s.wall / ref.wall:.2f} of the time, max {shortfall(ref, s):+.1f}%, "
+            f"optimal {steps_off(s.opt_qd, ref.opt_qd)} step(s) off"
+        )
+    return line
+
+
+def noise_floor(sweeps: list[Sweep]) -> list[str]:
+    lines = []
+    for a, b in zip(sweeps, sweeps[1:], strict=False):
+        lines.append(
+            f"exhaustive round {a.round} vs round {b.round}: max {shortfall(a, b):+.1f}%, "
+            f"optimal qd{a.opt_qd} vs qd{b.opt_qd} ({steps_off(a.opt_qd, b.opt_qd)} step(s))"
+        )
+    return lines
+
+
+def markdown(runs: list[Sweep], refs: dict[int, Sweep], label: str) -> list[str]:
+    rows = []
+    for s in runs:
+        ref = refs[s.round]
+        if s is ref:
+            continue
+        within = [steps_off(s.opt_qd, r.opt_qd) <= 1 for r in refs.values()]
+        rows.append(
+            f"| {label} | {s.mode} | {s.round} | {s.points} of {len(LADDER)} ({s.early} steady) "
+            f"| {s.wall / ref.wall:.2f} | {shortfall(ref, s):+.1f} % "
+            f"| qd{s.opt_qd} vs qd{ref.opt_qd}: {steps_off(s.opt_qd, ref.opt_qd)} "
+            f"| {sum(within)} of {len(within)} |"
+        )
+    return rows
+
+
+def prefill(target: str, folder: Path) -> None:
+    """Lay the scratch file out before any timed run, so no sweep pays for it."""
+    if target.startswith("/dev/"):
+        return
+    subprocess.run(["fio", "--name=layout", f"--filename={target}", f"--size={SIZE_MIB}m",
+                    "--rw=write", "--bs=1m", "--direct=1", f"--output={folder / 'layout.txt'}"],
+                   check=True)  # fmt: skip
+
+
 def loop_device(folder: Path) -> str:
     backing = folder / "loop.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(512 << 20)
-    subprocess.run(["dd", "if=/dev/urandom", f"of={backing}", "bs=1M", "count=512",
-                    "conv=notrunc", "status=none"], check=True)  # fmt: skip
+    subprocess.run(["dd", "if=/dev/urandom", f"of={backing}", "bs=1M", f"count={SIZE_MIB}",
+                    "status=none"], check=True)  # fmt: skip
     done = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
                           capture_output=True, text=True, check=True)  # fmt: skip
     return done.stdout.strip()
 
 
-def main() -> None:
+def options() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", help="file or device (default: a scratch file)")
-    parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--loop", action="store_true", help="run on a fresh loop device")
-    args = parser.parse_args()
+    parser.add_argument("--ramp", type=float, default=5.0, help="seconds before measuring")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds a point")
+    parser.add_argument("--window", type=float, default=10.0, help="steady window, seconds")
+    parser.add_argument("--limit", type=float, default=10.0, help="steady limit, %% of mean")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--modes", nargs="+", default=["exact", "economy"])
+    parser.add_argument("--markdown", action="store_true", help="also print table rows")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = options()
     with tempfile.TemporaryDirectory(prefix="abadaptive-", dir="/var/tmp") as tmp:
         folder = Path(tmp)
-        target = args.target or str(folder / "scratch.dat")
-        if args.loop:
-            target = loop_device(folder)
+        target = loop_device(folder) if args.loop else args.target or str(folder / "s.dat")
         try:
-            ref_wall, ref = run(target, "off", args.seconds, folder / "exhaustive")
-            print(f"target {target}; ladder iodepth {LADDER}; {args.seconds:g} s points")
-            print(
-                f"exhaustive: {ref['points']:.0f} points, {ref_wall:.1f} s, max "
-                f"{ref['max']:,.0f} IOPS at qd{ref['max_qd']:.0f}, optimal qd{ref['opt_qd']:.0f}"
-            )
-            for mode in ("exact", "economy"):
-                wall, got = run(target, mode, args.seconds, folder / mode)
-                short = (ref["max"] - got["max"]) / ref["max"] * 100
-                off = steps_off(int(got["opt_qd"]), int(ref["opt_qd"]))
-                print(
-                    f"{mode:8s}: {got['points']:.0f} points, {wall:.1f} s = "
-                    f"{wall / ref_wall:.2f} of the exhaustive time; max {got['max']:,.0f} IOPS "
-                    f"({short:+.1f}% short), optimal qd{got['opt_qd']:.0f} ({off} step(s) off)"
-                )
+            prefill(target, folder)
+            print(f"target {target}; iodepth ladder {LADDER}; points {args.ramp:g} s ramp + "
+                  f"{args.seconds:g} s; steady {args.limit:g} % over {args.window:g} s",
+                  flush=True)  # fmt: skip
+            runs: list[Sweep] = []
+            refs: dict[int, Sweep] = {}
+            for rnd in range(1, args.rounds + 1):
+                for mode in ["off", *args.modes]:
+                    s = run(args, target, mode, rnd, folder / f"{mode}-{rnd}")
+                    refs.setdefault(rnd, s)
+                    runs.append(s)
+                    print(describe(s, None if s is refs[rnd] else refs[rnd]), flush=True)
+            for line in noise_floor(list(refs.values())):
+                print(line)
+            for mode in args.modes:
+                ratios = [s.wall / refs[s.round].wall for s in runs if s.mode == mode]
+                print(f"{mode}: median time ratio {statistics.median(ratios):.2f}")
+            if args.markdown:
+                print("\n".join(markdown(runs, refs, "loop device" if args.loop else "file")))
         finally:
             if args.loop:
                 subprocess.run(["losetup", "-d", target], check=False)
