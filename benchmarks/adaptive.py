@@ -19,6 +19,7 @@ ten-level ladder; `--seconds 6 --ramp 1 --window 2` is the short plan of earlier
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import subprocess
 import tempfile
@@ -108,7 +109,7 @@ def describe(s: Sweep, ref: Sweep | None) -> str:
 
 def noise_floor(sweeps: list[Sweep]) -> list[str]:
     lines = []
-    for a, b in zip(sweeps, sweeps[1:], strict=False):
+    for a, b in itertools.pairwise(sweeps):
         lines.append(
             f"exhaustive round {a.round} vs round {b.round}: max {shortfall(a, b):+.1f}%, "
             f"optimal qd{a.opt_qd} vs qd{b.opt_qd} ({steps_off(a.opt_qd, b.opt_qd)} step(s))"
