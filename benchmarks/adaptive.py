@@ -9,7 +9,8 @@ very same ladder differ. Targets from the issue: max within 3 %, optimal within 
 time <= 35 %.
 
     .venv/bin/python benchmarks/adaptive.py [--target PATH | --loop] [--ramp 5 --seconds 60]
-        [--window 10 --limit 10] [--rounds 2] [--markdown]
+        [--window 10 --limit 10] [--rounds 2] [--markdown] [--keep DIR]
+    .venv/bin/python benchmarks/adaptive.py --analyse DIR   # the figures again, from --keep
 
 The defaults are dbi's plan (ramp_time=5, runtime=60, METHODOLOGY.md section 3) on HUS VM's
 ten-level ladder; `--seconds 6 --ramp 1 --window 2` is the short plan of earlier figures.
@@ -25,6 +26,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from arraybench.analysis.curves import maximum, optimal_point
@@ -74,8 +76,11 @@ def run(args: argparse.Namespace, target: str, mode: str, rnd: int, results: Pat
     store = Store(results)
     began = time.monotonic()
     result = Campaign(store, results, Quiet()).start(parse_plan_text(text, "bench"), 1.0)
-    wall = time.monotonic() - began
-    points = order_points(store.points(result.run_id))
+    return summarise(store, result.run_id, mode, rnd, time.monotonic() - began)
+
+
+def summarise(store: Store, run_id: str, mode: str, rnd: int, wall: float) -> Sweep:
+    points = order_points(store.points(run_id))
     curve = curve_points(points)
     best, knee = maximum(curve), optimal_point(curve)
     assert best is not None and knee is not None
@@ -83,6 +88,46 @@ def run(args: argparse.Namespace, target: str, mode: str, rnd: int, results: Pat
     return Sweep(mode, rnd, wall, len(points), sum(1 for p in points if p.ended_early),
                  sum(p.runtime_s for p in points), best.throughput, depth[best.key],
                  depth[knee.key])  # fmt: skip
+
+
+def stored(folder: Path) -> list[Sweep]:
+    """The sweeps kept by an earlier `--keep FOLDER` (wall time from the run's own stamps,
+    to the second), in the order they ran."""
+    sweeps = []
+    started: dict[int, str] = {}
+    for path in folder.glob("*-*"):
+        mode, rnd = path.name.rsplit("-", 1)
+        store = Store(path, create=False)
+        run = store.list_runs()[0][0]
+        if run.finished is None:
+            continue  # interrupted: not a whole sweep
+        wall = datetime.fromisoformat(run.finished) - datetime.fromisoformat(run.started)
+        sweeps.append(summarise(store, run.id, mode, int(rnd), wall.total_seconds()))
+        started[id(sweeps[-1])] = run.started
+    return sorted(sweeps, key=lambda s: started[id(s)])
+
+
+def window_spread(folder: Path, window: int) -> list[str]:
+    """How far the mean of `window` seconds strays from the whole point's mean in the
+    exhaustive sweeps: what a point ending after one steady window can miss on this target."""
+    lines = []
+    for path in sorted(folder.glob("off-*")):
+        store = Store(path, create=False)
+        run = store.list_runs()[0][0]
+        spreads = []
+        for p in order_points(store.points(run.id)):
+            iops = [(x.read_iops or 0.0) + (x.write_iops or 0.0) for x in store.samples(p.id)]
+            means = [statistics.fmean(iops[i : i + window])
+                     for i in range(len(iops) - window + 1)]  # fmt: skip
+            whole = statistics.fmean(iops) if iops else 0.0
+            if means and whole > 0:
+                spreads.append(max(abs(m - whole) for m in means) / whole * 100)
+        lines.append(
+            f"{path.name}: a {window} s window's mean strays from the whole point's mean by "
+            f"up to {statistics.median(spreads):.1f} % (median over levels), "
+            f"{max(spreads):.1f} % at worst"
+        )
+    return lines
 
 
 def steps_off(a: int, b: int) -> int:
@@ -142,19 +187,25 @@ def prefill(target: str, folder: Path) -> None:
                    check=True)  # fmt: skip
 
 
-def loop_device(folder: Path) -> str:
-    backing = folder / "loop.img"
+def loop_device(folder: Path) -> tuple[str, Path]:
+    backing = Path(tempfile.mkstemp(prefix="abadaptive-loop-", dir=folder)[1])
     subprocess.run(["dd", "if=/dev/urandom", f"of={backing}", "bs=1M", f"count={SIZE_MIB}",
                     "status=none"], check=True)  # fmt: skip
     done = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
                           capture_output=True, text=True, check=True)  # fmt: skip
-    return done.stdout.strip()
+    return done.stdout.strip(), backing
 
 
 def options() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", help="file or device (default: a scratch file)")
     parser.add_argument("--loop", action="store_true", help="run on a fresh loop device")
+    parser.add_argument(
+        "--backing",
+        type=Path,
+        help="folder of the loop device's file "
+        "(default: /var/tmp; /dev/shm gives a RAM-backed block device)",
+    )
     parser.add_argument("--ramp", type=float, default=5.0, help="seconds before measuring")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured seconds a point")
     parser.add_argument("--window", type=float, default=10.0, help="steady window, seconds")
@@ -162,37 +213,73 @@ def options() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--modes", nargs="+", default=["exact", "economy"])
     parser.add_argument("--markdown", action="store_true", help="also print table rows")
+    parser.add_argument("--keep", type=Path, help="keep every sweep's results store here")
+    parser.add_argument("--analyse", type=Path, help="print the figures of a --keep folder")
+    parser.add_argument("--label", help="the target's name in the table rows")
     return parser.parse_args()
+
+
+def summary(runs: list[Sweep], modes: list[str], label: str, markdown_rows: bool) -> None:
+    refs = {s.round: s for s in runs if s.mode == "off"}
+    for line in noise_floor([refs[r] for r in sorted(refs)]):
+        print(line)
+    for mode in modes:
+        ratios = [s.wall / refs[s.round].wall for s in runs if s.mode == mode]
+        if ratios:
+            print(f"{mode}: median time ratio {statistics.median(ratios):.2f}")
+    if markdown_rows:
+        print("\n".join(markdown(runs, refs, label)))
+
+
+def analyse(args: argparse.Namespace) -> None:
+    """Print the figures again from kept stores (`--keep`), with the window spread."""
+    runs = stored(args.analyse)
+    refs = {s.round: s for s in runs if s.mode == "off"}
+    for s in runs:
+        print(describe(s, None if s.mode == "off" else refs.get(s.round)))
+    summary(runs, args.modes, args.label or args.analyse.name, args.markdown)
+    for line in window_spread(args.analyse, round(args.window)):
+        print(line)
+
+
+def measure(args: argparse.Namespace, folder: Path) -> None:
+    backing = None
+    if args.loop:
+        target, backing = loop_device(args.backing or folder)
+    else:
+        target = args.target or str(folder / "s.dat")
+    try:
+        prefill(target, folder)
+        print(f"target {target}; iodepth ladder {LADDER}; points {args.ramp:g} s ramp + "
+              f"{args.seconds:g} s; steady {args.limit:g} % over {args.window:g} s",
+              flush=True)  # fmt: skip
+        runs: list[Sweep] = []
+        kept = args.keep or folder
+        for rnd in range(1, args.rounds + 1):
+            # even rounds run in reverse order, so a drift of the target over time does
+            # not always favour the same side
+            order = ["off", *args.modes]
+            done = [run(args, target, mode, rnd, kept / f"{mode}-{rnd}")
+                    for mode in (order if rnd % 2 else order[::-1])]  # fmt: skip
+            ref = next(s for s in done if s.mode == "off")
+            for s in sorted(done, key=lambda s: order.index(s.mode)):
+                print(describe(s, None if s is ref else ref), flush=True)
+            runs += done
+        label = args.label or ("loop device" if args.loop else "file")
+        summary(runs, args.modes, label, args.markdown)
+    finally:
+        if backing is not None:
+            subprocess.run(["losetup", "-d", target], check=False)
+            backing.unlink()
 
 
 def main() -> None:
     args = options()
+    if args.analyse:
+        analyse(args)
+        return
     with tempfile.TemporaryDirectory(prefix="abadaptive-", dir="/var/tmp") as tmp:
-        folder = Path(tmp)
-        target = loop_device(folder) if args.loop else args.target or str(folder / "s.dat")
-        try:
-            prefill(target, folder)
-            print(f"target {target}; iodepth ladder {LADDER}; points {args.ramp:g} s ramp + "
-                  f"{args.seconds:g} s; steady {args.limit:g} % over {args.window:g} s",
-                  flush=True)  # fmt: skip
-            runs: list[Sweep] = []
-            refs: dict[int, Sweep] = {}
-            for rnd in range(1, args.rounds + 1):
-                for mode in ["off", *args.modes]:
-                    s = run(args, target, mode, rnd, folder / f"{mode}-{rnd}")
-                    refs.setdefault(rnd, s)
-                    runs.append(s)
-                    print(describe(s, None if s is refs[rnd] else refs[rnd]), flush=True)
-            for line in noise_floor(list(refs.values())):
-                print(line)
-            for mode in args.modes:
-                ratios = [s.wall / refs[s.round].wall for s in runs if s.mode == mode]
-                print(f"{mode}: median time ratio {statistics.median(ratios):.2f}")
-            if args.markdown:
-                print("\n".join(markdown(runs, refs, "loop device" if args.loop else "file")))
-        finally:
-            if args.loop:
-                subprocess.run(["losetup", "-d", target], check=False)
+        measure(args, Path(tmp))
 
 
 if __name__ == "__main__":
