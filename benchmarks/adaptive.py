@@ -107,27 +107,29 @@ def stored(folder: Path) -> list[Sweep]:
     return sorted(sweeps, key=lambda s: started[id(s)])
 
 
-def window_spread(folder: Path, window: int) -> list[str]:
-    """How far the mean of `window` seconds strays from the whole point's mean in the
-    exhaustive sweeps: what a point ending after one steady window can miss on this target."""
+def window_spread(folder: Path, windows: list[int]) -> list[str]:
+    """How far the mean of a window of seconds strays from the whole point's mean in the
+    exhaustive sweeps: what a point ending after one steady window of that length can miss
+    on this target (median over the ladder's levels of each level's worst window)."""
     lines = []
     for path in sorted(folder.glob("off-*")):
         store = Store(path, create=False)
         run = store.list_runs()[0][0]
-        spreads = []
-        for p in order_points(store.points(run.id)):
-            iops = [(x.read_iops or 0.0) + (x.write_iops or 0.0) for x in store.samples(p.id)]
-            means = [statistics.fmean(iops[i : i + window])
-                     for i in range(len(iops) - window + 1)]  # fmt: skip
-            whole = statistics.fmean(iops) if iops else 0.0
-            if means and whole > 0:
-                spreads.append(max(abs(m - whole) for m in means) / whole * 100)
-        lines.append(
-            f"{path.name}: a {window} s window's mean strays from the whole point's mean by "
-            f"up to {statistics.median(spreads):.1f} % (median over levels), "
-            f"{max(spreads):.1f} % at worst"
-        )
+        series = [[(x.read_iops or 0.0) + (x.write_iops or 0.0) for x in store.samples(p.id)]
+                  for p in order_points(store.points(run.id))]  # fmt: skip
+        figures = []
+        for window in windows:
+            spreads = [_worst_window(iops, window) for iops in series if len(iops) >= window]
+            figures.append(f"{window} s {statistics.median(spreads):.1f} %")
+        lines.append(f"{path.name}: a window's mean strays from the whole point's mean by up to "
+                     + ", ".join(figures) + " (median over levels)")  # fmt: skip
     return lines
+
+
+def _worst_window(iops: list[float], window: int) -> float:
+    whole = statistics.fmean(iops)
+    means = (statistics.fmean(iops[i : i + window]) for i in range(len(iops) - window + 1))
+    return max(abs(m - whole) for m in means) / whole * 100 if whole > 0 else 0.0
 
 
 def steps_off(a: int, b: int) -> int:
@@ -238,7 +240,7 @@ def analyse(args: argparse.Namespace) -> None:
     for s in runs:
         print(describe(s, None if s.mode == "off" else refs.get(s.round)))
     summary(runs, args.modes, args.label or args.analyse.name, args.markdown)
-    for line in window_spread(args.analyse, round(args.window)):
+    for line in window_spread(args.analyse, [round(args.window), 20, 30]):
         print(line)
 
 

@@ -47,6 +47,7 @@ from arraybench.fio.jobfile import LOG_PREFIX
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
 from arraybench.store.db import Sample
 from arraybench.timeseries import point_samples
+from tests.loopdev import attached, sparse_file
 
 IS_ROOT = os.geteuid() == 0
 root_only = pytest.mark.skipif(not IS_ROOT, reason="loop devices, cgroups and netns need root")
@@ -82,25 +83,10 @@ def _our_cgroups(cg: cgroups.IoCgroup) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def loopdev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A loop device over a 256 MiB file (written, so reads return data)."""
-    if not IS_ROOT:
-        pytest.skip("loop devices need root")
-    if shutil.which("losetup") is None:
-        pytest.skip("losetup (util-linux) missing")
-    backing = tmp_path_factory.mktemp("events") / "backing.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(LOOP_SIZE)
-    proc = subprocess.run(
-        ["losetup", "--find", "--show", str(backing)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        pytest.skip(f"losetup cannot attach a loop device here: {proc.stderr.strip()}")
-    dev = proc.stdout.strip()
-    try:
+    """A loop device over a 256 MiB sparse file."""
+    backing = sparse_file(tmp_path_factory.mktemp("events") / "backing.img", LOOP_SIZE)
+    with attached(backing) as dev:
         yield dev
-    finally:
-        subprocess.run(["losetup", "-d", dev], capture_output=True, timeout=60, check=False)
 
 
 # --------------------------------------------------------------------------- fio under events

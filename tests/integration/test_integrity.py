@@ -43,6 +43,7 @@ from arraybench.integrity import (
 )
 from arraybench.integrity.journal import ACKED, RECORD_SIZE, pack_record
 from arraybench.integrity.writer import RESUME_GAP
+from tests.loopdev import attached, sparse_file
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -122,26 +123,15 @@ def _run(*cmd: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 @pytest.fixture
 def loopdev(tmp_path: Path) -> Iterator[str]:
     """A blank loop device (backing file on tmpfs when there is one, so O_DSYNC is cheap)."""
-    if os.geteuid() != 0:
-        pytest.skip("loop devices need root")
-    if shutil.which("losetup") is None:
-        pytest.skip("losetup (util-linux) missing")
     shm = Path("/dev/shm")
     fd, name = tempfile.mkstemp(
         prefix="arraybench-integrity-", dir=shm if shm.is_dir() else tmp_path
     )
-    backing = Path(name)
+    os.close(fd)
+    backing = sparse_file(Path(name), LOOP_SIZE)
     try:
-        os.ftruncate(fd, LOOP_SIZE)
-        os.close(fd)
-        proc = _run("losetup", "--find", "--show", str(backing))
-        if proc.returncode != 0:
-            pytest.skip(f"losetup cannot attach a loop device here: {proc.stderr.strip()}")
-        dev = proc.stdout.strip()
-        try:
+        with attached(backing) as dev:
             yield dev
-        finally:
-            _run("losetup", "-d", dev)
     finally:
         backing.unlink(missing_ok=True)
 

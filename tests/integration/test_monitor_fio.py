@@ -27,6 +27,7 @@ from arraybench.monitor.compare import compare_point, kernel_series
 from arraybench.monitor.diskstats import device_for_path
 from arraybench.monitor.sampler import HostSample, HostSampler
 from tests.conftest import needs_fio
+from tests.loopdev import attached, sparse_file
 
 pytestmark = needs_fio
 
@@ -38,20 +39,9 @@ has_losetup = pytest.mark.skipif(
 
 
 def _attach(tmp_path: Path, direct_io: str) -> Iterator[str]:
-    backing = tmp_path / "backing.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(LOOP_SIZE)
-    proc = subprocess.run(
-        ["losetup", "--find", "--show", f"--direct-io={direct_io}", str(backing)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    if proc.returncode != 0:
-        pytest.skip(f"losetup cannot attach a loop device here: {proc.stderr.strip()}")
-    dev = proc.stdout.strip()
-    try:
+    backing = sparse_file(tmp_path / "backing.img", LOOP_SIZE)
+    with attached(backing, f"--direct-io={direct_io}") as dev:
         yield dev
-    finally:
-        subprocess.run(["losetup", "-d", dev], capture_output=True, timeout=60, check=False)
 
 
 @pytest.fixture(params=["off", "on"])

@@ -32,6 +32,7 @@ from arraybench.targets.safety import (
     probe_signatures,
     raw_signatures,
 )
+from tests.loopdev import attached, sparse_file
 
 pytestmark = [
     pytest.mark.root,
@@ -62,18 +63,8 @@ def _ok_input(stdin: str, *cmd: str) -> None:
 
 
 def _attach(tmp_path: Path, *extra: str) -> Iterator[str]:
-    backing = tmp_path / "backing.img"
-    with open(backing, "wb") as fh:
-        fh.truncate(SIZE)
-    proc = _run("losetup", "--find", "--show", *extra, str(backing))
-    if proc.returncode != 0:
-        pytest.skip(f"losetup cannot attach a loop device here: {proc.stderr.strip()}")
-    dev = proc.stdout.strip()
-    try:
+    with attached(sparse_file(tmp_path / "backing.img", SIZE), *extra) as dev:
         yield dev
-    finally:
-        _run("partx", "-d", dev)
-        _run("losetup", "-d", dev)
 
 
 @pytest.fixture
