@@ -391,6 +391,33 @@ def test_throttle_revert_is_idempotent(loopdev: str, sleeper: subprocess.Popen[b
     assert injector.revert() == "nothing to revert"
 
 
+@root_only
+def test_throttle_removes_empty_cgroups_left_by_killed_runs(
+    loopdev: str, sleeper: subprocess.Popen[bytes]
+) -> None:
+    """A run killed by SIGKILL cannot revert: its cgroup stays. The next throttle removes
+    it when its creator is gone and it is empty, and leaves a live run's alone."""
+    cg = _io_cgroup()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = cg.root / f"{CGROUP_PREFIX}-{dead.pid}-1"
+    live = cg.root / f"{CGROUP_PREFIX}-{os.getpid()}-999"
+    stale.mkdir()
+    live.mkdir()
+    try:
+        injector = ThrottleInjector(
+            ThrottleAction(device=loopdev, write_iops=50), lambda: [sleeper.pid]
+        )
+        detail = injector.apply()
+        assert "removed 1 cgroup(s) left by killed runs" in detail
+        assert not stale.exists() and live.is_dir()
+        injector.revert()
+    finally:
+        for folder in (stale, live):
+            if folder.exists():
+                folder.rmdir()
+
+
 # --------------------------------------------------------------------------- netem
 
 NETEM_DELAY_S = 0.1

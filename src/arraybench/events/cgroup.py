@@ -184,3 +184,15 @@ def leftover_folders(cg: IoCgroup, prefix: str) -> list[Path]:
             if match and entry.is_dir() and not os.path.exists(f"/proc/{match.group(1)}"):
                 stale.append(entry)
     return stale
+
+
+def remove_leftovers(cg: IoCgroup, prefix: str) -> list[Path]:
+    """rmdir our empty cgroups left by a process that died without reverting (SIGKILL);
+    the ones still holding processes, or that cannot be removed, are left alone."""
+    removed = []
+    for folder in leftover_folders(cg, prefix):
+        with contextlib.suppress(OSError):
+            if not members(folder):
+                folder.rmdir()
+                removed.append(folder)
+    return removed

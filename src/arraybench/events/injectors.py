@@ -243,6 +243,7 @@ class ThrottleInjector(Injector):
                 f"throttle {self.action.device}: no load process to move into a cgroup",
                 "the event came before fio started or after it ended",
             )
+        stale = cgroups.remove_leftovers(cg, CGROUP_PREFIX)
         folder = cg.root / f"{CGROUP_PREFIX}-{os.getpid()}-{next(_cgroup_counter)}"
         self._cg, self._disk = cg, disk
         limits = _limits(self.action)
@@ -261,9 +262,10 @@ class ThrottleInjector(Injector):
                 f"throttle {disk.name} ({disk.number}) with {cg.describe()}: {exc.strerror or exc}",
                 "run as root; the device must be a whole disk the kernel can throttle",
             ) from None
+        cleaned = f"; removed {len(stale)} cgroup(s) left by killed runs" if stale else ""
         return (
             f"{disk.name} ({disk.number}) limited to {_limits_text(limits)} for {moved} load "
-            f"process(es) in {folder} ({cg.describe()})"
+            f"process(es) in {folder} ({cg.describe()}){cleaned}"
         )
 
     def _move_in(self, pids: list[int]) -> int:
