@@ -289,6 +289,19 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@contextlib.contextmanager
+def _interrupted_at_end(script: subprocess.Popen[str], sig: signal.Signals) -> Iterator[None]:
+    """Run the block, then send `sig` to the script; it must die of that very signal."""
+    try:
+        yield
+        script.send_signal(sig)
+        script.wait(timeout=10)
+    finally:
+        if script.poll() is None:
+            script.kill()
+    assert script.returncode == -sig, script.stderr.read() if script.stderr else ""
+
+
 def _start_script(events: list[dict], load: list[int]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", SCRIPT, json.dumps(events), ",".join(map(str, load))],
@@ -324,14 +337,8 @@ def test_interrupt_continues_a_stopped_process(
     sig: signal.Signals, sleeper: subprocess.Popen[bytes]
 ) -> None:
     script = _start_script([{"at": 0, "signal": {"pid": sleeper.pid}}], [])
-    try:
+    with _interrupted_at_end(script, sig):
         assert _wait_for(lambda: process_state(sleeper.pid) == "T"), "never stopped"
-        script.send_signal(sig)
-        script.wait(timeout=10)
-    finally:
-        if script.poll() is None:
-            script.kill()
-    assert script.returncode == -sig, script.stderr.read() if script.stderr else ""
     assert process_state(sleeper.pid) in ("S", "R"), "the process was left stopped"
 
 
@@ -344,17 +351,11 @@ def test_interrupt_removes_the_throttle_cgroup(
     origin = cgroups.cgroup_of(sleeper.pid, cg)
     event = {"at": 0, "throttle": {"device": loopdev, "read_iops": 100, "write_bps": "1m"}}
     script = _start_script([event], [sleeper.pid])
-    try:
+    with _interrupted_at_end(script, sig):
         assert _wait_for(lambda: cgroups.cgroup_of(sleeper.pid, cg) != origin), "never moved"
         moved_to = cgroups.cgroup_of(sleeper.pid, cg)
         assert moved_to is not None and f"{CGROUP_PREFIX}-{script.pid}-" in moved_to
         assert (cg.root / moved_to.lstrip("/")).is_dir()
-        script.send_signal(sig)
-        script.wait(timeout=10)
-    finally:
-        if script.poll() is None:
-            script.kill()
-    assert script.returncode == -sig, script.stderr.read() if script.stderr else ""
     assert cgroups.cgroup_of(sleeper.pid, cg) == origin
     assert not (cg.root / moved_to.lstrip("/")).exists()
 
