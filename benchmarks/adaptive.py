@@ -23,6 +23,7 @@ import argparse
 import itertools
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from arraybench.analysis.curves import maximum, optimal_point
 from arraybench.campaign import Campaign
+from arraybench.errors import StoreError
 from arraybench.plan.load import parse_plan_text
 from arraybench.report.build import curve_points, order_points
 from arraybench.store.db import Store
@@ -93,8 +95,7 @@ def summarise(store: Store, run_id: str, mode: str, rnd: int, wall: float) -> Sw
 def stored(folder: Path) -> list[Sweep]:
     """The sweeps kept by an earlier `--keep FOLDER` (wall time from the run's own stamps,
     to the second), in the order they ran."""
-    sweeps = []
-    started: dict[int, str] = {}
+    found: list[tuple[str, Sweep]] = []
     for path in folder.glob("*-*"):
         mode, rnd = path.name.rsplit("-", 1)
         store = Store(path, create=False)
@@ -102,9 +103,8 @@ def stored(folder: Path) -> list[Sweep]:
         if run.finished is None:
             continue  # interrupted: not a whole sweep
         wall = datetime.fromisoformat(run.finished) - datetime.fromisoformat(run.started)
-        sweeps.append(summarise(store, run.id, mode, int(rnd), wall.total_seconds()))
-        started[id(sweeps[-1])] = run.started
-    return sorted(sweeps, key=lambda s: started[id(s)])
+        found.append((run.started, summarise(store, run.id, mode, int(rnd), wall.total_seconds())))
+    return [sweep for _, sweep in sorted(found, key=lambda item: item[0])]
 
 
 def window_spread(folder: Path, windows: list[int]) -> list[str]:
@@ -236,6 +236,8 @@ def summary(runs: list[Sweep], modes: list[str], label: str, markdown_rows: bool
 def analyse(args: argparse.Namespace) -> None:
     """Print the figures again from kept stores (`--keep`), with the window spread."""
     runs = stored(args.analyse)
+    if not any(s.mode == "off" for s in runs):
+        raise StoreError("no finished exhaustive sweep (off-N) kept there by --keep")
     refs = {s.round: s for s in runs if s.mode == "off"}
     for s in runs:
         print(describe(s, None if s.mode == "off" else refs.get(s.round)))
@@ -278,7 +280,11 @@ def measure(args: argparse.Namespace, folder: Path) -> None:
 def main() -> None:
     args = options()
     if args.analyse:
-        analyse(args)
+        try:
+            analyse(args)
+        except StoreError as exc:
+            print(f"adaptive.py: {args.analyse}: {exc}", file=sys.stderr)
+            sys.exit(2)
         return
     with tempfile.TemporaryDirectory(prefix="abadaptive-", dir="/var/tmp") as tmp:
         measure(args, Path(tmp))
