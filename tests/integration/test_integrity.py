@@ -337,7 +337,8 @@ def _device_mapper_missing() -> str | None:
         return "dmsetup missing (apt-get install dmsetup)"
     misc = Path("/proc/misc")
     if "device-mapper" not in misc.read_text():
-        _run("modprobe", "dm_mod")
+        if shutil.which("modprobe") is not None:  # kmod is not on every machine
+            _run("modprobe", "dm_mod")
         if "device-mapper" not in misc.read_text():
             return (
                 "device-mapper is not available in this kernel (no device-mapper in /proc/misc "
