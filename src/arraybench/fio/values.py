@@ -26,7 +26,7 @@ from arraybench.errors import PlanError
 # and a terminal would interpret some of them when the value is printed back.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _JOB_SPECIAL = {"#": "starts a comment", ";": "starts a comment", "$": "is substituted"}
-_HINT = "rename it (or use a symlink without such characters; arraybench resolves links)"
+_HINT = "rename it, or point a symlink with a plain name at it"
 
 
 def _describe(char: str) -> str:
