@@ -54,7 +54,7 @@ from arraybench.special_points import (
 from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
-from arraybench.targets.prepare import file_size, layout_file, needs_layout
+from arraybench.targets.prepare import file_size, needs_layout
 from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
@@ -189,8 +189,7 @@ class Campaign:
             path = Path(target.path)
             if needs_layout(path, want):
                 self.observer.target_preparing(target.path, want)
-                layout_file(path, want, fio)
-                self.guard.remember(target.path)
+                self.guard.lay_out(target.path, want, fio)
             sizes[target.path] = min(want, file_size(path))
         return sizes
 

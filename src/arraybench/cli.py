@@ -272,6 +272,7 @@ def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
 
 def cmd_hosts_check(args: argparse.Namespace) -> int:
     plan = catalog.resolve(args.plan, args.overrides)
+    check_plan_values(plan)
     if not plan.hosts:
         raise PlanError(f"{args.plan}: the plan declares no hosts", "add a `hosts:` list")
     fio = fio_binary()

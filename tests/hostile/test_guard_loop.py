@@ -194,3 +194,15 @@ def test_a_failed_layout_removes_the_file_it_created(
     with pytest.raises(TargetError, match="cannot create target file"):
         prepare.layout_file(target, 64 << 20, shutil.which("fio") or "fio")
     assert not target.exists()
+
+
+def test_a_link_planted_before_the_layout_is_refused(ext4: Ext4Device, tmp_path: Path) -> None:
+    """A new file checked, then a symlink to the device planted at its name: the layout fio
+    (which follows links) must not start."""
+    target = tmp_path / "new.dat"
+    guard = TargetGuard()
+    assert guard.check(str(target), writes=True).kind == "new-file"
+    target.symlink_to(ext4.path)
+    with pytest.raises(UnsafeTargetError, match="changed since it was checked"):
+        guard.lay_out(str(target), 4 << 20, shutil.which("fio") or "fio")
+    assert ext4.intact()

@@ -26,8 +26,10 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from arraybench.errors import TargetError, UnsafeTargetError
+from arraybench.targets.prepare import layout_file
 from arraybench.targets.safety import TargetInfo, check_target
 
 MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")
@@ -122,6 +124,14 @@ class TargetGuard:
             check_direct(info)
         self.remember(path)
         return info
+
+    def lay_out(self, path: str, size: int, fio: str) -> None:
+        """Create or grow a checked file target with fio: rechecked first (a link planted
+        since the check would take fio's layout to whatever it points at), then remembered as
+        the file it now is."""
+        self.recheck([path])
+        layout_file(Path(path), size, fio)
+        self.remember(path)
 
     def remember(self, path: str) -> None:
         """Record what `path` is now (after arraybench itself created or grew the file)."""
