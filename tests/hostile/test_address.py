@@ -136,3 +136,13 @@ def test_ssh_argv_ends_options_before_the_destination() -> None:
 def test_ssh_refuses_values_it_could_read_as_options(ssh: SshSpec) -> None:
     with pytest.raises(AddressError):
         ssh_command(HostSpec("a1", "192.0.2.10", ssh=ssh), "true")
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="no ssh client")
+def test_the_real_ssh_client_reads_the_destination_after_the_double_dash(tmp_path: Path) -> None:
+    """The argv runs with the real OpenSSH client (to a closed port: no server needed): it
+    connects to the destination, so '--' did not hide it."""
+    argv = ssh_command(HostSpec("a1", "127.0.0.1", ssh=SshSpec(port=1)), "true")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 255
+    assert "127.0.0.1 port 1" in done.stderr, done.stderr
