@@ -226,7 +226,7 @@ class Campaign:
 
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
-        check_plan_values(plan)
+        check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
         self._configure(plan)
         points = all_points(plan)
@@ -244,7 +244,7 @@ class Campaign:
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
-        check_plan_values(plan)
+        check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)
         self._configure(plan)
         points = all_points(plan)

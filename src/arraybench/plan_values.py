@@ -13,22 +13,43 @@ call the same functions again, so a value that skipped this check still cannot e
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+from arraybench.errors import PlanError
 from arraybench.fio.values import argv_value, fio_path, fio_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.plan.model import Plan
+from arraybench.special_points import metadata_directory
 
 
-def check_plan_values(plan: Plan) -> None:
-    """PlanError / AddressError (exit 2) naming the first value its destination would misread."""
+def _strings(value: object, where: str) -> list[tuple[str, str]]:
+    """Every string in a dumped plan with its location (``workloads[0].name``)."""
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        items = [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
+        return [found for key, v in items for found in _strings(v, key)]
+    if isinstance(value, list | tuple):
+        return [found for i, v in enumerate(value) for found in _strings(v, f"{where}[{i}]")]
+    return []
+
+
+def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
+    """PlanError / AddressError (exit 2) naming the first value its destination would misread.
+
+    ``results_dir`` (at ``run``) also checks the metadata test's default directory under it."""
+    for where, text in _strings(plan.model_dump(mode="json"), ""):
+        if "\0" in text:  # no file name, argv or job file line can carry it
+            raise PlanError(f"{where} contains a NUL byte", "remove it")
     for i, target in enumerate(plan.targets):
         fio_path(target.path, f"targets[{i}].path")
     fio_value(plan.ioengine, "ioengine")
     for i, workload in enumerate(plan.workloads):
         if workload.ioengine is not None:
             fio_value(workload.ioengine, f"workloads[{i}].ioengine")
-    if plan.metadata and plan.metadata.directory is not None:
-        fio_path(plan.metadata.directory, "metadata.directory")
+    if plan.metadata and (plan.metadata.directory is not None or results_dir is not None):
+        directory = metadata_directory(plan, plan.metadata, results_dir or Path("."))
+        fio_path(str(directory), "metadata.directory")
     for i, path in enumerate(plan.allow_destroy):
         argv_value(path, f"allow_destroy[{i}]")
     for h, host in enumerate(plan.hosts):

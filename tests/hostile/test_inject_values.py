@@ -160,3 +160,26 @@ def test_frontend_region_never_grows_the_target(
     assert target.stat().st_size == 16 << 20
     jobfile = next((tmp_path / "results" / "runs").glob("*/points/*/point.fio"))
     assert "size=16m" in jobfile.read_text().lower() or "size=16777216" in jobfile.read_text()
+
+
+def test_a_nul_anywhere_in_a_plan_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = small_plan(tmp_path)
+    plan.write_text(plan.read_text().replace("purpose: tests", 'purpose: "a\\0b"'))
+    assert cli.main(["plan", "check", str(plan)]) == 2
+    assert "labels.purpose contains a NUL byte" in _one_error_line(capsys)
+
+
+def test_the_default_metadata_directory_is_checked_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under a results folder fio would misread, the metadata test's default directory is
+    refused at the start, not after the grid of points ran."""
+    plan = small_plan(tmp_path, extra="metadata: {threads: [1], files_per_thread: 10}\n")
+    results = tmp_path / "res#ults"
+    code = cli.main(["run", str(plan), "--target", str(tmp_path / "t.dat"),
+                     "--results", str(results)])  # fmt: skip
+    assert code == 2
+    assert "metadata.directory" in _one_error_line(capsys)
+    assert not list(results.glob("runs/*/points/*"))
