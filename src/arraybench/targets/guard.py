@@ -30,7 +30,7 @@ from pathlib import Path
 
 from arraybench.errors import TargetError, UnsafeTargetError
 from arraybench.targets.prepare import layout_file
-from arraybench.targets.safety import TargetInfo, check_target
+from arraybench.targets.safety import TargetInfo, _unescape, check_target
 
 MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")
 
@@ -72,7 +72,7 @@ def filesystem_type(path: str, mountinfo_text: str | None = None) -> str | None:
         fields = left.split()
         if not sep or len(fields) < 5 or not right.split():
             continue
-        mount = fields[4].replace("\\040", " ")
+        mount = _unescape(fields[4])
         inside = path == mount or path.startswith(mount.rstrip("/") + "/")
         if inside and (best is None or len(mount) >= best[0]):
             best = (len(mount), right.split()[0])
