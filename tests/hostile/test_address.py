@@ -17,7 +17,8 @@ import pytest
 
 from arraybench import cli
 from arraybench.hosts.address import AddressError, check_address
-from arraybench.hosts.server import HostSpec, SshSpec, ssh_command, start_server_command
+from arraybench.hosts.client import run_on_hosts
+from arraybench.hosts.server import HostError, HostSpec, SshSpec, ssh_command, start_server_command
 from tests.conftest import small_plan
 
 WILDCARDS = [
@@ -146,3 +147,9 @@ def test_the_real_ssh_client_reads_the_destination_after_the_double_dash(tmp_pat
     done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 255
     assert "127.0.0.1 port 1" in done.stderr, done.stderr
+
+
+def test_two_spellings_of_one_address_are_one_address(tmp_path: Path) -> None:
+    hosts = [HostSpec("a", "2001:db8::1", 8765), HostSpec("b", "2001:DB8:0::1", 8766)]
+    with pytest.raises(HostError, match="share the address"):
+        run_on_hosts(tmp_path / "p.fio", hosts, tmp_path, timeout_s=1)
