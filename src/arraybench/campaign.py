@@ -43,6 +43,7 @@ from arraybench.plan.expand import (
 )
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
+from arraybench.plan_values import check_plan_values, resolve_targets
 from arraybench.point_extras import PointExtras
 from arraybench.special_points import (
     INTERFERENCE_KEY,
@@ -52,8 +53,8 @@ from arraybench.special_points import (
 )
 from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
-from arraybench.targets.prepare import file_size, layout_file, needs_layout
-from arraybench.targets.safety import check_target
+from arraybench.targets.guard import TargetGuard
+from arraybench.targets.prepare import file_size, needs_layout
 from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
@@ -144,6 +145,7 @@ class Campaign:
         self.fleet: Fleet | None = None  # the plan's hosts, when it has any
         self.on_host_failure = "stop"
         self.allow_destroy: tuple[str, ...] = ()
+        self.guard = TargetGuard()  # local targets as checked; rechecked before each fio
         self.interactive = False  # prompts ask the operator (observer.confirm) when True
         self.store = store
         self.results_dir = results_dir
@@ -170,7 +172,8 @@ class Campaign:
         if any(t.path == scratch for t in plan.targets):
             Path(scratch).parent.mkdir(parents=True, exist_ok=True)
         for target in plan.targets:
-            info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
+            info = self.guard.check(target.path, writes=writes, allow_destroy=plan.allow_destroy,
+                                    direct=any(p.direct for p in points))  # fmt: skip
             self.kinds[target.path] = info.kind
             if info.kind != "new-file":  # arraybench creates new files itself, just below
                 for text in info.warnings:
@@ -186,7 +189,7 @@ class Campaign:
             path = Path(target.path)
             if needs_layout(path, want):
                 self.observer.target_preparing(target.path, want)
-                layout_file(path, want, fio)
+                self.guard.lay_out(target.path, want, fio)
             sizes[target.path] = min(want, file_size(path))
         return sizes
 
@@ -223,6 +226,8 @@ class Campaign:
 
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
+        check_plan_values(plan, self.results_dir)
+        plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
         self._configure(plan)
         points = all_points(plan)
         run_id = new_run_id(plan.name, self.results_dir)
@@ -239,6 +244,8 @@ class Campaign:
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+        check_plan_values(plan, self.results_dir)
+        plan = resolve_targets(plan)
         self._configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
@@ -330,6 +337,7 @@ class Campaign:
             self.observer.warning("preconditioning: writing the targets "
                                   f"{plan.precondition.passes:g} times over")  # fmt: skip
             folder = Path(run.folder) / "precondition"
+            self.guard.recheck(t.path for t in plan.targets)
             done = run_precondition(plan, plan.precondition, sizes, folder, fio)
             self.store.add_finding(run.id, "precondition", done)
 
@@ -346,6 +354,7 @@ class Campaign:
             folder = Path(run.folder) / "points" / f"{seq:03d}-interference"
             started = now_iso()
             size = min(sizes.values()) if sizes else None
+            self.guard.recheck(t.path for t in plan.targets)
             doc, data = run_interference(plan, test, folder, fio, size)
             fields = {"workload": "interference", "family": "Mixed workload interference",
                       "mix": mix_label(test.base_read), "pattern": "interference",
@@ -410,6 +419,7 @@ class Campaign:
         extras = self._extras(point, folder, sizes)
         jobfile = folder / "point.fio"
         fio_sizes = extras.fio_sizes() if extras else sizes
+        self.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
         jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
         with PointMonitor([t.path for t in point.targets], self.monitor) as monitor:
             if extras:

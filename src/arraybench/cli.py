@@ -32,6 +32,7 @@ from arraybench.plan.expand import (
     with_targets,
 )
 from arraybench.plan.model import Plan
+from arraybench.plan_values import check_plan_values
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
@@ -173,6 +174,7 @@ def _load(args: argparse.Namespace, results: Path) -> Plan:
     plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, args.overrides)
     plan = select(plan, args.only)
     plan = with_targets(plan, args.target, scratch_path(results), os.path.exists)
+    check_plan_values(plan)  # before anything runs: values fio, ssh or a host would misread
     return scale_plan(plan, args.scale)
 
 
@@ -270,6 +272,7 @@ def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
 
 def cmd_hosts_check(args: argparse.Namespace) -> int:
     plan = catalog.resolve(args.plan, args.overrides)
+    check_plan_values(plan)
     if not plan.hosts:
         raise PlanError(f"{args.plan}: the plan declares no hosts", "add a `hosts:` list")
     fio = fio_binary()

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arraybench.fio.jobfile import PERCENTILES, fio_filename, fio_seconds
+from arraybench.fio.values import fio_value
 from arraybench.units import fio_size, format_size
 
 JOBFILE_NAME = "interference.fio"
@@ -177,8 +178,8 @@ def _logs(prefix: str) -> list[str]:
 def _global(spec: InterferenceSpec) -> list[str]:
     return [
         "[global]",
-        f"filename={':'.join(fio_filename(t) for t in spec.targets)}",
-        f"ioengine={spec.ioengine}",
+        f"filename={':'.join(fio_filename(t, 'interference target') for t in spec.targets)}",
+        f"ioengine={fio_value(spec.ioengine, 'ioengine')}",
         f"direct={int(spec.direct)}",
         "time_based=1",
         "randrepeat=0",

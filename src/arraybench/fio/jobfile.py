@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from arraybench.fio.values import fio_comment, fio_path, fio_value
 from arraybench.plan.expand import Point, describe_level
 from arraybench.units import fio_size, format_size
 
@@ -15,9 +16,10 @@ LOG_PREFIX = "point"
 PERCENTILES = "1:5:10:50:90:95:99:99.5:99.9:99.95:99.99"
 
 
-def fio_filename(path: str) -> str:
-    # fio separates several files with ':'; a literal colon is written '\:'
-    return path.replace(":", "\\:")
+def fio_filename(path: str, where: str = "target") -> str:
+    """A target path for ``filename=``: refused when fio would read another path (newline,
+    ``#``, ``;``, ``$`` ...), ``:`` escaped (fio separates several files with ':')."""
+    return fio_path(path, f"{where} path")
 
 
 def _rw(point: Point) -> list[str]:
@@ -48,7 +50,7 @@ def _data_options(point: Point) -> list[str]:
 def _global(point: Point) -> list[str]:
     options = [
         "[global]",
-        f"ioengine={point.ioengine}",
+        f"ioengine={fio_value(point.ioengine, 'ioengine')}",
         f"direct={int(point.direct)}",
         f"bs={fio_size(point.workload.bs)}",
         *_rw(point),
@@ -91,10 +93,14 @@ def fio_seconds(value: float) -> str:
 def _region_bytes(point: Point, sizes: Mapping[str, int]) -> int | None:
     """Bytes of each target the workers address, or None for 'the whole target'."""
     w = point.workload
+    known = [sizes[t.path] for t in point.targets if t.path in sizes and sizes[t.path] > 0]
+    smallest = min(known) if known else None
     if w.region == "frontend":
-        return w.frontend_blocks * w.bs
-    known = [sizes[t.path] for t in point.targets if t.path in sizes]
-    return min(known) if known else None
+        # the first blocks of the target, never more than it holds: fio would grow a file to
+        # `size` (a 16 MiB file asked for 4096 x 64 KiB became 256 MiB)
+        front = w.frontend_blocks * w.bs
+        return front if smallest is None else min(front, smallest)
+    return smallest
 
 
 def _placement(point: Point, region: int | None, nfiles: int, workers: int) -> list[str]:
@@ -129,8 +135,9 @@ def render_jobfile(
     """fio job text for `point`; `sizes` maps target path -> bytes (files and devices);
     `start_at_ns` holds the start until that wall-clock instant (many hosts)."""
     region = _region_bytes(point, sizes)
+    heading = f"arraybench point {point.key}{(' - ' + title) if title else ''}"
     lines = [
-        f"; arraybench point {point.key}{(' - ' + title) if title else ''}",
+        f"; {fio_comment(heading, 'job title')}",
         f"; {point.workload.pattern} {format_size(point.workload.bs)}, read {point.workload.read}%,"
         f" {describe_level(point.level)}, spread {point.spread}",
         "; re-run by hand: fio point.fio --output-format=json+ --output=fio.json",
@@ -142,13 +149,13 @@ def render_jobfile(
         for index, target in enumerate(point.targets, start=1):
             lines += [
                 f"[t{index}]",
-                f"filename={fio_filename(target.path)}",
+                f"filename={fio_filename(target.path, f'targets[{index - 1}]')}",
                 f"numjobs={point.level.workers}",
                 *_placement(point, region, 1, point.level.workers),
                 "",
             ]
     else:
-        names = ":".join(fio_filename(t.path) for t in point.targets)
+        names = ":".join(fio_filename(t.path, f"targets[{i}]") for i, t in enumerate(point.targets))
         lines += [
             "[load]",
             f"filename={names}",

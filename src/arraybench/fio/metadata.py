@@ -58,6 +58,7 @@ from pathlib import Path
 
 from arraybench.errors import FioMissingError
 from arraybench.fio.runner import available_engines, fio_version
+from arraybench.fio.values import fio_comment, fio_path
 from arraybench.units import fio_size
 
 # mdtest's order: directory phases, then file phases; within each, create -> stat -> remove.
@@ -126,8 +127,8 @@ class MetadataSpec:
 
 
 def _escape(path: str) -> str:
-    # fio splits directory= on ':' (several directories); a literal colon is written '\:'
-    return path.replace(":", "\\:")
+    # refused when fio would read another directory; ':' (fio's list separator) escaped
+    return fio_path(path, "metadata.directory")
 
 
 def _section(op: str, spec: MetadataSpec, first: bool) -> list[str]:
@@ -150,9 +151,10 @@ def _section(op: str, spec: MetadataSpec, first: bool) -> list[str]:
 def render_metadata_jobfile(spec: MetadataSpec) -> str:
     """fio job text: one stonewalled section per operation, in run order."""
     ops = spec.ordered_ops
+    directory = spec.directory
     lines = [
         f"; arraybench metadata test: {spec.threads} thread(s) x {spec.files_per_thread}"
-        f" files/directories each, shared directory {spec.directory}",
+        f" files/directories each, shared directory {fio_comment(directory, 'metadata.directory')}",
         f"; phases (each starts when the previous ended): {' -> '.join(ops)}",
         "; re-run by hand (the directory must exist and hold no mdfile.*/mddir.* entries):",
         "; fio metadata.fio --output-format=json+ --output=fio.json",

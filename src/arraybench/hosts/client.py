@@ -40,6 +40,7 @@ How fio 3.33 behaves, as measured with real servers in network namespaces:
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import re
 import signal
@@ -120,16 +121,25 @@ def client_command(
     return command
 
 
+def _address_key(address: str) -> str:
+    """One spelling per address (``2001:DB8::1`` is ``2001:db8::1``); names as given."""
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return address.lower().rstrip(".")
+
+
 def _refuse_shared_addresses(hosts: Sequence[HostSpec]) -> None:
     seen: dict[str, str] = {}
     for host in hosts:
-        if host.address in seen:
+        key = _address_key(host.address)
+        if key in seen:
             raise HostError(
-                f"hosts {seen[host.address]} and {host.name} share the address {host.address}",
+                f"hosts {seen[key]} and {host.name} share the address {host.address}",
                 "fio's client names the logs it receives by address only; give each host "
                 "its own address",
             )
-        seen[host.address] = host.name
+        seen[key] = host.name
     names = [h.name for h in hosts]
     if len(set(names)) != len(names):
         raise HostError("two hosts have the same name", "host names must be unique")

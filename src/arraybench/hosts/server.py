@@ -13,7 +13,6 @@ the same fio release (``check_host`` compares them).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import shlex
 import socket
@@ -26,6 +25,8 @@ from pathlib import Path
 
 from arraybench.errors import ArraybenchError
 from arraybench.fio.runner import fio_binary
+from arraybench.fio.values import argv_value
+from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.hosts.clock import measure_clock_offset
 from arraybench.hosts.probe import probe_version
 from arraybench.hosts.remote_safety import judge, parse_facts, target_command, unchecked_devices
@@ -113,16 +114,9 @@ class HostCheck:
 
 
 def refuse_wildcard(address: str, what: str) -> None:
-    """fio servers are bound to one address: 0.0.0.0 / :: would expose them everywhere."""
-    try:
-        unspecified = ipaddress.ip_address(address).is_unspecified
-    except ValueError:
-        unspecified = address.strip() in ("", "*")
-    if unspecified:
-        raise HostError(
-            f"{what}: address {address!r} would bind fio's server to every interface",
-            "give the host's address on the storage/management network (" + NO_AUTH_WARNING + ")",
-        )
+    """fio servers are bound to one address: any spelling of 0.0.0.0 / :: (or a name resolving
+    to one) would expose them everywhere (see hosts.address)."""
+    check_address(address, what)
 
 
 def tcp_problem(address: str, port: int, timeout_s: float = CONNECT_TIMEOUT_S) -> str | None:
@@ -172,19 +166,31 @@ def remote_pidfile(spec: HostSpec) -> str:
     return _ssh(spec).pidfile or f"arraybench-fio-{spec.port}.pid"
 
 
-def ssh_command(spec: HostSpec, remote_command: str) -> list[str]:
-    """``ssh -o BatchMode=yes ... user@host 'remote command'`` (one string: the remote shell
-    parses it, so every part is quoted by the callers)."""
+def ssh_destination(spec: HostSpec) -> str:
+    """``user@host`` for ssh, refused when ssh could read it as an option (a leading '-') or
+    as another destination; it is always given after ``--`` as well."""
     ssh = _ssh(spec)
-    command = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", str(ssh.port)]
+    host = check_address(ssh.host, f"host {spec.name}: ssh.host") if ssh.host else spec.address
+    if ssh.user is None:
+        return host
+    return f"{check_ssh_user(ssh.user, f'host {spec.name}')}@{host}"
+
+
+def ssh_command(spec: HostSpec, remote_command: str) -> list[str]:
+    """``ssh -o BatchMode=yes ... -- user@host 'remote command'`` (one string: the remote shell
+    parses it, so every part is quoted by the callers). No plan value stands where ssh reads an
+    option: the port is a number, the key file follows ``-i``, and ``--`` ends the options
+    before the destination."""
+    ssh = _ssh(spec)
+    where = f"host {spec.name}"
+    command = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", str(int(ssh.port))]
     if ssh.identity_file is not None:
-        command += ["-i", str(ssh.identity_file)]
+        command += ["-i", argv_value(str(ssh.identity_file), f"{where}: ssh.key")]
     for option in ssh.options:
-        command += ["-o", option]
-    host = ssh.host or spec.address
-    command.append(f"{ssh.user}@{host}" if ssh.user else host)
-    command.append(remote_command)
-    return command
+        command += ["-o", argv_value(option, f"{where}: ssh option")]
+    if "\0" in remote_command:  # the remote script has line breaks; only NUL cannot pass
+        raise HostError(f"{where}: the remote command contains a NUL byte", None)
+    return [*command, "--", ssh_destination(spec), remote_command]
 
 
 def start_server_command(spec: HostSpec) -> list[str]:

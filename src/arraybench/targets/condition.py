@@ -12,6 +12,7 @@ from typing import Any
 
 from arraybench.fio import runner
 from arraybench.fio.jobfile import fio_filename
+from arraybench.fio.values import fio_value
 from arraybench.plan.model import Plan, Precondition
 from arraybench.units import fio_size
 
@@ -44,7 +45,7 @@ def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int
     lines = [
         "; arraybench SNIA workload-independent preconditioning",
         "[global]",
-        f"ioengine={plan.ioengine}",
+        f"ioengine={fio_value(plan.ioengine, 'ioengine')}",
         f"direct={int(plan.direct)}",
         f"rw={rw}",
         f"bs={fio_size(spec.bs)}",
@@ -58,7 +59,7 @@ def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int
         size = sizes[target.path] // spec.bs * spec.bs
         lines += [
             f"[pc{index}]",
-            f"filename={fio_filename(target.path)}",
+            f"filename={fio_filename(target.path, f'targets[{index - 1}]')}",
             f"size={fio_size(size)}",
             f"io_size={fio_size(int(size * spec.passes) // spec.bs * spec.bs)}",
             "",

@@ -1,0 +1,82 @@
+"""A plan's values judged for where they go, before anything runs (``plan check`` and ``run``).
+
+Each value is given to the one refusing function of its destination: paths and names written
+into fio job files to ``fio.values`` (no newline, ``#``, ``;``, ``$``, edge blanks), host
+addresses to ``hosts.address`` (parsed by value, wildcards refused in every spelling), SSH
+users and hosts to the SSH checks (nothing ssh could read as an option). The job file writers
+call the same functions again, so a value that skipped this check still cannot escape.
+
+``resolve_targets`` then gives fio exactly the path the safety check examines: local targets
+(and the metadata test's directory) resolved through symlinks.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from arraybench.errors import PlanError
+from arraybench.fio.values import argv_value, fio_path, fio_value
+from arraybench.hosts.address import check_address, check_ssh_user
+from arraybench.plan.model import Plan
+from arraybench.special_points import metadata_directory
+
+
+def _strings(value: object, where: str) -> list[tuple[str, str]]:
+    """Every string in a dumped plan with its location (``workloads[0].name``)."""
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        items = [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
+        return [found for key, v in items for found in _strings(v, key)]
+    if isinstance(value, list | tuple):
+        return [found for i, v in enumerate(value) for found in _strings(v, f"{where}[{i}]")]
+    return []
+
+
+def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
+    """PlanError / AddressError (exit 2) naming the first value its destination would misread.
+
+    ``results_dir`` (at ``run``) also checks the metadata test's default directory under it."""
+    for where, text in _strings(plan.model_dump(mode="json"), ""):
+        if "\0" in text:  # no file name, argv or job file line can carry it
+            raise PlanError(f"{where} contains a NUL byte", "remove it")
+    for i, target in enumerate(plan.targets):
+        fio_path(target.path, f"targets[{i}].path")
+    fio_value(plan.ioengine, "ioengine")
+    for i, workload in enumerate(plan.workloads):
+        if workload.ioengine is not None:
+            fio_value(workload.ioengine, f"workloads[{i}].ioengine")
+    if plan.metadata and (plan.metadata.directory is not None or results_dir is not None):
+        directory = metadata_directory(plan, plan.metadata, results_dir or Path("."))
+        fio_path(str(directory), "metadata.directory")
+    for i, path in enumerate(plan.allow_destroy):
+        argv_value(path, f"allow_destroy[{i}]")
+    for h, host in enumerate(plan.hosts):
+        where = f"hosts[{h}]"
+        check_address(host.address, f"{where}.address")
+        for i, target in enumerate(host.targets):
+            fio_path(target.path, f"{where}.targets[{i}].path")
+        if host.ssh is None:
+            continue
+        if host.ssh.host is not None:
+            check_address(host.ssh.host, f"{where}.ssh.host")
+        if host.ssh.user is not None:
+            check_ssh_user(host.ssh.user, f"{where}.ssh.user")
+        if host.ssh.key is not None:
+            argv_value(host.ssh.key, f"{where}.ssh.key")
+        argv_value(host.ssh.fio, f"{where}.ssh.fio")
+
+
+def resolve_targets(plan: Plan) -> Plan:
+    """The plan with its local target paths (and metadata directory) resolved through
+    symlinks: fio opens what the safety check examined. Plans with hosts are unchanged
+    (their paths are on the hosts)."""
+    if plan.hosts:
+        return plan
+    targets = [t.model_copy(update={"path": os.path.realpath(t.path)}) for t in plan.targets]
+    update: dict[str, object] = {"targets": targets}
+    if plan.metadata and plan.metadata.directory:
+        directory = os.path.realpath(plan.metadata.directory)
+        update["metadata"] = plan.metadata.model_copy(update={"directory": directory})
+    return plan.model_copy(update=update)

@@ -1,0 +1,154 @@
+"""The destroy guard at the moment fio opens a target: exactly that path, checked twice.
+
+``safety.check_target`` judges a target once. Between that check and fio opening the path a
+symlink can be swapped or a file replaced by a device node, so a campaign keeps a
+``TargetGuard``: it checks each target through ``check_target`` (which resolves symlinks),
+records the identity of what it found (the resolved path, its device and inode numbers) and,
+right before each point's fio starts, ``recheck`` refuses a target whose path now resolves
+elsewhere or whose file or device was replaced. fio is always given the resolved path (the
+campaign's plan carries resolved paths, see ``arraybench.plan_values.resolve_targets``), so a
+link changed after the check cannot move fio either.
+
+allow_destroy is compared with the resolved device (``apply_policy`` resolves both sides):
+an entry consents when it resolves to the device fio will write, so a /dev/disk/by-id link
+names its disk, and the name of the target's own link never matters.
+
+Direct I/O: a target on tmpfs or ramfs with ``direct: true`` is refused (the data never leaves
+memory: such a result measures RAM, and before Linux 6.6 tmpfs rejects O_DIRECT outright), and
+any other file target is probed with a real O_DIRECT open, which some filesystems refuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arraybench.errors import TargetError, UnsafeTargetError
+from arraybench.targets.prepare import layout_file
+from arraybench.targets.safety import TargetInfo, _unescape, check_target
+
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a checked path was: its resolved path, its type and, for a device, its number.
+
+    Inode numbers are left out on purpose: fio may re-create a short file (a new inode at the
+    same path), which is harmless; a link or a device node where a file was is not."""
+
+    real_path: str
+    mode: int  # file type bits only
+    rdev: int  # device number of a block device, else 0
+
+
+def identity(path: str) -> Identity | None:
+    """The identity of what `path` resolves to now; None when nothing is there."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return None
+    block = stat.S_ISBLK(st.st_mode)
+    return Identity(real, stat.S_IFMT(st.st_mode), st.st_rdev if block else 0)
+
+
+def filesystem_type(path: str, mountinfo_text: str | None = None) -> str | None:
+    """Filesystem type of the mount holding `path` (longest mount point that contains it)."""
+    if mountinfo_text is None:
+        try:
+            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
+                mountinfo_text = fh.read()
+        except OSError:
+            return None
+    best: tuple[int, str] | None = None
+    for line in mountinfo_text.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5 or not right.split():
+            continue
+        mount = _unescape(fields[4])
+        inside = path == mount or path.startswith(mount.rstrip("/") + "/")
+        if inside and (best is None or len(mount) >= best[0]):
+            best = (len(mount), right.split()[0])
+    return best[1] if best else None
+
+
+def check_direct(info: TargetInfo) -> None:
+    """TargetError when fio's direct=1 cannot mean direct I/O on this file target."""
+    if info.kind not in ("file", "new-file"):
+        return  # block devices take O_DIRECT; fio reports the rare one that does not
+    fstype = filesystem_type(info.real_path)
+    if fstype in MEMORY_FILESYSTEMS:
+        raise TargetError(
+            f"target {info.path} is on {fstype}: direct I/O there reaches memory, not a device",
+            "put the target on a disk-backed filesystem, or set `direct: false` in the plan",
+        )
+    probe = info.real_path
+    flags = os.O_RDONLY | os.O_DIRECT
+    if info.kind == "new-file":  # probe a throw-away file beside it
+        probe = os.path.join(os.path.dirname(probe), f".arraybench-direct-{os.getpid()}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_DIRECT
+    try:
+        os.close(os.open(probe, flags, 0o600))
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            raise TargetError(
+                f"target {info.path}: its filesystem does not support direct I/O (O_DIRECT)",
+                "use another filesystem, or set `direct: false` in the plan",
+            ) from None
+        raise TargetError(f"target {info.path}: cannot open it ({exc.strerror})", None) from None
+    finally:
+        if probe != info.real_path:
+            with contextlib.suppress(OSError):
+                os.unlink(probe)
+
+
+class TargetGuard:
+    """The targets of one campaign as checked, and the recheck before each point."""
+
+    def __init__(self) -> None:
+        self.checked: dict[str, Identity | None] = {}
+
+    def check(
+        self, path: str, *, writes: bool, allow_destroy: Iterable[str] = (), direct: bool = False
+    ) -> TargetInfo:
+        """check_target, plus direct I/O and the identity recorded for ``recheck``."""
+        info = check_target(path, writes=writes, allow_destroy=allow_destroy)
+        if direct:
+            check_direct(info)
+        self.remember(path)
+        return info
+
+    def lay_out(self, path: str, size: int, fio: str) -> None:
+        """Create or grow a checked file target with fio: rechecked first (a link planted
+        since the check would take fio's layout to whatever it points at), then remembered as
+        the file it now is."""
+        self.recheck([path])
+        layout_file(Path(path), size, fio)
+        self.remember(path)
+
+    def remember(self, path: str) -> None:
+        """Record what `path` is now (after arraybench itself created or grew the file)."""
+        self.checked[path] = identity(path)
+
+    def recheck(self, paths: Iterable[str]) -> None:
+        """UnsafeTargetError when a target changed since it was checked (a swapped link, a
+        file replaced by a device node): call right before fio starts."""
+        for path in paths:
+            if path not in self.checked:
+                continue  # not a local target (a host's path)
+            before, now = self.checked[path], identity(path)
+            if now != before:
+                was = before.real_path if before else "nothing"
+                found = now.real_path if now else "nothing"
+                raise UnsafeTargetError(
+                    f"target {path} changed since it was checked (it was {was}, it is now "
+                    f"{found}, or the file or device there was replaced); fio was not started",
+                    "find out what changed it, then start the run (or --resume) again",
+                )
