@@ -120,12 +120,19 @@ def now_iso() -> str:
 
 
 def new_run_id(plan_name: str, store_dir: Path) -> str:
+    """A new run id, its folder created here: mkdir is atomic, so two runs started in the same
+    second in one results folder get two ids, never one."""
     base = time.strftime("%Y%m%d-%H%M%S") + f"-{plan_name}"
+    runs = store_dir / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
     run_id, n = base, 1
-    while (store_dir / "runs" / run_id).exists():
-        n += 1
-        run_id = f"{base}-{n}"
-    return run_id
+    while True:
+        try:
+            (runs / run_id).mkdir()
+            return run_id
+        except FileExistsError:
+            n += 1
+            run_id = f"{base}-{n}"
 
 
 def scratch_path(results_dir: Path) -> str:
@@ -145,6 +152,7 @@ class Campaign:
         self.on_host_failure = "stop"
         self.allow_destroy: tuple[str, ...] = ()
         self.interactive = False  # prompts ask the operator (observer.confirm) when True
+        self.run_id: str | None = None  # once the run exists in the store (for a resume hint)
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -225,19 +233,22 @@ class Campaign:
         check_resolved(plan)
         self._configure(plan)
         points = all_points(plan)
-        run_id = new_run_id(plan.name, self.results_dir)
-        run = self._run_record(plan, run_id, scale, len(points))
         fio = runner.fio_binary()
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
-        Path(run.folder).mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id(plan.name, self.results_dir)
+        self.store.lock_run(run_id)
+        run = self._run_record(plan, run_id, scale, len(points))
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
         self.store.create_run(run)
+        self.run_id = run.id
         self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
         return self._execute(run, plan, sizes, fio)
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
+        self.store.lock_run(run.id)  # before anything is touched: a second resume stops here
+        self.run_id = run.id
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         self._configure(plan)
         points = all_points(plan)
