@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from arraybench.errors import TargetError
-from arraybench.fio.runner import first_error_line
+from arraybench.fio.runner import first_error_line, run_captured
 from arraybench.units import fio_size, format_size
 
 
@@ -31,11 +30,11 @@ def layout_file(path: Path, size: int, fio: str) -> None:
         "--output-format=terse",
         "--eta=never",
     ]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0 or path.stat().st_size < size:
+    # in a session of its own and ended with its job process on an interrupt or a signal
+    code, output = run_captured(command, Path.cwd())
+    if code != 0 or path.stat().st_size < size:
         raise TargetError(
-            f"cannot create target file {path} ({format_size(size)}): "
-            f"{first_error_line(result.stderr + result.stdout)}",
+            f"cannot create target file {path} ({format_size(size)}): {first_error_line(output)}",
             "check free space and permissions, or pass --target PATH",
         )
 
