@@ -357,6 +357,13 @@ class Store:
 def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
     """SQLite's words for a failure -> one line naming the store and what to do."""
     text = str(exc)
+    if "disk I/O error" in text and _truncated(path):
+        text = "file is truncated"
+    if "disk I/O error" in text and _no_space(path.parent):
+        text = "database or disk is full"
+    if "not a database" in text or "malformed" in text or "truncated" in text:
+        return StoreError(f"{path} is not a usable arraybench store ({text})",
+                          "move the file aside or pass another --results DIR")  # fmt: skip
     if "full" in text:
         return StoreMachineError(f"results store {path}: the filesystem is full ({text})",
                                  "free space there or pass another --results DIR")  # fmt: skip
@@ -364,9 +371,6 @@ def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
         return StoreMachineError(f"results store {path}: {text}",
                                  "check the disk (dmesg) and its free space, or pass another "
                                  "--results DIR")  # fmt: skip
-    if "not a database" in text or "malformed" in text:
-        return StoreError(f"{path} is not a usable arraybench store ({text})",
-                          "move the file aside or pass another --results DIR")  # fmt: skip
     if "readonly" in text or "unable to open" in text:
         return StoreError(f"results store {path}: {text} (read-only or not writable?)",
                           "pass --results DIR on a writable filesystem")  # fmt: skip
@@ -374,6 +378,29 @@ def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
         return StoreMachineError(f"results store {path}: {text}",
                                  "another process holds it; try again when it is done")  # fmt: skip
     return StoreMachineError(f"results store {path}: {text}", "check the file and its disk")
+
+
+def _truncated(path: Path) -> bool:
+    """Shorter than its header's page size x page count says: SQLite reads past the end and
+    calls that a disk I/O error."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return False
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\0"):
+        return False
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    return size < page * int.from_bytes(header[28:32], "big")
+
+
+def _no_space(folder: Path) -> bool:
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except OSError:
+        return False
 
 
 class _Connection:
