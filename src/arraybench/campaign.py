@@ -6,6 +6,7 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 from __future__ import annotations
 
 import platform
+import re
 import shutil
 import socket
 import time
@@ -57,6 +58,7 @@ from arraybench.targets.safety import check_target
 from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
+MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)
 
 
 def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
@@ -119,10 +121,16 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def id_safe(name: str) -> str:
+    """A name as it can stand in a run id and a folder name: no `/`, no control character or
+    other punctuation, not longer than a file name can be."""
+    return re.sub(r"[^\w.+=-]+", "_", name).lstrip(".")[:MAX_ID_NAME] or "run"
+
+
 def new_run_id(plan_name: str, store_dir: Path) -> str:
     """A new run id, its folder created here: mkdir is atomic, so two runs started in the same
     second in one results folder get two ids, never one."""
-    base = time.strftime("%Y%m%d-%H%M%S") + f"-{plan_name}"
+    base = time.strftime("%Y%m%d-%H%M%S") + f"-{id_safe(plan_name)}"
     runs = store_dir / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     run_id, n = base, 1
