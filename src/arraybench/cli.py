@@ -519,17 +519,25 @@ OS_ERRORS: dict[int, tuple[str, str, int]] = {  # errno -> what it means, what t
     errno.ENOTDIR: ("a part of the path is a file, not a directory",
                     "choose a path under a directory", 2),
     errno.EISDIR: ("it is a directory", "give a file name, e.g. DIR/report.html", 2),
-    errno.EEXIST: ("it exists and is in the way", "remove it or choose another path", 2),
+    errno.EEXIST: ("it exists and is not a directory",  # mkdir(exist_ok=True) on a file
+                   "choose a path under a directory", 2),
     errno.EACCES: ("permission denied", "choose a path you may write, or get the rights", 2),
     errno.EPERM: ("operation not permitted", "choose a path you may write, or get the rights", 2),
     errno.ENOENT: ("no such file or directory", "check the path", 2),
 }  # fmt: skip
 
 
-def os_error_line(exc: OSError) -> tuple[str, int]:
+def _written_paths(args: argparse.Namespace) -> str:
+    """Where the command writes: named when a failed write() did not say which file."""
+    paths = [getattr(args, "results", None), getattr(args, "report", None),
+             *(getattr(args, "output", None) or [])]  # fmt: skip
+    return "writing " + " or ".join(str(p) for p in paths if p) if any(paths) else "arraybench"
+
+
+def os_error_line(exc: OSError, args: argparse.Namespace) -> tuple[str, int]:
     """An OSError at the edge -> one line naming the path and what to do, and an exit code."""
     what, hint, code = OS_ERRORS.get(exc.errno or 0, (exc.strerror or str(exc), "", 1))
-    where = exc.filename if exc.filename is not None else "arraybench"
+    where = exc.filename if exc.filename is not None else _written_paths(args)
     detail = f" ({exc.strerror})" if exc.strerror and exc.strerror.lower() not in what else ""
     return f"{where}: {what}{detail}" + (f"; {hint}" if hint else ""), code
 
@@ -540,7 +548,7 @@ def _last_resort(exc: BaseException, args: argparse.Namespace) -> tuple[str, int
         mapped = store_error(exc, Path(getattr(args, "results", DEFAULT_RESULTS)) / DB_NAME)
         return mapped.one_line(), mapped.exit_code
     if isinstance(exc, OSError):
-        return os_error_line(exc)
+        return os_error_line(exc, args)
     if isinstance(exc, RecursionError):
         return "the input is nested too deeply to read; flatten the plan or file", 2
     if isinstance(exc, OverflowError):
