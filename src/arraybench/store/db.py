@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from arraybench.errors import RunLockedError, StoreError, StoreMachineError
 from arraybench.store.migrations import MIGRATIONS
 
 DB_NAME = "arraybench.db"
+BUSY_S = 30.0  # how long a statement waits for another process's transaction
 LOCK_NAME = ".arraybench.lock"  # in a run's folder, held by the process running it
 METRIC_COLUMNS = [f"{scope}_{name}" for scope in SCOPES for name in METRIC_NAMES]
 
@@ -152,7 +154,9 @@ class Store:
             )
         results_dir.mkdir(parents=True, exist_ok=True)
         self._db = _Connection(self.path)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        # a new file switched to WAL by two processes at once: SQLite answers "locked" at once,
+        # without waiting as it does for statements
+        self._db.execute_when_free("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
@@ -409,7 +413,7 @@ class _Connection:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            self._conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self._conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None)
         except sqlite3.Error as exc:
             raise store_error(exc, path) from None
         self._conn.row_factory = sqlite3.Row
@@ -421,6 +425,18 @@ class _Connection:
             raise  # a constraint says the caller's data is wrong: not a failure of the file
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from None
+
+    def execute_when_free(self, sql: str) -> None:
+        """`sql`, tried again while another connection holds the file, up to BUSY_S."""
+        deadline = time.monotonic() + BUSY_S
+        while True:
+            try:
+                self._conn.execute(sql)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise store_error(exc, self.path) from None
+            time.sleep(0.02)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> sqlite3.Cursor:
         try:
