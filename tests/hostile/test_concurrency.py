@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 from arraybench.campaign import new_run_id
 from arraybench.errors import RunLockedError
@@ -32,8 +31,11 @@ def test_many_processes_open_a_new_store_at_once(tmp_path):
         results = tmp_path / f"r{round_no}"
         go = tmp_path / f"go{round_no}"
         procs = [
-            subprocess.Popen([sys.executable, "-c", OPEN_WHEN_TOLD, str(results), str(go)],
-                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_WHEN_TOLD, str(results), str(go)],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for _ in range(6)
         ]
         time.sleep(0.6)  # all started and spinning on `go`
@@ -98,7 +100,7 @@ def test_two_runs_started_together_in_one_folder(tmp_path):
         )
         procs.append(start_cli("run", str(plan), "--results", str(results)))
     for proc in procs:
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     listed = runs(results)
     assert len({r["id"] for r in listed}) == 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,22 @@ def test_sighup_mid_point_is_129_and_interrupted(tmp_path):
     assert len(err.strip().splitlines()) == 1, err
     assert gone(tmp_path) == []
     assert runs(results)[0]["status"] == "interrupted"
+
+
+def test_sigterm_reverts_the_event_under_way(tmp_path):
+    """The event applied when SIGTERM comes is reverted before arraybench exits."""
+    results, mark = tmp_path / "res", tmp_path / "reverted"
+    plan = _plan(tmp_path, duration="20s")
+    event = f"{{at: 0s, run: {{argv: [/bin/true], revert: [touch, {mark}]}}}}"
+    plan.write_text(plan.read_text().replace("read: 50}", f"read: 50, events: [{event}]}}"))
+    proc = start_cli("run", str(plan), "--results", str(results))
+    wait_for(lambda: fio_under(results), "fio of the first point", proc)
+    time.sleep(1.5)  # the event at 0s is applied (its argv ran) before the signal
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert mark.exists(), "the event was not reverted"
+    assert gone(tmp_path) == []
 
 
 def _layout_running(tmp_path: Path) -> list[int]:
