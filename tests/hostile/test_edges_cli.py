@@ -123,7 +123,14 @@ def test_report_output_that_cannot_be_written(tmp_path, capsys):
 @as_root
 def test_read_only_results_filesystem(tmpfs, capsys):
     (tmpfs / "empty").mkdir()
+    run_id = imported(tmpfs / "old", capsys)
     remount_ro(tmpfs)
+    # a store on read-only media is still read...
+    assert main(["runs", "--results", str(tmpfs / "old"), "--format", "json"]) == 0
+    assert run_id in capsys.readouterr().out
+    # ...and refused in one line where it would be written
+    line = one_line(capsys, ["import", str(SAMPLE), "--results", str(tmpfs / "old")], 2)
+    assert str(tmpfs / "old" / "arraybench.db") in line
     line = one_line(capsys, ["import", str(SAMPLE), "--results", str(tmpfs / "new")], 2)
     assert "read-only" in line and str(tmpfs / "new") in line
     line = one_line(capsys, ["import", str(SAMPLE), "--results", str(tmpfs / "empty")], 2)

@@ -152,6 +152,9 @@ class Store:
             raise StoreError(
                 f"no results store at {self.path}", "run a campaign first or pass --results DIR"
             )
+        if not create and not os.access(results_dir, os.W_OK):
+            self._open_read_only()
+            return
         results_dir.mkdir(parents=True, exist_ok=True)
         self._db = _Connection(self.path)
         # a new file switched to WAL by two processes at once: SQLite answers "locked" at once,
@@ -160,6 +163,16 @@ class Store:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
+
+    def _open_read_only(self) -> None:
+        """A store on read-only media (an archive, a read-only mount) can still be listed,
+        shown and reported on. SQLite cannot make the WAL's shared-memory file there, so the
+        file is opened as immutable: nobody can write it while we read."""
+        self._db = _Connection(self.path, immutable=True)
+        self._check_version(self.schema_version)
+        if self.schema_version < len(MIGRATIONS):
+            raise StoreError(f"{self.path} needs an upgrade of its schema but is read-only",
+                             "copy the results folder to a writable place")  # fmt: skip
 
     def close(self) -> None:
         for fd in self._locks.values():
@@ -410,10 +423,12 @@ def _no_space(folder: Path) -> bool:
 class _Connection:
     """The SQLite connection, every failure raised as a StoreError naming the file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, immutable: bool = False) -> None:
         self.path = path
+        where: str | Path = f"{path.resolve().as_uri()}?immutable=1" if immutable else path
         try:
-            self._conn = sqlite3.connect(path, timeout=BUSY_S, isolation_level=None)
+            self._conn = sqlite3.connect(where, timeout=BUSY_S, isolation_level=None,
+                                         uri=immutable)  # fmt: skip
         except sqlite3.Error as exc:
             raise store_error(exc, path) from None
         self._conn.row_factory = sqlite3.Row
