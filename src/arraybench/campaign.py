@@ -6,6 +6,7 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 from __future__ import annotations
 
 import platform
+import re
 import shutil
 import socket
 import time
@@ -58,6 +59,7 @@ from arraybench.targets.prepare import file_size, needs_layout
 from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
+MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)
 
 
 def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
@@ -120,13 +122,26 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def id_safe(name: str) -> str:
+    """A name as it can stand in a run id and a folder name: no `/`, no control character or
+    other punctuation, not longer than a file name can be."""
+    return re.sub(r"[^\w.+=-]+", "_", name).lstrip(".")[:MAX_ID_NAME] or "run"
+
+
 def new_run_id(plan_name: str, store_dir: Path) -> str:
-    base = time.strftime("%Y%m%d-%H%M%S") + f"-{plan_name}"
+    """A new run id, its folder created here: mkdir is atomic, so two runs started in the same
+    second in one results folder get two ids, never one."""
+    base = time.strftime("%Y%m%d-%H%M%S") + f"-{id_safe(plan_name)}"
+    runs = store_dir / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
     run_id, n = base, 1
-    while (store_dir / "runs" / run_id).exists():
-        n += 1
-        run_id = f"{base}-{n}"
-    return run_id
+    while True:
+        try:
+            (runs / run_id).mkdir()
+            return run_id
+        except FileExistsError:
+            n += 1
+            run_id = f"{base}-{n}"
 
 
 def scratch_path(results_dir: Path) -> str:
@@ -147,6 +162,7 @@ class Campaign:
         self.allow_destroy: tuple[str, ...] = ()
         self.guard = TargetGuard()  # local targets as checked; rechecked before each fio
         self.interactive = False  # prompts ask the operator (observer.confirm) when True
+        self.run_id: str | None = None  # once the run exists in the store (for a resume hint)
         self.store = store
         self.results_dir = results_dir
         self.observer = observer
@@ -230,19 +246,22 @@ class Campaign:
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
         self._configure(plan)
         points = all_points(plan)
-        run_id = new_run_id(plan.name, self.results_dir)
-        run = self._run_record(plan, run_id, scale, len(points))
         fio = runner.fio_binary()
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
-        Path(run.folder).mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id(plan.name, self.results_dir)
+        self.store.lock_run(run_id)
+        run = self._run_record(plan, run_id, scale, len(points))
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
         self.store.create_run(run)
+        self.run_id = run.id
         self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
         return self._execute(run, plan, sizes, fio)
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
+        self.store.lock_run(run.id)  # before anything is touched: a second resume stops here
+        self.run_id = run.id
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import json
+import math
 import os
+import signal
+import sqlite3
 import sys
+import threading
+import time
+import typing
 from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -16,7 +23,7 @@ from rich.cells import cell_len
 
 from arraybench import __version__, console
 from arraybench.campaign import Campaign, scratch_path
-from arraybench.errors import ArraybenchError, PlanError
+from arraybench.errors import ArraybenchError, PlanError, Terminated
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
@@ -37,18 +44,38 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
-from arraybench.store.db import PointRecord, Store
+from arraybench.store.db import DB_NAME, PointRecord, Store, store_error
 from arraybench.units import format_duration, format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
 EXIT_INTERRUPTED = 130
 EXIT_NOT_ACCEPTED = 3  # the run completed but an acceptance criterion did not pass
+MAX_SCALE = 1000.0
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its mistakes said in one line (exit 2), like every other mistake."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        console.print_error(f"{self.prog}: {message}; see `{self.prog} --help`")
+        self.exit(2)
+
+
+def _scale_factor(text: str) -> float:
+    """--scale: a finite factor above 0 and at most MAX_SCALE (inf or nan would overflow)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_SCALE):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a factor above 0 and at most {MAX_SCALE:g} (e.g. --scale 0.2)"
+        )
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arraybench", description="Storage benchmarking campaigns driven by fio."
-    )
+    parser = _Parser(prog="arraybench", description="Storage benchmarking campaigns driven by fio.")
     parser.add_argument("--version", action="version", version=f"arraybench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -64,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     run.add_argument(
         "--scale",
-        type=float,
+        type=_scale_factor,
         default=1.0,
         metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)",
@@ -98,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     check = plan.add_parser("check", help="validate and dry-run a plan: points, job files, time")
     check.add_argument("plan")
     check.add_argument("--target", action="append", default=[], metavar="PATH")
-    check.add_argument("--scale", type=float, default=1.0, metavar="FACTOR")
+    check.add_argument("--scale", type=_scale_factor, default=1.0, metavar="FACTOR")
     check.add_argument("--all-jobs", action="store_true", help="print every point's job file")
     check.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
     check.add_argument("--only", action="append", default=[], metavar="GLOB")
@@ -200,13 +227,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                 merged = [*plan.allow_destroy, *args.allow_destroy]
                 plan = plan.model_copy(update={"allow_destroy": merged})
             result = campaign.start(plan, args.scale)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         observer.stop()
-        console.print_error(
-            "interrupted; completed points are saved. Continue with "
-            f"`arraybench run --resume <RUN_ID> --results {results}` (see `arraybench runs`)"
-        )
-        return EXIT_INTERRUPTED
+        if campaign.run_id is None:
+            console.print_error(f"{_interruption(exc)} before the run was created; nothing to "
+                                "resume, start it again")  # fmt: skip
+        else:
+            console.print_error(
+                f"{_interruption(exc)}; run {campaign.run_id} is marked interrupted, its completed "
+                f"points are saved. Continue with `arraybench run --resume {campaign.run_id} "
+                f"--results {results}`"
+            )
+        return _interrupted_exit(exc)
     finally:
         observer.stop()
     run = store.get_run(result.run_id)
@@ -291,14 +323,16 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
     for c in checks:
         for problem in c.problems:
             console.out.print(problem)
-    console.err.print(f"[yellow]note:[/] {' '.join(NO_AUTH_WARNING.split())}")
+    console.err.print(console.styled(("note:", "yellow"), f" {' '.join(NO_AUTH_WARNING.split())}"))
     return 0 if all(c.ok for c in checks) else 1
 
 
 def cmd_templates(_: argparse.Namespace) -> int:
     for name in catalog.template_names():
         plan = catalog.load_template(name)
-        console.out.print(f"[bold]{name:12s}[/] {' '.join(plan.description.split())}")
+        console.out.print(
+            console.styled((f"{name:12s}", "bold"), f" {' '.join(plan.description.split())}")
+        )
     return 0
 
 
@@ -412,14 +446,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     result = import_paths(store, [Path(p) for p in args.paths], run_name=args.name,
                           name_pattern=args.pattern)  # fmt: skip
     for line in result.notes:
-        console.out.print(f"[dim]note:[/] {line}", highlight=False)
+        console.out.print(console.styled(("note:", "dim"), f" {line}"))
     for skipped in result.skipped:
-        console.out.print(f"[yellow]skipped[/] {skipped.path}: {skipped.reason}", highlight=False)
-    console.out.print(
-        f"imported {len(result.points)} point(s) from {result.files_examined} file(s) into run "
-        f"[bold]{result.run_id}[/]; see `arraybench show {result.run_id} --results "
-        f"{args.results}` and `arraybench report {result.run_id}`"
-    )
+        console.out.print(
+            console.styled(("skipped", "yellow"), f" {skipped.path}: {skipped.reason}")
+        )
+    console.out.print(console.styled(
+        f"imported {len(result.points)} point(s) from {result.files_examined} file(s) into run ",
+        (result.run_id, "bold"), f"; see `arraybench show {result.run_id} --results "
+        f"{args.results}` and `arraybench report {result.run_id}`"))  # fmt: skip
     return 0
 
 
@@ -446,19 +481,105 @@ COMMANDS = {
 }
 
 
+def _interruption(exc: KeyboardInterrupt) -> str:
+    if isinstance(exc, Terminated):
+        return f"interrupted by {signal.Signals(exc.signum).name}"
+    return "interrupted"
+
+
+def _interrupted_exit(exc: KeyboardInterrupt) -> int:
+    """130 for Ctrl-C, 128 + N for signal N (143 SIGTERM, 129 SIGHUP), as shells report."""
+    return 128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+
+
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+CLEANUP_GRACE_S = 30.0  # a repeated signal within this time does not cut the cleanup short
+
+
+def _install_signals() -> dict[int, typing.Any]:
+    """SIGTERM and SIGHUP raise Terminated where the program is, as Ctrl-C raises
+    KeyboardInterrupt: fio is ended, events reverted and the run marked by the same code."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    first: list[float] = []
+
+    def handler(signum: int, _frame: object) -> None:
+        if first and time.monotonic() - first[0] < CLEANUP_GRACE_S:
+            return  # cleanup of the first one is under way
+        first[:] = [time.monotonic()]
+        raise Terminated(signum)
+
+    return {sig: signal.signal(sig, handler) for sig in HANDLED_SIGNALS}
+
+
+OS_ERRORS: dict[int, tuple[str, str, int]] = {  # errno -> what it means, what to do, exit code
+    errno.EROFS: ("the filesystem is read-only", "choose a path on a writable filesystem", 2),
+    errno.ENOSPC: ("the filesystem is full", "free space there or choose another path", 1),
+    errno.EDQUOT: ("the disk quota is exceeded", "free space there or choose another path", 1),
+    errno.EIO: ("the disk failed (I/O error)", "check the disk (dmesg) or choose another path", 1),
+    errno.ENAMETOOLONG: ("a name in the path is too long",
+                         "use a shorter path (or plan, workload or run name)", 2),
+    errno.ENOTDIR: ("a part of the path is a file, not a directory",
+                    "choose a path under a directory", 2),
+    errno.EISDIR: ("it is a directory", "give a file name, e.g. DIR/report.html", 2),
+    errno.EEXIST: ("it exists and is not a directory",  # mkdir(exist_ok=True) on a file
+                   "choose a path under a directory", 2),
+    errno.EACCES: ("permission denied", "choose a path you may write, or get the rights", 2),
+    errno.EPERM: ("operation not permitted", "choose a path you may write, or get the rights", 2),
+    errno.ENOENT: ("no such file or directory", "check the path", 2),
+}  # fmt: skip
+
+
+def _written_paths(args: argparse.Namespace) -> str:
+    """Where the command writes: named when a failed write() did not say which file."""
+    paths = [getattr(args, "results", None), getattr(args, "report", None),
+             *(getattr(args, "output", None) or [])]  # fmt: skip
+    return "writing " + " or ".join(str(p) for p in paths if p) if any(paths) else "arraybench"
+
+
+def os_error_line(exc: OSError, args: argparse.Namespace) -> tuple[str, int]:
+    """An OSError at the edge -> one line naming the path and what to do, and an exit code."""
+    what, hint, code = OS_ERRORS.get(exc.errno or 0, (exc.strerror or str(exc), "", 1))
+    where = exc.filename if exc.filename is not None else _written_paths(args)
+    detail = f" ({exc.strerror})" if exc.strerror and exc.strerror.lower() not in what else ""
+    return f"{where}: {what}{detail}" + (f"; {hint}" if hint else ""), code
+
+
+def _last_resort(exc: BaseException, args: argparse.Namespace) -> tuple[str, int]:
+    """Failures no layer below could name better, each still one line and an exit code."""
+    if isinstance(exc, sqlite3.Error):
+        mapped = store_error(exc, Path(getattr(args, "results", DEFAULT_RESULTS)) / DB_NAME)
+        return mapped.one_line(), mapped.exit_code
+    if isinstance(exc, OSError):
+        return os_error_line(exc, args)
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read; flatten the plan or file", 2
+    if isinstance(exc, OverflowError):
+        return f"a number is too large ({exc}); use a smaller value", 2
+    return "out of memory: the input is too large for this machine; use a smaller input", 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler = {"plan": cmd_plan_check, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
+    previous = _install_signals()
     try:
         return handler(args)
     except ArraybenchError as exc:
         console.print_error(exc.one_line())
         return exc.exit_code
-    except KeyboardInterrupt:
-        console.print_error("interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        console.print_error(_interruption(exc))
+        return _interrupted_exit(exc)
     except BrokenPipeError:
         return 0
+    except (sqlite3.Error, OSError, RecursionError, OverflowError, MemoryError) as exc:
+        line, code = _last_resort(exc, args)
+        console.print_error(line)
+        return code
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 if __name__ == "__main__":

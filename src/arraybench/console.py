@@ -1,7 +1,13 @@
-"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli.py uses it."""
+"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli.py uses it.
+
+No string is ever read as rich markup: names, paths, labels and messages come from users and
+may hold `[/]` or `[bold]`. Both consoles have markup (and emoji codes) off, so every string
+printed, in a table, a title or a rule is shown as it is; arraybench's own styling is built
+from Text pieces (`styled`), never from markup text."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 
@@ -15,6 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from arraybench.analysis.aggregate import PointMetrics
 from arraybench.plan.expand import Point
@@ -25,8 +32,21 @@ from arraybench.units import format_duration, format_latency, format_size, forma
 OVERHEAD_S = 0.7  # per point: fio start-up, parsing, commit
 
 # a pipe or a CI log is not 80 columns wide: keep the tables whole there
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160,
+              markup=False, emoji=False)  # fmt: skip
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+# a message is one line: control characters of user strings are shown escaped
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127]} | {10: "\\n", 13: "\\r", 9: "\\t"}
+
+
+def styled(*parts: str | tuple[str, str]) -> Text:
+    """Text from plain strings and (string, style) pairs; nothing in them is markup."""
+    return Text.assemble(*parts)
+
+
+def one_line(text: str) -> str:
+    return text.translate(_CONTROL)
 
 
 class ProgressObserver:
@@ -35,11 +55,11 @@ class ProgressObserver:
     def __init__(self) -> None:
         self.live = out.is_terminal
         self.progress = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),
             BarColumn(),
-            TextColumn("{task.fields[done]}/{task.fields[npoints]} points"),
+            TextColumn("{task.fields[done]}/{task.fields[npoints]} points", markup=False),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
+            TextColumn("ETA", markup=False),
             TimeRemainingColumn(),
             console=out,
             transient=False,
@@ -54,10 +74,8 @@ class ProgressObserver:
         estimate = sum(p.expected_seconds + OVERHEAD_S for p in todo)
         self.total = len(todo)
         resumed = f", {skipped} already done" if skipped else ""
-        out.print(
-            f"run [bold]{run.id}[/]: {len(todo)} points{resumed}, "
-            f"about {format_duration(estimate)}; folder {run.folder}"
-        )
+        out.print(styled("run ", (run.id, "bold"), f": {len(todo)} points{resumed}, "
+                         f"about {format_duration(estimate)}; folder {run.folder}"))  # fmt: skip
         self.progress.start()
         self.task = self.progress.add_task("starting", total=estimate, done=0, npoints=self.total)
 
@@ -71,7 +89,7 @@ class ProgressObserver:
     def confirm(self, text: str) -> None:
         """An operator action (pull a cable, fail a controller): show it, wait for Enter."""
         self.progress.stop()
-        out.print(f"\n[bold yellow]ACTION:[/] {text}")
+        out.print(styled("\n", ("ACTION:", "bold yellow"), f" {text}"))
         try:
             input("press Enter once it is done (the time is recorded) ")
         finally:
@@ -118,7 +136,7 @@ class ProgressObserver:
             print(line, flush=True)
 
     def warning(self, text: str) -> None:
-        err.print(f"[yellow]warning:[/] {text}")
+        err.print(styled(("warning:", "yellow"), f" {text}"))
 
     def stop(self) -> None:
         self.progress.stop()
@@ -137,7 +155,9 @@ def summary_table(model: ReportModel) -> Table:
         for column in model.summary_columns:
             cell = row.cells.get(column)
             cells.append(
-                f"[bold]{cell.optimal}[/]\n{cell.extremes}\n[dim]{cell.bounded}[/]" if cell else "–"
+                styled((cell.optimal, "bold"), f"\n{cell.extremes}\n", (cell.bounded, "dim"))
+                if cell
+                else "–"
             )
         table.add_row(row.workload, *cells)
     return table
@@ -155,11 +175,13 @@ def print_model(model: ReportModel) -> None:
             table.add_row(*row)
         out.print(table)
     for note in model.notes:
-        out.print(f"[yellow]note:[/] {note}", markup=True, highlight=False)
+        out.print(styled(("note:", "yellow"), f" {note}"))
 
 
 def print_error(message: str) -> None:
-    err.print(f"[red]error:[/] {message}", soft_wrap=True)
+    """One line on stderr; a closed terminal (SIGHUP) must not turn it into a traceback."""
+    with contextlib.suppress(OSError):
+        err.print(styled(("error:", "red"), f" {one_line(message)}"), soft_wrap=True)
 
 
 def is_tty() -> bool:

@@ -45,3 +45,21 @@ class TargetError(ArraybenchError):
 
 class StoreError(ArraybenchError):
     """The results store or a run folder is missing or inconsistent."""
+
+
+class StoreMachineError(StoreError):
+    """The store's disk failed or filled up: not the user's doing."""
+
+    exit_code = 1
+
+
+class RunLockedError(StoreError):
+    """Another live arraybench process is running this run."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled as Ctrl-C is: cleanup runs through the same paths."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

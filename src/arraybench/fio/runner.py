@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arraybench.errors import FioMissingError, FioRunError
 from arraybench.events.procs import process_tree_pids
@@ -59,25 +62,104 @@ def first_error_line(text: str) -> str:
     return lines[-1] if lines else "no message"
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End fio and every child it forked: SIGINT first (fio stops its jobs and reports), then
-    SIGKILL to its process group and to its job processes, which fio 3.x moves into sessions
-    of their own (setsid), out of the group's reach."""
-    for sig, wait_s in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
-        tree = process_tree_pids(proc.pid)
+PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)  # resolved before any fork: the child only calls it
+
+
+def _die_with_arraybench(parent: int) -> Callable[[], None]:
+    """In the forked child, before exec: fio gets SIGTERM (and stops its jobs) when the thread
+    that started it dies, so even a SIGKILLed arraybench leaves no load running."""
+
+    def arm() -> None:
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # arraybench died before the line above
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return arm
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When the process started (clock ticks since boot), None when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2 :].split()
+    return int(fields[19]) if len(fields) > 19 else None
+
+
+class FioProcess:
+    """One fio: in a session of its own, dying with arraybench, and ended with every job
+    process it forked. fio's jobs call setsid() and outlive a SIGKILLed main fio, re-parented
+    away; they are found by what they inherit from it (command line and working directory),
+    started no earlier than it."""
+
+    def __init__(self, command: Sequence[str], cwd: Path, stdout: Any, stderr: Any) -> None:
+        self.argv = "\0".join(command).encode()
+        self.cwd = cwd.resolve()
+        self.proc = subprocess.Popen(
+            list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+            start_new_session=True, preexec_fn=_die_with_arraybench(os.getpid()),
+        )  # fmt: skip
+        self.started = _start_ticks(self.proc.pid) or 0
+        self.pid = self.proc.pid
+
+    def _jobs(self) -> list[int]:
+        """fio's job processes still alive, whoever their parent is now."""
+        found = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == self.pid:
+                continue
+            try:
+                argv = Path(f"/proc/{name}/cmdline").read_bytes().rstrip(b"\0")
+                if argv != self.argv or Path(os.readlink(f"/proc/{name}/cwd")) != self.cwd:
+                    continue
+            except OSError:
+                continue
+            if (_start_ticks(int(name)) or -1) >= self.started:
+                found.append(int(name))
+        return found
+
+    def reap_jobs(self) -> None:
+        """After fio ended: SIGKILL what it left running (nothing, unless fio was killed)."""
+        for pid in self._jobs():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+    def stop(self) -> None:
+        """SIGINT first (fio stops its jobs and reports), then SIGKILL to its group, its jobs
+        and all they forked."""
+        for sig, wait_s in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
+            tree = process_tree_pids(self.pid)
+            try:
+                os.killpg(self.pid, sig)
+            except ProcessLookupError:
+                break
+            if sig == signal.SIGKILL:
+                for pid in tree:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, sig)
+            try:
+                self.proc.wait(timeout=wait_s)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.reap_jobs()
+
+
+def run_captured(command: Sequence[str], cwd: Path) -> tuple[int, str]:
+    """Run a short fio command to its end (target layout); its exit code and its output. An
+    interrupt or a signal stops it and its jobs before going on."""
+    with tempfile.TemporaryFile() as out:
+        fio = FioProcess(command, cwd, out, subprocess.STDOUT)
         try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        if sig == signal.SIGKILL:
-            for pid in tree:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, sig)
-        try:
-            proc.wait(timeout=wait_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+            code = fio.proc.wait()
+        except BaseException:
+            fio.stop()
+            raise
+        fio.reap_jobs()
+        out.seek(0)
+        return code, out.read().decode(errors="replace")
 
 
 def run_jobfile(
@@ -102,16 +184,15 @@ def run_jobfile(
     ]
     start = time.monotonic()
     with open(folder / STDERR_NAME, "wb") as err:
-        proc = subprocess.Popen(
-            command, cwd=folder, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
-        )
+        fio = FioProcess(command, folder, subprocess.DEVNULL, err)
+        proc = fio.proc
         try:
             if on_start:
                 on_start(proc.pid)
             while proc.poll() is None:
                 elapsed = time.monotonic() - start
                 if elapsed > timeout_s:
-                    _stop(proc)
+                    fio.stop()
                     raise FioRunError(
                         f"point {label}: fio ran {elapsed:.0f}s, past its watchdog of "
                         f"{timeout_s:.0f}s, and was stopped",
@@ -121,8 +202,9 @@ def run_jobfile(
                     on_tick(elapsed)
                 time.sleep(POLL_S)
         except BaseException:
-            _stop(proc)
+            fio.stop()
             raise
+        fio.reap_jobs()
     stderr = (folder / STDERR_NAME).read_text(errors="replace")
     elapsed = time.monotonic() - start
     if proc.returncode != 0:

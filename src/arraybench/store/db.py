@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
-from arraybench.errors import StoreError
+from arraybench.errors import RunLockedError, StoreError, StoreMachineError
 from arraybench.store.migrations import MIGRATIONS
 
 DB_NAME = "arraybench.db"
+BUSY_S = 30.0  # how long a statement waits for another process's transaction
+LOCK_NAME = ".arraybench.lock"  # in a run's folder, held by the process running it
 METRIC_COLUMNS = [f"{scope}_{name}" for scope in SCOPES for name in METRIC_NAMES]
 
 
@@ -136,40 +141,94 @@ class Store:
 
     def __init__(self, results_dir: Path, create: bool = True) -> None:
         self.path = results_dir / DB_NAME
+        self._locks: dict[str, int] = {}  # run id -> the open lock file
+        if results_dir.exists() and not results_dir.is_dir():
+            raise StoreError(f"results path {results_dir} is a file, not a directory",
+                             "pass --results DIR naming a directory (new or existing)")  # fmt: skip
+        if self.path.is_dir():
+            raise StoreError(f"results store {self.path} is a directory, not a file",
+                             "move it aside or pass another --results DIR")  # fmt: skip
         if not create and not self.path.exists():
             raise StoreError(
                 f"no results store at {self.path}", "run a campaign first or pass --results DIR"
             )
+        if not create and not os.access(results_dir, os.W_OK):
+            self._open_read_only()
+            return
         results_dir.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = _Connection(self.path)
+        # a new file switched to WAL by two processes at once: SQLite answers "locked" at once,
+        # without waiting as it does for statements
+        self._db.execute_when_free("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._migrate()
 
+    def _open_read_only(self) -> None:
+        """A store on read-only media (an archive, a read-only mount) can still be listed,
+        shown and reported on. SQLite cannot make the WAL's shared-memory file there, so the
+        file is opened as immutable: nobody can write it while we read."""
+        self._db = _Connection(self.path, immutable=True)
+        self._check_version(self.schema_version)
+        if self.schema_version < len(MIGRATIONS):
+            raise StoreError(f"{self.path} needs an upgrade of its schema but is read-only",
+                             "copy the results folder to a writable place")  # fmt: skip
+
     def close(self) -> None:
+        for fd in self._locks.values():
+            os.close(fd)  # closing the file releases its lock
+        self._locks.clear()
         self._db.close()
 
+    def lock_run(self, run_id: str) -> None:
+        """Hold this run for this process until it ends: a second process running the same
+        run (`--resume` twice) is refused instead of racing the first on the same files. The
+        kernel drops the lock when the process dies, however it dies."""
+        if run_id in self._locks:
+            return
+        folder = self.path.parent / "runs" / run_id
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise RunLockedError(
+                f"run {run_id} is being run by another arraybench process (pid {holder})",
+                "wait for it to end or stop it, then `arraybench run --resume` it",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._locks[run_id] = fd
+
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
+    def _transaction(self, kind: str = "IMMEDIATE") -> Iterator[_Connection]:
+        self._db.execute(f"BEGIN {kind}")
         try:
             yield self._db
+            self._db.execute("COMMIT")  # a full disk fails here: roll back, leave no transaction
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self._db.rollback()
             raise
-        self._db.execute("COMMIT")
 
-    def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+    def _check_version(self, version: int) -> None:
         if version > len(MIGRATIONS):
             raise StoreError(
                 f"{self.path} was written by a newer arraybench (schema {version})",
                 "upgrade arraybench",
             )
-        for number in range(version, len(MIGRATIONS)):
-            with self._transaction() as db:
+
+    def _migrate(self) -> None:
+        """All pending migrations in one exclusive transaction, the version read again inside
+        it: two processes opening a new store at once must not both run migration 1."""
+        self._check_version(self.schema_version)
+        if self.schema_version == len(MIGRATIONS):
+            return
+        with self._transaction("EXCLUSIVE") as db:
+            version = self.schema_version
+            self._check_version(version)
+            for number in range(version, len(MIGRATIONS)):
                 for statement in MIGRATIONS[number].split(";\n"):
                     if statement.strip():
                         db.execute(statement)
@@ -310,6 +369,106 @@ class Store:
             "SELECT * FROM samples WHERE point_id = ? ORDER BY t", (point_id,)
         ).fetchall()
         return [Sample(*tuple(r)[1:]) for r in rows]
+
+
+def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
+    """SQLite's words for a failure -> one line naming the store and what to do."""
+    text = str(exc)
+    if "disk I/O error" in text and _truncated(path):
+        text = "file is truncated"
+    if "disk I/O error" in text and _no_space(path.parent):
+        text = "database or disk is full"
+    if "not a database" in text or "malformed" in text or "truncated" in text:
+        return StoreError(f"{path} is not a usable arraybench store ({text})",
+                          "move the file aside or pass another --results DIR")  # fmt: skip
+    if "full" in text:
+        return StoreMachineError(f"results store {path}: the filesystem is full ({text})",
+                                 "free space there or pass another --results DIR")  # fmt: skip
+    if "disk I/O error" in text:
+        return StoreMachineError(f"results store {path}: {text}",
+                                 "check the disk (dmesg) and its free space, or pass another "
+                                 "--results DIR")  # fmt: skip
+    if "readonly" in text or "unable to open" in text:
+        return StoreError(f"results store {path}: {text} (read-only or not writable?)",
+                          "pass --results DIR on a writable filesystem")  # fmt: skip
+    if "locked" in text or "busy" in text:
+        return StoreMachineError(f"results store {path}: {text}",
+                                 "another process holds it; try again when it is done")  # fmt: skip
+    return StoreMachineError(f"results store {path}: {text}", "check the file and its disk")
+
+
+def _truncated(path: Path) -> bool:
+    """Shorter than its header's page size x page count says: SQLite reads past the end and
+    calls that a disk I/O error."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return False
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\0"):
+        return False
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    return size < page * int.from_bytes(header[28:32], "big")
+
+
+def _no_space(folder: Path) -> bool:
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except OSError:
+        return False
+
+
+class _Connection:
+    """The SQLite connection, every failure raised as a StoreError naming the file."""
+
+    def __init__(self, path: Path, immutable: bool = False) -> None:
+        self.path = path
+        where: str | Path = f"{path.resolve().as_uri()}?immutable=1" if immutable else path
+        try:
+            self._conn = sqlite3.connect(where, timeout=BUSY_S, isolation_level=None,
+                                         uri=immutable)  # fmt: skip
+        except sqlite3.Error as exc:
+            raise store_error(exc, path) from None
+        self._conn.row_factory = sqlite3.Row
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self._conn.execute(sql, params)
+        except sqlite3.IntegrityError:
+            raise  # a constraint says the caller's data is wrong: not a failure of the file
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
+
+    def execute_when_free(self, sql: str) -> None:
+        """`sql`, tried again while another connection holds the file, up to BUSY_S."""
+        deadline = time.monotonic() + BUSY_S
+        while True:
+            try:
+                self._conn.execute(sql)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise store_error(exc, self.path) from None
+            time.sleep(0.02)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> sqlite3.Cursor:
+        try:
+            return self._conn.executemany(sql, rows)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
+
+    def rollback(self) -> None:
+        """After a failed statement: a full or broken disk may already have ended it."""
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def _run_record(row: sqlite3.Row) -> RunRecord:

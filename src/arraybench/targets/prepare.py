@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from pathlib import Path
 
 from arraybench.errors import TargetError
-from arraybench.fio.runner import first_error_line
+from arraybench.fio.runner import first_error_line, run_captured
 from arraybench.fio.values import argv_value, fio_path
 from arraybench.units import fio_size, format_size
 
@@ -65,12 +64,13 @@ def layout_file(path: Path, size: int, fio: str) -> None:
     check_room(path, size)
     created = not path.exists()
     try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        # in a session of its own and ended with its job process on an interrupt or a signal
+        code, output = run_captured(command, Path.cwd())
         short = not path.exists() or path.stat().st_size < size
-        if result.returncode != 0 or short:
+        if code != 0 or short:
             raise TargetError(
                 f"cannot create target file {path} ({format_size(size)}): "
-                f"{first_error_line(result.stderr + result.stdout)}",
+                f"{first_error_line(output)}",
                 "check free space and permissions, or pass --target PATH",
             )
     except BaseException:

@@ -1,0 +1,145 @@
+"""SIGTERM, SIGHUP and SIGKILL at the moments that matter, on real arraybench and fio processes:
+the run is marked interrupted, no fio survives, and a resume loses and repeats nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arraybench.cli import main
+from arraybench.errors import FioRunError
+from arraybench.fio import runner
+from tests.conftest import needs_fio, run_cli
+from tests.hostile.procs import (
+    fio_under,
+    gone,
+    point_count,
+    runs,
+    start_cli,
+    stored_keys,
+    wait_for,
+)
+
+pytestmark = needs_fio
+
+
+def _plan(tmp_path: Path, *, size: str = "16m", duration: str = "2s") -> Path:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "name: sig\nscenario: test\n"
+        f"targets:\n  - path: {tmp_path / 'target.dat'}\n    size: {size}\n"
+        f"timing: {{ramp: 0s, duration: {duration}}}\n"
+        "load:\n  workers: [1, 2, 3]\n  iodepth: [2]\n"
+        "workloads:\n  - {name: rand, pattern: random, bs: 4k, read: 50}\n"
+    )
+    return plan
+
+
+def test_sigterm_mid_point_marks_interrupted_and_resume_completes(tmp_path, capsys):
+    results = tmp_path / "res"
+    proc = start_cli("run", str(_plan(tmp_path)), "--results", str(results))
+    wait_for(lambda: point_count(results) >= 1, "the first point", proc)
+    [run] = runs(results)
+    # a second process on the same run, while the first lives, is refused in one line
+    assert main(["run", "--resume", run["id"], "--results", str(results)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "being run by another arraybench process" in err[0], err
+    wait_for(lambda: fio_under(results), "fio of the second point", proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err_text = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err_text
+    assert "Traceback" not in out + err_text
+    assert f"--resume {run['id']} --results {results}" in err_text
+    assert gone(tmp_path) == [], "fio outlived arraybench"
+    [after] = runs(results)
+    assert after["status"] == "interrupted" and after["points_done"] < 3
+
+    resumed = run_cli("run", "--resume", run["id"], "--results", str(results))
+    assert resumed.returncode == 0, resumed.stderr
+    keys = stored_keys(results, run["id"])
+    assert len(keys) == 3 and len(set(keys)) == 3  # as many as an uninterrupted run, no twice
+    assert runs(results)[0]["status"] == "complete"
+
+
+def test_sighup_mid_point_is_129_and_interrupted(tmp_path):
+    results = tmp_path / "res"
+    proc = start_cli("run", str(_plan(tmp_path, duration="3s")), "--results", str(results))
+    wait_for(lambda: fio_under(results), "fio of the first point", proc)
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 129, err
+    assert "SIGHUP" in err and "Traceback" not in out + err
+    assert len(err.strip().splitlines()) == 1, err
+    assert gone(tmp_path) == []
+    assert runs(results)[0]["status"] == "interrupted"
+
+
+def test_sigterm_reverts_the_event_under_way(tmp_path):
+    """The event applied when SIGTERM comes is reverted before arraybench exits."""
+    results, mark = tmp_path / "res", tmp_path / "reverted"
+    plan = _plan(tmp_path, duration="20s")
+    event = f"{{at: 0s, run: {{argv: [/bin/true], revert: [touch, {mark}]}}}}"
+    plan.write_text(plan.read_text().replace("read: 50}", f"read: 50, events: [{event}]}}"))
+    proc = start_cli("run", str(plan), "--results", str(results))
+    wait_for(lambda: fio_under(results), "fio of the first point", proc)
+    time.sleep(1.5)  # the event at 0s is applied (its argv ran) before the signal
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert mark.exists(), "the event was not reverted"
+    assert gone(tmp_path) == []
+
+
+def _layout_running(tmp_path: Path) -> list[int]:
+    return [p for p in fio_under(tmp_path)
+            if b"arraybench-layout" in Path(f"/proc/{p}/cmdline").read_bytes()]  # fmt: skip
+
+
+def test_sigterm_during_target_layout_leaves_no_fio(tmp_path):
+    results = tmp_path / "res"
+    proc = start_cli("run", str(_plan(tmp_path, size="768m")), "--results", str(results))
+    wait_for(lambda: _layout_running(tmp_path), "the layout fio", proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "before the run was created" in err and "Traceback" not in out + err
+    assert gone(tmp_path) == [], "the layout fio outlived arraybench"
+
+
+def test_sigkill_of_arraybench_takes_fio_with_it(tmp_path):
+    """Nothing in arraybench runs after SIGKILL: fio ends by its parent-death signal."""
+    results = tmp_path / "res"
+    proc = start_cli("run", str(_plan(tmp_path, duration="20s")), "--results", str(results))
+    wait_for(lambda: len(fio_under(results)) >= 2, "fio and its job", proc)
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert gone(tmp_path) == [], "fio kept running after arraybench was killed"
+
+
+def test_sigkill_of_main_fio_leaves_no_job_process(tmp_path):
+    folder = tmp_path / "point"
+    folder.mkdir()
+    job = folder / "point.fio"
+    job.write_text(
+        f"[global]\nfilename={tmp_path / 'f.dat'}\nsize=8m\ntime_based=1\nruntime=30\n"
+        "rw=randread\n[a]\nnumjobs=2\n"
+    )
+    jobs: list[int] = []
+
+    def kill_main(pid: int) -> None:
+        def later() -> None:
+            wait_for(lambda: len(fio_under(folder)) >= 3, "fio's job processes", None)
+            jobs.extend(p for p in fio_under(folder) if p != pid)
+            os.kill(pid, signal.SIGKILL)
+
+        threading.Thread(target=later, daemon=True).start()
+
+    with pytest.raises(FioRunError, match="code -9"):
+        runner.run_jobfile(job, label="p", timeout_s=60, on_start=kill_main)
+    assert len(jobs) == 2
+    assert gone(folder, limit=5) == [], "fio's job processes outlived the killed main fio"
