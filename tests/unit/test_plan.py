@@ -161,7 +161,7 @@ def test_set_overrides_change_a_template_before_validation():
         ("workloads[9].bs=4k", "workloads[9] does not exist"),
         ("timing.duration", "expected KEY=VALUE"),
         ("..=3", "not a key path"),
-        ("timing.colour=red", "--set timing.colour=red timing.colour: unknown key"),
+        ("timing.colour=red", "--set timing.colour=red: timing.colour is not a plan key"),
     ],
 )
 def test_bad_set_overrides_are_located_on_the_command_line(override, expected):

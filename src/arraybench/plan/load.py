@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from arraybench.errors import PlanError
+from arraybench.plan.keys import close_to, keys_at
 from arraybench.plan.model import ENGINE_PATTERN, LABEL_PATTERN, NAME_PATTERN, Plan
 from arraybench.plan.overrides import KeyPath, apply_overrides
 from arraybench.plan.yamlsafe import MAX_PLAN_BYTES, compose_and_load
@@ -54,7 +55,9 @@ def _clean_loc(loc: tuple[Any, ...]) -> KeyPath:
 
 def _hint(error_type: str, loc: KeyPath, message: str) -> str:
     if error_type == "extra_forbidden":
-        return "remove it or check its spelling (`arraybench plan check` lists the valid keys)"
+        valid = keys_at(loc[:-1])
+        near = close_to(str(loc[-1]), valid) if valid and loc else ""
+        return f"remove it or fix its spelling{'; ' + near if near else ''}"
     if error_type == "missing":
         return f"add `{loc[-1]}`" if loc else "add the missing key"
     if error_type in ("greater_than", "greater_than_equal"):

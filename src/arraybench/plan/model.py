@@ -149,7 +149,11 @@ class Load(Strict):
     @model_validator(mode="after")
     def _one_form(self) -> Load:
         if self.pairs is not None and (self.workers is not None or self.iodepth is not None):
-            raise ValueError("give either pairs or workers/iodepth lists, not both")
+            raise ValueError(
+                "give either pairs or workers/iodepth lists, not both (on the command line, "
+                "--set load.workers=[...] replaces load.pairs, and --set load.pairs=[[W, D]] "
+                "replaces workers and iodepth)"
+            )
         for name in ("workers", "iodepth", "pairs", "devices"):
             value = getattr(self, name)
             if value is not None and len(value) == 0:
