@@ -32,6 +32,7 @@ from arraybench.multihost import host_spec, host_targets, target_safety
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
+    check_resolved,
     expand,
     round_points,
     scale_plan,
@@ -265,6 +266,7 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
     plan = _load(args, Path(DEFAULT_RESULTS))
+    check_resolved(plan)  # what `run` would refuse, plan check refuses (plan/feasible.py)
     points = expand(plan)
     sizes = {t.path: t.size or 0 for t in plan.targets}
     total = sum(p.expected_seconds + console.OVERHEAD_S for p in points)

@@ -54,11 +54,11 @@ def test_good_plan_expands_workload_major():
          "    colour: red\n", "p.yaml:7 workloads[0].colour: unknown key"),
         ("name: t\ntiming:\n  duration: -5\nworkloads:\n"
          "  - {name: a, pattern: random, bs: 8k, read: 100}\n",
-         "p.yaml:3 timing.duration: Input should be greater than 0"),
+         "p.yaml:3 timing.duration: -5s is out of range: use 1ms to 30d"),
         ("name: t\nload:\n  workers: [1, 0]\nworkloads:\n"
          "  - {name: a, pattern: random, bs: 8k, read: 100}\n", "p.yaml:3 load.workers[1]"),
         ("name: t\nworkloads:\n  - {name: a, pattern: random, bs: 8k, read: 101}\n",
-         "workloads[0].read: Input should be less than or equal to 100"),
+         "workloads[0].read: 101 is out of range: use 0 to 100"),
         ("name: t\nworkloads:\n  - {name: a, pattern: zigzag, bs: 8k, read: 100}\n",
          "workloads[0].pattern"),
         ("name: t\ntargets:\n  - size: 1g\nworkloads:\n"
@@ -156,12 +156,12 @@ def test_set_overrides_change_a_template_before_validation():
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ("timing.duration=-1", "--set timing.duration=-1 timing.duration: Input should be"),
+        ("timing.duration=-1", "--set timing.duration=-1 timing.duration: -1s is out of range"),
         ("load.workers=[1, x]", "--set load.workers=[1, x] load.workers[1]"),
         ("workloads[9].bs=4k", "workloads[9] does not exist"),
         ("timing.duration", "expected KEY=VALUE"),
         ("..=3", "not a key path"),
-        ("timing.colour=red", "--set timing.colour=red timing.colour: unknown key"),
+        ("timing.colour=red", "--set timing.colour=red: timing.colour is not a plan key"),
     ],
 )
 def test_bad_set_overrides_are_located_on_the_command_line(override, expected):

@@ -26,8 +26,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints, field_validator, model_validator
 
-from arraybench.plan.types import Duration, PositiveInt, Size, Strict
-from arraybench.units import parse_duration
+from arraybench.plan.types import Bool, Fraction, PositiveInt, Seconds, Size, Strict, Wait
 
 EventKind = Literal["prompt", "run", "throttle", "netem", "signal", "scsi_offline"]
 EVENT_KINDS: tuple[EventKind, ...] = (
@@ -40,14 +39,9 @@ EVENT_KINDS: tuple[EventKind, ...] = (
 )
 
 
-def _offset(value: object) -> float:
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return parse_duration(value)
-    raise ValueError("expected a duration such as 0s, 500ms, 30s or 2m")
-
-
+Duration = Seconds  # an event's length or a command's timeout: arraybench waits, not fio
 # an offset or a delay that may be zero (`at: 0s`, `jitter: 0ms`)
-Offset = Annotated[float, BeforeValidator(_offset), Field(ge=0)]
+Offset = Wait
 
 
 def _text_form(key: str) -> BeforeValidator:
@@ -124,7 +118,7 @@ class NetemAction(Strict):
     interface: str = Field(min_length=1, pattern=r"^[^\s/]{1,15}$")
     delay: Offset | None = None
     jitter: Offset | None = None
-    loss: Annotated[float, Field(ge=0, le=100)] | None = None  # percent of packets
+    loss: Fraction | None = None  # percent of packets
     netns: str | None = Field(None, min_length=1)  # run tc inside this network namespace
 
     @model_validator(mode="after")
@@ -144,7 +138,7 @@ class SignalAction(Strict):
     # a regular expression searched in the process name (as pgrep), or in the whole command
     # line with `full: true` (as pgrep -f)
     process: str | None = Field(None, min_length=1)
-    full: bool = False
+    full: Bool = False
 
     @model_validator(mode="after")
     def _one_selector(self) -> SignalAction:

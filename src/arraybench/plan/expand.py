@@ -7,11 +7,14 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from pydantic import ValidationError
+
 from arraybench.errors import PlanError
 from arraybench.plan.model import DataPattern, Host, Load, Plan, Target, Timing, Workload
 from arraybench.units import format_size
 
 DEFAULT_SCRATCH_SIZE = 1 << 30
+MAX_SCALE = 1000.0
 
 
 @dataclass(frozen=True)
@@ -183,14 +186,37 @@ def _scaled_size(value: int, factor: float) -> int:
 
 
 def scale_plan(plan: Plan, factor: float) -> Plan:
-    """Multiply durations and file sizes (`--scale`): whole seconds, at least 1 s and 16 MiB."""
+    """Multiply durations and file sizes (`--scale`): whole seconds, at least 1 s and 16 MiB.
+
+    The factor is finite and positive, and the scaled plan is validated again: scaling may not
+    carry a value out of its range (a 5 h point at --scale 1000 is more than 30 days).
+    """
+    if not (math.isfinite(factor) and 0 < factor <= MAX_SCALE):
+        raise PlanError(
+            f"--scale {factor:g}: the factor must be more than 0 and at most {MAX_SCALE:g}",
+            "e.g. --scale 0.1 for a short trial run",
+        )
     if factor == 1:
         return plan
+    try:
+        return Plan.model_validate(_scaled(plan, factor).model_dump())
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"] if not str(p).startswith("function"))
+        message = str(error["msg"]).removeprefix("Value error, ")
+        raise PlanError(
+            f"--scale {factor:g}: {where}: {message}", "use a smaller --scale factor"
+        ) from None
+
+
+def _scaled(plan: Plan, factor: float) -> Plan:
 
     def timing(t: Timing) -> Timing:
         steady = t.steady
         if steady:
-            steady = steady.model_copy(update={"window": _scaled_seconds(steady.window, factor)})
+            # fio checks steady state once a second: the window stays at least 1 s
+            window = max(1.0, _scaled_seconds(steady.window, factor))
+            steady = steady.model_copy(update={"window": window})
         return Timing(
             ramp=_scaled_seconds(t.ramp, factor),
             duration=_scaled_seconds(t.duration, factor),
@@ -261,22 +287,11 @@ def region_text(point: Point) -> str:
 
 
 def check_resolved(plan: Plan) -> None:
-    """What can only be checked once targets are known (after --target and --only)."""
-    if plan.rounds and not any(w.name == plan.rounds.track for w in plan.workloads):
-        raise PlanError(
-            f"rounds.track: the tracked workload {plan.rounds.track!r} is not in the plan "
-            "(left out by --only?)",
-            "keep it in the run or track another repeated workload (--set rounds.track=NAME)",
-        )
-    for where, load in [("load", plan.load)] + [
-        (f"workloads[{i}].load", w.load) for i, w in enumerate(plan.workloads) if w.load
-    ]:
-        if isinstance(load.devices, list) and max(load.devices) > target_count(plan):
-            raise PlanError(
-                f"{where}.devices: asks for {max(load.devices)} devices but the plan has "
-                f"{target_count(plan)} target(s)",
-                "add targets (or --target PATH, repeated) or shorten the devices ladder",
-            )
+    """What can only be checked once targets are known (after --target and --only): all that
+    `run` or fio would refuse (see plan/feasible.py, which builds on this module)."""
+    from arraybench.plan.feasible import check_runnable
+
+    check_runnable(plan)
 
 
 def mix_label(read_pct: int) -> str:

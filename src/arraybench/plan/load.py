@@ -10,8 +10,10 @@ import yaml
 from pydantic import ValidationError
 
 from arraybench.errors import PlanError
-from arraybench.plan.model import Plan
+from arraybench.plan.keys import close_to, keys_at
+from arraybench.plan.model import ENGINE_PATTERN, LABEL_PATTERN, NAME_PATTERN, Plan
 from arraybench.plan.overrides import KeyPath, apply_overrides
+from arraybench.plan.yamlsafe import MAX_PLAN_BYTES, compose_and_load
 
 
 def _node_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
@@ -51,22 +53,37 @@ def _clean_loc(loc: tuple[Any, ...]) -> KeyPath:
     return tuple(p for p in loc if isinstance(p, int) or ("[" not in p and p != "function-after"))
 
 
-def _hint(error_type: str, loc: KeyPath) -> str:
+def _hint(error_type: str, loc: KeyPath, message: str) -> str:
     if error_type == "extra_forbidden":
-        return "remove it or check its spelling (`arraybench plan check` lists the valid keys)"
+        valid = keys_at(loc[:-1])
+        near = close_to(str(loc[-1]), valid) if valid and loc else ""
+        return f"remove it or fix its spelling{'; ' + near if near else ''}"
     if error_type == "missing":
         return f"add `{loc[-1]}`" if loc else "add the missing key"
     if error_type in ("greater_than", "greater_than_equal"):
         return "use a positive value"
+    if "out of range" in message:
+        return "use a value in that range"
     if loc and loc[-1] == "bs":
         return "use a block size such as 4k, 8k, 128k or 1m"
     return "fix the value"
+
+
+# what each text pattern of the models means, for the error line
+_PATTERNS = {
+    NAME_PATTERN: "use letters, digits, '.', '_' and '-' (it names files)",
+    LABEL_PATTERN: "one line of text: no newline, tab or control character",
+    ENGINE_PATTERN: "an fio engine name such as libaio, io_uring or psync",
+}
 
 
 def _message(error: Any) -> str:
     msg = str(error["msg"])
     if error["type"] == "extra_forbidden":
         return "unknown key"
+    if error["type"] == "string_pattern_mismatch":
+        pattern = str(error.get("ctx", {}).get("pattern", ""))
+        return _PATTERNS.get(pattern, f"text of the wrong form (pattern {pattern})")
     return msg.removeprefix("Value error, ")
 
 
@@ -88,21 +105,14 @@ def plan_error_from_validation(
         )
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     message = f"{where} {_format_loc(loc)}: {_message(first)}{more}"
-    return PlanError(message, _hint(first["type"], loc))
+    return PlanError(message, _hint(first["type"], loc, message))
 
 
 def parse_plan_text(text: str, source: str, overrides: Sequence[str] = ()) -> Plan:
     """Parse plan YAML; raise PlanError with file, line and key path on any mistake."""
     if not text.strip():
         raise PlanError(f"{source}: the plan is empty", "write a plan or start from a template")
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark else source
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise PlanError(f"{where} YAML syntax error: {problem}", "fix the YAML syntax") from None
+    node, data = compose_and_load(text, source)
     if not isinstance(data, dict) or node is None:
         raise PlanError(f"{source}:1 the plan must be a mapping of keys", "start from a template")
     lines: dict[KeyPath, int] = {}
@@ -116,7 +126,9 @@ def parse_plan_text(text: str, source: str, overrides: Sequence[str] = ()) -> Pl
 
 def load_plan_file(path: Path, overrides: Sequence[str] = ()) -> Plan:
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as stream:  # bounded: a FIFO or /dev/zero must not hang us
+            raw = stream.read(MAX_PLAN_BYTES + 1)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise PlanError(
             f"{path}: no such plan file",

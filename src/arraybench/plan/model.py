@@ -13,14 +13,50 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from arraybench.analysis.fabric import parse_link
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
+    _NUMBER,
+    _SECONDS,
+    MAX_FIO_INT,
+    MAX_JOBS,
+    MAX_NAME,
+    MAX_SECONDS,
+    MAX_SIZE,
+    MIN_FIO_SECONDS,
+    BlockSize,
+    Bool,
     Duration,
+    InRange,
+    IoDepth,
+    Jobs,
+    Latency,
     Percent,
+    Port,
     PositiveInt,
     RampDuration,
     Size,
     Strict,
-    _duration,
+    Wait,
 )
+
+# names become parts of file and folder names: a safe character set and a length limit
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+LABEL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+ENGINE_PATTERN = r"^[A-Za-z0-9_.:/+\-]+$"
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
+# one line of text shown in tables and reports: no control characters (newlines, escapes)
+Label = Annotated[str, Field(min_length=1, max_length=200, pattern=LABEL_PATTERN)]
+Path = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
+Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
+# fio engine names, `external:/path/engine.so` included; nothing fio would read as syntax
+Engine = Annotated[str, Field(min_length=1, max_length=256, pattern=ENGINE_PATTERN)]
+
+
+def _label_value(value: object) -> object:
+    # `labels: {year: 2024}` is natural YAML: numbers become text; booleans stay refused
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _pair(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _on_off(value: object) -> object:
@@ -31,7 +67,7 @@ def _on_off(value: object) -> object:
 class Target(Strict):
     """A file or a block device. Files are created at `size` when missing."""
 
-    path: str = Field(min_length=1)
+    path: Path
     size: Size | None = None  # for files: the size to create/use; devices use their own size
 
 
@@ -40,7 +76,7 @@ class Ssh(Strict):
 
     user: str | None = None
     host: str | None = None  # SSH address when it differs from the fio address
-    port: PositiveInt = 22
+    port: Port = 22
     key: str | None = None  # identity file
     fio: str = "fio"
 
@@ -50,7 +86,7 @@ class Host(Strict):
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
     address: str = Field(min_length=1)
-    port: Annotated[int, Field(gt=0, lt=65536)] = 8765
+    port: Port = 8765
     ssh: Ssh | None = None  # None: "fio server already running"
     # this host's own targets (paths on the host); empty: the plan's targets, same paths on
     # every host
@@ -80,8 +116,13 @@ class SteadyStop(Strict):
     """
 
     metric: Literal["iops", "bw"] = "iops"
-    limit: Annotated[float, Field(gt=0, le=100)] = 20.0  # % max deviation from the window mean
-    window: Duration = 60.0  # the steady-state window fio watches
+    limit: Annotated[float, _NUMBER, Field(strict=True), InRange(0, 100, low_open=True)] = (
+        20.0  # % max deviation from the window mean
+    )
+    # the steady-state window fio watches (it checks once a second)
+    window: Annotated[
+        float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
+    ] = 60.0
 
 
 class Timing(Strict):
@@ -93,11 +134,11 @@ class Timing(Strict):
 class Load(Strict):
     """Load levels: workers per host x iodepth, or explicit (workers, iodepth) pairs."""
 
-    workers: list[PositiveInt] | None = None
-    iodepth: list[PositiveInt] | None = None
-    pairs: list[tuple[PositiveInt, PositiveInt]] | None = None
+    workers: list[Jobs] | None = None
+    iodepth: list[IoDepth] | None = None
+    pairs: list[Annotated[tuple[Jobs, IoDepth], BeforeValidator(_pair)]] | None = None
     # device-count ladder: the first N targets; "all" = 1, 2, ... up to every target
-    devices: list[PositiveInt] | Literal["all"] | None = None
+    devices: list[Count] | Literal["all"] | None = None
     # shared: every worker spreads its I/O over all targets (In&Out);
     # per_target: `workers` jobs on each target (dbi's numjobs per device)
     spread: Literal["shared", "per_target"] = "shared"
@@ -108,7 +149,11 @@ class Load(Strict):
     @model_validator(mode="after")
     def _one_form(self) -> Load:
         if self.pairs is not None and (self.workers is not None or self.iodepth is not None):
-            raise ValueError("give either pairs or workers/iodepth lists, not both")
+            raise ValueError(
+                "give either pairs or workers/iodepth lists, not both (on the command line, "
+                "--set load.workers=[...] replaces load.pairs, and --set load.pairs=[[W, D]] "
+                "replaces workers and iodepth)"
+            )
         for name in ("workers", "iodepth", "pairs", "devices"):
             value = getattr(self, name)
             if value is not None and len(value) == 0:
@@ -123,19 +168,21 @@ class Verify(Strict):
     read back. Lost, corrupt or unreadable blocks fail the point."""
 
     region: Size = 64 << 20  # reserved at the end of the first target; fio's load stays out
-    block_size: Size = 4096
+    block_size: BlockSize = 4096
     iops: PositiveInt | None = None  # the writer's rate (None: as fast as it goes, one at a time)
 
 
 class Workload(Strict):
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    name: Name
     pattern: Literal["random", "sequential"]
-    bs: Size
+    bs: BlockSize
     read: Percent  # read percentage: 100 = read only, 0 = write only
     region: Literal["backend", "frontend"] = "backend"
-    frontend_blocks: PositiveInt = 1000  # frontend = the first N blocks of each target
-    ioengine: str | None = None
-    direct: bool | None = None
+    frontend_blocks: Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_SIZE)] = (
+        1000  # frontend = the first N blocks of each target
+    )
+    ioengine: Engine | None = None
+    direct: Bool | None = None
     data: DataPattern | None = None
     load: Load | None = None  # overrides the plan's load
     timing: Timing | None = None  # overrides the plan's timing
@@ -143,20 +190,28 @@ class Workload(Strict):
     # cliff: find the write cliff and the garbage-collection rate in this workload's points
     analysis: list[Literal["cliff", "steady"]] = Field(default_factory=list)
     # a pause after each point: a duration, or "gc" = bytes the point wrote / the GC rate
-    pause_after: Annotated[float, BeforeValidator(_duration), Field(ge=0)] | Literal["gc"] = 0.0
+    pause_after: Wait | Literal["gc"] = 0.0
     rate_iops: PositiveInt | None = None  # cap per worker (a base load, a rate-limited test)
-    group: str | None = None  # the report row / section this curve belongs to (default: derived)
-    chart: str | None = None  # curves with the same chart are also drawn together, one line each
+    group: Label | None = None  # the report row / section this curve belongs to (default: derived)
+    chart: Label | None = None  # curves with the same chart are also drawn together, one line each
     # failures and disturbances injected while the load runs (see plan/events.py)
     events: list[Event] = Field(default_factory=list)
     verify: Verify | None = None  # prove no acknowledged write was lost (see integrity/)
+
+    @model_validator(mode="after")
+    def _frontend_fits(self) -> Workload:
+        if self.region == "frontend" and self.frontend_blocks * self.bs > MAX_SIZE:
+            raise ValueError(
+                f"frontend_blocks x bs is more than {MAX_SIZE >> 60} EiB: use fewer blocks"
+            )
+        return self
 
 
 class Fabric(Strict):
     """The links between one host and the storage: a ceiling for the charts."""
 
     links: list[str] = Field(min_length=1)  # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
-    mtu: PositiveInt = 1500
+    mtu: Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)] = 1500
 
     @field_validator("links")
     @classmethod
@@ -169,8 +224,8 @@ class Fabric(Strict):
 class Precondition(Strict):
     """SNIA workload-independent preconditioning: write the targets `passes` times over."""
 
-    passes: Annotated[float, Field(gt=0)] = 2.0
-    bs: Size = 128 * 1024
+    passes: Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1000, low_open=True)] = 2.0
+    bs: BlockSize = 128 * 1024
     pattern: Literal["sequential", "random"] = "sequential"
 
 
@@ -179,25 +234,48 @@ class Rounds(Strict):
 
     workloads: list[str] = Field(min_length=1)  # names or globs of the repeated workloads
     track: str = Field(min_length=1)  # the workload whose throughput must become steady
-    max: PositiveInt = 25
-    window: Annotated[int, Field(ge=2)] = 5
+    max: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = 25
+    window: Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)] = 5
+
+    @model_validator(mode="after")
+    def _window_fits(self) -> Rounds:
+        if self.window > self.max:
+            raise ValueError(
+                f"window {self.window} is more than max {self.max}: steady state could never "
+                "be proven"
+            )
+        return self
 
 
 class InterferenceTest(Strict):
     """dbi's mixed workload: a rate-limited base load, background streams added in steps."""
 
-    base_bs: Size = 8192
+    base_bs: BlockSize = 8192
     base_read: Percent = 50
     base_rate_iops: PositiveInt = 40000  # total over all base jobs
-    base_jobs: PositiveInt = 4
-    base_iodepth: PositiveInt = 8
-    bg_bs: Size = 1 << 20
+    base_jobs: Jobs = 4
+    base_iodepth: IoDepth = 8
+    bg_bs: BlockSize = 1 << 20
     bg_read: Percent = 100
     bg_rate_iops: PositiveInt = 1000  # added by each step
-    steps: PositiveInt = 5
-    bg_iodepth: PositiveInt = 4
+    steps: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = 5
+    bg_iodepth: IoDepth = 4
     interval: Duration = 60.0
-    max_latency_increase: Annotated[float, Field(gt=0)] = 20.0  # % for the verdict
+    # % for the verdict
+    max_latency_increase: Annotated[
+        float, _NUMBER, Field(strict=True), InRange(0, 1e6, low_open=True)
+    ] = 20.0
+
+    @model_validator(mode="after")
+    def _fio_can_run_it(self) -> InterferenceTest:
+        if self.base_jobs + self.steps > MAX_JOBS:  # one background job per step
+            raise ValueError(
+                f"base_jobs + steps = {self.base_jobs + self.steps}: fio runs at most "
+                f"{MAX_JOBS} jobs"
+            )
+        if self.bg_rate_iops * self.steps > MAX_FIO_INT:
+            raise ValueError(f"bg_rate_iops x steps is over fio's limit of {MAX_FIO_INT} IOPS")
+        return self
 
 
 MetadataOp = Literal["create", "stat", "delete", "dir-create", "dir-stat", "dir-delete"]
@@ -207,14 +285,14 @@ FILE_OPS: tuple[MetadataOp, ...] = ("create", "stat", "delete")
 class MetadataTest(Strict):
     """CSCS's mdtest-like test on fio's file engines, in a directory."""
 
-    directory: str | None = None  # default: a folder beside the results
-    threads: list[PositiveInt] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
-    files_per_thread: PositiveInt = 1000
+    directory: Path | None = None  # default: a folder beside the results
+    threads: list[Jobs] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
+    files_per_thread: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)] = 1000
     ops: list[MetadataOp] = Field(default_factory=lambda: list(FILE_OPS))
 
 
 class LatencyBound(Strict):
-    value: Annotated[float, BeforeValidator(_duration), Field(gt=0)] = 0.001  # seconds
+    value: Latency = 0.001  # seconds
     stat: Literal["mean", "p99"] = "mean"
 
 
@@ -222,13 +300,18 @@ class Expectation(Strict):
     """An acceptance criterion: some measured point of the workload must meet every bound,
     e.g. `{workload: rw8k, min_iops: 400000, max_lat_p99: 1ms}`."""
 
-    name: str | None = None  # as the verdict table shows it; default: built from the bounds
+    name: Label | None = None  # as the verdict table shows it; default: built from the bounds
     workload: str = Field(min_length=1)  # a workload name or glob
-    min_iops: Annotated[float, Field(gt=0)] | None = None
-    min_mbps: Annotated[float, Field(gt=0)] | None = None  # MB/s = 10^6 bytes/s
-    max_lat_mean: Duration | None = None
-    max_lat_p99: Duration | None = None
-    hosts: PositiveInt | None = None  # only points measured on this many hosts
+    min_iops: (
+        Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1e12, low_open=True)] | None
+    ) = None
+    # MB/s = 10^6 bytes/s
+    min_mbps: (
+        Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1e9, low_open=True)] | None
+    ) = None
+    max_lat_mean: Latency | None = None
+    max_lat_p99: Latency | None = None
+    hosts: Count | None = None  # only points measured on this many hosts
 
     @model_validator(mode="after")
     def _some_bound(self) -> Expectation:
@@ -240,22 +323,24 @@ class Expectation(Strict):
 
 
 class Plan(Strict):
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-    description: str = ""
-    scenario: str = Field("default", min_length=1)
-    labels: dict[str, str] = Field(default_factory=dict)
+    name: Name
+    description: str = Field("", max_length=10_000)
+    scenario: Label = "default"
+    labels: dict[Label, Annotated[Label, BeforeValidator(_label_value)]] = Field(
+        default_factory=dict
+    )
     targets: list[Target] = Field(default_factory=list)
-    allow_destroy: list[str] = Field(default_factory=list)
-    ioengine: str = "libaio"
-    direct: bool = True
+    allow_destroy: list[Path] = Field(default_factory=list)
+    ioengine: Engine = "libaio"
+    direct: Bool = True
     data: DataPattern = DataPattern()
     timing: Timing = Timing()
     load: Load = Load(workers=[1, 2, 4, 8, 16], iodepth=[1])
     latency_bound: LatencyBound = LatencyBound()
     fabric: Fabric | None = None
     gc_throughput: Size | None = None  # bytes/s of the array's GC, if known (else measured)
-    monitor: bool = True  # sample /proc/diskstats and CPU of the targets' devices
-    purge: bool = False  # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
+    monitor: Bool = True  # sample /proc/diskstats and CPU of the targets' devices
+    purge: Bool = False  # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
     precondition: Precondition | None = None
     rounds: Rounds | None = None
     hosts: list[Host] = Field(default_factory=list)  # empty: this machine, without fio servers
@@ -264,7 +349,7 @@ class Plan(Strict):
     on_host_failure: Literal["continue", "stop"] = "stop"
     # many hosts: every host's I/O starts at the same wall-clock instant, this long after the
     # point's fio command (it must cover connecting to the servers and laying out files)
-    start_lead: Duration = 3.0
+    start_lead: Annotated[float, _SECONDS, InRange(MIN_FIO_SECONDS, 3600.0, unit="s")] = 3.0
     interference: InterferenceTest | None = None
     metadata: MetadataTest | None = None
     workloads: list[Workload] = Field(min_length=1)

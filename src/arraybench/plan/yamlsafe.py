@@ -1,0 +1,183 @@
+"""YAML text -> Python data, refusing what would hang, exhaust memory or silently mislead.
+
+PyYAML alone expands alias bombs in whatever walks the result (exponential), recurses in its
+composer (deep nesting -> RecursionError), lets a repeated key win silently, and raises a bare
+ValueError for an integer of 5000 digits or a date such as 2001-13-45. Here every such input is a
+PlanError naming the line, and the limits are checked before anything is expanded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from arraybench.errors import PlanError
+
+MAX_PLAN_BYTES = 1 << 20  # the largest template is 10 KiB; a plan of 1 MiB is a mistake
+MAX_DEPTH = 32  # the deepest real key (workloads[i].events[j].run.argv[k]) is 6 levels
+MAX_NODES = 100_000  # values after expanding aliases
+MAX_ALIASES = 1_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = MAX_PLAN_BYTES
+    max_depth: int = MAX_DEPTH
+    max_nodes: int = MAX_NODES
+    max_aliases: int = MAX_ALIASES
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose scalar constructors fail with a located YAML error, not ValueError."""
+
+
+def _located(name: str) -> Any:
+    base = getattr(yaml.SafeLoader, name)
+
+    def construct(loader: _Loader, node: yaml.Node) -> Any:
+        try:
+            return base(loader, node)
+        except (ValueError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {str(node.value)[:40]!r}: {exc}"[:160], node.start_mark
+            ) from None
+
+    return construct
+
+
+for _tag, _name in (
+    ("int", "construct_yaml_int"),
+    ("float", "construct_yaml_float"),
+    ("timestamp", "construct_yaml_timestamp"),
+):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _located(_name))
+
+
+def _line(node: yaml.Node | yaml.Event) -> int:
+    mark = node.start_mark
+    return mark.line + 1 if mark else 1
+
+
+def _scan(text: str, source: str, limits: Limits) -> None:
+    """Depth, node and alias counts from the event stream: nothing is composed yet."""
+    depth = nodes = aliases = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > limits.max_depth:
+                raise PlanError(
+                    f"{source}:{_line(event)} the plan nests deeper than {limits.max_depth} levels",
+                    "a plan is a few levels deep: check the brackets and indentation",
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > limits.max_aliases:
+                raise PlanError(
+                    f"{source}:{_line(event)} more than {limits.max_aliases} YAML aliases (*name)",
+                    "write the values out instead of repeating aliases",
+                )
+        if isinstance(event, yaml.NodeEvent):
+            nodes += 1
+            if nodes > limits.max_nodes:
+                raise PlanError(
+                    f"{source}:{_line(event)} the plan has more than {limits.max_nodes} values",
+                    "split it into several plans",
+                )
+
+
+class _Measure:
+    """Expanded size and height of the node graph (aliases counted as the copies they make),
+    duplicate keys, without ever expanding: each node is measured once (memo)."""
+
+    def __init__(self, source: str, limits: Limits) -> None:
+        self.source, self.limits = source, limits
+        self.memo: dict[int, tuple[int, int]] = {}  # id(node) -> (values, height)
+
+    def __call__(self, node: yaml.Node, depth: int = 1) -> int:
+        known = self.memo.get(id(node))
+        if known is None:
+            if depth > self.limits.max_depth:  # also how a recursive alias (&a [*a]) ends
+                self._too_deep(node)
+            known = self._measure(node, depth)
+            self.memo[id(node)] = known
+        values, height = known
+        if depth - 1 + height > self.limits.max_depth:
+            self._too_deep(node)
+        return values
+
+    def _measure(self, node: yaml.Node, depth: int) -> tuple[int, int]:
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            self._no_duplicates(node)
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        values = 1
+        for child in children:
+            values += self(child, depth + 1)
+            if values > self.limits.max_nodes:
+                raise PlanError(
+                    f"{self.source}:{_line(node)} the plan expands to more than "
+                    f"{self.limits.max_nodes} values (YAML aliases)",
+                    "write the values out instead of nesting aliases",
+                )
+        height = 1 + max((self.memo[id(c)][1] for c in children), default=0)
+        return values, height
+
+    def _too_deep(self, node: yaml.Node) -> None:
+        raise PlanError(
+            f"{self.source}:{_line(node)} the plan nests deeper than {self.limits.max_depth} "
+            "levels (counting what aliases repeat)",
+            "a plan is a few levels deep: check the aliases (*name) and brackets",
+        )
+
+    def _no_duplicates(self, node: yaml.MappingNode) -> None:
+        seen: dict[str, int] = {}
+        for key, _ in node.value:
+            if key.tag == "tag:yaml.org,2002:merge" or not isinstance(key, yaml.ScalarNode):
+                continue  # `<<: *base` may be overridden by the keys beside it, as YAML says
+            name = str(key.value)
+            if name in seen:
+                raise PlanError(
+                    f"{self.source}:{_line(key)} duplicate key {name[:60]!r} "
+                    f"(first at line {seen[name]})",
+                    "keep one of them: YAML would silently use the last",
+                )
+            seen[name] = _line(key)
+
+
+def _syntax_error(exc: yaml.YAMLError, source: str) -> PlanError:
+    mark = getattr(exc, "problem_mark", None)
+    where = f"{source}:{mark.line + 1}" if mark else source
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return PlanError(f"{where} YAML syntax error: {problem}", "fix the YAML syntax")
+
+
+def compose_and_load(
+    text: str, source: str, limits: Limits = Limits()
+) -> tuple[yaml.Node | None, Any]:
+    """The node graph (for line numbers) and the data, or one located PlanError."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_bytes:
+        raise PlanError(
+            f"{source}: {size} bytes, more than the limit of {limits.max_bytes} bytes",
+            "a plan is a few KiB: check that this is the right file",
+        )
+    try:
+        _scan(text, source, limits)
+        node = yaml.compose(text, Loader=_Loader)
+        if node is not None:
+            _Measure(source, limits)(node)
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        raise _syntax_error(exc, source) from None
+    return node, data
+
+
+def load_value(text: str, source: str, limits: Limits = Limits()) -> Any:
+    """One YAML value (a `--set` value), with the same limits."""
+    return compose_and_load(text, source, limits)[1]
