@@ -27,6 +27,7 @@ when nothing at all can be imported is an ArraybenchError raised.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -46,7 +47,8 @@ from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.fio.logs import parse_interval_log, per_second
 from arraybench.fio.parse import parse_fio_json
 from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
-from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
+from arraybench.fio.terse import looks_like_terse, parse_fio_terse
+from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import LatencyBound, Workload
 from arraybench.store.db import Finding, RunRecord, Sample, Store
@@ -54,7 +56,13 @@ from arraybench.timeseries import full_seconds
 from arraybench.units import fio_size, parse_size
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "iodepth")
+# Import bounds (issue 12): a result file is refused above MAX_FILE_BYTES; JSON is held
+# whole, so it is refused above MAX_JSON_BYTES; text is streamed with lines cut at
+# MAX_LINE_CHARS (no fio line comes near it).
 MAX_FILE_BYTES = 256 << 20
+MAX_JSON_BYTES = 64 << 20
+MAX_LINE_CHARS = 4096
+_SNIFF_BYTES = 64 << 10
 _LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$")
 _HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.\d+)?\.log$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -228,41 +236,130 @@ def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
 
 
 def _read_docs(path: Path) -> tuple[list[FioDocument], str]:
-    """The fio documents of one result file and its format; _Skip when it holds none."""
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise _Skip(f"larger than {MAX_FILE_BYTES >> 20} MiB: not read")
-    raw = path.read_bytes()
-    if b"\0" in raw[:4096]:
+    """The fio documents of one result file and its format; _Skip when it holds none.
+
+    Bounded: a file is refused above MAX_FILE_BYTES, JSON above MAX_JSON_BYTES (it must be
+    held whole), and normal/terse text is read line by line, so memory follows the results
+    found, not the size of the file.
+    """
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise _Skip(f"{size >> 20} MiB, larger than the {MAX_FILE_BYTES >> 20} MiB import limit")
+    with path.open("rb") as handle:
+        head = handle.read(_SNIFF_BYTES)
+    if b"\0" in head[:4096]:
         raise _Skip("binary file, not fio output")
-    text = raw.decode("utf-8", errors="replace")
-    json_like = any(k in text for k in ('"fio version"', '"jobs"', '"client_stats"'))
+    text_head = head.decode("utf-8", errors="replace")
+    if looks_like_terse(text_head):
+        return _read_lines(path, parse_fio_terse), "terse"
+    json_like = any(k in text_head for k in ('"fio version"', '"jobs"', '"client_stats"'))
     if json_like or path.suffix.lower() == ".json":
+        if size > MAX_JSON_BYTES:
+            raise _Skip(
+                f"{size >> 20} MiB of JSON, larger than the {MAX_JSON_BYTES >> 20} MiB "
+                "limit for JSON (it is read whole)"
+            )
+        text = path.read_text(encoding="utf-8", errors="replace")
         try:
             return parse_fio_json(text), "json"
         except FioParseError as exc:
             if not looks_like_fio_text(text):
-                raise _Skip(exc.message) from exc
-    if looks_like_fio_text(text):
-        try:
-            return parse_fio_text(text, path.name), "text"
-        except FioParseError as exc:
-            raise _Skip(exc.message) from exc
-    first = next((line.strip() for line in text.splitlines() if line.strip()), None)
+                raise _Skip(_why_no_results(text) or exc.message) from exc
+    try:
+        return _read_lines(path, parse_fio_lines), "text"
+    except FioParseError as exc:
+        if NO_RESULTS not in exc.message:
+            raise _Skip(exc.message) from exc  # a results line fio wrote that cannot be read
+        raise _Skip(_why_no_results_file(path) or _not_fio(path)) from exc
+
+
+def _read_lines(
+    path: Path, parser: Callable[[Iterable[str], str], list[FioDocument]]
+) -> list[FioDocument]:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        return parser(_bounded_lines(handle), path.name)
+
+
+def _bounded_lines(lines: Iterable[str]) -> Iterable[str]:
+    """Lines cut to MAX_LINE_CHARS: one endless line (512 KiB of "{") costs no more than
+    a short one."""
+    for line in lines:
+        yield line[:MAX_LINE_CHARS]
+
+
+_FIO_SAID_RE = re.compile(r"^(?:<[^<>\s]+> )?(fio: .*|fio-\d+\.\d+\S*|Starting \d+ \w+)")
+
+
+def _why_no_results(text: str) -> str | None:
+    return _why_no_results_lines(text.splitlines()[:2000])
+
+
+def _why_no_results_file(path: Path) -> str | None:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        head = itertools.islice(handle, 2000)
+        return _why_no_results_lines(line[:MAX_LINE_CHARS] for line in head)
+
+
+def _why_no_results_lines(lines: Iterable[str]) -> str | None:
+    """A fio run that printed no results (failed before or during the run): what fio said."""
+    said = [m.group(1).strip() for line in lines if (m := _FIO_SAID_RE.match(line.strip()))]
+    if not said:
+        return None
+    errors = [s for s in said if s.startswith("fio: ")]
+    shown = (errors or said)[0]
+    return f"a fio run that printed no results (failed?): fio said {shown[:100]!r}"
+
+
+def _not_fio(path: Path) -> str:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        first = next((line.strip() for line in handle if line.strip()), None)
     if first is None:
-        raise _Skip("empty file")
-    raise _Skip(
-        f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"
-    )
+        return "empty file"
+    return f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"
 
 
-def _pick_docs(docs: list[FioDocument]) -> tuple[list[FioDocument], str | None]:
-    """Status dumps of one run (SIGUSR1, --status-interval) -> the last; separate runs -> all."""
-    if len(docs) < 2:
-        return docs, None
-    shapes = {tuple((j.name, j.groupid, j.hostname) for j in d.jobs) for d in docs}
-    if len(shapes) == 1:
-        return docs[-1:], f"kept the last of {len(docs)} status dumps of one run (cumulative)"
-    return docs, None
+def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
+    """JSON documents: a later status dump of the same run (SIGUSR1, --status-interval)?
+    Same jobs, and the time between the two documents is the time the jobs ran on in
+    between (a separate run would have started after the first one ended)."""
+    if doc.status_dump:
+        return True
+    shape = [(j.name, j.groupid, j.hostname) for j in prev.jobs]
+    if shape != [(j.name, j.groupid, j.hostname) for j in doc.jobs]:
+        return False
+    if prev.timestamp is None or doc.timestamp is None:
+        return True  # nothing tells them apart: the cumulative reading (the old rule)
+    pairs = zip(prev.jobs, doc.jobs, strict=True)
+    ran = [(b.elapsed_s or 0) - (a.elapsed_s or 0) for a, b in pairs]
+    gap = doc.timestamp - prev.timestamp
+    return bool(ran) and all(abs(gap - r) <= 2 for r in ran)
+
+
+def _pick_docs(docs: list[FioDocument], fmt: str) -> tuple[list[FioDocument], list[str]]:
+    """Status dumps of one run -> the last (figures are cumulative); separate runs -> all.
+
+    Text: fio says which is which (a new run prints its version, "Starting N processes" or
+    its job list; a status dump only its results again). JSON: same jobs, and the clock
+    moved on by the time the jobs ran in between.
+    """
+    kept: list[FioDocument] = []
+    chain = 1
+    notes = []
+    for doc in docs:
+        dump = doc.status_dump if fmt != "json" else bool(kept) and _status_dump_of(kept[-1], doc)
+        if kept and dump:
+            kept[-1] = doc
+            chain += 1
+            continue
+        if chain > 1:
+            notes.append(f"run {len(kept)}: kept the last of {chain} status dumps (cumulative)")
+        kept.append(doc)
+        chain = 1
+    if chain > 1:
+        notes.append(f"run {len(kept)}: kept the last of {chain} status dumps (cumulative)")
+    if len(kept) > 1:
+        notes.append(f"{len(kept)} separate fio runs in one file")
+    return kept, notes
 
 
 # --------------------------------------------------------------------------- describing a group
@@ -714,14 +811,15 @@ class _Scan:
 
     def _add_result(self, path: Path, rel: str) -> None:
         docs, fmt = _read_docs(path)
-        docs, note = _pick_docs(docs)
+        docs, picked = _pick_docs(docs, fmt)
         source = _Source(path, rel, fmt)
         found: list[_Candidate] = []
         for index, doc in enumerate(docs, start=1):
             found += self._doc_candidates(source, doc, index)
         if not found:
             raise _Skip("fio results without any completed I/O")
-        self.notes += [f"{rel}: {note}"] if note else []
+        self.notes += [f"{rel}: {note}" for note in picked]
+        self.notes += [f"{rel} (run {i}): {n}" for i, d in enumerate(docs, 1) for n in d.notes]
         self._fio_messages(rel, docs)
         if self.regex is not None:
             values = _pattern_values(self.regex, source)
