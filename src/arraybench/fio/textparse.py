@@ -556,7 +556,10 @@ class _Reader:
             host = self._segment_name(self.pending.popleft())
         if self.doc.restarted(host, groupid):
             # the same host's results again with no new invocation: a later status dump
-            self.docs.append(_Doc(status_dump=True, version=self.doc.version))
+            # (what the run printed before its results still describes it)
+            prev = self.doc
+            self.docs.append(_Doc(status_dump=True, version=prev.version, headers=prev.headers,
+                                  group_headers=prev.group_headers))  # fmt: skip
         self.host = host
         return host
 

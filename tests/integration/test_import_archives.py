@@ -1,0 +1,129 @@
+"""Issue 15: importing real archives reproduces fio's own figures (multi-host text with queued
+host prefixes, several runs in one file, status dumps, terse), and hostile files are bounded.
+
+Expected figures are read from the files by regular expressions in the test (fio's issued
+counts and runtimes), never from the parser under test.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from arraybench.importer import import_paths
+from arraybench.store.db import Store
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _copy(tmp_path: Path, *prefixes: str) -> Path:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for prefix in prefixes:
+        for path in DATA.glob(f"{prefix}*"):
+            shutil.copy(path, folder / path.name)
+    return folder
+
+
+def _printed_group_iops(path: Path) -> dict[int, float]:
+    """Per groupid, the sum over hosts of fio's issued I/Os / runtime (ms), from the text."""
+    text = path.read_text()
+    blocks = re.findall(
+        r"^(?!All clients)\S.*?: \(groupid=(\d+), jobs=\d+\).*?\((?:[^()/]+)/(\d+)msec\)"
+        r".*?issued rwts: total=(\d+),(\d+)",
+        text,
+        re.MULTILINE | re.DOTALL,
+    )
+    totals: dict[int, float] = defaultdict(float)
+    for group, runtime, reads, writes in blocks:
+        totals[int(group)] += (int(reads) + int(writes)) * 1000 / int(runtime)
+    return totals
+
+
+def test_multi_host_archives_give_one_point_per_group_with_every_host(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "24_", "25_")
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="dorado")
+    keys = result.points
+    assert len(keys) == 20 and not result.skipped
+    assert sum(k.startswith("randread-8k/") and k.endswith("-h4") for k in keys) == 10
+    assert sum(k.startswith("randwrite-8k/") and k.endswith("-h3") for k in keys) == 10
+    assert not any("status dump" in n for n in result.notes)
+    points = {p.key: p for p in store.points(result.run_id)}
+    for prefix, workload, hosts in (("24_", "randread-8k", 4), ("25_", "randwrite-8k", 3)):
+        (path,) = DATA.glob(f"{prefix}*")
+        expected = _printed_group_iops(path)
+        # group g of these files ran numjobs = the "threads" figure in the job name x devices
+        ours = sorted(
+            (p.metric("total", "iops") or 0.0 for k, p in points.items() if k.startswith(workload)),
+        )
+        assert ours == pytest.approx(sorted(expected.values()), rel=1e-9)
+        assert all(k.endswith(f"-h{hosts}") for k in points if k.startswith(workload))
+
+
+def test_two_runs_in_one_file_are_two_points_and_status_dumps_one(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "fresh_fio3.33_normal_")
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="runs")
+    assert len(result.points) == 3
+    notes = "\n".join(result.notes)
+    assert "two_invocations_same_job.txt: 2 separate fio runs in one file" in notes
+    assert "status_interval_dumps.txt: run 1: kept the last of 2 status dumps" in notes
+    text = (folder / "fresh_fio3.33_normal_two_invocations_same_job.txt").read_text()
+    issued = [int(n) for n in re.findall(r"issued rwts: total=(\d+),", text)]
+    stored = sorted(
+        p.metric("total", "ios") for p in store.points(result.run_id) if "two_inv" in p.key
+    )
+    assert stored == sorted([issued[0] + issued[1], issued[2] + issued[3]])
+
+
+def test_terse_files_import_with_the_json_figures(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "fresh_fio3.33_terse_v4")
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="terse")
+    # terse names no rw mode: the measured split gives a 70/30 mix, sequential unless the job
+    # name says "rand" (the job is called "mixed"), and the notes say it was inferred
+    assert sorted(result.points) == ["rw70-4k/w2-qd1", "write-64k/w1-qd1"]
+    notes = "\n".join(result.notes)
+    assert "terse output: block size inferred" in notes and "rw not stated" in notes
+    (point,) = [p for p in store.points(result.run_id) if p.key == "rw70-4k/w2-qd1"]
+    text = next(folder.iterdir()).read_text()
+    reads = [int(n) for n in re.findall(r'"read" : \{.*?"total_ios" : (\d+)', text, re.DOTALL)]
+    assert point.metric("read", "ios") == reads[0] + reads[1]  # the two "mixed" jobs (JSON)
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("braces.json", "{" * (512 << 10)),
+        ("brace_lines.txt", "{\n" * (512 << 10)),
+        ("deep.json", '{"fio version": "fio-3.33", "jobs": ' + "[" * 200_000 + "]" * 200_000),
+    ],
+)
+def test_hostile_files_are_refused_in_linear_time(tmp_path: Path, name: str, content: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / name).write_text(content)
+    shutil.copy(next(DATA.glob("01_*")), folder)  # something importable beside it
+    started = time.monotonic()
+    result = import_paths(Store(tmp_path / "results"), [folder], run_name="hostile")
+    assert time.monotonic() - started < 20  # was 32 s for 512 KiB of "{" (quadratic)
+    (skipped,) = result.skipped
+    assert skipped.path == name and "\n" not in skipped.reason and len(skipped.reason) < 200
+
+
+def test_a_file_above_the_size_limit_is_refused_with_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    big = folder / "huge.txt"
+    with big.open("wb") as handle:
+        handle.truncate(300 << 20)  # sparse: no disk space used
+    shutil.copy(next(DATA.glob("01_*")), folder)
+    result = import_paths(Store(tmp_path / "results"), [folder], run_name="big")
+    (skipped,) = result.skipped
+    assert skipped.reason == "300 MiB, larger than the 256 MiB import limit"
