@@ -44,7 +44,7 @@ from arraybench import __version__
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.campaign import new_run_id, now_iso
 from arraybench.errors import ArraybenchError, FioParseError
-from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.fio.logs import job_from_logs, parse_interval_log, per_second
 from arraybench.fio.parse import parse_fio_json
 from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
 from arraybench.fio.terse import looks_like_terse, parse_fio_terse
@@ -168,9 +168,10 @@ def import_paths(
     for path in files:
         scan.add(path)
     candidates = scan.finish()
+    scan.attach_logs(candidates)
+    candidates += scan.log_candidates({c.key for c in candidates})
     if not candidates:
         raise _nothing_error(len(files), scan.skipped)
-    scan.attach_logs(candidates)
     run_id = _store_run(store, run_name, paths, candidates, scan)
     return ImportResult(run_id, [c.key for c in candidates], scan.skipped, scan.notes, len(files))
 
@@ -768,6 +769,32 @@ def _samples(logs: list[_Log], version: str) -> tuple[list[Sample], bool]:
     return samples, epoch
 
 
+def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
+    """A point to be from one prefix's logs alone: one job per log number."""
+    by_job: dict[int, dict[str, list[IntervalSample]]] = defaultdict(dict)
+    for log in logs:
+        rows = parse_interval_log(log.path)
+        if any(r.bs for r in rows):
+            raise _Skip("one row per I/O (log_avg_msec=0): only averaged logs are imported")
+        by_job[log.job or 0][log.kind] = rows
+    jobs = []
+    for _, kinds in sorted(by_job.items()):
+        job = job_from_logs(prefix, kinds.get("iops", []), kinds.get("bw", []),
+                            kinds.get("lat", []))  # fmt: skip
+        if job is not None:
+            jobs.append(job)
+    if not jobs or _moved_nothing(jobs):
+        raise _Skip("no iops or bw log with any I/O: nothing to rebuild the totals from")
+    doc = FioDocument(fio_version="", timestamp=None, timestamp_ms=None, global_options={},
+                      jobs=jobs, all_clients=None, disk_util=[], preamble="")  # fmt: skip
+    first = sorted(logs, key=lambda lg: lg.rel)[0]
+    source = _Source(first.path, first.rel.rsplit("/", 1)[0] + "/" + prefix
+                     if "/" in first.rel else prefix, "logs")  # fmt: skip
+    c = _candidate(source, doc, 1, 0, jobs)
+    c.logs = [log.rel for log in logs]
+    return c
+
+
 # --------------------------------------------------------------------------- the scan
 
 
@@ -782,6 +809,7 @@ class _Scan:
         self.candidates: list[_Candidate] = []
         self.logs: list[_Log] = []
         self.unmatched_names: list[str] = []
+        self.orphans: list[tuple[str, list[_Log]]] = []  # logs no result file names
 
     def skip(self, path: Path, reason: str) -> None:
         self.skipped.append(Skipped(_relative(path, self.root), reason))
@@ -897,12 +925,7 @@ class _Scan:
         self, prefix: str, logs: list[_Log], targets: list[_Candidate]
     ) -> dict[_Candidate, list[_Log]]:
         if not targets:
-            for log in logs:
-                self.skip(
-                    log.path,
-                    f"no imported fio result names the log prefix {prefix!r} "
-                    "(its write_*_log option, or a result file of that name beside it)",
-                )
+            self.orphans.append((prefix, logs))  # imported on their own, as time series
             return {}
         if len(targets) == 1:
             return {targets[0]: logs}
@@ -921,6 +944,33 @@ class _Scan:
                 continue
             split[by_group[group]].append(log)
         return split
+
+    def log_candidates(self, taken: set[str]) -> list[_Candidate]:
+        """Points from logs that no result file names: their totals rebuilt from the logs
+        (job_from_logs), their samples as for any point."""
+        found: list[_Candidate] = []
+        for prefix, logs in self.orphans:
+            try:
+                c = _log_candidate(self.root, prefix, logs)
+            except (_Skip, FioParseError) as exc:
+                reason = exc.message if isinstance(exc, FioParseError) else str(exc)
+                for log in logs:
+                    self.skip(log.path, f"logs of {prefix!r} on their own: {reason}")
+                continue
+            found.append(c)
+        _name_workloads(found)
+        kept = []
+        for c in _drop_duplicates(found, self.skipped):
+            if c.key in taken:
+                self.skip(c.source.path, f"logs of {c.key}: a result file gives that point")
+                continue
+            self._give_samples(c, [lg for lg in self.logs if lg.rel in c.logs])
+            self.notes.append(
+                f"{c.source.rel}: no result file names these logs: {c.key} is rebuilt from "
+                "them (I/Os and bytes = logged rates x their windows, approximate)"
+            )
+            kept.append(c)
+        return kept
 
     def _give_samples(self, c: _Candidate, logs: list[_Log]) -> bool:
         """Attach samples; False when their clock is relative to the job start."""

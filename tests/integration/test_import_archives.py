@@ -127,3 +127,21 @@ def test_a_file_above_the_size_limit_is_refused_with_one_line(tmp_path: Path) ->
     result = import_paths(Store(tmp_path / "results"), [folder], run_name="big")
     (skipped,) = result.skipped
     assert skipped.reason == "300 MiB, larger than the 256 MiB import limit"
+
+
+def test_logs_without_a_result_file_become_a_time_series_point(tmp_path: Path) -> None:
+    """Sample 12's logs (fio 3.33, log_avg_msec=1000) imported without their JSON (11): the
+    totals are the logged rates integrated over their windows, close to the JSON's."""
+    folder = _copy(tmp_path, "12_samyaple")
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="logs")
+    assert result.points == ["write-4k/w1-qd1"] and not result.skipped
+    assert any("rebuilt from them" in n for n in result.notes)
+    (point,) = store.points(result.run_id)
+    truth = (DATA / "11_samyaple_fio3.33_json_steadystate_randwrite_qd32.json").read_text()
+    ios, runtime = re.search(r'"total_ios" : ([1-9]\d*),.*?', truth), 54887
+    assert ios is not None
+    # the iops log stops at 54,000 ms (no flush row): 887 ms of the run are not in it
+    assert point.metric("total", "iops") == pytest.approx(int(ios.group(1)) * 1000 / runtime,
+                                                          rel=0.04)  # fmt: skip
+    assert len(store.samples(point.id)) == 54
