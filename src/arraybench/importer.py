@@ -27,6 +27,7 @@ when nothing at all can be imported is an ArraybenchError raised.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -44,9 +45,15 @@ from arraybench import __version__
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.campaign import new_run_id, now_iso
 from arraybench.errors import ArraybenchError, FioParseError
-from arraybench.fio.logs import job_from_logs, parse_interval_log, per_second
+from arraybench.fio.logs import (
+    hist_log_bins,
+    job_from_logs,
+    parse_hist_log,
+    parse_interval_log,
+    per_second,
+)
 from arraybench.fio.parse import parse_fio_json
-from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
+from arraybench.fio.results import DirStats, FioDocument, FioJobResult, IntervalSample
 from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
@@ -64,7 +71,7 @@ MAX_JSON_BYTES = 64 << 20
 MAX_LINE_CHARS = 4096
 _SNIFF_BYTES = 64 << 10
 _LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$")
-_HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.\d+)?\.log$")
+_HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.(?P<job>\d+))?\.log$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
 _EPOCH_MS = 10**11  # a log time above this is a Unix-epoch stamp (log_unix_epoch=1)
@@ -769,10 +776,29 @@ def _samples(logs: list[_Log], version: str) -> tuple[list[Sample], bool]:
     return samples, epoch
 
 
+def _with_bins(jobs: list[FioJobResult], merged: dict[int, dict[int, int]]) -> list[FioJobResult]:
+    """The point's jobs with the merged histogram: on the first job that moved data in each
+    direction, empty bins on the others, so that the point's merged bins (aggregate's
+    merge_bins) are exactly the logs' histogram."""
+    out = []
+    given: set[int] = set()
+    for job in jobs:
+        changes: dict[str, DirStats] = {}
+        for ddir, name in ((0, "read"), (1, "write")):
+            stats = job.direction(name)
+            if ddir not in merged or stats.empty:
+                continue
+            bins = merged[ddir] if ddir not in given else {}
+            given.add(ddir)
+            changes[name] = dataclasses.replace(stats, bins_ns=bins, percentiles_ns={})
+        out.append(dataclasses.replace(job, **changes))  # type: ignore[arg-type]
+    return out
+
+
 def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
     """A point to be from one prefix's logs alone: one job per log number."""
     by_job: dict[int, dict[str, list[IntervalSample]]] = defaultdict(dict)
-    for log in logs:
+    for log in (lg for lg in logs if lg.kind != "hist"):
         rows = parse_interval_log(log.path)
         if any(r.bs for r in rows):
             raise _Skip("one row per I/O (log_avg_msec=0): only averaged logs are imported")
@@ -816,8 +842,11 @@ class _Scan:
 
     def add(self, path: Path) -> None:
         rel = _relative(path, self.root)
-        if _HIST_RE.search(path.name):
-            self.skip(path, "latency histogram log: not imported (json+ bins carry the histogram)")
+        hist = _HIST_RE.search(path.name)
+        if hist:
+            job = hist.group("job")
+            self.logs.append(_Log(path, rel, path.name[: hist.start()], "hist",
+                                  int(job) if job else None))  # fmt: skip
             return
         log = _LOG_RE.match(path.name)
         if log:
@@ -945,11 +974,48 @@ class _Scan:
             split[by_group[group]].append(log)
         return split
 
+    def _give_histogram(self, c: _Candidate, hists: list[_Log]) -> None:
+        """Percentiles from histogram logs, for a point whose result gives no histogram
+        (json+ bins win): the logs' bins merged over jobs and rows."""
+        stats = [d for j in c.jobs for d in (j.read, j.write) if not d.empty]
+        exact = all(d.bins_ns is not None for d in stats) or (
+            len(c.jobs) == 1 and all(d.percentiles_ns for d in stats)
+        )
+        if exact:  # json+ bins, or fio's own percentiles of the one entry
+            for log in hists:
+                self.skip(log.path, f"histogram log of {c.key}: fio's result gives percentiles")
+            return
+        merged: dict[int, dict[int, int]] = defaultdict(dict)
+        try:
+            for log in hists:
+                for ddir, bins in hist_log_bins(parse_hist_log(log.path)).items():
+                    for value, count in bins.items():
+                        merged[ddir][value] = merged[ddir].get(value, 0) + count
+        except FioParseError as exc:
+            for log in hists:
+                self.skip(log.path, f"not attached to {c.key}: {exc.message}")
+            return
+        c.jobs = _with_bins(c.jobs, merged)
+        logged = sum(sum(b.values()) for b in merged.values())
+        done = sum(j.read.ios + j.write.ios for j in c.jobs)
+        note = (
+            f"percentiles from {len(hists)} histogram log(s): {logged} of {done} I/Os logged "
+            "(fio logs no partial last window)"
+        )
+        c.notes.append(note)
+        self.notes.append(f"{c.where}: {note}")
+        c.logs += [log.rel for log in hists]
+
     def log_candidates(self, taken: set[str]) -> list[_Candidate]:
         """Points from logs that no result file names: their totals rebuilt from the logs
         (job_from_logs), their samples as for any point."""
         found: list[_Candidate] = []
         for prefix, logs in self.orphans:
+            if all(log.kind == "hist" for log in logs):
+                for log in logs:
+                    self.skip(log.path, f"histogram log: no result file of prefix {prefix!r} "
+                                        "to give its percentiles to")  # fmt: skip
+                continue
             try:
                 c = _log_candidate(self.root, prefix, logs)
             except (_Skip, FioParseError) as exc:
@@ -974,6 +1040,12 @@ class _Scan:
 
     def _give_samples(self, c: _Candidate, logs: list[_Log]) -> bool:
         """Attach samples; False when their clock is relative to the job start."""
+        hists = [log for log in logs if log.kind == "hist"]
+        logs = [log for log in logs if log.kind != "hist"]
+        if hists:
+            self._give_histogram(c, hists)
+        if not logs:
+            return True
         try:
             c.samples, epoch = _samples(logs, c.doc.fio_version)
         except (_Skip, FioParseError) as exc:

@@ -145,3 +145,27 @@ def test_logs_without_a_result_file_become_a_time_series_point(tmp_path: Path) -
     assert point.metric("total", "iops") == pytest.approx(int(ios.group(1)) * 1000 / runtime,
                                                           rel=0.04)  # fmt: skip
     assert len(store.samples(point.id)) == 54
+
+
+def test_histogram_logs_give_percentiles_where_the_result_cannot(tmp_path: Path) -> None:
+    """Two jobs without group_reporting, fio JSON (not json+): fio's per-job percentiles
+    cannot be merged, the jobs' histogram logs can. A merged percentile lies between the
+    jobs' own (fio's), within what the unlogged last window moves it."""
+    folder = _copy(tmp_path, "fresh_fio3.33_hist_2jobs")
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="hist")
+    (point,) = store.points(result.run_id)
+    text = (folder / "fresh_fio3.33_hist_2jobs.json").read_text()
+    for pct, name in (("50", "lat_p50_us"), ("99", "lat_p99_us")):
+        per_job = [int(v) / 1000 for v in re.findall(rf'"{pct}\.000000" : (\d+)', text)]
+        assert len(per_job) == 2
+        value = point.metric("read", name)
+        assert value is not None
+        assert min(per_job) * 0.95 <= value <= max(per_job) * 1.05, (name, value, per_job)
+    logged = sum(
+        int(n)
+        for log in folder.glob("*_clat_hist.*.log")
+        for line in log.read_text().splitlines()
+        for n in line.split(",")[3:]
+    )
+    assert any(f"{logged} of " in n and "histogram log" in n for n in result.notes)

@@ -383,3 +383,19 @@ def job_from_logs(
                              lat_kind="lat"))  # fmt: skip
     return FioJobResult(name=name, groupid=0, error=0, read=dirs[0], write=dirs[1],
                         trim=dirs[2], options={})  # fmt: skip
+
+
+def hist_log_bins(rows: list[tuple[int, int, int, list[int]]]) -> dict[int, dict[int, int]]:
+    """ddir -> {latency ns: count}: the rows of one histogram log summed (each row holds the
+    I/Os completed since the previous one), keyed as json+ bins are, for
+    parse.percentile_from_bins. fio writes no row for the partial last window, so the I/Os
+    of the run's last log_hist_msec are missing: percentiles from these are close, not exact.
+    """
+    merged: dict[int, dict[int, int]] = defaultdict(dict)
+    for _, ddir, _, bins in rows:
+        target = merged[ddir]
+        for index, count in enumerate(bins):
+            if count:
+                value = round(hist_bin_value_ns(index, len(bins)))
+                target[value] = target.get(value, 0) + count
+    return dict(merged)
