@@ -53,6 +53,7 @@ from arraybench.fio.logs import (
     per_second,
 )
 from arraybench.fio.parse import parse_fio_json
+from arraybench.fio.plausible import implausible
 from arraybench.fio.results import DirStats, FioDocument, FioJobResult, IntervalSample
 from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
@@ -136,6 +137,7 @@ class _Candidate:
     named: bool = False  # the workload name came from the file name pattern
     part: str = ""  # tells apart groups of one run that share a workload and load level
     notes: list[str] = field(default_factory=list)
+    implausible: list[str] = field(default_factory=list)  # why its figures cannot all be true
     samples: list[Sample] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
 
@@ -517,6 +519,15 @@ def _candidate(
     )  # fmt: skip
 
 
+def _fixed_block_sizes(c: _Candidate) -> list[int | None]:
+    """The block size per direction as fio was told it (bs=4k, bs=8k,64k), else None."""
+    value = c.options.get("bs") or c.options.get("blocksize")
+    if not value or "-" in value or ":" in value:
+        return [None, None, None]
+    parts = [_size(p) for p in value.split(",")]
+    return [parts[min(i, len(parts) - 1)] for i in range(3)]
+
+
 def _groups(doc: FioDocument) -> dict[int, list[FioJobResult]]:
     groups: dict[int, list[FioJobResult]] = {}
     for job in doc.jobs:
@@ -884,6 +895,9 @@ class _Scan:
                 self.unmatched_names.append(rel)
             else:
                 self.notes += _apply_pattern(found, values, rel)
+        for c in found:
+            c.implausible = implausible(c.jobs, _fixed_block_sizes(c))
+            c.notes += [f"implausible: {reason}" for reason in c.implausible]
         self.notes += [f"{c.where}: {n}" for c in found for n in c.notes]
         self.candidates += found
 
@@ -1147,9 +1161,11 @@ def _store_run(
     status = "interrupted"
     try:
         for seq, c in enumerate(cands, start=1):
-            store.add_point(
-                _record(run_id, seq, c), point_metrics(c.jobs), c.samples, findings=[_finding(c)]
-            )
+            findings = [_finding(c)]
+            if c.implausible:
+                findings.append(Finding(None, "implausible", {"reasons": c.implausible}))
+            store.add_point(_record(run_id, seq, c), point_metrics(c.jobs), c.samples,
+                            findings=findings)  # fmt: skip
         status = "complete"
     finally:
         store.set_run_status(run_id, status, now_iso())

@@ -169,3 +169,27 @@ def test_histogram_logs_give_percentiles_where_the_result_cannot(tmp_path: Path)
         for n in line.split(",")[3:]
     )
     assert any(f"{logged} of " in n and "histogram log" in n for n in result.notes)
+
+
+def test_an_implausible_figure_marks_the_point_and_says_why(tmp_path: Path) -> None:
+    """Sample 01 with one figure as fio 2.1.11 once printed it (a mean latency of
+    756,537,530 msec, 8.7 days, in a 60 s run): imported, marked, the rest untouched."""
+    text = next(DATA.glob("01_*")).read_text()
+    first = re.search(r"^     lat \(usec\): min=\S+ max=\S+ avg=([\d.]+),", text, re.MULTILINE)
+    assert first is not None
+    changed = (
+        text[: first.start()]
+        + re.sub(r"lat \(usec\)(.*?)avg=[\d.]+", r"lat (msec)\1avg=756537530.00", first.group(0))
+        + text[first.end() :]
+    )
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "edited.txt").write_text(changed)
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="odd")
+    assert len(result.points) == 10 and not result.skipped
+    marked = [n for n in result.notes if "implausible" in n]
+    assert len(marked) == 1
+    assert "mean latency 756,537,530 ms is longer than the runtime 60,00" in marked[0]
+    findings = store.findings(result.run_id, "implausible")
+    assert len(findings) == 1 and findings[0].point_id is not None
