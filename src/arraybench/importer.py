@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 import os
 import re
@@ -63,7 +64,9 @@ from arraybench.store.db import Finding, RunRecord, Sample, Store
 from arraybench.timeseries import full_seconds
 from arraybench.units import fio_size, parse_size
 
-PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "iodepth")
+PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
+                  "scenario")  # fmt: skip
+LABEL_PREFIX = "label_"  # (?P<label_array>...) sets the point's label "array"
 # Import bounds (issue 12): a result file is refused above MAX_FILE_BYTES; JSON is held
 # whole, so it is refused above MAX_JSON_BYTES; text is streamed with lines cut at
 # MAX_LINE_CHARS (no fio line comes near it).
@@ -133,6 +136,9 @@ class _Candidate:
     workers: int
     iodepth: int
     hosts: int | None
+    devices: int | None = None
+    scenario: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
     workload: str = ""
     named: bool = False  # the workload name came from the file name pattern
     part: str = ""  # tells apart groups of one run that share a workload and load level
@@ -143,8 +149,10 @@ class _Candidate:
 
     @property
     def level(self) -> str:
+        """As a campaign names its load levels: w<workers>-qd<iodepth>[-d<devices>][-h<hosts>]."""
+        devices = f"-d{self.devices}" if self.devices else ""
         hosts = f"-h{self.hosts}" if self.hosts else ""
-        return f"w{self.workers}-qd{self.iodepth}{hosts}"
+        return f"w{self.workers}-qd{self.iodepth}{devices}{hosts}"
 
     @property
     def key(self) -> str:
@@ -198,14 +206,19 @@ def _compile_pattern(name_pattern: str | None) -> re.Pattern[str] | None:
             f"name pattern {name_pattern!r} is not a valid regular expression: {exc}",
             "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'",
         ) from exc
-    unknown = sorted(set(regex.groupindex) - set(PATTERN_GROUPS))
+    unknown = sorted(g for g in set(regex.groupindex) - set(PATTERN_GROUPS) if not _is_label(g))
     if unknown or not regex.groupindex:
         raise ArraybenchError(
             f"name pattern {name_pattern!r}: named groups must be among "
-            f"{', '.join(PATTERN_GROUPS)}" + (f" (found {', '.join(unknown)})" if unknown else ""),
+            f"{', '.join(PATTERN_GROUPS)} or {LABEL_PREFIX}<name>"
+            + (f" (found {', '.join(unknown)})" if unknown else ""),
             "write (?P<workers>\\d+) for the number of jobs, (?P<bs>\\w+) for the block size",
         )
     return regex
+
+
+def _is_label(group: str) -> bool:
+    return group.startswith(LABEL_PREFIX) and len(group) > len(LABEL_PREFIX)
 
 
 def _gather(paths: Sequence[Path]) -> tuple[list[Path], list[Skipped]]:
@@ -564,8 +577,10 @@ def _pattern_values(regex: re.Pattern[str], source: _Source) -> dict[str, str] |
 
 def _pattern_field(name: str, text: str) -> Any:
     """The typed value of one pattern group; ValueError says why it is unusable."""
-    if name == "workload":
+    if name in ("workload", "scenario"):
         return _clean_name(text)
+    if _is_label(name):
+        return text.strip()[:100]
     if name == "rw":
         rw = text.lower()
         if rw not in RW_MODES:
@@ -592,9 +607,8 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
         except ValueError as exc:
             notes.append(f"{rel}: name pattern ignored for {name}: {exc}")
             continue
-        attr = "workload" if name == "workload" else name
-        found = sorted({getattr(c, attr) for c in cands}, key=str)
-        if name != "workload" and len(found) > 1:
+        found = sorted({_field_of(c, name) for c in cands}, key=str)
+        if name not in ("workload", "scenario") and not _is_label(name) and len(found) > 1:
             notes.append(
                 f"{rel}: the name says {name}={text}, but the file holds {len(found)} "
                 f"values of {name} ({', '.join(map(str, found))}): fio's own kept"
@@ -602,13 +616,26 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
             continue
         for c in cands:
             _set_field(c, name, value)
-        if name != "workload" and found and found[0] != value:
+        if name in _FIO_SAYS and found and found[0] is not None and found[0] != value:
             notes.append(f"{rel}: {name}={value} from the file name (fio's output says {found[0]})")
     return notes
 
 
+_FIO_SAYS = ("bs", "rw", "workers", "threads", "iodepth", "hosts")  # fields fio's output gives
+
+
+def _field_of(c: _Candidate, name: str) -> Any:
+    if _is_label(name):
+        return c.labels.get(name[len(LABEL_PREFIX) :])
+    return getattr(c, "workers" if name == "threads" else name)
+
+
 def _set_field(c: _Candidate, name: str, value: Any) -> None:
-    if name == "workload":
+    if _is_label(name):
+        c.labels[name[len(LABEL_PREFIX) :]] = value
+    elif name == "threads":
+        c.workers = value
+    elif name == "workload":
         c.workload, c.named = value, True
     elif name == "rw":
         c.rw = value
@@ -1111,8 +1138,10 @@ def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
         "runtime_s": runtime, "fio_version": c.doc.fio_version or None,
         "usr_cpu": sum(u or 0.0 for u, _ in cpu) if cpu else None,
         "sys_cpu": sum(s or 0.0 for _, s in cpu) if cpu else None,
-        "devices": None, "steady_attained": attained,
+        "devices": c.devices, "steady_attained": attained,
         "ended_early": int(bool(attained)) if steady else 0, "hosts": c.hosts,
+        "scenario": c.scenario,
+        "labels_json": json.dumps(c.labels, sort_keys=True) if c.labels else None,
     }  # fmt: skip
 
 

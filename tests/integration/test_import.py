@@ -23,7 +23,7 @@ from tests.conftest import needs_fio, run_cli
 from tests.unit.test_textparse import fio_num2str
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*/w\d+-qd\d+(-h\d+)?$")
+KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*/w\d+-qd\d+(-d\d+)?(-h\d+)?$")
 
 
 def sample(prefix: str) -> Path:
@@ -242,8 +242,9 @@ def test_the_name_pattern_fills_what_the_file_does_not_say(tmp_path: Path) -> No
     assert "hdd/w1-qd4" in result.points
     assert "hdd-randread-4-1.json: iodepth=4 from the file name (fio's output says 1)" in notes
     with pytest.raises(ArraybenchError) as info:
-        import_paths(store, [folder], run_name="bad", name_pattern=r"(?P<threads>\d+)")
-    assert "named groups must be among workload, bs, rw, workers, iodepth" in info.value.message
+        import_paths(store, [folder], run_name="bad", name_pattern=r"(?P<thread>\d+)")
+    assert "named groups must be among workload, bs, rw, workers" in info.value.message
+    assert "(found thread)" in info.value.message
 
 
 # --------------------------------------------------------------------------- a fresh fio run

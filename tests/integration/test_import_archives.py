@@ -193,3 +193,25 @@ def test_an_implausible_figure_marks_the_point_and_says_why(tmp_path: Path) -> N
     assert "mean latency 756,537,530 ms is longer than the runtime 60,00" in marked[0]
     findings = store.findings(result.run_id, "implausible")
     assert len(findings) == 1 and findings[0].point_id is not None
+
+
+def test_pattern_groups_set_devices_scenario_and_labels(tmp_path: Path) -> None:
+    """Dorado's archive names its files Test0N-Typerandread-BS8k-DeviceCount0N: the device
+    count from the name makes a devices x parallelism grid, stored on each point."""
+    folder = _copy(tmp_path, "28_", "29_")
+    # sample 01 under its name in the archive (see MANIFEST.md)
+    shutil.copy(next(DATA.glob("01_*")), folder / "Test01-Typerandread-BS8k-DeviceCount01.txt")
+    store = Store(tmp_path / "results")
+    pattern = r"(?P<label_test>Test\d+)-Type(?P<rw>\w+?)-BS(?P<bs>\d+k)-DeviceCount(?P<devices>\d+)"
+    result = import_paths(store, [folder], run_name="grid", name_pattern=pattern)
+    points = store.points(result.run_id)
+    assert len(points) == 30 and not result.skipped
+    grid = {(p.devices, p.workers) for p in points}
+    # fio ran threads x devices jobs per group: 1..10, 2..20, 3..30
+    assert grid == {(d, d * t) for d in (1, 2, 3) for t in range(1, 11)}
+    assert {p.workload for p in points} == {"randread-8k"}  # one workload, three device counts
+    assert all(p.key.endswith(f"-d{p.devices}") for p in points)
+    assert {p.labels["test"] for p in points} == {"Test01", "Test02", "Test03"}
+    one = folder / "Test01-Typerandread-BS8k-DeviceCount01.txt"
+    scenario = import_paths(store, [one], run_name="sc", name_pattern=r"(?P<scenario>Test\d+)")
+    assert {p.scenario for p in store.points(scenario.run_id)} == {"Test01"}
