@@ -156,7 +156,8 @@ def _parser() -> argparse.ArgumentParser:
         "--pattern",
         metavar="REGEX",
         help="named groups: workload, bs, rw, workers, threads, iodepth, devices, hosts, "
-        "scenario, label_<name>, read from file names, e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'",
+        "scenario, label_<name>, read from file names, "
+        "e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'",
     )
     imp.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     return parser  # fmt: skip
