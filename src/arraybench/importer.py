@@ -71,7 +71,7 @@ LABEL_PREFIX = "label_"  # (?P<label_array>...) sets the point's label "array"
 # whole, so it is refused above MAX_JSON_BYTES; text is streamed with lines cut at
 # MAX_LINE_CHARS (no fio line comes near it).
 MAX_FILE_BYTES = 256 << 20
-MAX_JSON_BYTES = 64 << 20
+MAX_JSON_BYTES = 32 << 20
 MAX_LINE_CHARS = 4096
 _SNIFF_BYTES = 64 << 10
 _LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$")

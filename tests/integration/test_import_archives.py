@@ -215,3 +215,17 @@ def test_pattern_groups_set_devices_scenario_and_labels(tmp_path: Path) -> None:
     one = folder / "Test01-Typerandread-BS8k-DeviceCount01.txt"
     scenario = import_paths(store, [one], run_name="sc", name_pattern=r"(?P<scenario>Test\d+)")
     assert {p.scenario for p in store.points(scenario.run_id)} == {"Test01"}
+
+
+def test_json_above_its_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    big = folder / "big.json"
+    with big.open("wb") as handle:
+        handle.write(b'{\n  "fio version" : "fio-3.33",\n' + b" " * 8192)
+        handle.truncate(40 << 20)  # sparse beyond the first 8 KiB
+    shutil.copy(next(DATA.glob("01_*")), folder)
+    result = import_paths(Store(tmp_path / "results"), [folder], run_name="bigjson")
+    (skipped,) = result.skipped
+    limit = "40 MiB of JSON, larger than the 32 MiB limit for JSON (it is read whole)"
+    assert skipped.reason == limit
