@@ -176,7 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", choices=FORMATS)
     imp = sub.add_parser(
         "import",
-        help="existing fio results (JSON, json+, normal text, logs) "
+        help="existing fio results (JSON, json+, normal text, terse, logs) "
         "into a run, to report and compare",
     )
     imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
@@ -184,8 +184,9 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument(
         "--pattern",
         metavar="REGEX",
-        help="read workload/bs/rw/workers/iodepth "
-        "from file names, e.g. 'BS(?P<bs>\\w+)-Jobs(?P<workers>\\d+)'",
+        help="named groups: workload, bs, rw, workers, threads, iodepth, devices, hosts, "
+        "scenario, label_<name>, read from file names, "
+        "e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'",
     )
     imp.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     return parser  # fmt: skip

@@ -27,6 +27,9 @@ when nothing at all can be imported is an ArraybenchError raised.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
 import math
 import os
 import re
@@ -43,20 +46,36 @@ from arraybench import __version__
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.campaign import new_run_id, now_iso
 from arraybench.errors import ArraybenchError, FioParseError
-from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.fio.logs import (
+    hist_log_bins,
+    job_from_logs,
+    parse_hist_log,
+    parse_interval_log,
+    per_second,
+)
 from arraybench.fio.parse import parse_fio_json
-from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
-from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
+from arraybench.fio.plausible import implausible
+from arraybench.fio.results import DirStats, FioDocument, FioJobResult, IntervalSample
+from arraybench.fio.terse import looks_like_terse, parse_fio_terse
+from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import LatencyBound, Workload
 from arraybench.store.db import Finding, RunRecord, Sample, Store
 from arraybench.timeseries import full_seconds
 from arraybench.units import fio_size, parse_size
 
-PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "iodepth")
+PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
+                  "scenario")  # fmt: skip
+LABEL_PREFIX = "label_"  # (?P<label_array>...) sets the point's label "array"
+# Import bounds (issue 12): a result file is refused above MAX_FILE_BYTES; JSON is held
+# whole, so it is refused above MAX_JSON_BYTES; text is streamed with lines cut at
+# MAX_LINE_CHARS (no fio line comes near it).
 MAX_FILE_BYTES = 256 << 20
+MAX_JSON_BYTES = 32 << 20
+MAX_LINE_CHARS = 4096
+_SNIFF_BYTES = 64 << 10
 _LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$")
-_HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.\d+)?\.log$")
+_HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.(?P<job>\d+))?\.log$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
 _EPOCH_MS = 10**11  # a log time above this is a Unix-epoch stamp (log_unix_epoch=1)
@@ -117,17 +136,23 @@ class _Candidate:
     workers: int
     iodepth: int
     hosts: int | None
+    devices: int | None = None
+    scenario: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
     workload: str = ""
     named: bool = False  # the workload name came from the file name pattern
     part: str = ""  # tells apart groups of one run that share a workload and load level
     notes: list[str] = field(default_factory=list)
+    implausible: list[str] = field(default_factory=list)  # why its figures cannot all be true
     samples: list[Sample] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
 
     @property
     def level(self) -> str:
+        """As a campaign names its load levels: w<workers>-qd<iodepth>[-d<devices>][-h<hosts>]."""
+        devices = f"-d{self.devices}" if self.devices else ""
         hosts = f"-h{self.hosts}" if self.hosts else ""
-        return f"w{self.workers}-qd{self.iodepth}{hosts}"
+        return f"w{self.workers}-qd{self.iodepth}{devices}{hosts}"
 
     @property
     def key(self) -> str:
@@ -160,9 +185,10 @@ def import_paths(
     for path in files:
         scan.add(path)
     candidates = scan.finish()
+    scan.attach_logs(candidates)
+    candidates += scan.log_candidates({c.key for c in candidates})
     if not candidates:
         raise _nothing_error(len(files), scan.skipped)
-    scan.attach_logs(candidates)
     run_id = _store_run(store, run_name, paths, candidates, scan)
     return ImportResult(run_id, [c.key for c in candidates], scan.skipped, scan.notes, len(files))
 
@@ -180,14 +206,19 @@ def _compile_pattern(name_pattern: str | None) -> re.Pattern[str] | None:
             f"name pattern {name_pattern!r} is not a valid regular expression: {exc}",
             "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'",
         ) from exc
-    unknown = sorted(set(regex.groupindex) - set(PATTERN_GROUPS))
+    unknown = sorted(g for g in set(regex.groupindex) - set(PATTERN_GROUPS) if not _is_label(g))
     if unknown or not regex.groupindex:
         raise ArraybenchError(
             f"name pattern {name_pattern!r}: named groups must be among "
-            f"{', '.join(PATTERN_GROUPS)}" + (f" (found {', '.join(unknown)})" if unknown else ""),
+            f"{', '.join(PATTERN_GROUPS)} or {LABEL_PREFIX}<name>"
+            + (f" (found {', '.join(unknown)})" if unknown else ""),
             "write (?P<workers>\\d+) for the number of jobs, (?P<bs>\\w+) for the block size",
         )
     return regex
+
+
+def _is_label(group: str) -> bool:
+    return group.startswith(LABEL_PREFIX) and len(group) > len(LABEL_PREFIX)
 
 
 def _gather(paths: Sequence[Path]) -> tuple[list[Path], list[Skipped]]:
@@ -228,41 +259,130 @@ def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
 
 
 def _read_docs(path: Path) -> tuple[list[FioDocument], str]:
-    """The fio documents of one result file and its format; _Skip when it holds none."""
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise _Skip(f"larger than {MAX_FILE_BYTES >> 20} MiB: not read")
-    raw = path.read_bytes()
-    if b"\0" in raw[:4096]:
+    """The fio documents of one result file and its format; _Skip when it holds none.
+
+    Bounded: a file is refused above MAX_FILE_BYTES, JSON above MAX_JSON_BYTES (it must be
+    held whole), and normal/terse text is read line by line, so memory follows the results
+    found, not the size of the file.
+    """
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise _Skip(f"{size >> 20} MiB, larger than the {MAX_FILE_BYTES >> 20} MiB import limit")
+    with path.open("rb") as handle:
+        head = handle.read(_SNIFF_BYTES)
+    if b"\0" in head[:4096]:
         raise _Skip("binary file, not fio output")
-    text = raw.decode("utf-8", errors="replace")
-    json_like = any(k in text for k in ('"fio version"', '"jobs"', '"client_stats"'))
+    text_head = head.decode("utf-8", errors="replace")
+    if looks_like_terse(text_head):
+        return _read_lines(path, parse_fio_terse), "terse"
+    json_like = any(k in text_head for k in ('"fio version"', '"jobs"', '"client_stats"'))
     if json_like or path.suffix.lower() == ".json":
+        if size > MAX_JSON_BYTES:
+            raise _Skip(
+                f"{size >> 20} MiB of JSON, larger than the {MAX_JSON_BYTES >> 20} MiB "
+                "limit for JSON (it is read whole)"
+            )
+        text = path.read_text(encoding="utf-8", errors="replace")
         try:
             return parse_fio_json(text), "json"
         except FioParseError as exc:
             if not looks_like_fio_text(text):
-                raise _Skip(exc.message) from exc
-    if looks_like_fio_text(text):
-        try:
-            return parse_fio_text(text, path.name), "text"
-        except FioParseError as exc:
-            raise _Skip(exc.message) from exc
-    first = next((line.strip() for line in text.splitlines() if line.strip()), None)
+                raise _Skip(_why_no_results(text) or exc.message) from exc
+    try:
+        return _read_lines(path, parse_fio_lines), "text"
+    except FioParseError as exc:
+        if NO_RESULTS not in exc.message:
+            raise _Skip(exc.message) from exc  # a results line fio wrote that cannot be read
+        raise _Skip(_why_no_results_file(path) or _not_fio(path)) from exc
+
+
+def _read_lines(
+    path: Path, parser: Callable[[Iterable[str], str], list[FioDocument]]
+) -> list[FioDocument]:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        return parser(_bounded_lines(handle), path.name)
+
+
+def _bounded_lines(lines: Iterable[str]) -> Iterable[str]:
+    """Lines cut to MAX_LINE_CHARS: one endless line (512 KiB of "{") costs no more than
+    a short one."""
+    for line in lines:
+        yield line[:MAX_LINE_CHARS]
+
+
+_FIO_SAID_RE = re.compile(r"^(?:<[^<>\s]+> )?(fio: .*|fio-\d+\.\d+\S*|Starting \d+ \w+)")
+
+
+def _why_no_results(text: str) -> str | None:
+    return _why_no_results_lines(text.splitlines()[:2000])
+
+
+def _why_no_results_file(path: Path) -> str | None:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        head = itertools.islice(handle, 2000)
+        return _why_no_results_lines(line[:MAX_LINE_CHARS] for line in head)
+
+
+def _why_no_results_lines(lines: Iterable[str]) -> str | None:
+    """A fio run that printed no results (failed before or during the run): what fio said."""
+    said = [m.group(1).strip() for line in lines if (m := _FIO_SAID_RE.match(line.strip()))]
+    if not said:
+        return None
+    errors = [s for s in said if s.startswith("fio: ")]
+    shown = (errors or said)[0]
+    return f"a fio run that printed no results (failed?): fio said {shown[:100]!r}"
+
+
+def _not_fio(path: Path) -> str:
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        first = next((line.strip() for line in handle if line.strip()), None)
     if first is None:
-        raise _Skip("empty file")
-    raise _Skip(
-        f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"
-    )
+        return "empty file"
+    return f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"
 
 
-def _pick_docs(docs: list[FioDocument]) -> tuple[list[FioDocument], str | None]:
-    """Status dumps of one run (SIGUSR1, --status-interval) -> the last; separate runs -> all."""
-    if len(docs) < 2:
-        return docs, None
-    shapes = {tuple((j.name, j.groupid, j.hostname) for j in d.jobs) for d in docs}
-    if len(shapes) == 1:
-        return docs[-1:], f"kept the last of {len(docs)} status dumps of one run (cumulative)"
-    return docs, None
+def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
+    """JSON documents: a later status dump of the same run (SIGUSR1, --status-interval)?
+    Same jobs, and the time between the two documents is the time the jobs ran on in
+    between (a separate run would have started after the first one ended)."""
+    if doc.status_dump:
+        return True
+    shape = [(j.name, j.groupid, j.hostname) for j in prev.jobs]
+    if shape != [(j.name, j.groupid, j.hostname) for j in doc.jobs]:
+        return False
+    if prev.timestamp is None or doc.timestamp is None:
+        return True  # nothing tells them apart: the cumulative reading (the old rule)
+    pairs = zip(prev.jobs, doc.jobs, strict=True)
+    ran = [(b.elapsed_s or 0) - (a.elapsed_s or 0) for a, b in pairs]
+    gap = doc.timestamp - prev.timestamp
+    return bool(ran) and all(abs(gap - r) <= 2 for r in ran)
+
+
+def _pick_docs(docs: list[FioDocument], fmt: str) -> tuple[list[FioDocument], list[str]]:
+    """Status dumps of one run -> the last (figures are cumulative); separate runs -> all.
+
+    Text: fio says which is which (a new run prints its version, "Starting N processes" or
+    its job list; a status dump only its results again). JSON: same jobs, and the clock
+    moved on by the time the jobs ran in between.
+    """
+    kept: list[FioDocument] = []
+    chain = 1
+    notes = []
+    for doc in docs:
+        dump = doc.status_dump if fmt != "json" else bool(kept) and _status_dump_of(kept[-1], doc)
+        if kept and dump:
+            kept[-1] = doc
+            chain += 1
+            continue
+        if chain > 1:
+            notes.append(f"run {len(kept)}: kept the last of {chain} status dumps (cumulative)")
+        kept.append(doc)
+        chain = 1
+    if chain > 1:
+        notes.append(f"run {len(kept)}: kept the last of {chain} status dumps (cumulative)")
+    if len(kept) > 1:
+        notes.append(f"{len(kept)} separate fio runs in one file")
+    return kept, notes
 
 
 # --------------------------------------------------------------------------- describing a group
@@ -412,6 +532,15 @@ def _candidate(
     )  # fmt: skip
 
 
+def _fixed_block_sizes(c: _Candidate) -> list[int | None]:
+    """The block size per direction as fio was told it (bs=4k, bs=8k,64k), else None."""
+    value = c.options.get("bs") or c.options.get("blocksize")
+    if not value or "-" in value or ":" in value:
+        return [None, None, None]
+    parts = [_size(p) for p in value.split(",")]
+    return [parts[min(i, len(parts) - 1)] for i in range(3)]
+
+
 def _groups(doc: FioDocument) -> dict[int, list[FioJobResult]]:
     groups: dict[int, list[FioJobResult]] = {}
     for job in doc.jobs:
@@ -448,8 +577,10 @@ def _pattern_values(regex: re.Pattern[str], source: _Source) -> dict[str, str] |
 
 def _pattern_field(name: str, text: str) -> Any:
     """The typed value of one pattern group; ValueError says why it is unusable."""
-    if name == "workload":
+    if name in ("workload", "scenario"):
         return _clean_name(text)
+    if _is_label(name):
+        return text.strip()[:100]
     if name == "rw":
         rw = text.lower()
         if rw not in RW_MODES:
@@ -476,9 +607,8 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
         except ValueError as exc:
             notes.append(f"{rel}: name pattern ignored for {name}: {exc}")
             continue
-        attr = "workload" if name == "workload" else name
-        found = sorted({getattr(c, attr) for c in cands}, key=str)
-        if name != "workload" and len(found) > 1:
+        found = sorted({_field_of(c, name) for c in cands}, key=str)
+        if name not in ("workload", "scenario") and not _is_label(name) and len(found) > 1:
             notes.append(
                 f"{rel}: the name says {name}={text}, but the file holds {len(found)} "
                 f"values of {name} ({', '.join(map(str, found))}): fio's own kept"
@@ -486,13 +616,26 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
             continue
         for c in cands:
             _set_field(c, name, value)
-        if name != "workload" and found and found[0] != value:
+        if name in _FIO_SAYS and found and found[0] is not None and found[0] != value:
             notes.append(f"{rel}: {name}={value} from the file name (fio's output says {found[0]})")
     return notes
 
 
+_FIO_SAYS = ("bs", "rw", "workers", "threads", "iodepth", "hosts")  # fields fio's output gives
+
+
+def _field_of(c: _Candidate, name: str) -> Any:
+    if _is_label(name):
+        return c.labels.get(name[len(LABEL_PREFIX) :])
+    return getattr(c, "workers" if name == "threads" else name)
+
+
 def _set_field(c: _Candidate, name: str, value: Any) -> None:
-    if name == "workload":
+    if _is_label(name):
+        c.labels[name[len(LABEL_PREFIX) :]] = value
+    elif name == "threads":
+        c.workers = value
+    elif name == "workload":
         c.workload, c.named = value, True
     elif name == "rw":
         c.rw = value
@@ -671,6 +814,51 @@ def _samples(logs: list[_Log], version: str) -> tuple[list[Sample], bool]:
     return samples, epoch
 
 
+def _with_bins(jobs: list[FioJobResult], merged: dict[int, dict[int, int]]) -> list[FioJobResult]:
+    """The point's jobs with the merged histogram: on the first job that moved data in each
+    direction, empty bins on the others, so that the point's merged bins (aggregate's
+    merge_bins) are exactly the logs' histogram."""
+    out = []
+    given: set[int] = set()
+    for job in jobs:
+        changes: dict[str, DirStats] = {}
+        for ddir, name in ((0, "read"), (1, "write")):
+            stats = job.direction(name)
+            if ddir not in merged or stats.empty:
+                continue
+            bins = merged[ddir] if ddir not in given else {}
+            given.add(ddir)
+            changes[name] = dataclasses.replace(stats, bins_ns=bins, percentiles_ns={})
+        out.append(dataclasses.replace(job, **changes))  # type: ignore[arg-type]
+    return out
+
+
+def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
+    """A point to be from one prefix's logs alone: one job per log number."""
+    by_job: dict[int, dict[str, list[IntervalSample]]] = defaultdict(dict)
+    for log in (lg for lg in logs if lg.kind != "hist"):
+        rows = parse_interval_log(log.path)
+        if any(r.bs for r in rows):
+            raise _Skip("one row per I/O (log_avg_msec=0): only averaged logs are imported")
+        by_job[log.job or 0][log.kind] = rows
+    jobs = []
+    for _, kinds in sorted(by_job.items()):
+        job = job_from_logs(prefix, kinds.get("iops", []), kinds.get("bw", []),
+                            kinds.get("lat", []))  # fmt: skip
+        if job is not None:
+            jobs.append(job)
+    if not jobs or _moved_nothing(jobs):
+        raise _Skip("no iops or bw log with any I/O: nothing to rebuild the totals from")
+    doc = FioDocument(fio_version="", timestamp=None, timestamp_ms=None, global_options={},
+                      jobs=jobs, all_clients=None, disk_util=[], preamble="")  # fmt: skip
+    first = sorted(logs, key=lambda lg: lg.rel)[0]
+    source = _Source(first.path, first.rel.rsplit("/", 1)[0] + "/" + prefix
+                     if "/" in first.rel else prefix, "logs")  # fmt: skip
+    c = _candidate(source, doc, 1, 0, jobs)
+    c.logs = [log.rel for log in logs]
+    return c
+
+
 # --------------------------------------------------------------------------- the scan
 
 
@@ -685,14 +873,18 @@ class _Scan:
         self.candidates: list[_Candidate] = []
         self.logs: list[_Log] = []
         self.unmatched_names: list[str] = []
+        self.orphans: list[tuple[str, list[_Log]]] = []  # logs no result file names
 
     def skip(self, path: Path, reason: str) -> None:
         self.skipped.append(Skipped(_relative(path, self.root), reason))
 
     def add(self, path: Path) -> None:
         rel = _relative(path, self.root)
-        if _HIST_RE.search(path.name):
-            self.skip(path, "latency histogram log: not imported (json+ bins carry the histogram)")
+        hist = _HIST_RE.search(path.name)
+        if hist:
+            job = hist.group("job")
+            self.logs.append(_Log(path, rel, path.name[: hist.start()], "hist",
+                                  int(job) if job else None))  # fmt: skip
             return
         log = _LOG_RE.match(path.name)
         if log:
@@ -714,14 +906,15 @@ class _Scan:
 
     def _add_result(self, path: Path, rel: str) -> None:
         docs, fmt = _read_docs(path)
-        docs, note = _pick_docs(docs)
+        docs, picked = _pick_docs(docs, fmt)
         source = _Source(path, rel, fmt)
         found: list[_Candidate] = []
         for index, doc in enumerate(docs, start=1):
             found += self._doc_candidates(source, doc, index)
         if not found:
             raise _Skip("fio results without any completed I/O")
-        self.notes += [f"{rel}: {note}"] if note else []
+        self.notes += [f"{rel}: {note}" for note in picked]
+        self.notes += [f"{rel} (run {i}): {n}" for i, d in enumerate(docs, 1) for n in d.notes]
         self._fio_messages(rel, docs)
         if self.regex is not None:
             values = _pattern_values(self.regex, source)
@@ -729,6 +922,9 @@ class _Scan:
                 self.unmatched_names.append(rel)
             else:
                 self.notes += _apply_pattern(found, values, rel)
+        for c in found:
+            c.implausible = implausible(c.jobs, _fixed_block_sizes(c))
+            c.notes += [f"implausible: {reason}" for reason in c.implausible]
         self.notes += [f"{c.where}: {n}" for c in found for n in c.notes]
         self.candidates += found
 
@@ -799,12 +995,7 @@ class _Scan:
         self, prefix: str, logs: list[_Log], targets: list[_Candidate]
     ) -> dict[_Candidate, list[_Log]]:
         if not targets:
-            for log in logs:
-                self.skip(
-                    log.path,
-                    f"no imported fio result names the log prefix {prefix!r} "
-                    "(its write_*_log option, or a result file of that name beside it)",
-                )
+            self.orphans.append((prefix, logs))  # imported on their own, as time series
             return {}
         if len(targets) == 1:
             return {targets[0]: logs}
@@ -824,8 +1015,78 @@ class _Scan:
             split[by_group[group]].append(log)
         return split
 
+    def _give_histogram(self, c: _Candidate, hists: list[_Log]) -> None:
+        """Percentiles from histogram logs, for a point whose result gives no histogram
+        (json+ bins win): the logs' bins merged over jobs and rows."""
+        stats = [d for j in c.jobs for d in (j.read, j.write) if not d.empty]
+        exact = all(d.bins_ns is not None for d in stats) or (
+            len(c.jobs) == 1 and all(d.percentiles_ns for d in stats)
+        )
+        if exact:  # json+ bins, or fio's own percentiles of the one entry
+            for log in hists:
+                self.skip(log.path, f"histogram log of {c.key}: fio's result gives percentiles")
+            return
+        merged: dict[int, dict[int, int]] = defaultdict(dict)
+        try:
+            for log in hists:
+                for ddir, bins in hist_log_bins(parse_hist_log(log.path)).items():
+                    for value, count in bins.items():
+                        merged[ddir][value] = merged[ddir].get(value, 0) + count
+        except FioParseError as exc:
+            for log in hists:
+                self.skip(log.path, f"not attached to {c.key}: {exc.message}")
+            return
+        c.jobs = _with_bins(c.jobs, merged)
+        logged = sum(sum(b.values()) for b in merged.values())
+        done = sum(j.read.ios + j.write.ios for j in c.jobs)
+        note = (
+            f"percentiles from {len(hists)} histogram log(s): {logged} of {done} I/Os logged "
+            "(fio logs no partial last window)"
+        )
+        c.notes.append(note)
+        self.notes.append(f"{c.where}: {note}")
+        c.logs += [log.rel for log in hists]
+
+    def log_candidates(self, taken: set[str]) -> list[_Candidate]:
+        """Points from logs that no result file names: their totals rebuilt from the logs
+        (job_from_logs), their samples as for any point."""
+        found: list[_Candidate] = []
+        for prefix, logs in self.orphans:
+            if all(log.kind == "hist" for log in logs):
+                for log in logs:
+                    self.skip(log.path, f"histogram log: no result file of prefix {prefix!r} "
+                                        "to give its percentiles to")  # fmt: skip
+                continue
+            try:
+                c = _log_candidate(self.root, prefix, logs)
+            except (_Skip, FioParseError) as exc:
+                reason = exc.message if isinstance(exc, FioParseError) else str(exc)
+                for log in logs:
+                    self.skip(log.path, f"logs of {prefix!r} on their own: {reason}")
+                continue
+            found.append(c)
+        _name_workloads(found)
+        kept = []
+        for c in _drop_duplicates(found, self.skipped):
+            if c.key in taken:
+                self.skip(c.source.path, f"logs of {c.key}: a result file gives that point")
+                continue
+            self._give_samples(c, [lg for lg in self.logs if lg.rel in c.logs])
+            self.notes.append(
+                f"{c.source.rel}: no result file names these logs: {c.key} is rebuilt from "
+                "them (I/Os and bytes = logged rates x their windows, approximate)"
+            )
+            kept.append(c)
+        return kept
+
     def _give_samples(self, c: _Candidate, logs: list[_Log]) -> bool:
         """Attach samples; False when their clock is relative to the job start."""
+        hists = [log for log in logs if log.kind == "hist"]
+        logs = [log for log in logs if log.kind != "hist"]
+        if hists:
+            self._give_histogram(c, hists)
+        if not logs:
+            return True
         try:
             c.samples, epoch = _samples(logs, c.doc.fio_version)
         except (_Skip, FioParseError) as exc:
@@ -877,8 +1138,10 @@ def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
         "runtime_s": runtime, "fio_version": c.doc.fio_version or None,
         "usr_cpu": sum(u or 0.0 for u, _ in cpu) if cpu else None,
         "sys_cpu": sum(s or 0.0 for _, s in cpu) if cpu else None,
-        "devices": None, "steady_attained": attained,
+        "devices": c.devices, "steady_attained": attained,
         "ended_early": int(bool(attained)) if steady else 0, "hosts": c.hosts,
+        "scenario": c.scenario,
+        "labels_json": json.dumps(c.labels, sort_keys=True) if c.labels else None,
     }  # fmt: skip
 
 
@@ -927,9 +1190,11 @@ def _store_run(
     status = "interrupted"
     try:
         for seq, c in enumerate(cands, start=1):
-            store.add_point(
-                _record(run_id, seq, c), point_metrics(c.jobs), c.samples, findings=[_finding(c)]
-            )
+            findings = [_finding(c)]
+            if c.implausible:
+                findings.append(Finding(None, "implausible", {"reasons": c.implausible}))
+            store.add_point(_record(run_id, seq, c), point_metrics(c.jobs), c.samples,
+                            findings=findings)  # fmt: skip
         status = "complete"
     finally:
         store.set_run_status(run_id, status, now_iso())

@@ -13,6 +13,7 @@ from arraybench.fio.logs import (
     parse_interval_log,
     per_second,
     plat_idx_to_val,
+    second_of,
 )
 from arraybench.fio.parse import parse_fio_json_file, percentile_from_bins
 from arraybench.fio.results import IntervalSample
@@ -139,9 +140,25 @@ def test_half_second_windows_go_to_the_second_they_end_in() -> None:
     by_second = dict(per_second([iops], "iops"))
     values = {s.time_ms: s.value for s in iops}
     assert by_second[0] == values[0]  # fio's initial 0 sample
-    # 500 ms and 1000 ms windows make up second 1; 1501 and 2003 make up second 2
+    # 500 ms and 1000 ms windows make up second 1; 1501 and 2003 make up second 2, each
+    # weighted by the window it covers (500 + 500 ms; 501 + 502 ms)
     assert by_second[1] == pytest.approx((values[500] + values[1000]) / 2)
-    assert by_second[2] == pytest.approx((values[1501] + values[2003]) / 2)
+    expected = (values[1501] * 501 + values[2003] * 502) / 1003
+    assert by_second[2] == pytest.approx(expected)
+
+
+def test_a_flush_row_weighs_by_its_partial_window() -> None:
+    """Issue 15 (d): fio's flush row for the partial last window, in the same second as the
+    last full window, counted as a full window put +10 % on that second's mean."""
+    rows = parse_interval_log(DATA / "fresh_fio3.33_lat_flush_row.1.log")
+    *_, full, flush = rows
+    assert second_of(full.time_ms) == second_of(flush.time_ms)
+    by_second = dict(per_second([rows], "lat"))
+    span = flush.time_ms - full.time_ms
+    window = full.time_ms - rows[-3].time_ms
+    expected = (full.value * window + flush.value * span) / (window + span)
+    assert by_second[second_of(full.time_ms)] == pytest.approx(expected)
+    assert by_second[second_of(full.time_ms)] != pytest.approx((full.value + flush.value) / 2)
 
 
 # --------------------------------------------------------------------------- histograms

@@ -16,7 +16,7 @@ from arraybench.fio.results import FioDocument
 from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-TEXT_SAMPLES = ("01_", "02_", "18_", "23_")
+TEXT_SAMPLES = ("01_", "02_", "18_", "23_", "24_", "25_", "26_", "fresh_fio3.33_normal")
 MIB = 1 << 20
 
 
@@ -115,17 +115,20 @@ def test_k_suffixed_iops_are_rebuilt_from_issued_ios_and_runtime() -> None:
     assert fio_num2str(int(fourth.iops)) == "12.9k"
 
 
-@pytest.mark.parametrize("prefix", ["01_", "02_"])
+@pytest.mark.parametrize("prefix", ["01_", "02_", "24_", "25_"])
 def test_every_printed_iops_is_reproduced_from_the_parsed_ios(prefix: str) -> None:
     """fio printed IOPS = num2str(1000 * ios / runtime); rebuilding every printed figure from
     the parsed issued count and runtime checks both, block by block, host by host."""
     text = sample(prefix).read_text()
-    printed = re.findall(r"^\s+read: IOPS=(\S+),", text, re.MULTILINE)
+    printed = re.findall(r"^\s+(?:read|write): IOPS=(\S+),", text, re.MULTILINE)
     (doc,) = docs_of(prefix)
     jobs = [*doc.jobs, *([doc.all_clients] if doc.all_clients else [])]
-    assert len(printed) == len(jobs) == (10 if prefix == "01_" else 31)
-    rebuilt = [fio_num2str(j.read.ios * 1000 // j.read.runtime_ms) for j in jobs]
-    assert rebuilt == printed
+    expected = {"01_": 10, "02_": 31, "24_": 41, "25_": 30}[prefix]
+    assert len(printed) == len(jobs) == expected
+    dirs = [j.read if j.read.ios else j.write for j in jobs]
+    rebuilt = [fio_num2str(d.ios * 1000 // d.runtime_ms) for d in dirs]
+    # "All clients" is printed where its text arrived, not last: compare as multisets
+    assert sorted(rebuilt) == sorted(printed)
 
 
 # --------------------------------------------------------------------------- client/server
@@ -216,3 +219,68 @@ def test_fio_2_1_9_format_kb_means_kib() -> None:
     write = doc.jobs[1]
     assert write.read.empty and write.write.ios == 68055278  # total=r=0/w=68055278/d=0
     assert write.write.iops == pytest.approx(113425, abs=1)
+
+
+# --------------------------------------------------------------------------- issue 15
+
+
+@pytest.mark.parametrize("prefix", ["24_", "25_"])
+def test_queued_host_prefixes_start_a_new_host_where_the_groupids_restart(prefix: str) -> None:
+    """fio 3.12 printed several bare ``<hostN>`` lines in a row, then the hosts' blocks
+    unprefixed: every host must keep all its groups, nothing split into extra runs."""
+    text = sample(prefix).read_text()
+    hosts = set(re.findall(r"^hostname=([^,]+),", text, re.MULTILINE))
+    groups = sorted({int(g) for g in re.findall(r"\(g=(\d+)\)", text)})
+    (doc,) = docs_of(prefix)
+    assert {j.hostname for j in doc.jobs} == hosts
+    for host in hosts:
+        assert sorted(j.groupid for j in doc.jobs if j.hostname == host) == groups, host
+    # fio's own "All clients" entry sums every group of every host: the per-host blocks
+    # must add up to it exactly (a lost or doubled block would not)
+    if "All clients:" in text:
+        assert doc.all_clients is not None
+        ddir = "read" if doc.all_clients.read.ios else "write"
+        total = sum(j.direction(ddir).ios for j in doc.jobs)
+        assert total == doc.all_clients.direction(ddir).ios
+    # every printed issued count is one job's, once (none lost, none doubled)
+    pairs = re.findall(r"issued rwts: total=(\d+),(\d+)", text)
+    issued = sorted(int(r) + int(w) for r, w in pairs)
+    parsed = [j.read.ios + j.write.ios for j in doc.jobs]
+    parsed += [doc.all_clients.read.ios + doc.all_clients.write.ios] if doc.all_clients else []
+    assert sorted(parsed) == issued
+
+
+def test_the_queued_prefix_file_keeps_its_hosts_apart_in_order() -> None:
+    (doc,) = docs_of("24_")
+    hosts = [j.hostname for j in doc.jobs]
+    # host2's text came first, then three bare prefixes host0, host3, host1 in a row
+    order = list(dict.fromkeys(hosts))
+    assert order == ["host2", "host0", "host3", "host1"]
+    assert all(hosts.count(h) == 10 for h in order)
+
+
+def test_two_invocations_with_the_same_job_are_two_runs() -> None:
+    text = sample("fresh_fio3.33_normal_two_invocations").read_text()
+    docs = docs_of("fresh_fio3.33_normal_two_invocations")
+    assert len(docs) == 2 and not any(d.status_dump for d in docs)
+    printed = [int(n) for n in re.findall(r"issued rwts: total=(\d+),", text)]
+    assert [j.read.ios for d in docs for j in d.jobs] == printed
+
+
+def test_status_interval_dumps_are_marked_as_dumps_of_one_run() -> None:
+    docs = docs_of("fresh_fio3.33_normal_status_interval")
+    assert len(docs) >= 2
+    assert not docs[0].status_dump and all(d.status_dump for d in docs[1:])
+    assert docs[-1].jobs[0].read.ios >= docs[0].jobs[0].read.ios  # cumulative
+
+
+def test_issued_ios_win_over_a_truncated_io_display_and_say_so() -> None:
+    """fio printed ``(17.0GiB/60001msec)`` for 2,356,449 x 8 KiB = 17.98 GiB (its decimal
+    twin says 19.3GB, and BW=307MiB/s agrees with the count, not with 17.0 GiB)."""
+    (doc,) = docs_of("26_")
+    (job,) = [j for j in doc.jobs if j.groupid == 7]
+    assert job.read.ios == 2356449
+    assert job.read.io_bytes == 2356449 * 8192
+    assert job.read.io_bytes / 1e9 == pytest.approx(19.3, abs=0.05)  # "(19.3GB)"
+    assert job.read.bw_bytes / MIB == pytest.approx(307, abs=0.5)  # "BW=307MiB/s"
+    assert any("groupid=7" in n and "issued I/Os are used" in n for n in doc.notes)

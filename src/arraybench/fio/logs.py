@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from arraybench.errors import FioParseError
-from arraybench.fio.results import IntervalSample
+from arraybench.fio.results import DirStats, FioJobResult, IntervalSample
 
 # fio's latency histogram geometry (stat.h): 64 buckets per power-of-two group.
 FIO_IO_U_PLAT_BITS = 6
@@ -219,23 +219,45 @@ def second_of(time_ms: int) -> int:
     return (time_ms + 500) // 1000
 
 
+def windows_ms(samples: list[IntervalSample]) -> list[int]:
+    """The averaging window each row covers, in ms: the time since the same direction's
+    previous row (the first row's since the job start), at least 1 ms.
+
+    fio ends a job's log with a flush row for the partial last window, stamped when the job
+    ended, sometimes within the same second as the last full window: its window is short,
+    and a mean over the second must weigh it by that, not count it as a full window.
+    """
+    last: dict[int, int] = {}
+    found = []
+    for s in samples:
+        found.append(max(1, s.time_ms - last.get(s.ddir, 0)))
+        last[s.ddir] = s.time_ms
+    return found
+
+
 def _per_job_buckets(
     samples: list[IntervalSample], ddir: int | None
 ) -> dict[tuple[int, int], float]:
-    """(ddir, second) -> mean value of one job's samples in that second.
+    """(ddir, second) -> one job's value in that second: the mean of its rows there, each
+    weighted by the window it covers (see windows_ms).
 
     Averaging (not summing) within one job is right for both kinds fio logs: iops/bw values
-    are rates, and a latency mean over equal windows is their average.
+    are rates, and a latency mean over windows is their time-weighted average (the I/O
+    count in a window is rate x window, and the rate varies little within a second).
     """
     sums: dict[tuple[int, int], float] = defaultdict(float)
-    counts: dict[tuple[int, int], int] = defaultdict(int)
-    for s in samples:
+    weights: dict[tuple[int, int], float] = defaultdict(float)
+    if samples and any(s.bs for s in samples[:1]):
+        spans = [1] * len(samples)  # one row per I/O (log_avg_msec=0): no windows
+    else:
+        spans = windows_ms(samples)
+    for s, span in zip(samples, spans, strict=True):
         if ddir is not None and s.ddir != ddir:
             continue
         key = (s.ddir, second_of(s.time_ms))
-        sums[key] += s.value
-        counts[key] += 1
-    return {key: sums[key] / counts[key] for key in sums}
+        sums[key] += s.value * span
+        weights[key] += span
+    return {key: sums[key] / weights[key] for key in sums}
 
 
 def _sum_rates(
@@ -305,3 +327,75 @@ def per_second(
     if kind in LAT_KINDS:
         return _weighted_latency(samples_by_job, iops_by_job, ddir)
     raise ValueError(f"unknown log kind {kind!r}; expected one of {RATE_KINDS + LAT_KINDS}")
+
+
+# --------------------------------------------------------------------------- logs on their own
+
+
+def _integral(rows: list[IntervalSample], ddir: int) -> tuple[float, int]:
+    """(rate x window summed over the rows of one direction, last stamp in ms)."""
+    mine = [r for r in rows if r.ddir == ddir]
+    spans = windows_ms(mine)
+    total = sum(r.value * span / 1000 for r, span in zip(mine, spans, strict=True))
+    return total, max((r.time_ms for r in mine), default=0)
+
+
+def _log_lat_mean(lat: list[IntervalSample], iops: list[IntervalSample], ddir: int) -> float:
+    """Mean latency over the run: each row weighted by the I/Os of its window (its iops
+    second's rate x its window), as fio weighs every I/O once."""
+    rates = dict(per_second([iops], "iops", ddir))
+    mine = [r for r in lat if r.ddir == ddir]
+    weights = [rates.get(second_of(r.time_ms), 0.0) * span for r, span in
+               zip(mine, windows_ms(mine), strict=True)]  # fmt: skip
+    if sum(weights) <= 0:
+        spans = windows_ms(mine)
+        return sum(r.value * w for r, w in zip(mine, spans, strict=True)) / max(1, sum(spans))
+    return sum(r.value * w for r, w in zip(mine, weights, strict=True)) / sum(weights)
+
+
+def job_from_logs(
+    name: str,
+    iops: list[IntervalSample],
+    bw: list[IntervalSample],
+    lat: list[IntervalSample],
+    lat_to_ns: float = 1.0,
+) -> FioJobResult | None:
+    """One job's totals rebuilt from its averaged logs alone (no result file): I/Os and bytes
+    are the integrals of the logged rates over their windows, runtime the last stamp, mean
+    latency I/O-weighted. Approximate (fio rounds each logged value); None without an iops
+    or bw log."""
+    if not iops and not bw:
+        return None
+    dirs = []
+    for ddir in range(3):
+        count, end_iops = _integral(iops, ddir)
+        kib, end_bw = _integral(bw, ddir)
+        runtime = max(end_iops, end_bw)
+        if not runtime or (count <= 0 and kib <= 0):
+            dirs.append(DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat"))
+            continue
+        ios, moved = round(count), round(kib * 1024)
+        has_lat = any(r.ddir == ddir for r in lat)
+        mean = _log_lat_mean(lat, iops, ddir) * lat_to_ns if has_lat else None
+        dirs.append(DirStats(ios=ios, io_bytes=moved, runtime_ms=runtime,
+                             iops=ios * 1000 / runtime, bw_bytes=moved * 1000 / runtime,
+                             lat_mean_ns=mean, lat_min_ns=None, lat_max_ns=None,
+                             lat_kind="lat"))  # fmt: skip
+    return FioJobResult(name=name, groupid=0, error=0, read=dirs[0], write=dirs[1],
+                        trim=dirs[2], options={})  # fmt: skip
+
+
+def hist_log_bins(rows: list[tuple[int, int, int, list[int]]]) -> dict[int, dict[int, int]]:
+    """ddir -> {latency ns: count}: the rows of one histogram log summed (each row holds the
+    I/Os completed since the previous one), keyed as json+ bins are, for
+    parse.percentile_from_bins. fio writes no row for the partial last window, so the I/Os
+    of the run's last log_hist_msec are missing: percentiles from these are close, not exact.
+    """
+    merged: dict[int, dict[int, int]] = defaultdict(dict)
+    for _, ddir, _, bins in rows:
+        target = merged[ddir]
+        for index, count in enumerate(bins):
+            if count:
+                value = round(hist_bin_value_ns(index, len(bins)))
+                target[value] = target.get(value, 0) + count
+    return dict(merged)

@@ -39,6 +39,12 @@ _IO_BYTES_IN_BYTES_SINCE = (2, 21)
 _VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
 # A fio document starts with "{" in column 0: nested objects are always indented.
 _DOC_START_RE = re.compile(r"^\{", re.MULTILINE)
+_ANY_START_RE = re.compile(
+    r'\{\s*"(?:fio version|client_stats|disk_util|global options|jobs|time|timestamp)"\s*:'
+)
+# Each failed decode costs up to the length of the text (json builds its error message by
+# counting lines): after this many, hostile text (512 KiB of "{") is given up on, linearly.
+_MAX_FAILED_DECODES = 50
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 _SIZE_POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 # Keys client/server mode adds to each per-server "global options" object: not fio options.
@@ -67,8 +73,9 @@ def parse_fio_json(text: str) -> list[FioDocument]:
     """
     found = _split_documents(text, _DOC_START_RE.finditer(text))
     if not found:
-        # Re-serialised or minified JSON need not start in column 0: try every "{".
-        found = _split_documents(text, re.finditer(r"\{", text))
+        # Re-serialised or minified JSON need not start in column 0: try every "{" that
+        # opens an object with one of fio's top-level keys.
+        found = _split_documents(text, _ANY_START_RE.finditer(text))
     if not found:
         raise _no_json_error(text)
     docs = []
@@ -97,14 +104,20 @@ def _split_documents(
     decoder = json.JSONDecoder()
     found: list[tuple[dict[str, Any], str]] = []
     end = 0
+    failed = 0
     for match in starts:
         start = match.start()
         if start < end:
             continue  # inside a document already decoded
         try:
             raw, stop = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            continue  # a "{" in an error message, or a document cut short
+        except (json.JSONDecodeError, RecursionError):
+            # a "{" in an error message, a document cut short, or nesting deeper than
+            # Python's stack (hostile input)
+            failed += 1
+            if failed >= _MAX_FAILED_DECODES:
+                break
+            continue
         if not _is_fio_document(raw):
             continue
         found.append((raw, text[end:start].strip()))
@@ -120,7 +133,7 @@ def _is_fio_document(raw: object) -> bool:
 
 def _no_json_error(text: str) -> FioParseError:
     lines = [line for line in text.splitlines() if line.strip()]
-    first = lines[0].strip() if lines else "(empty output)"
+    first = lines[0].strip()[:60] if lines else "(empty output)"
     return FioParseError(
         f"no fio JSON document found; the output starts with: {first!r}",
         "fio failed before writing results, or was not run with --output-format=json",

@@ -70,6 +70,13 @@ class FioDocument:
     all_clients: FioJobResult | None  # fio's "All clients" entry: sums EVERY group of EVERY host
     disk_util: list[dict[str, Any]]
     preamble: str  # text fio printed before the JSON (errors, "terminating on signal 2")
+    # True when fio printed this document as a later status of the run before it (SIGUSR1,
+    # --status-interval): the results restart without a new invocation (no version line, no
+    # "Starting N processes", no job list). Figures are cumulative: the last one counts.
+    status_dump: bool = False
+    # What the reader chose where fio's figures disagreed (e.g. a rounded io= against the
+    # issued I/Os), one line each, for the import notes.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

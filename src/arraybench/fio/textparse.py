@@ -36,16 +36,20 @@ from __future__ import annotations
 
 import math
 import re
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from arraybench.errors import FioParseError
 from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResult
 
 ALL_CLIENTS = "All clients"
+NO_RESULTS = "no fio job results found"
 
 _HOST_RE = re.compile(r"^<([^<>\s]+)> ?(.*)$")
 _SERVER_RE = re.compile(r"^hostname=([^,\s]+), be=\d+,.*\bfio=(fio-[^,\s]+)")
 _VERSION_RE = re.compile(r"^(fio-\d+\.\d+\S*)\s*$")
+_STARTING_RE = re.compile(r"^Starting \d+ (?:processes|process|threads|thread)\b")
 _JOB_HEADER_RE = re.compile(r"^(?P<name>\S.*?): \(g=(?P<g>\d+)\): (?P<rest>.*)$")
 _RESULT_RE = re.compile(
     r"^(?P<name>\S.*?): \(groupid=(?P<g>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)"
@@ -98,19 +102,25 @@ def looks_like_fio_text(text: str) -> bool:
 
 
 def parse_fio_text(text: str, source: str = "") -> list[FioDocument]:
-    """One FioDocument per fio invocation found in ``text``, in order.
+    """One FioDocument per fio invocation (or status dump) found in ``text``, in order.
 
     Raises FioParseError, naming ``source`` (and the line when one is at fault), when the
     text holds no fio job results or a results line cannot be read.
     """
+    return parse_fio_lines(text.splitlines(), source)
+
+
+def parse_fio_lines(lines: Iterable[str], source: str = "") -> list[FioDocument]:
+    """``parse_fio_text`` over lines (e.g. an open file): memory grows with the results
+    found, not with the size of the text."""
     where = source or "fio text output"
     reader = _Reader(where)
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(lines, start=1):
         reader.feed(lineno, line.rstrip())
     docs = [doc.build() for doc in reader.finish() if doc.blocks]
     if not docs:
         raise FioParseError(
-            f"{where}: no fio job results found (a line such as "
+            f"{where}: {NO_RESULTS} (a line such as "
             "'name: (groupid=0, jobs=1): err= 0: ...' followed by 'read: IOPS=...')",
             _HINT,
         )
@@ -300,14 +310,19 @@ class _Block:
 
     # ----------------------------------------------------------------------- result
 
-    def result(self, options: dict[str, str]) -> FioJobResult:
+    @property
+    def label(self) -> str:
+        host = f"<{self.host}> " if self.host else ""
+        return f"{host}{self.name} (groupid={self.groupid})"
+
+    def result(self, options: dict[str, str]) -> tuple[FioJobResult, list[str]]:
         options = dict(options) | {"numjobs": str(self.jobs)}
         sizes = _fixed_sizes(options)
-        stats = {
-            name: _dir_stats(self.dirs.get(name), self.issued.get(name), sizes[i])
-            for i, name in enumerate(DIRECTIONS)
-        }
-        return FioJobResult(
+        stats, notes = {}, []
+        for i, name in enumerate(DIRECTIONS):
+            stats[name], note = _dir_stats(self.dirs.get(name), self.issued.get(name), sizes[i])
+            notes += [f"{name}: {note}"] if note else []
+        job = FioJobResult(
             name=self.name,
             groupid=self.groupid,
             error=self.error,
@@ -319,10 +334,14 @@ class _Block:
             usr_cpu=self.usr_cpu,
             sys_cpu=self.sys_cpu,
         )
+        return job, notes
 
 
 _EMPTY = DirStats(ios=0, io_bytes=0, runtime_ms=0, iops=0.0, bw_bytes=0.0, lat_mean_ns=None,
                   lat_min_ns=None, lat_max_ns=None, lat_kind="clat")  # fmt: skip
+# fio prints io= with 3-4 significant digits; some versions (3.25) truncate instead of
+# rounding (19.96 GiB printed as "19.0GiB"). Within this the two agree and nothing is said.
+_DISPLAY_TOLERANCE = 0.006
 
 
 def _ios(d: _Dir, issued: int | None, bs: int | None) -> int:
@@ -333,21 +352,34 @@ def _ios(d: _Dir, issued: int | None, bs: int | None) -> int:
     return round((d.iops or 0.0) * d.runtime_ms / 1000)
 
 
-def _io_bytes(d: _Dir, ios: int, bs: int | None) -> int:
-    """ios x bs when the block size is fixed and agrees with fio's rounded io= figure."""
+def _io_bytes(d: _Dir, ios: int, bs: int | None, issued: bool) -> tuple[int, str | None]:
+    """Bytes moved and, when fio's printed io= disagrees, the line saying which won.
+
+    Issued I/Os x a fixed block size is exact; fio's io= is a rounded (or, in some versions,
+    truncated) display value, so the count wins whenever fio printed it.
+    """
     exact = ios * bs if bs else None
     if d.io is None:
-        return exact or 0
-    if exact is not None and math.isclose(exact, d.io, rel_tol=0.02, abs_tol=1):
-        return exact
-    return round(d.io)
+        return exact or 0, None
+    if exact is None or not issued:
+        return round(d.io), None
+    if math.isclose(exact, d.io, rel_tol=_DISPLAY_TOLERANCE, abs_tol=1):
+        return exact, None
+    note = (
+        f"printed io={d.io / MIB:.1f} MiB, but {ios} issued I/Os x {bs} B = "
+        f"{exact / MIB:.1f} MiB: the issued I/Os are used (fio's display value is rounded)"
+    )
+    return exact, note
 
 
-def _dir_stats(d: _Dir | None, issued: int | None, bs: int | None) -> DirStats:
+MIB = 1 << 20
+
+
+def _dir_stats(d: _Dir | None, issued: int | None, bs: int | None) -> tuple[DirStats, str | None]:
     if d is None:
-        return _EMPTY
+        return _EMPTY, None
     ios = _ios(d, issued, bs)
-    io_bytes = _io_bytes(d, ios, bs)
+    io_bytes, note = _io_bytes(d, ios, bs, issued is not None)
     runtime = d.runtime_ms
     iops = ios * 1000 / runtime if runtime > 0 else (d.iops or 0.0)
     bw = io_bytes * 1000 / runtime if runtime > 0 else (d.bw or 0.0)
@@ -356,7 +388,7 @@ def _dir_stats(d: _Dir | None, issued: int | None, bs: int | None) -> DirStats:
     kind = dist_kind or ("lat" if "lat" in d.lat else "clat")
     if ios == 0 or summary is None:
         summary = None
-    return DirStats(
+    stats = DirStats(
         ios=ios,
         io_bytes=io_bytes,
         runtime_ms=runtime,
@@ -368,6 +400,7 @@ def _dir_stats(d: _Dir | None, issued: int | None, bs: int | None) -> DirStats:
         lat_kind=kind,
         percentiles_ns=dict(d.pct[dist_kind]) if dist_kind and ios else {},
     )
+    return stats, note
 
 
 # --------------------------------------------------------------------------- documents
@@ -375,13 +408,15 @@ def _dir_stats(d: _Dir | None, issued: int | None, bs: int | None) -> DirStats:
 
 @dataclass
 class _Doc:
-    """What one fio invocation printed, collected line by line."""
+    """What one fio invocation (or one status dump of it) printed, collected line by line."""
 
+    status_dump: bool = False
     version: str = ""
     headers: dict[tuple[str | None, str], dict[str, str]] = field(default_factory=dict)
     group_headers: dict[tuple[str | None, int], dict[str, str]] = field(default_factory=dict)
     blocks: list[_Block] = field(default_factory=list)
-    status_hosts: set[str | None] = field(default_factory=set)
+    last_group: dict[str | None, int] = field(default_factory=dict)  # host -> last groupid
+    status_hosts: set[str | None] = field(default_factory=set)  # summary printed after blocks
     disk_util: list[dict[str, object]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
 
@@ -389,22 +424,39 @@ class _Doc:
     def has_results(self) -> bool:
         return bool(self.blocks or self.status_hosts)
 
+    def restarted(self, host: str | None, groupid: int) -> bool:
+        """A result block for ``host`` that cannot continue its sequence: fio prints each
+        host's groups in order, then that host's "Run status group" summary."""
+        if host in self.status_hosts:
+            return True
+        return groupid < self.last_group.get(host, -1)
+
+    def add_block(self, block: _Block) -> None:
+        self.blocks.append(block)
+        self.last_group[block.host] = block.groupid
+
     def add_header(self, host: str | None, name: str, groupid: int, rest: str) -> None:
         options = _header_options(rest)
         self.headers.setdefault((host, name), options)
         self.group_headers.setdefault((host, groupid), options)
 
     def options_for(self, block: _Block) -> dict[str, str]:
-        for key in ((block.host, block.name), (None, block.name)):
+        host = block.host.split("#")[0] if block.host else None
+        for key in ((host, block.name), (None, block.name)):
             if key in self.headers:
                 return self.headers[key]
-        if (block.host, block.groupid) in self.group_headers:
-            return self.group_headers[(block.host, block.groupid)]
+        if (host, block.groupid) in self.group_headers:
+            return self.group_headers[(host, block.groupid)]
         same_name = [o for (_, name), o in self.headers.items() if name == block.name]
-        return same_name[0] if same_name else {}
+        same_group = [o for (_, g), o in self.group_headers.items() if g == block.groupid]
+        return (same_name or same_group or [{}])[0]
 
     def build(self) -> FioDocument:
-        results = [b.result(self.options_for(b)) for b in self.blocks]
+        results, notes = [], []
+        for b in self.blocks:
+            result, block_notes = b.result(self.options_for(b))
+            results.append(result)
+            notes += [f"{b.label}: {n}" for n in block_notes]
         everyone = [r for r in results if r.name == ALL_CLIENTS]
         return FioDocument(
             fio_version=self.version,
@@ -415,16 +467,28 @@ class _Doc:
             all_clients=everyone[-1] if everyone else None,
             disk_util=list(self.disk_util),
             preamble="\n".join(self.messages),
+            status_dump=self.status_dump,
+            notes=tuple(notes),
         )
 
 
 class _Reader:
-    """The line-by-line state: the document being read, the host, the open result block."""
+    """The line-by-line state: the document being read, the hosts, the open result block.
+
+    Hosts: ``fio --client`` prefixes a server's lines with ``<name> ``; from fio 3.x on only
+    the first line of each server's text block carries it, often alone on its line, and fio
+    3.12 may print several such prefix lines in a row before the blocks that follow them.
+    So a bare prefix line announces a host (queued, in order); an unprefixed result block
+    belongs to the host whose sequence it continues, and where the groupid sequence
+    restarts (or that host's summary was printed) the next announced host begins. With no
+    host announced, a restart is a later status dump of the same run.
+    """
 
     def __init__(self, where: str) -> None:
         self.where = where
         self.docs: list[_Doc] = [_Doc()]
-        self.host: str | None = None
+        self.host: str | None = None  # the host unprefixed lines belong to
+        self.pending: deque[str] = deque()  # hosts announced by bare prefix lines
         self.block: _Block | None = None
 
     @property
@@ -434,64 +498,102 @@ class _Reader:
     def finish(self) -> list[_Doc]:
         return self.docs
 
-    def _new_doc(self) -> None:
-        self.docs.append(_Doc())
-
     def feed(self, lineno: int, line: str) -> None:
+        host = self.host
         prefixed = _HOST_RE.match(line)
         if prefixed:
-            self.host, line = prefixed.group(1), prefixed.group(2)
+            host, line = prefixed.group(1), prefixed.group(2)
+            if not line.strip():
+                self._announce(host)
+                return
         if self.block is not None and line[:1] in (" ", "\t") and line.strip():
             self.block.feed(lineno, line)
             return
         self.block = None
         if line.strip():
-            self._top_level(lineno, line)
+            self._top_level(lineno, line, host, explicit=bool(prefixed))
 
-    def _top_level(self, lineno: int, line: str) -> None:
-        if self._result_header(lineno, line) or self._job_header(line):
+    def _announce(self, host: str) -> None:
+        if host not in self.pending:
+            self.pending.append(host)
+
+    def _invocation(self) -> None:
+        """A line that only a new fio invocation prints (version, Starting, job list)."""
+        if self.doc.has_results:
+            self.docs.append(_Doc())
+            self.host = None
+            self.pending.clear()
+
+    def _top_level(self, lineno: int, line: str, host: str | None, explicit: bool) -> None:
+        if self._result_header(line, host, explicit) or self._job_header(line, host):
             return
         version = _VERSION_RE.match(line)
         if version:
-            if self.doc.has_results:
-                self._new_doc()
+            self._invocation()
             self.doc.version = version.group(1)
             return
         server = _SERVER_RE.match(line)
         if server:
             self.doc.version = self.doc.version or server.group(2)
+        elif _STARTING_RE.match(line):
+            self._invocation()
         elif line.startswith("Run status group"):
-            self.doc.status_hosts.add(self.host)
+            self.doc.status_hosts.add(host)
         elif _DISK_RE.match(line):
             self.doc.disk_util.append(_disk(line))
         elif line.lstrip().startswith("fio:"):
-            tag = f"<{self.host}> " if self.host else ""
+            tag = f"<{host}> " if explicit and host else ""
             self.doc.messages.append(tag + line.strip())
 
-    def _result_header(self, lineno: int, line: str) -> bool:
+    def _block_host(self, name: str, groupid: int, host: str | None, explicit: bool) -> str | None:
+        """The host a new result block belongs to; starts a status dump when fio restarted."""
+        if name == ALL_CLIENTS:
+            return None
+        if explicit:
+            if host is not None and host in self.pending:
+                self.pending.remove(host)
+        elif self.pending and (host is None or self.doc.restarted(host, groupid)):
+            host = self._segment_name(self.pending.popleft())
+        if self.doc.restarted(host, groupid):
+            # the same host's results again with no new invocation: a later status dump
+            # (what the run printed before its results still describes it)
+            prev = self.doc
+            self.docs.append(_Doc(status_dump=True, version=prev.version, headers=prev.headers,
+                                  group_headers=prev.group_headers))  # fmt: skip
+        self.host = host
+        return host
+
+    def _segment_name(self, host: str) -> str:
+        """Two servers may share a host name (``hostname=vm`` twice): number the repeats."""
+        taken = {b.host for b in self.doc.blocks}
+        name, number = host, 1
+        while name in taken:
+            number += 1
+            name = f"{host}#{number}"
+        return name
+
+    def _result_header(self, line: str, host: str | None, explicit: bool) -> bool:
         match = _RESULT_RE.match(line)
         if not match:
             return False
-        if self.host in self.doc.status_hosts:  # results again after the summary: a new run
-            self._new_doc()
+        name, groupid = match.group("name"), int(match.group("g"))
         self.block = _Block(
-            name=match.group("name"),
-            groupid=int(match.group("g")),
+            name=name,
+            groupid=groupid,
             jobs=int(match.group("jobs")),
             error=int(match.group("err")),
-            host=self.host,
+            host=self._block_host(name, groupid, host, explicit),
             where=self.where,
         )
-        self.doc.blocks.append(self.block)
+        self.doc.add_block(self.block)
         return True
 
-    def _job_header(self, line: str) -> bool:
+    def _job_header(self, line: str, host: str | None) -> bool:
         match = _JOB_HEADER_RE.match(line)
         if not match:
             return False
-        if self.doc.has_results:  # a job list after results: the next fio invocation
-            self._new_doc()
-        self.doc.add_header(self.host, match.group("name"), int(match.group("g")),
+        self._invocation()
+        self.doc.add_header(host, match.group("name"), int(match.group("g")),
                             match.group("rest"))  # fmt: skip
         return True
 

@@ -85,6 +85,12 @@ class PointRecord:
     failed_hosts: str | None  # comma-separated names
     start_spread_ms: float | None  # last host's start minus the first's
     metrics: dict[str, float | None]
+    scenario: str | None = None  # imported points: the scenario the file name gave
+    labels_json: str | None = None  # imported points: JSON object of label -> value
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict(json.loads(self.labels_json)) if self.labels_json else {}
 
     def metric(self, scope: str, name: str) -> float | None:
         return self.metrics.get(f"{scope}_{name}")

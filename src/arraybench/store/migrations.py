@@ -112,4 +112,9 @@ ALTER TABLE points ADD COLUMN partial INTEGER;
 ALTER TABLE points ADD COLUMN failed_hosts TEXT;
 ALTER TABLE points ADD COLUMN start_spread_ms REAL;
 """,
+    # 4: imported points: the scenario and labels a file name gave (import --pattern)
+    """
+ALTER TABLE points ADD COLUMN scenario TEXT;
+ALTER TABLE points ADD COLUMN labels_json TEXT;
+""",
 ]
