@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.report.escape import for_spreadsheet
 from arraybench.report.html import render_html
 from arraybench.report.markdown import render_markdown
 from arraybench.report.model import ReportModel
@@ -31,11 +32,12 @@ def format_for(path: Path | None, fmt: str | None) -> str:
 def points_csv(model: ReportModel) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["series", "level", "workers", "iodepth", "targets", *model.point_columns])
+    head = ["series", "level", "workers", "iodepth", "targets", *model.point_columns]
+    writer.writerow([for_spreadsheet(h) for h in head])
     for p in model.points:
         values = [p.values.get(c) for c in model.point_columns]
-        writer.writerow([p.series, p.level, p.workers, p.iodepth, p.targets,
-                         *("" if v is None else v for v in values)])  # fmt: skip
+        row = [p.series, p.level, p.workers, p.iodepth, p.targets, *values]
+        writer.writerow(["" if v is None else for_spreadsheet(v) for v in row])
     return out.getvalue()
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from datetime import datetime
-from html import escape
 
+from arraybench.report.escape import for_html
 from arraybench.report.model import (
     Overlay,
     PointRow,
@@ -30,6 +30,7 @@ from arraybench.report.timechart import (
     time_chart,
     xy_chart,
 )
+from arraybench.units import format_number
 
 DASH = "–"
 MAX_INLINE_TARGETS = 6
@@ -152,26 +153,15 @@ JS = """
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return for_html(text)
 
 
 # ---------------------------------------------------------------- formatting
 
 
 def format_value(v: float | None) -> str:
-    """Table cell: None -> "–", 304123.7 -> "304,124", 12.34 -> "12.3", 0.01234 -> "0.0123"."""
-    if v is None or not math.isfinite(v):
-        return DASH
-    if float(v).is_integer():
-        return f"{int(v):,}"
-    a = abs(v)
-    if a >= 100:
-        return f"{v:,.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 1:
-        return f"{v:.2f}"
-    return f"{v:.3g}"
+    """Table cell under a heading that states the unit: `units.format_number`."""
+    return format_number(v)
 
 
 def _duration(started: str, finished: str | None) -> str | None:

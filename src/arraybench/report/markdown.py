@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from arraybench.report.escape import for_markdown
 from arraybench.report.html import DASH, format_value
 from arraybench.report.model import (
     CurvePanel,
@@ -28,13 +29,11 @@ POINT_COLUMNS = (
     ("total_lat_mean_us", "mean latency (µs)"),
     ("total_lat_p99_us", "p99 latency (µs)"),
 )
-SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
 
 
 def escape(text: object) -> str:
-    """Text for a table cell or a line: Markdown and HTML specials escaped, one line."""
-    plain = SPECIAL.sub(r"\\\1", str(text))
-    return "<br>".join(part.strip() for part in plain.splitlines()) if "\n" in plain else plain
+    """Text for a table cell or a line: `report.escape.for_markdown`."""
+    return for_markdown(text)
 
 
 def _code(text: str) -> str:

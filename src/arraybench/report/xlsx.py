@@ -23,6 +23,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
+from arraybench.report.escape import for_spreadsheet
 from arraybench.report.model import (
     CurvePanel,
     Overlay,
@@ -75,9 +76,11 @@ def _put(ws: Worksheet, row: int, col: int, value: Any, number_format: str | Non
         if number_format:
             cell.number_format = number_format
         return
-    text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
+    text = ILLEGAL_CHARACTERS_RE.sub("", str(for_spreadsheet(str(value))))
     cell = ws.cell(row, col, text)
     cell.data_type = "s"  # "=..." stays text: a workload name is never run as a formula
+    if text.startswith("'"):
+        cell.quotePrefix = True  # and stays text when someone edits the cell
 
 
 def _row(
