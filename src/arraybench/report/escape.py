@@ -1,8 +1,9 @@
 """One escaping function per report destination, so no plan, path or imported string can act.
 
-- Spreadsheets (CSV, Excel): a cell whose text would start a formula (`=`, `+`, `-`, `@`,
-  tab, CR) is prefixed with `'`, the usual neutraliser, so Excel, LibreOffice and Google
-  Sheets show it as text; a real number such as `-12.5` stays a number.
+- Spreadsheets: a cell whose text would start a formula (`=`, `+`, `-`, `@`, tab, CR) is made
+  inert, in CSV by a leading `'` (the usual neutraliser: Excel, LibreOffice and Google Sheets
+  show it as text), in Excel by a text cell with Excel's quote-prefix flag; a real number such
+  as `-12.5` stays a number.
 - HTML: `&`, `<`, `>`, `"` and `'` become entities.
 - Markdown: Markdown and HTML specials are backslash-escaped and newlines become `<br>`, so a
   label `<script>` is shown, never run, and `|` cannot open a table cell.
@@ -27,11 +28,15 @@ def _is_number(text: str) -> bool:
         return False
 
 
+def starts_formula(text: str) -> bool:
+    """Would a spreadsheet read this text as a formula (and not as a number)?"""
+    return text.startswith(FORMULA_STARTS) and not _is_number(text)
+
+
 def for_spreadsheet(value: object) -> object:
-    """A CSV or Excel cell value: numbers unchanged, formula-starting text made inert."""
-    if value is None or isinstance(value, bool) or not isinstance(value, str):
-        return value
-    if value.startswith(FORMULA_STARTS) and not _is_number(value):
+    """A CSV cell value: numbers unchanged, formula-starting text made inert with a `'`.
+    (Excel cells are typed text and carry Excel's quote-prefix flag instead: `xlsx._put`.)"""
+    if isinstance(value, str) and starts_formula(value):
         return "'" + value
     return value
 

@@ -89,6 +89,7 @@ class ReportTable:
     columns: list[str]
     rows: list[list[str]]
     caption: str = ""
+    key_columns: int = 1  # the columns that name a row, repeated when the table is split
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,11 @@ class PointRow:
     iodepth: int
     targets: str
     values: dict[str, float | None]  # column name -> value, e.g. "read_iops", "total_lat_p99_us"
+    block_size: str = ""  # "8 KiB"
+    engine: str = ""  # fio's ioengine
+    # every stored field under its raw name (key, seq, bs, pattern, ... and the metrics): what
+    # CSV and JSON carry, so `show --format csv` and `report -o x.csv` are one table
+    record: dict[str, str | int | float | None] = field(default_factory=dict)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
-from arraybench.report.escape import for_spreadsheet
+from arraybench.report.escape import starts_formula
 from arraybench.report.model import (
     CurvePanel,
     Overlay,
@@ -76,11 +76,13 @@ def _put(ws: Worksheet, row: int, col: int, value: Any, number_format: str | Non
         if number_format:
             cell.number_format = number_format
         return
-    text = ILLEGAL_CHARACTERS_RE.sub("", str(for_spreadsheet(str(value))))
+    text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
     cell = ws.cell(row, col, text)
     cell.data_type = "s"  # "=..." stays text: a workload name is never run as a formula
-    if text.startswith("'"):
-        cell.quotePrefix = True  # and stays text when someone edits the cell
+    if starts_formula(text):
+        # Excel's own neutraliser, what typing '=1+1 stores: shown as typed, without the
+        # quote, and it stays text when someone edits the cell
+        cell.quotePrefix = True
 
 
 def _row(

@@ -1,0 +1,94 @@
+"""The PDF a customer gets holds every column of the HTML points table, and no table is wider
+than its page: for a run (random 70/30 and sequential read, so read, write and total groups)
+and for a compare of two scenarios. Real fio, real Chromium, real pdftotext."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from arraybench.report import printout
+from arraybench.report.assemble import report_for_run
+from arraybench.report.compare import compare, load_scenario
+from arraybench.report.export import write_report
+from arraybench.report.model import ReportModel
+from arraybench.store.db import Store
+from tests.conftest import needs_fio, run_cli, small_plan
+
+A4_PRINTABLE_PX = 703  # 210 mm - 2 x 12 mm margins (the print CSS) at 96 px per inch
+
+pytestmark = [
+    needs_fio,
+    pytest.mark.skipif(
+        shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
+        reason="chromium is not installed",
+    ),
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    tmp = tmp_path_factory.mktemp("pages")
+    results = tmp / "res"
+    done = run_cli("run", str(small_plan(tmp)), "--results", str(results), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return Store(results, create=False)
+
+
+def _models(store: Store) -> dict[str, ReportModel]:
+    ((run, _),) = store.list_runs()
+    scenarios = [load_scenario(store, f"{run.id}:before"), load_scenario(store, f"{run.id}:after")]
+    return {"run": report_for_run(store, run.id), "compare": compare(scenarios)}
+
+
+def _table_headings(html: str) -> list[str]:
+    """The text of every column heading of every table in the HTML."""
+    heads = "".join(re.findall(r"<thead>(.*?)</thead>", html, flags=re.S))
+    cells = re.findall(r"<th[^>]*>(.*?)</th>", heads, flags=re.S)
+    return [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in cells]
+
+
+def _widest_table(html_path: Path) -> float:
+    """The right edge of the widest table when the page is laid out for print on A4."""
+    script = (
+        "Math.max(0, ...Array.from(document.querySelectorAll('table'), "
+        "t => t.getBoundingClientRect().right))"
+    )
+    with printout._Chromium([], pipe=True, timeout=60, what="measuring") as c:
+        session = c.open_page(printout._file_url(html_path), width=A4_PRINTABLE_PX)
+        c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
+        got = c.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
+                     session=session)  # fmt: skip
+    return float(got["result"]["value"])
+
+
+@pytest.mark.parametrize("kind", ["run", "compare"])
+def test_pdf_has_every_column_and_no_table_is_wider_than_the_page(
+    store: Store, kind: str, tmp_path: Path
+) -> None:
+    model = _models(store)[kind]
+    html = write_report(model, tmp_path / "r.html", "html").read_text()
+    pdf = write_report(model, tmp_path / "r.pdf", "pdf")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    flat = re.sub(r"\s+", " ", text)
+    headings = [h for h in _table_headings(html) if h]
+    assert {"IOPS", "MB/s", "p99.9", "max"} <= set(headings) or kind == "compare"
+    missing = [h for h in dict.fromkeys(headings) if re.sub(r"\s+", " ", h) not in flat]
+    assert not missing, f"columns of the HTML that the PDF lacks: {missing}"
+    assert _widest_table(tmp_path / "r.html") <= A4_PRINTABLE_PX
+
+
+def test_show_csv_is_the_report_csv(store: Store, tmp_path: Path) -> None:
+    ((run, _),) = store.list_runs()
+    shown = run_cli("show", run.id, "--results", str(store.path.parent), "--format", "csv")
+    assert shown.returncode == 0, shown.stderr
+    written = write_report(report_for_run(store, run.id), tmp_path / "x.csv", "csv")
+    assert shown.stdout == written.read_text(encoding="utf-8")
+    assert shown.stdout.splitlines()[0].startswith("series,id,run_id,seq,key,")
