@@ -147,3 +147,21 @@ def points_layout(points: list[PointRow]) -> PointsLayout:
         else:
             tables.append(PointsTable([group]))
     return PointsLayout(fixed, ids, tables, absent)
+
+
+_NAMES = {"ios": ("I/Os", ""), "bytes": ("bytes", ""), "iops": ("IOPS", ""), "mbps": ("MB/s", ""),
+          "lat_mean_us": ("mean latency", "µs"), "lat_p50_us": ("p50 latency", "µs"),
+          "lat_p99_us": ("p99 latency", "µs"), "lat_p999_us": ("p99.9 latency", "µs"),
+          "lat_max_us": ("max latency", "µs")}  # fmt: skip
+_HOST = {"kernel_iops": "kernel IOPS", "kernel_mbps": "kernel MB/s", "cpu_busy_pct": "CPU busy (%)"}
+
+
+def column_title(raw: str) -> str:
+    """A raw column name for people: `read_lat_p999_us` -> `Read p99.9 latency (µs)`."""
+    if raw in _HOST:
+        return _HOST[raw]
+    scope, _, name = raw.partition("_")
+    if name in _NAMES and scope in ("read", "write", "total"):
+        text, unit = _NAMES[name]
+        return f"{scope.title()} {text}" + (f" ({unit})" if unit else "")
+    return raw

@@ -32,6 +32,7 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
+from arraybench.report.pointstable import column_title
 
 MAX_TIMELINE_ROWS = 2000
 MAX_SHEET_TITLE = 31
@@ -454,8 +455,8 @@ def _section_sheet(ws: Worksheet, section: WorkloadSection) -> None:
 
 
 def _points_sheet(ws: Worksheet, model: ReportModel) -> None:
-    fixed = ["series", "level", "workers", "iodepth", "targets"]
-    _header(ws, 1, fixed + model.point_columns)
+    fixed = ["Series", "Level", "Workers", "iodepth", "Targets"]
+    _header(ws, 1, fixed + [column_title(c) for c in model.point_columns])
     for r, p in enumerate(model.points, start=2):
         _row(ws, r, [p.series, p.level, p.workers, p.iodepth, p.targets])
         for c, name in enumerate(model.point_columns, start=len(fixed) + 1):
