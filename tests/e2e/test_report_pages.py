@@ -11,6 +11,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 
 from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
@@ -82,7 +83,7 @@ def test_pdf_has_every_column_and_no_table_is_wider_than_the_page(
     assert {"IOPS", "MB/s", "p99.9", "max"} <= set(headings) or kind == "compare"
     missing = [h for h in dict.fromkeys(headings) if re.sub(r"\s+", " ", h) not in flat]
     assert not missing, f"columns of the HTML that the PDF lacks: {missing}"
-    assert _widest_table(tmp_path / "r.html") <= A4_PRINTABLE_PX
+    assert _widest_table(tmp_path / "r.html") <= A4_PRINTABLE_PX + 1  # half a border
 
 
 def test_show_csv_is_the_report_csv(store: Store, tmp_path: Path) -> None:
@@ -92,3 +93,25 @@ def test_show_csv_is_the_report_csv(store: Store, tmp_path: Path) -> None:
     written = write_report(report_for_run(store, run.id), tmp_path / "x.csv", "csv")
     assert shown.stdout == written.read_text(encoding="utf-8")
     assert shown.stdout.splitlines()[0].startswith("series,id,run_id,seq,key,")
+
+
+def test_compare_has_every_section_filled(store: Store, tmp_path: Path) -> None:
+    """Summary with deltas, one dual-axis chart per workload, every run's points and job
+    files; in Excel a native chart per workload."""
+    ((run, _),) = store.list_runs()
+    model = _models(store)["compare"]
+    workloads = {p.workload for p in store.points(run.id)}
+    assert model.summary_columns == ["before", "after"]
+    assert {row.workload for row in model.summary} == workloads
+    assert all(set(row.cells) == {"before", "after"} for row in model.summary)
+    assert all("Δ max 0 %" in row.cells["after"].extremes for row in model.summary)
+    assert len(model.points) == 2 * len(store.points(run.id))
+    assert len(model.job_files) == 2 * len(store.points(run.id))
+    html = write_report(model, tmp_path / "c.html", "html").read_text()
+    workloads_html = html[html.index('<section id="workloads">') :]
+    workloads_html = workloads_html[: workloads_html.index("</section>")]
+    assert workloads_html.count("<svg") == len(workloads)
+    assert "before latency" in workloads_html and "after latency" in workloads_html
+    book = load_workbook(write_report(model, tmp_path / "c.xlsx", "xlsx"))
+    charts = [c for ws in book.worksheets for c in ws._charts]
+    assert len(charts) >= len(workloads)

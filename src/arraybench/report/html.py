@@ -118,6 +118,7 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   table.points, table.points th { font-size:9px; white-space:normal; }
   table.points td[data-v] { font-size:9px; white-space:nowrap; }
   table.points tbody td:first-child { min-width:0; }
+  table.points th, table.points td { padding:3px 5px; }
   th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
   td.pass, td.fail { border:1px solid currentColor; }
@@ -333,6 +334,8 @@ def _section(section: WorkloadSection, anchor: str) -> str:
 
 
 def _sections(model: ReportModel) -> str:
+    if not model.sections:
+        return ""
     parts = [_section(s, f"w{i}") for i, s in enumerate(model.sections, start=1)]
     return '<div id="workloads"><h2>Workloads</h2>' + "".join(parts) + "</div>"
 
@@ -410,26 +413,31 @@ LINE_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 
 
 def _overlay(o: Overlay) -> str:
+    """One dual-axis chart: throughput on the left, mean latency on the right (dashed, in the
+    same colour), one line per scenario or block size."""
     x = [float(i) for i in range(len(o.x_ticks))]
-    axis = _category_axis(o.x_ticks)
-    charts = ""
-    for unit, pick in (("IOPS", "iops"), ("MB/s", "mbps"), ("µs", "lat_mean_us")):
-        series = [
-            TimeSeries(
-                line.label, getattr(line, pick), unit, color=LINE_COLORS[i % len(LINE_COLORS)]
-            )
-            for i, line in enumerate(o.lines)
-        ]
-        name = "mean latency" if unit == "µs" else unit
-        charts += xy_chart(f"{o.title}: {name}", x, series, x_label=o.x_label, x_axis=axis,
-                           mark_max=False)  # fmt: skip
-    return f'<figure class="panel">{charts}</figure>'
+    pick = "mbps" if o.unit == "MB/s" else "iops"
+    left, right = [], []
+    for i, line in enumerate(o.lines):
+        color = LINE_COLORS[i % len(LINE_COLORS)]
+        left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color))
+        right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
+                                color=color))  # fmt: skip
+    chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,
+                     x_axis=_category_axis(o.x_ticks), mark_max=False)  # fmt: skip
+    return f'<figure class="panel">{chart}</figure>'
 
 
 def _overlays(model: ReportModel) -> str:
     if not model.overlays:
         return ""
     parts = "".join(_overlay(o) for o in model.overlays)
+    if not model.sections:  # a comparison: these are its workload charts
+        caption = (
+            '<p class="caption">Per workload, one line per scenario: throughput (solid, left '
+            "axis) and mean latency (dashed, right axis) against the load level.</p>"
+        )
+        return f'<section id="workloads"><h2>Workloads</h2>{caption}{parts}</section>'
     return f'<section id="overlays"><h2>Curves together</h2>{parts}</section>'
 
 

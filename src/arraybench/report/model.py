@@ -79,6 +79,7 @@ class Overlay:
     x_label: str
     x_ticks: list[str]
     lines: list[OverlayLine]
+    unit: str = "IOPS"  # the throughput drawn on the left axis ("IOPS" or "MB/s")
 
 
 @dataclass(frozen=True)

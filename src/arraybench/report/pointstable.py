@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arraybench.report.model import PointRow
 
-MAX_TABLE_COLUMNS = 9
+MAX_TABLE_COLUMNS = 6  # one direction a table: IOPS, MB/s and four latencies fit A4
 LATENCY = "latency (µs)"
 
 
