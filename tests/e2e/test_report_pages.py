@@ -37,7 +37,9 @@ pytestmark = [
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     tmp = tmp_path_factory.mktemp("pages")
     results = tmp / "res"
-    done = run_cli("run", str(small_plan(tmp)), "--results", str(results), timeout=120)
+    plan = small_plan(tmp)  # 3-second points: each logs a few 1-second samples
+    plan.write_text(plan.read_text().replace("duration: 1s", "duration: 3s"))
+    done = run_cli("run", str(plan), "--results", str(results), timeout=120)
     assert done.returncode == 0, done.stderr
     return Store(results, create=False)
 
@@ -115,3 +117,22 @@ def test_compare_has_every_section_filled(store: Store, tmp_path: Path) -> None:
     book = load_workbook(write_report(model, tmp_path / "c.xlsx", "xlsx"))
     charts = [c for ws in book.worksheets for c in ws._charts]
     assert len(charts) >= len(workloads)
+
+
+def test_every_ladder_has_its_time_series(store: Store, tmp_path: Path) -> None:
+    """Points of a load ladder keep 1-second samples: each series gets a chart of its levels
+    one after the other (folded in HTML), and Excel's Timelines sheet holds them."""
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    series = {t.series for t in model.timelines if t.series}
+    assert series == {row.series for row in model.points}
+    ladder = next(t for t in model.timelines if t.series)
+    assert [label for _, label in ladder.events] == ["w1-qd2", "w2-qd2"]
+    assert "after the ramp" in ladder.x_label or "ramp" in ladder.x_label
+    html = write_report(model, tmp_path / "t.html", "html").read_text()
+    assert html.count('<details class="series">') == len(series)
+    book = load_workbook(write_report(model, tmp_path / "t.xlsx", "xlsx"))
+    sheet = book["Timelines"]
+    assert sheet["A1"].value != "no time series in this run"
+    titles = {c.value for c in sheet[1] if c.value}
+    assert {t.title for t in model.timelines} <= titles

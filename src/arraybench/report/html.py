@@ -104,6 +104,7 @@ table.sortable th[aria-sort=descending]::after { content:" \\25BC"; font-size:9p
 pre { background:#f6f8fa; border:1px solid var(--line); border-radius:6px; padding:10px 12px;
   font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; overflow-x:auto; }
 details { margin:4px 0; }
+details.series > summary { font-family:inherit; font-size:13px; }
 details summary { cursor:pointer; font-size:12px;
   font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 footer { margin-top:40px; color:var(--muted); font-size:12px; }
@@ -472,11 +473,22 @@ def _provenance(provenance: list[tuple[str, str]]) -> str:
 def _timelines(model: ReportModel) -> str:
     if not model.timelines:
         return ""
-    parts = "".join(_timeline(t) for t in model.timelines)
+    singles = "".join(_timeline(t) for t in model.timelines if not t.series)
+    ladders = [t for t in model.timelines if t.series]
+    folded = "".join(
+        f'<details class="series"><summary>{_e(t.series)}</summary>{_timeline(t)}</details>'
+        for t in ladders
+    )
+    if folded:
+        folded = (
+            f"<h3>Load ladders over time ({len(ladders)})</h3>"
+            '<p class="caption">Each series\' levels one after the other, every level marked '
+            "where its logged seconds start; click a series to open it.</p>" + folded
+        )
     return (
         '<section id="timelines"><h2>Time series</h2><p class="caption">1-second samples of '
-        "long points and of points with a write-cliff or steady-state analysis.</p>"
-        f"{parts}</section>"
+        "every point that has them.</p>"
+        f"{singles}{folded}</section>"
     )
 
 

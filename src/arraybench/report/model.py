@@ -61,6 +61,7 @@ class Timeline:
     gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
     x_label: str = "time (s)"
+    series: str = ""  # set for a load ladder's points drawn one after the other: its series
 
 
 @dataclass(frozen=True)
