@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import errno
 import json
 import math
@@ -367,12 +366,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     points = store.points(run.id)
     if args.format == "json":
         print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
-    elif args.format == "csv":
-        rows = _point_dicts(points)
-        if rows:
-            writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+    elif args.format == "csv":  # the same CSV as `report -o x.csv`
+        from arraybench.report.assemble import point_row
+        from arraybench.report.export import points_csv
+
+        sys.stdout.write(points_csv([point_row(p) for p in points]) if points else "")
     else:
         _print_points_table(run.id, points)
     return 0

@@ -87,22 +87,46 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-def _three_significant(value: float) -> str:
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
+# ---------------------------------------------------------------- the one number formatter
+# Every report format (terminal, HTML, PDF, Markdown, Excel, chart labels and ticks) formats
+# numbers here, so one value has one text everywhere: 1,250,000 IOPS is "1.25 MIOPS",
+# 8.46 µs is "8.46 µs", 123,456 µs is "123 ms".
+
+DASH = "–"
+MS_FROM_US = 10_000.0  # latency is shown in ms from 10 ms on
+LATENCY_UNITS = ("µs", "us", "ms")
+
+
+def _known(value: float | None) -> bool:
+    return value is not None and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def significant(value: float) -> str:
+    """Three significant digits, never fewer than the integer digits, thousands separated:
+    8.46, 98.1, 208, 1,208, 123,457; trailing zeros dropped (2.5, not 2.50)."""
+    a = abs(value)
+    if a >= 99.95:
+        return f"{value:,.0f}"
+    if a >= 9.995:
+        return _trim(f"{value:.1f}")
+    if a >= 0.9995 or a == 0:
+        return _trim(f"{value:.2f}")
+    return _trim(f"{value:.3g}") if a >= 1e-4 else f"{value:.2g}"
 
 
 def _prefixed(value: float | None, mega: str, kilo: str, one: str) -> str:
     """A rate with k / M prefixes and three significant digits; `–` when unknown."""
-    if value is None or math.isnan(value):
-        return "–"
-    if value >= 1e6:
-        return f"{_three_significant(value / 1e6)} {mega}"
-    if value >= 1e3:
-        return f"{_three_significant(value / 1e3)} {kilo}"
+    if value is None or not _known(value):
+        return DASH
+    a = abs(value)
+    if a >= 999_500:
+        return f"{significant(value / 1e6)} {mega}"
+    if a >= 999.5:
+        return f"{significant(value / 1e3)} {kilo}"
     return f"{value:.0f} {one}"
 
 
@@ -117,24 +141,80 @@ def format_ops(value: float | None) -> str:
 
 
 def format_mbps(mbps: float | None) -> str:
-    """MB/s (10^6 bytes/s): `5234 MB/s`, `98.1 MB/s`."""
-    if mbps is None or math.isnan(mbps):
-        return "–"
-    if mbps >= 1000:
-        return f"{mbps:,.0f} MB/s"
-    return f"{_three_significant(mbps)} MB/s"
+    """MB/s (10^6 bytes/s): `5,234 MB/s`, `98.1 MB/s`."""
+    if mbps is None or not _known(mbps):
+        return DASH
+    return f"{significant(mbps)} MB/s"
 
 
 def format_latency(us: float | None) -> str:
-    """`98 µs`, `1 208 µs` under 10 ms, `12.3 ms` above."""
-    if us is None or math.isnan(us):
-        return "–"
-    if us >= 10_000:
-        return f"{us / 1000:.1f} ms"
-    if us >= 100:
-        return f"{us:,.0f} µs"
-    return f"{us:.1f} µs"
+    """`8.46 µs`, `98.1 µs`, `1,208 µs` under 10 ms, `12.3 ms`, `123 ms` above."""
+    if us is None or not _known(us):
+        return DASH
+    if abs(us) >= MS_FROM_US:
+        return f"{significant(us / 1000)} ms"
+    return f"{significant(us)} µs"
+
+
+def format_pct(value: float | None, *, signed: bool = False) -> str:
+    """`12.3 %`, `-93 %`; with `signed` a gain shows its `+`."""
+    if value is None or not _known(value):
+        return DASH
+    text = significant(value)
+    return f"+{text} %" if signed and value > 0 else f"{text} %"
+
+
+def format_gb(gb: float | None) -> str:
+    """Data volumes in GB (10^9 bytes): `0.5 GB`, `123 GB`, `12.3 TB` from 10,000 GB."""
+    if gb is None or not _known(gb):
+        return DASH
+    if abs(gb) >= 10_000:
+        return f"{significant(gb / 1000)} TB"
+    return f"{significant(gb)} GB"
 
 
 def format_throughput(value: float | None, unit: str) -> str:
     return format_mbps(value) if unit == "MB/s" else format_iops(value)
+
+
+def format_quantity(value: float | None, unit: str) -> str:
+    """Any reported quantity with its unit: the dispatcher every writer uses."""
+    if unit == "IOPS":
+        return format_iops(value)
+    if unit == "MB/s":
+        return format_mbps(value)
+    if unit in ("µs", "us"):
+        return format_latency(value)
+    if unit == "ms":
+        return format_latency(None if value is None else value * 1000)
+    if unit == "ops/s":
+        return format_ops(value)
+    if unit == "%":
+        return format_pct(value)
+    if unit == "GB":
+        return format_gb(value)
+    if value is None or not _known(value):
+        return DASH
+    return f"{significant(value)} {unit}".rstrip()
+
+
+def format_number(value: float | None) -> str:
+    """A table cell under a heading that states the unit: `1,250,000`, `8.46`, `123,456`."""
+    if value is None or not _known(value):
+        return DASH
+    if float(value).is_integer() or abs(value) >= 99.95:
+        return f"{value:,.0f}"
+    return significant(value)
+
+
+def format_tick(value: float, unit: str = "") -> str:
+    """An axis tick (the axis title states the unit): `250k`, `1.25M`, `2.5`; latency ticks
+    are never prefixed (`1,000` µs, the axis switches to ms at 10 ms)."""
+    if unit in LATENCY_UNITS:
+        return significant(value)
+    a = abs(value)
+    if a >= 999_500:
+        return significant(value / 1e6) + "M"
+    if a >= 999.5:
+        return significant(value / 1e3) + "k"
+    return significant(value)

@@ -21,6 +21,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.html import format_value, render_html
 from arraybench.report.markdown import render_markdown
 from arraybench.report.model import ReportModel, ReportTable, Timeline
+from arraybench.report.pointstable import column_title
 from arraybench.report.xlsx import (
     MAX_TIMELINE_ROWS,
     downsample,
@@ -157,8 +158,9 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
 
     points = wb["Points"]
     header = [c.value for c in points[1]]
-    assert header[:5] == ["series", "level", "workers", "iodepth", "targets"]
-    assert header[5:] == model.point_columns
+    assert header[:5] == ["Series", "Level", "Workers", "iodepth", "Targets"]
+    assert header[5:] == [column_title(c) for c in model.point_columns]
+    assert "Total p99.9 latency (µs)" in header and "kernel IOPS" in header
     assert points.max_row == len(model.points) + 1
     for r, p in enumerate(model.points, start=2):
         assert [points.cell(r, c).value for c in (1, 2, 3, 4)] == [

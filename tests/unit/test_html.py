@@ -272,14 +272,24 @@ def test_summary_table(tree: Node) -> None:
 
 
 def test_points_table_one_row_per_point(tree: Node) -> None:
-    table = tree.find_all("table", "points")[0]
-    heads = [th.all_text() for th in table.find_all("thead")[0].find_all("th")]
-    assert heads == ["series", "level", "workers", "iodepth", "targets", *POINT_COLUMNS]
-    rows = table.find_all("tbody")[0].find_all("tr")
+    """Grouped headings with units; the fixed targets said once above; no write group (no
+    point has write I/O); NaN and missing values are dashes."""
+    section = next(s for s in tree.find_all("section") if s.attrs.get("id") == "points")
+    assert "Targets8 LUNs" in section.find_all("dl", "fixed")[0].all_text()
+    tables = section.find_all("table", "points")
+    groups = [th.all_text() for t in tables for th in t.find_all("th", "group") if th.all_text()]
+    assert groups == ["Read", "Total"]
+    head_rows = tables[0].find_all("thead")[0].find_all("tr")
+    heads = [[th.all_text() for th in tr.children] for tr in head_rows[1:]]
+    assert heads == [["Series", "Level", "IOPS", "MB/s", "latency (µs)"],
+                     ["mean", "p99", "p99.9", "max"]]  # fmt: skip
+    rows = tables[0].find_all("tbody")[0].find_all("tr")
     assert len(rows) == len(make_model().points) == 4
     third = [td.all_text() for td in rows[2].find_all("td")]
-    assert third == ["rand8k-read", "4", "4", "1", "8 LUNs", "150,124", "–", "100", "0.0123"]
-    assert [td.all_text() for td in rows[3].find_all("td")][5:] == ["–"] * 4  # NaN and missing
+    assert third == ["rand8k-read", "4", "150,124", "–", "–", "–", "–", "–"]
+    total = [td.all_text() for td in tables[1].find_all("tbody")[0].find_all("tr")[2].children]
+    assert total[:2] == ["rand8k-read", "4"] and total[4:6] == ["100", "0.0123"]
+    assert [td.all_text() for td in rows[3].find_all("td")][2:] == ["–"] * 6  # NaN and missing
 
 
 def test_plan_and_job_files(tree: Node) -> None:
@@ -306,7 +316,7 @@ def test_size_is_reasonable(doc: str) -> None:
         (328_000.0, "328,000"),
         (304_123.7, "304,124"),
         (12.345, "12.3"),
-        (1.5, "1.50"),
+        (1.5, "1.5"),
         (0.01234, "0.0123"),
         (-2.0, "-2"),
     ],

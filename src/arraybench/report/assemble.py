@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any, Literal
 
 import yaml
@@ -43,6 +44,7 @@ from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
+from arraybench.units import format_size
 
 MAX_FLAG_NOTES = 20
 
@@ -98,7 +100,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     findings = store.findings(run_id)
     once = [p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS]
     model = build_report(run, once)
-    model.points = [_point_row(p) for p in points]
+    model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
@@ -243,7 +245,7 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
         summary_columns=columns,
         summary=summary_rows,
         sections=sections,
-        points=[_point_row(p) for p in sorted(points, key=lambda p: p.seq)],
+        points=[point_row(p) for p in sorted(points, key=lambda p: p.seq)],
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
@@ -274,7 +276,10 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     return notes
 
 
-def _point_row(point: PointRecord) -> PointRow:
+def point_row(point: PointRecord) -> PointRow:
+    """One stored point as a row of the points tables (and of the CSV, under raw names)."""
+    record: dict[str, str | int | float | None] = {"series": series_name(point)}
+    record |= {f.name: getattr(point, f.name) for f in fields(PointRecord) if f.name != "metrics"}
     return PointRow(
         series=series_name(point),
         level=f"{point.workers}x{point.iodepth}",
@@ -282,4 +287,7 @@ def _point_row(point: PointRecord) -> PointRow:
         iodepth=point.iodepth,
         targets=point.targets,
         values=dict(point.metrics) | {c: getattr(point, c) for c in HOST_COLUMNS},
+        block_size=format_size(point.bs),
+        engine=point.ioengine,
+        record=record | dict(point.metrics),
     )

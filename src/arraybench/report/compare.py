@@ -9,15 +9,25 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.errors import ArraybenchError
-from arraybench.report.build import curve_points, level_axis, order_points
-from arraybench.report.model import Overlay, ReportModel, ReportTable
+from arraybench.report.assemble import point_row
+from arraybench.report.build import (
+    bound_text,
+    cell_texts,
+    curve_points,
+    job_files,
+    level_axis,
+    order_points,
+    point_columns,
+    summarize_series,
+)
+from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.overlays import curves_overlay
 from arraybench.store.db import PointRecord, RunRecord, Store
-from arraybench.units import format_latency, format_throughput
+from arraybench.units import format_latency, format_pct, format_throughput
 
 SPECIAL_WORKLOADS = {"interference", "metadata"}  # not curves over load levels
 
@@ -67,7 +77,7 @@ def curves_of(scenario: Scenario) -> OrderedDict[str, list[PointRecord]]:
 def _delta(value: float | None, base: float | None) -> str:
     if value is None or not base:
         return "–"
-    return f"{(value - base) / base * 100:+.1f}%"
+    return format_pct((value - base) / base * 100, signed=True)
 
 
 def _thr(p: CurvePoint | None) -> float | None:
@@ -151,12 +161,57 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
             rows.append(_row(key, s, curves[s.label][key], theirs))
         labelled = [(s.label, curves[s.label][key]) for s in having]
         overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled))
+    summary = _summary(scenarios, base, curves, keys)
     table = ReportTable(
         f"Max, optimal point and min latency per scenario (Δ against {base_label})",
         COLUMNS, rows,
         "Optimal point: the last level whose throughput gain exceeds its latency increase.",
+        key_columns=2,
     )  # fmt: skip
-    return _model(scenarios, table, overlays, notes)
+    model = _model(scenarios, table, overlays, notes)
+    model.summary_columns = labels
+    model.summary = summary
+    model.latency_bound = bound_text(base.run)
+    model.points = [
+        replace(row, series=f"{s.label} · {row.series}")
+        for s in scenarios
+        for row in (point_row(p) for p in sorted(s.points, key=lambda p: p.seq))
+    ]
+    model.point_columns = point_columns()
+    for s in scenarios:
+        model.job_files |= {f"{s.label}: {k}": v for k, v in job_files(s.points).items()}
+    return model
+
+
+def _summary(
+    scenarios: list[Scenario],
+    base: Scenario,
+    curves: dict[str, OrderedDict[str, list[PointRecord]]],
+    keys: list[str],
+) -> list[SummaryRow]:
+    """One row per workload, one cell per scenario: its optimal point, max and min latency,
+    and the change of each against the baseline."""
+    rows = []
+    for key in keys:
+        cells = {}
+        base_curve = curves[base.label].get(key)
+        b = summarize_series(base_curve, base.run) if base_curve else None
+        for s in scenarios:
+            curve = curves[s.label].get(key)
+            if not curve:
+                continue
+            mine = summarize_series(curve, s.run)
+            optimal, extremes, bounded = cell_texts(mine, curve[0].unit, s.run)
+            if s is not base and b is not None:
+                extremes += (
+                    f" · Δ max {_delta(_thr(mine.maximum), _thr(b.maximum))}, Δ optimal "
+                    f"{_delta(_thr(mine.optimal), _thr(b.optimal))}"
+                )
+            elif s is base:
+                extremes += " · baseline"
+            cells[s.label] = SummaryCell(optimal, extremes, bounded)
+        rows.append(SummaryRow(key, cells))
+    return rows
 
 
 def _origin(s: Scenario) -> str:

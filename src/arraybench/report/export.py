@@ -8,9 +8,10 @@ import tempfile
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.report.escape import for_spreadsheet
 from arraybench.report.html import render_html
 from arraybench.report.markdown import render_markdown
-from arraybench.report.model import ReportModel
+from arraybench.report.model import PointRow, ReportModel
 
 FORMATS = ("html", "md", "csv", "xlsx", "pdf", "png")
 EXTENSIONS = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".xlsx": "xlsx",
@@ -28,15 +29,26 @@ def format_for(path: Path | None, fmt: str | None) -> str:
     return "html"
 
 
-def points_csv(model: ReportModel) -> str:
+def points_csv(points: list[PointRow]) -> str:
+    """Every point under its raw field names, one row each: the CSV of `report -o x.csv` and of
+    `show --format csv`. Rows built without a stored record fall back to the table's values."""
+    rows = [p.record or _fallback(p) for p in points]
+    head = list(dict.fromkeys(name for row in rows for name in row))
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["series", "level", "workers", "iodepth", "targets", *model.point_columns])
-    for p in model.points:
-        values = [p.values.get(c) for c in model.point_columns]
-        writer.writerow([p.series, p.level, p.workers, p.iodepth, p.targets,
-                         *("" if v is None else v for v in values)])  # fmt: skip
+    writer.writerow([for_spreadsheet(h) for h in head])
+    for row in rows:
+        cells = [row.get(name) for name in head]
+        writer.writerow(["" if v is None else for_spreadsheet(v) for v in cells])
     return out.getvalue()
+
+
+def _fallback(p: PointRow) -> dict[str, str | int | float | None]:
+    fixed: dict[str, str | int | float | None] = {
+        "series": p.series, "level": p.level, "workers": p.workers, "iodepth": p.iodepth,
+        "targets": p.targets,
+    }  # fmt: skip
+    return {**fixed, **p.values}
 
 
 def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
@@ -47,7 +59,7 @@ def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     elif fmt == "md":
         path.write_text(render_markdown(model), encoding="utf-8")
     elif fmt == "csv":
-        path.write_text(points_csv(model), encoding="utf-8")
+        path.write_text(points_csv(model.points), encoding="utf-8")
     elif fmt == "xlsx":
         from arraybench.report.xlsx import write_xlsx  # openpyxl loads only when asked
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from datetime import datetime
-from html import escape
 
+from arraybench.report.escape import for_html
 from arraybench.report.model import (
     Overlay,
     PointRow,
@@ -20,6 +20,14 @@ from arraybench.report.model import (
     SummaryCell,
     Timeline,
     WorkloadSection,
+)
+from arraybench.report.pointstable import (
+    PointsLayout,
+    PointsTable,
+    heading_rows,
+    id_cells,
+    points_layout,
+    value,
 )
 from arraybench.report.svg import curve_chart
 from arraybench.report.timechart import (
@@ -30,6 +38,7 @@ from arraybench.report.timechart import (
     time_chart,
     xy_chart,
 )
+from arraybench.units import format_number
 
 DASH = "–"
 MAX_INLINE_TARGETS = 6
@@ -67,6 +76,7 @@ table { border-collapse:collapse; width:100%; font-size:13px; }
 th, td { border:1px solid var(--line); padding:5px 8px; text-align:left; vertical-align:top; }
 thead th { background:var(--head); font-weight:600; }
 table.summary td { min-width:170px; }
+table.plain td { font-variant-numeric:tabular-nums; }
 table.summary th[scope=row] { background:#fafafa; font-weight:600; }
 table.summary th[scope=row] a { color:inherit; text-decoration:none; }
 td.pass { background:#dcfce7; color:#166534; font-weight:700; }
@@ -75,12 +85,17 @@ table.provenance th[scope=row] { width:28%; background:#fafafa; font-weight:600;
 table.provenance td { overflow-wrap:anywhere; }
 .opt { font-weight:700; font-size:14px; }
 .ext, .bnd { font-size:12px; color:var(--muted); }
+div.gap { height:10px; }
 .caption { font-size:12px; color:var(--muted); margin:6px 0 0; }
 figure.panel { margin:0 0 10px; padding:6px 0; border-bottom:1px solid var(--line); }
 figure.panel:last-child { border-bottom:none; }
 svg.chart { display:block; max-width:100%; height:auto; }
 .points-wrap { overflow-x:auto; }
-table.points { font-size:12px; }
+table.points { font-size:12px; margin:0 0 14px; }
+table.points th.group { text-align:center; background:#e8eef7; }
+table.points tbody td:first-child { min-width:12em; }
+dl.fixed { display:flex; flex-wrap:wrap; gap:2px 18px; margin:0 0 8px; font-size:13px; }
+dl.fixed dt { color:var(--muted); } dl.fixed dd { margin:0 0 0 -12px; overflow-wrap:anywhere; }
 table.points td[data-v] { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
 table.points tbody tr:nth-child(even) { background:#fafafa; }
 table.sortable thead th { cursor:pointer; user-select:none; white-space:nowrap; }
@@ -89,6 +104,7 @@ table.sortable th[aria-sort=descending]::after { content:" \\25BC"; font-size:9p
 pre { background:#f6f8fa; border:1px solid var(--line); border-radius:6px; padding:10px 12px;
   font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; overflow-x:auto; }
 details { margin:4px 0; }
+details.series > summary { font-family:inherit; font-size:13px; }
 details summary { cursor:pointer; font-size:12px;
   font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 footer { margin-top:40px; color:var(--muted); font-size:12px; }
@@ -99,8 +115,12 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   nav.toc { display:none; }
   h2 { break-after:avoid; page-break-after:avoid; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
-  table.points, table.points th, table.points td[data-v] { font-size:9px; white-space:normal;
-    overflow-wrap:anywhere; }
+  table { max-width:100%; }
+  table.points, table.points th { font-size:9px; white-space:normal; }
+  table.points td[data-v] { font-size:9px; white-space:nowrap; }
+  table.points tbody td:first-child { min-width:0; }
+  table.points th, table.points td { padding:3px 5px; }
+  th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
   td.pass, td.fail { border:1px solid currentColor; }
   .points-wrap { overflow:visible; }
@@ -152,26 +172,15 @@ JS = """
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return for_html(text)
 
 
 # ---------------------------------------------------------------- formatting
 
 
 def format_value(v: float | None) -> str:
-    """Table cell: None -> "–", 304123.7 -> "304,124", 12.34 -> "12.3", 0.01234 -> "0.0123"."""
-    if v is None or not math.isfinite(v):
-        return DASH
-    if float(v).is_integer():
-        return f"{int(v):,}"
-    a = abs(v)
-    if a >= 100:
-        return f"{v:,.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 1:
-        return f"{v:.2f}"
-    return f"{v:.3g}"
+    """Table cell under a heading that states the unit: `units.format_number`."""
+    return format_number(v)
 
 
 def _duration(started: str, finished: str | None) -> str | None:
@@ -284,25 +293,38 @@ def _cell(cell: SummaryCell | None) -> str:
     )
 
 
-def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
-    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in model.summary_columns)
+def _summary_part(model: ReportModel, anchors: dict[str, str], columns: list[str]) -> str:
+    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in columns)
     rows = []
     for row in model.summary:
         name = _e(row.workload)
         if row.workload in anchors:
             name = f'<a href="#{anchors[row.workload]}">{name}</a>'
-        cells = "".join(_cell(row.cells.get(c)) for c in model.summary_columns)
+        cells = "".join(_cell(row.cells.get(c)) for c in columns)
         rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    body = "".join(rows) or f'<tr><td colspan="{len(columns) + 1}">{DASH}</td></tr>'
+    return (
+        '<table class="summary">'
+        f'<thead><tr><th scope="col">Workload</th>{head}</tr></thead><tbody>{body}</tbody>'
+        "</table>"
+    )
+
+
+def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
     caption = (
         "Bold: optimal point (last point where throughput still grows faster than latency), "
         "with its mean latency. Below: maximum throughput and minimum latency; "
         f"best throughput within the latency bound ({model.latency_bound})."
     )
-    body = "".join(rows) or f'<tr><td colspan="{len(model.summary_columns) + 1}">{DASH}</td></tr>'
+    names = ["", *model.summary_columns]
+    parts = [
+        _summary_part(model, anchors, [names[i] for i in keep[1:]])
+        for keep in column_chunks(len(names), MAX_SUMMARY_COLUMNS + 1)
+    ]
     return (
-        '<section id="summary"><h2>Summary</h2><table class="summary">'
-        f'<thead><tr><th scope="col">Workload</th>{head}</tr></thead><tbody>{body}</tbody>'
-        f'</table><p class="caption">{_e(caption)}</p></section>'
+        '<section id="summary"><h2>Summary</h2>'
+        + '<div class="gap"></div>'.join(parts)
+        + f'<p class="caption">{_e(caption)}</p></section>'
     )
 
 
@@ -313,6 +335,8 @@ def _section(section: WorkloadSection, anchor: str) -> str:
 
 
 def _sections(model: ReportModel) -> str:
+    if not model.sections:
+        return ""
     parts = [_section(s, f"w{i}") for i, s in enumerate(model.sections, start=1)]
     return '<div id="workloads"><h2>Workloads</h2>' + "".join(parts) + "</div>"
 
@@ -342,17 +366,39 @@ def _table_cell(cell: str, verdicts: bool) -> str:
     return f'<td class="{cls}">{_e(cell)}</td>' if cls else f"<td>{_e(cell)}</td>"
 
 
+MAX_TABLE_COLUMNS = 8  # more are split into several tables that repeat the first column
+MAX_SUMMARY_COLUMNS = 4  # summary cells are wide: four mixes fill an A4 page
+
+
+def column_chunks(count: int, most: int, keys: int = 1) -> list[list[int]]:
+    """Indexes of the columns of each part of a table of `count` columns split so that no part
+    has more than `most`: every part starts with the `keys` columns that name the row."""
+    if count <= most:
+        return [list(range(count))]
+    rest = list(range(keys, count))
+    size = max(most - keys, 1)
+    parts = -(-len(rest) // size)
+    size = -(-len(rest) // parts)  # even parts: 4 + 4, not 7 + 1
+    return [[*range(keys), *rest[i : i + size]] for i in range(0, len(rest), size)]
+
+
 def _table(t: ReportTable, verdicts: bool = False) -> str:
-    """A plain table; with `verdicts`, a cell that is exactly PASS or FAIL is green or red."""
-    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in t.columns)
-    body = "".join(
-        "<tr>" + "".join(_table_cell(cell, verdicts) for cell in row) + "</tr>" for row in t.rows
-    )
+    """A plain table; with `verdicts`, a cell that is exactly PASS or FAIL is green or red.
+    A table wider than a page is split into parts that repeat its first column."""
     caption = f'<p class="caption">{_e(t.caption)}</p>' if t.caption else ""
-    return (
-        f"<h3>{_e(t.title)}</h3>{caption}"
-        f'<table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-    )
+    parts = []
+    for keep in column_chunks(len(t.columns), MAX_TABLE_COLUMNS, t.key_columns):
+        head = "".join(f'<th scope="col">{_e(t.columns[i])}</th>' for i in keep)
+        body = "".join(
+            "<tr>"
+            + "".join(_table_cell(row[i] if i < len(row) else "", verdicts) for i in keep)
+            + "</tr>"
+            for row in t.rows
+        )
+        parts.append(
+            f'<table class="plain"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        )
+    return f"<h3>{_e(t.title)}</h3>{caption}" + '<div class="gap"></div>'.join(parts)
 
 
 def _category_axis(labels: list[str]) -> Callable[[float, float, int, str], XAxis]:
@@ -368,26 +414,31 @@ LINE_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 
 
 def _overlay(o: Overlay) -> str:
+    """One dual-axis chart: throughput on the left, mean latency on the right (dashed, in the
+    same colour), one line per scenario or block size."""
     x = [float(i) for i in range(len(o.x_ticks))]
-    axis = _category_axis(o.x_ticks)
-    charts = ""
-    for unit, pick in (("IOPS", "iops"), ("MB/s", "mbps"), ("µs", "lat_mean_us")):
-        series = [
-            TimeSeries(
-                line.label, getattr(line, pick), unit, color=LINE_COLORS[i % len(LINE_COLORS)]
-            )
-            for i, line in enumerate(o.lines)
-        ]
-        name = "mean latency" if unit == "µs" else unit
-        charts += xy_chart(f"{o.title}: {name}", x, series, x_label=o.x_label, x_axis=axis,
-                           mark_max=False)  # fmt: skip
-    return f'<figure class="panel">{charts}</figure>'
+    pick = "mbps" if o.unit == "MB/s" else "iops"
+    left, right = [], []
+    for i, line in enumerate(o.lines):
+        color = LINE_COLORS[i % len(LINE_COLORS)]
+        left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color))
+        right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
+                                color=color))  # fmt: skip
+    chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,
+                     x_axis=_category_axis(o.x_ticks), mark_max=False)  # fmt: skip
+    return f'<figure class="panel">{chart}</figure>'
 
 
 def _overlays(model: ReportModel) -> str:
     if not model.overlays:
         return ""
     parts = "".join(_overlay(o) for o in model.overlays)
+    if not model.sections:  # a comparison: these are its workload charts
+        caption = (
+            '<p class="caption">Per workload, one line per scenario: throughput (solid, left '
+            "axis) and mean latency (dashed, right axis) against the load level.</p>"
+        )
+        return f'<section id="workloads"><h2>Workloads</h2>{caption}{parts}</section>'
     return f'<section id="overlays"><h2>Curves together</h2>{parts}</section>'
 
 
@@ -422,11 +473,22 @@ def _provenance(provenance: list[tuple[str, str]]) -> str:
 def _timelines(model: ReportModel) -> str:
     if not model.timelines:
         return ""
-    parts = "".join(_timeline(t) for t in model.timelines)
+    singles = "".join(_timeline(t) for t in model.timelines if not t.series)
+    ladders = [t for t in model.timelines if t.series]
+    folded = "".join(
+        f'<details class="series"><summary>{_e(t.series)}</summary>{_timeline(t)}</details>'
+        for t in ladders
+    )
+    if folded:
+        folded = (
+            f"<h3>Load ladders over time ({len(ladders)})</h3>"
+            '<p class="caption">Each series\' levels one after the other, every level marked '
+            "where its logged seconds start; click a series to open it.</p>" + folded
+        )
     return (
         '<section id="timelines"><h2>Time series</h2><p class="caption">1-second samples of '
-        "long points and of points with a write-cliff or steady-state analysis.</p>"
-        f"{parts}</section>"
+        "every point that has them.</p>"
+        f"{singles}{folded}</section>"
     )
 
 
@@ -438,22 +500,54 @@ def _num(v: float | None) -> str:
     return f'<td data-v="{v:.7g}">{format_value(v)}</td>'
 
 
-def _point_row(p: PointRow, columns: list[str]) -> str:
-    cells = [f"<td>{_e(p.series)}</td>", f"<td>{_e(p.level)}</td>"]
-    cells += [_num(p.workers), _num(p.iodepth), f"<td>{_e(p.targets)}</td>"]
-    cells += [_num(p.values.get(c)) for c in columns]
-    return "<tr>" + "".join(cells) + "</tr>"
+def _span(name: str, n: int) -> str:
+    return f' {name}="{n}"' if n > 1 else ""
+
+
+def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTable) -> str:
+    groups = "".join(
+        f'<th scope="colgroup" colspan="{len(g.columns)}" class="group">{_e(g.title)}</th>'
+        for g in table.groups
+    )
+    rows_of_heads = heading_rows(table.groups)
+    depth = len(rows_of_heads)
+    ids = "".join(f'<th scope="col" rowspan="{depth}">{_e(c)}</th>' for c in layout.id_columns)
+    second = ""
+    for k, heads in enumerate(rows_of_heads):
+        cells = "".join(
+            f'<th scope="col"{_span("colspan", cs)}{_span("rowspan", rs)}>{_e(text)}</th>'
+            for text, cs, rs in heads
+        )
+        second += f"<tr>{ids if k == 0 else ''}{cells}</tr>"
+    top = f'<tr><th colspan="{len(layout.id_columns)}" class="group"></th>{groups}</tr>'
+    columns = [(g, c) for g in table.groups for c in g.columns]
+    rows = []
+    for p in points:
+        cells = "".join(f"<td>{_e(v)}</td>" for v in id_cells(p, layout.id_columns))
+        rows.append(f"<tr>{cells}{''.join(_num(value(p, g, c)) for g, c in columns)}</tr>")
+    body = "\n".join(rows)
+    return (
+        '<div class="points-wrap"><table class="points sortable">'
+        f"<thead>{top}{second}</thead><tbody>\n{body}\n</tbody></table></div>"
+    )
 
 
 def _points(model: ReportModel) -> str:
-    cols = ["series", "level", "workers", "iodepth", "targets", *model.point_columns]
-    head = "".join(f'<th scope="col">{_e(c)}</th>' for c in cols)
-    body = "\n".join(_point_row(p, model.point_columns) for p in model.points)
+    layout = points_layout(model.points)
+    fixed = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in layout.fixed)
+    fixed = f'<dl class="fixed">{fixed}</dl>' if fixed else ""
+    absent = (
+        f'<p class="caption">No {" or ".join(a.lower() for a in layout.absent)} I/O in these '
+        "points: those columns are left out.</p>"
+        if layout.absent and layout.tables
+        else ""
+    )
+    tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     return (
-        f'<section id="points"><h2>Points ({len(model.points)})</h2>'
-        '<p class="caption">Every measured point. Click a column heading to sort.</p>'
-        f'<div class="points-wrap"><table class="points sortable"><thead><tr>{head}</tr></thead>'
-        f"<tbody>\n{body}\n</tbody></table></div></section>"
+        f'<section id="points"><h2>Points ({len(model.points)})</h2>{fixed}'
+        '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '
+        "column heading to sort. All raw columns: <code>arraybench show RUN --format csv</code>."
+        f"</p>{absent}{tables}</section>"
     )
 
 

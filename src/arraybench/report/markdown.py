@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from arraybench.report.escape import for_markdown
 from arraybench.report.html import DASH, format_value
 from arraybench.report.model import (
     CurvePanel,
@@ -20,21 +21,14 @@ from arraybench.report.model import (
     SummaryCell,
     Timeline,
 )
+from arraybench.report.pointstable import heading, id_cells, points_layout, value
 
 VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
-POINT_COLUMNS = (
-    ("total_iops", "IOPS"),
-    ("total_mbps", "MB/s"),
-    ("total_lat_mean_us", "mean latency (µs)"),
-    ("total_lat_p99_us", "p99 latency (µs)"),
-)
-SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
 
 
 def escape(text: object) -> str:
-    """Text for a table cell or a line: Markdown and HTML specials escaped, one line."""
-    plain = SPECIAL.sub(r"\\\1", str(text))
-    return "<br>".join(part.strip() for part in plain.splitlines()) if "\n" in plain else plain
+    """Text for a table cell or a line: `report.escape.for_markdown`."""
+    return for_markdown(text)
 
 
 def _code(text: str) -> str:
@@ -225,16 +219,22 @@ def _timelines(model: ReportModel) -> str:
 def _points(model: ReportModel) -> str:
     if not model.points:
         return ""
-    present = [(k, name) for k, name in POINT_COLUMNS if k in model.point_columns]
-    columns = ["series", "level", *(name for _, name in present)]
-    rows = [
-        [escape(p.series), escape(p.level), *(_num(p.values.get(k)) for k, _ in present)]
-        for p in model.points
-    ]
-    return (
-        f"## Points ({len(model.points)})\n\n{_table(columns, rows, raw=True)}\n\n"
-        "_Every metric of every point: `arraybench show RUN --format csv`._"
-    )
+    layout = points_layout(model.points)
+    parts = [f"## Points ({len(model.points)})"]
+    if layout.fixed:
+        parts.append(" · ".join(f"{escape(k)}: {_code(v)}" for k, v in layout.fixed))
+    for table in layout.tables:
+        cells = [(g, c) for g in table.groups for c in g.columns]
+        short = lambda g: g.title.split(" (")[0]  # noqa: E731 - "Host (kernel ...)" -> "Host"
+        columns = [*layout.id_columns, *(f"{short(g)} {heading(c)}" for g, c in cells)]
+        rows = [
+            [*(escape(v) for v in id_cells(p, layout.id_columns)),
+             *(_num(value(p, g, c)) for g, c in cells)]
+            for p in model.points
+        ]  # fmt: skip
+        parts.append(_table([escape(c) for c in columns], rows, raw=True))
+    parts.append("_Every stored field of every point: `arraybench show RUN --format csv`._")
+    return "\n\n".join(parts)
 
 
 def _notes(model: ReportModel) -> str:

@@ -61,6 +61,7 @@ class Timeline:
     gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
     x_label: str = "time (s)"
+    series: str = ""  # set for a load ladder's points drawn one after the other: its series
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Overlay:
     x_label: str
     x_ticks: list[str]
     lines: list[OverlayLine]
+    unit: str = "IOPS"  # the throughput drawn on the left axis ("IOPS" or "MB/s")
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class ReportTable:
     columns: list[str]
     rows: list[list[str]]
     caption: str = ""
+    key_columns: int = 1  # the columns that name a row, repeated when the table is split
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,11 @@ class PointRow:
     iodepth: int
     targets: str
     values: dict[str, float | None]  # column name -> value, e.g. "read_iops", "total_lat_p99_us"
+    block_size: str = ""  # "8 KiB"
+    engine: str = ""  # fio's ioengine
+    # every stored field under its raw name (key, seq, bs, pattern, ... and the metrics): what
+    # CSV and JSON carry, so `show --format csv` and `report -o x.csv` are one table
+    record: dict[str, str | int | float | None] = field(default_factory=dict)
 
 
 @dataclass

@@ -53,4 +53,5 @@ def curves_overlay(
             lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
                          for t in ticks],
         ))  # fmt: skip
-    return Overlay(title, x_label, ticks, lines)
+    units = {curve[0].unit for _, curve in curves if curve}
+    return Overlay(title, x_label, ticks, lines, units.pop() if len(units) == 1 else "IOPS")

@@ -11,10 +11,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from html import escape
 from itertools import pairwise
+from typing import TypeVar
 
 from arraybench.report.model import CurvePanel
+from arraybench.units import (
+    MS_FROM_US,
+    format_latency,
+    format_quantity,
+    format_tick,
+    significant,
+)
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 C_TPUT = "#1f5fa8"
@@ -27,7 +36,7 @@ C_AXIS = "#6b7280"
 C_TEXT = "#1f2937"
 C_CEIL = "#9aa0a6"
 
-MS_THRESHOLD_US = 10_000.0
+MS_THRESHOLD_US = MS_FROM_US
 HEADROOM = 1.18  # keep the top of each axis a little above the data, room for labels
 _NICE = (1.0, 2.0, 2.5, 5.0, 10.0)
 
@@ -67,43 +76,28 @@ def ticks_with_count(vmax: float, count: int) -> list[float]:
     return [step * i for i in range(count + 1)]
 
 
-def _trim(v: float, digits: int) -> str:
-    text = f"{v:,.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+def _trim(v: float, digits: int = 2) -> str:
+    """A tick or x label without unit, as `units.format_tick` writes it."""
+    return significant(v)
 
 
 def compact(v: float) -> str:
     """Axis label with k / M suffix: 250000 -> "250k", 2500000 -> "2.5M", 1250 -> "1.25k"."""
-    a = abs(v)
-    if a >= 1e6:
-        return _trim(v / 1e6, 2) + "M"
-    if a >= 1e3:
-        return _trim(v / 1e3, 2) + "k"
-    return _trim(v, 2)
+    return format_tick(v)
 
 
 def _sig(v: float) -> str:
-    """Three significant digits at most, thousands separators above 100."""
-    a = abs(v)
-    if a >= 100:
-        return f"{v:,.0f}"
-    if a >= 10:
-        return _trim(v, 1)
-    return _trim(v, 2)
+    return significant(v)
 
 
 def fmt_throughput(v: float, unit: str) -> str:
-    """ "304 kIOPS", "45.2 kIOPS", "850 IOPS", "1,204 MB/s"."""
-    if unit == "IOPS" and abs(v) >= 1000:
-        return f"{_sig(v / 1000)} kIOPS"
-    return f"{_sig(v)} {unit}"
+    """ "304 kIOPS", "1.25 MIOPS", "850 IOPS", "1,204 MB/s": `units.format_quantity`."""
+    return format_quantity(v, unit)
 
 
 def fmt_latency(us: float) -> str:
-    """ "208 µs", "8.5 µs", "12.5 ms" (ms above 10 000 µs)."""
-    if abs(us) > MS_THRESHOLD_US:
-        return f"{_sig(us / 1000)} ms"
-    return f"{_sig(us)} µs"
+    """ "208 µs", "8.46 µs", "12.5 ms" (ms from 10 000 µs): `units.format_latency`."""
+    return format_latency(us)
 
 
 # ---------------------------------------------------------------- geometry
@@ -240,7 +234,7 @@ def _halo_label(
 
 
 def _lat_tick(v: float) -> str:
-    return _trim(v, 2)
+    return format_tick(v, "µs")
 
 
 def _hline(x1: float, x2: float, y: float, stroke: str, extra: str = "") -> str:
@@ -320,16 +314,24 @@ def _x_axis(fr: _Frame, labels: list[str]) -> list[str]:
 # ---------------------------------------------------------------- series
 
 
-def _segments(pts: list[Pt | None]) -> list[list[Pt]]:
-    """Split at gaps (None) so a missing value breaks the line instead of bridging it."""
-    segs: list[list[Pt]] = [[]]
-    for p in pts:
-        if p is None:
-            if segs[-1]:
-                segs.append([])
+T = TypeVar("T")
+
+
+def runs(items: Sequence[T | None]) -> list[list[T]]:
+    """Consecutive non-None items: the one gap rule of every chart, so a missing value breaks
+    a line or a band instead of bridging it."""
+    out: list[list[T]] = [[]]
+    for it in items:
+        if it is None:
+            if out[-1]:
+                out.append([])
         else:
-            segs[-1].append(p)
-    return [s for s in segs if s]
+            out[-1].append(it)
+    return [r for r in out if r]
+
+
+def _segments(pts: list[Pt | None]) -> list[list[Pt]]:
+    return runs(pts)
 
 
 def _pts_attr(seg: Sequence[Pt]) -> str:
@@ -477,32 +479,55 @@ def _legend_items(panel: CurvePanel) -> list[tuple[str, str]]:
     return items
 
 
-def _legend(items: list[tuple[str, str]], x0: float, y: float) -> str:
-    out = ['<g class="legend">']
-    x = x0
-    for kind, label in items:
-        out.append(_legend_sample(kind, x, y - 4))
-        out.append(_text(x + 23, y, label, size=10.5, fill=C_TEXT))
-        x += 23 + _text_width(label, 10.5) + 14
-    return "".join(out) + "</g>"
+Sample = Callable[[float, float], str]  # draws a legend sample at (x, y)
 
 
-def _legend_width(items: list[tuple[str, str]]) -> float:
-    return sum(23 + _text_width(label, 10.5) + 14 for _, label in items) - 14
+def _item_width(label: str) -> float:
+    return 23 + _text_width(label, 10.5)
+
+
+def legend_header(
+    title: str, items: list[tuple[Sample, str]], width: int, left: float
+) -> tuple[list[str], float]:
+    """The one title-and-legend layout of every chart: the legend right-aligned on the title
+    row when it fits, else flowed in rows below it. Returns the elements and the y where the
+    plot area may start."""
+    out = [_text(left, 18, title, size=13.5, cls="chart-title", font_weight="700")]
+    gap = 14.0
+    total = sum(_item_width(label) for _, label in items) + gap * max(len(items) - 1, 0)
+    rows: list[list[tuple[Sample, str]]] = []
+    if left + _text_width(title, 13.5) + 24 + total <= width - 12:
+        rows, x0, y = [items], width - 12 - total, 18.0
+    else:
+        row: list[tuple[Sample, str]] = []
+        used = 0.0
+        for it in items:
+            w = _item_width(it[1]) + gap
+            if row and left + used + w > width - 12:
+                rows.append(row)
+                row, used = [], 0.0
+            row.append(it)
+            used += w
+        rows.append(row)
+        x0, y = left, 36.0
+    out.append('<g class="legend">')
+    for k, line in enumerate(rows):
+        x = x0
+        for sample, label in line:
+            yy = y + 16 * k
+            out.append(sample(x, yy - 4))
+            out.append(_text(x + 23, yy, label, size=10.5, fill=C_TEXT))
+            x += _item_width(label) + gap
+    out.append("</g>")
+    return out, y + 16 * (len(rows) - 1) + 16
 
 
 def _header(panel: CurvePanel, width: int, left: float) -> tuple[list[str], float]:
-    """Title and legend; returns the elements and the y where the plot area may start."""
     items = _legend_items(panel) if panel.throughput else []
-    title_w = _text_width(panel.mix_label, 13.5) + 24
-    legend_w = _legend_width(items)
-    title = _text(left, 18, panel.mix_label, size=13.5, cls="chart-title", font_weight="700")
-    out = [title]
-    if left + title_w + legend_w <= width - 12:
-        out.append(_legend(items, width - 12 - legend_w, 18))
-        return out, 34.0
-    out.append(_legend(items, left, 36))
-    return out, 52.0
+    samples: list[tuple[Sample, str]] = [
+        (partial(_legend_sample, kind), label) for kind, label in items
+    ]
+    return legend_header(panel.mix_label, samples, width, left)
 
 
 def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], list[float] | None]:

@@ -20,8 +20,8 @@ import bisect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from html import escape
-from typing import TypeVar
 
 from arraybench.report.svg import (
     C_AXIS,
@@ -33,6 +33,7 @@ from arraybench.report.svg import (
     HEADROOM,
     MS_THRESHOLD_US,
     Box,
+    Sample,
     _circle,
     _empty,
     _f,
@@ -43,17 +44,18 @@ from arraybench.report.svg import (
     _polygon,
     _polyline,
     _segments,
-    _sig,
     _text,
     _text_width,
     _trim,
     _vline,
     compact,
-    fmt_throughput,
+    legend_header,
     nice_step,
     nice_ticks,
+    runs,
     ticks_with_count,
 )
+from arraybench.units import format_quantity, format_tick
 
 LEFT_COLORS = (C_TPUT, "#0f8a6c", "#5b2a86", "#4b5563")
 RIGHT_COLORS = (C_LAT, "#8c564b", "#b8860b", "#6b7280")
@@ -221,13 +223,11 @@ def _axis_title(unit: str) -> str:
 
 
 def _fmt_value(v: float, unit: str) -> str:
-    if unit in ("IOPS", "MB/s"):
-        return fmt_throughput(v, unit)
-    return f"{_sig(v)} {unit}".rstrip()
+    return format_quantity(v, unit)
 
 
 def _tick_label(v: float, unit: str) -> str:
-    return _trim(v, 2) if unit in LATENCY_UNITS else compact(v)
+    return format_tick(v, unit)
 
 
 # ---------------------------------------------------------------- geometry
@@ -275,26 +275,11 @@ def _range(series: list[_Prepared]) -> tuple[float, float]:
 # ---------------------------------------------------------------- drawing
 
 
-T = TypeVar("T")
-
-
-def _runs(items: Sequence[T | None]) -> list[list[T]]:
-    """Consecutive non-None items: a gap splits the band like `_segments` splits a line."""
-    runs: list[list[T]] = [[]]
-    for it in items:
-        if it is None:
-            if runs[-1]:
-                runs.append([])
-        else:
-            runs[-1].append(it)
-    return [r for r in runs if r]
-
-
 def _draw_series(p: _Plot, s: _Prepared, side: int, banded: bool) -> list[str]:
     out: list[str] = []
     dash = ' stroke-dasharray="6 4"' if s.dashed else ""
     if banded:
-        for run in _runs(s.buckets):
+        for run in runs(s.buckets):
             upper = [(p.x(b.x), p.y(b.hi, side)) for b in run]
             lower = [(p.x(b.x), p.y(b.lo, side)) for b in reversed(run)]
             if len(run) == 1:  # a lone bucket: a short vertical stroke shows its range
@@ -436,43 +421,14 @@ def _legend_sample(kind: str, color: str, dashed: bool, x: float, y: float) -> s
 LegendItem = tuple[str, str, bool, str]  # kind, color, dashed, label
 
 
-def _item_width(item: LegendItem) -> float:
-    return 23 + _text_width(item[3], 10.5)
-
-
 def _header(
     title: str, items: list[LegendItem], width: int, left: float
 ) -> tuple[list[str], float]:
-    """Title, then the legend right-aligned on the title row or flowed below it."""
-    out = [_text(left, 18, title, size=13.5, cls="chart-title", font_weight="700")]
-    gap = 14.0
-    total = sum(_item_width(i) for i in items) + gap * max(len(items) - 1, 0)
-    title_w = _text_width(title, 13.5) + 24
-    if left + title_w + total <= width - 12:
-        rows, x0, y = [items], width - 12 - total, 18.0
-    else:
-        rows = []
-        row: list[LegendItem] = []
-        used = 0.0
-        for it in items:
-            w = _item_width(it) + gap
-            if row and left + used + w > width - 12:
-                rows.append(row)
-                row, used = [], 0.0
-            row.append(it)
-            used += w
-        rows.append(row)
-        x0, y = left, 36.0
-    out.append('<g class="legend">')
-    for k, row in enumerate(rows):
-        x = x0
-        for kind, color, dashed, label in row:
-            yy = y + 16 * k
-            out.append(_legend_sample(kind, color, dashed, x, yy - 4))
-            out.append(_text(x + 23, yy, label, size=10.5, fill=C_TEXT))
-            x += _item_width((kind, color, dashed, label)) + gap
-    out.append("</g>")
-    return out, y + 16 * (len(rows) - 1) + 16
+    samples: list[tuple[Sample, str]] = [
+        (partial(_legend_sample, kind, color, dashed), label)
+        for kind, color, dashed, label in items
+    ]
+    return legend_header(title, samples, width, left)
 
 
 # ---------------------------------------------------------------- the renderer

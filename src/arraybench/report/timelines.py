@@ -5,11 +5,13 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any
 
+from arraybench.report.build import series_name
 from arraybench.report.model import Timeline
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_duration, format_throughput
 
 MAX_TIMELINES = 60
+MAX_SERIES_TIMELINES = 200  # a ladder's chart is ~20 KB: the 10,000-point report stays small
 
 
 def _sum(*values: float | None) -> float | None:
@@ -51,7 +53,7 @@ def steady_lines(data: dict[str, Any]) -> list[str]:
     ]
 
 
-def event_marks(data: dict[str, Any], t0: int) -> list[tuple[float, str]]:
+def event_marks(data: dict[str, Any], t0: float) -> list[tuple[float, str]]:
     """Chart markers: each event's start and its revert, in seconds of the point's series."""
     marks = []
     for r in data.get("records", []):
@@ -79,9 +81,33 @@ def event_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def point_start(findings: list[Finding]) -> float | None:
+    """The point's start (Unix s, ramp included) from its events journal: an `at` event was
+    started at start + at. None without such an event."""
+    for finding in findings:
+        if finding.kind != "events":
+            continue
+        for r in finding.data.get("records", []):
+            if r.get("planned_at_s") is not None and r["action"] in ("apply", "run"):
+                return float(r["started_unix"]) - float(r["planned_at_s"])
+    return None
+
+
+def time_zero(samples: list[Any], findings: list[Finding]) -> tuple[float, str]:
+    """Time zero of a point's chart and the x axis title that says what it is: the point's
+    start when the events journal gives it (events then sit at their `at:`), else the first
+    logged second, which comes after the ramp."""
+    first = samples[0].t if samples else 0
+    start = point_start(findings)
+    if start is None:
+        return first, "seconds since the first logged second, after the ramp (s)"
+    ramp = max(first - start, 0.0)
+    return start, f"seconds since the point started; the first {ramp:.0f} s ramp is not logged (s)"
+
+
 def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Timeline:
     samples = store.samples(point.id)
-    t0 = samples[0].t if samples else 0
+    t0, x_label = time_zero(samples, findings)
     mbps = point.unit == "MB/s"
     thr = [_sum(s.read_mbps, s.write_mbps) if mbps else _sum(s.read_iops, s.write_iops)
            for s in samples]  # fmt: skip
@@ -114,7 +140,45 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
         events=events,
         gb_written=gb,
         findings=lines,
+        x_label=x_label,
     )
+
+
+def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timeline | None:
+    """A load ladder's points one after the other on the wall clock, each level marked where
+    it starts; seconds between points (ramp, pause) break the line. None without samples."""
+    mbps = points[0].unit == "MB/s"
+    t_s: list[float] = []
+    thr: list[float | None] = []
+    lat: list[float | None] = []
+    events: list[tuple[float, str]] = []
+    t0: float | None = None
+    for point in sorted(points, key=lambda p: p.seq):
+        samples = store.samples(point.id)
+        if not samples:
+            continue
+        t0 = samples[0].t if t0 is None else t0
+        if t_s:  # a gap between two points: no line across it
+            t_s.append((t_s[-1] + samples[0].t - t0) / 2)
+            thr.append(None)
+            lat.append(None)
+        events.append((float(samples[0].t - t0), point.key.rsplit("/", 1)[-1]))
+        for sample in samples:
+            t_s.append(float(sample.t - t0))
+            values = (
+                (sample.read_mbps, sample.write_mbps)
+                if mbps
+                else (sample.read_iops, sample.write_iops)
+            )
+            thr.append(_sum(*values))
+            lat.append(_weighted_lat(sample))
+    if len([v for v in thr if v is not None]) < 2:
+        return None
+    return Timeline(
+        title=f"{name}: every level over time", t_s=t_s, throughput_unit=points[0].unit,
+        throughput=thr, lat_mean_us=lat, events=events, series=name,
+        x_label="seconds since the series' first logged second (each level after its ramp) (s)",
+    )  # fmt: skip
 
 
 def _weighted_lat(s: Any) -> float | None:
@@ -148,4 +212,11 @@ def timelines(store: Store, run_id: str, points: list[PointRecord]) -> list[Time
         or any(f.kind in ("cliff", "steady", "events", "integrity")
                for f in by_point.get(p.id, []))
     ]  # fmt: skip
-    return [timeline_of(store, p, by_point.get(p.id, [])) for p in chosen[:MAX_TIMELINES]]
+    singles = [timeline_of(store, p, by_point.get(p.id, [])) for p in chosen[:MAX_TIMELINES]]
+    ladders: dict[str, list[PointRecord]] = {}
+    for p in points:
+        if p not in chosen:
+            ladders.setdefault(series_name(p), []).append(p)
+    drawn = [series_timeline(store, name, pts) for name, pts in
+             list(ladders.items())[:MAX_SERIES_TIMELINES]]  # fmt: skip
+    return singles + [t for t in drawn if t is not None]

@@ -17,12 +17,14 @@ from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.chart import Reference, ScatterChart, Series
+from openpyxl.chart import LineChart, Reference, ScatterChart, Series
+from openpyxl.chart.series import SeriesLabel
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
+from arraybench.report.escape import starts_formula
 from arraybench.report.model import (
     CurvePanel,
     Overlay,
@@ -31,6 +33,7 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
+from arraybench.report.pointstable import column_title
 
 MAX_TIMELINE_ROWS = 2000
 MAX_SHEET_TITLE = 31
@@ -78,6 +81,10 @@ def _put(ws: Worksheet, row: int, col: int, value: Any, number_format: str | Non
     text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
     cell = ws.cell(row, col, text)
     cell.data_type = "s"  # "=..." stays text: a workload name is never run as a formula
+    if starts_formula(text):
+        # Excel's own neutraliser, what typing '=1+1 stores: shown as typed, without the
+        # quote, and it stays text when someone edits the cell
+        cell.quotePrefix = True
 
 
 def _row(
@@ -449,8 +456,8 @@ def _section_sheet(ws: Worksheet, section: WorkloadSection) -> None:
 
 
 def _points_sheet(ws: Worksheet, model: ReportModel) -> None:
-    fixed = ["series", "level", "workers", "iodepth", "targets"]
-    _header(ws, 1, fixed + model.point_columns)
+    fixed = ["Series", "Level", "Workers", "iodepth", "Targets"]
+    _header(ws, 1, fixed + [column_title(c) for c in model.point_columns])
     for r, p in enumerate(model.points, start=2):
         _row(ws, r, [p.series, p.level, p.workers, p.iodepth, p.targets])
         for c, name in enumerate(model.point_columns, start=len(fixed) + 1):
@@ -464,6 +471,8 @@ def _points_sheet(ws: Worksheet, model: ReportModel) -> None:
 
 
 def _overlay_table(ws: Worksheet, row: int, overlay: Overlay) -> int:
+    """The overlay's numbers and, beside them, one native chart: throughput per line on the
+    left axis, mean latency (dashed) on the right, the real load levels on the x axis."""
     _put(ws, row, 1, f"{overlay.title} (curves together)")
     ws.cell(row, 1).font = HEADING
     columns = [overlay.x_label]
@@ -472,11 +481,49 @@ def _overlay_table(ws: Worksheet, row: int, overlay: Overlay) -> int:
     _header(ws, row + 1, columns)
     for i, tick in enumerate(overlay.x_ticks):
         r = row + 2 + i
-        _put(ws, r, 1, _table_cell(tick))
+        _put(ws, r, 1, str(tick))  # a category: the level as the report names it
         for j, line in enumerate(overlay.lines):
             for k, values in enumerate((line.iops, line.mbps, line.lat_mean_us)):
                 _put(ws, r, 2 + 3 * j + k, _get(values, i), NUM_FORMAT)
-    return row + 3 + len(overlay.x_ticks)
+    first, last = row + 2, row + 1 + len(overlay.x_ticks)
+    if overlay.x_ticks and overlay.lines:
+        anchor = f"{get_column_letter(len(columns) + 2)}{row}"
+        ws.add_chart(_overlay_chart(ws, overlay, first, last), anchor)
+    return max(row + 3 + len(overlay.x_ticks), row + OVERLAY_CHART_ROWS)
+
+
+OVERLAY_CHART_ROWS = 18
+
+
+def _overlay_chart(ws: Worksheet, overlay: Overlay, first: int, last: int) -> LineChart:
+    cats = Reference(ws, min_col=1, min_row=first, max_row=last)
+    throughput, latency = LineChart(), LineChart()
+    offset = 1 if overlay.unit == "MB/s" else 0
+    for j, line in enumerate(overlay.lines):
+        col = 2 + 3 * j
+        throughput.add_data(Reference(ws, min_col=col + offset, min_row=first, max_row=last))
+        throughput.series[-1].tx = SeriesLabel(v=line.label)
+        latency.add_data(Reference(ws, min_col=col + 2, min_row=first, max_row=last))
+        latency.series[-1].tx = SeriesLabel(v=f"{line.label} latency")
+        latency.series[-1].graphicalProperties.line.dashStyle = "dash"
+    for chart in (throughput, latency):
+        chart.set_categories(cats)
+        for series in chart.series:
+            series.smooth = False
+            series.marker.symbol = "circle"
+    throughput.title = overlay.title
+    throughput.style = 2
+    throughput.width, throughput.height = CHART_W, CHART_H
+    throughput.legend.position = "b"
+    _axis_titles(throughput, overlay.x_label, f"throughput ({overlay.unit})")
+    latency.y_axis.title = "mean latency (µs)"
+    latency.y_axis.axId = 200
+    latency.y_axis.crosses = "max"
+    throughput.x_axis.delete = False
+    throughput.y_axis.delete = False
+    latency.y_axis.delete = False
+    throughput += latency
+    return throughput
 
 
 def _tables_sheet(ws: Worksheet, model: ReportModel) -> None:

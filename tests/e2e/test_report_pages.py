@@ -1,0 +1,138 @@
+"""The PDF a customer gets holds every column of the HTML points table, and no table is wider
+than its page: for a run (random 70/30 and sequential read, so read, write and total groups)
+and for a compare of two scenarios. Real fio, real Chromium, real pdftotext."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from html import unescape
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from arraybench.report import printout
+from arraybench.report.assemble import report_for_run
+from arraybench.report.compare import compare, load_scenario
+from arraybench.report.export import write_report
+from arraybench.report.model import ReportModel
+from arraybench.store.db import Store
+from tests.conftest import needs_fio, run_cli, small_plan
+
+A4_PRINTABLE_PX = 703  # 210 mm - 2 x 12 mm margins (the print CSS) at 96 px per inch
+
+pytestmark = [
+    needs_fio,
+    pytest.mark.skipif(
+        shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
+        reason="chromium is not installed",
+    ),
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    tmp = tmp_path_factory.mktemp("pages")
+    results = tmp / "res"
+    plan = small_plan(tmp)  # 3-second points: each logs a few 1-second samples
+    plan.write_text(plan.read_text().replace("duration: 1s", "duration: 3s"))
+    done = run_cli("run", str(plan), "--results", str(results), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return Store(results, create=False)
+
+
+def _models(store: Store) -> dict[str, ReportModel]:
+    ((run, _),) = store.list_runs()
+    scenarios = [load_scenario(store, f"{run.id}:before"), load_scenario(store, f"{run.id}:after")]
+    return {"run": report_for_run(store, run.id), "compare": compare(scenarios)}
+
+
+def _table_headings(html: str) -> list[str]:
+    """The text of every column heading of every table in the HTML."""
+    heads = "".join(re.findall(r"<thead>(.*?)</thead>", html, flags=re.S))
+    cells = re.findall(r"<th[^>]*>(.*?)</th>", heads, flags=re.S)
+    return [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in cells]
+
+
+def _widest_table(html_path: Path) -> float:
+    """The right edge of the widest table when the page is laid out for print on A4."""
+    script = (
+        "Math.max(0, ...Array.from(document.querySelectorAll('table'), "
+        "t => t.getBoundingClientRect().right))"
+    )
+    with printout._Chromium([], pipe=True, timeout=60, what="measuring") as c:
+        session = c.open_page(printout._file_url(html_path), width=A4_PRINTABLE_PX)
+        c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
+        got = c.send("Runtime.evaluate", {"expression": script, "returnByValue": True},
+                     session=session)  # fmt: skip
+    return float(got["result"]["value"])
+
+
+@pytest.mark.parametrize("kind", ["run", "compare"])
+def test_pdf_has_every_column_and_no_table_is_wider_than_the_page(
+    store: Store, kind: str, tmp_path: Path
+) -> None:
+    model = _models(store)[kind]
+    html = write_report(model, tmp_path / "r.html", "html").read_text()
+    pdf = write_report(model, tmp_path / "r.pdf", "pdf")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    flat = re.sub(r"\s+", " ", text)
+    headings = [h for h in _table_headings(html) if h]
+    assert {"IOPS", "MB/s", "p99.9", "max"} <= set(headings) or kind == "compare"
+    missing = [h for h in dict.fromkeys(headings) if re.sub(r"\s+", " ", h) not in flat]
+    assert not missing, f"columns of the HTML that the PDF lacks: {missing}"
+    assert _widest_table(tmp_path / "r.html") <= A4_PRINTABLE_PX + 1  # half a border
+
+
+def test_show_csv_is_the_report_csv(store: Store, tmp_path: Path) -> None:
+    ((run, _),) = store.list_runs()
+    shown = run_cli("show", run.id, "--results", str(store.path.parent), "--format", "csv")
+    assert shown.returncode == 0, shown.stderr
+    written = write_report(report_for_run(store, run.id), tmp_path / "x.csv", "csv")
+    assert shown.stdout == written.read_text(encoding="utf-8")
+    assert shown.stdout.splitlines()[0].startswith("series,id,run_id,seq,key,")
+
+
+def test_compare_has_every_section_filled(store: Store, tmp_path: Path) -> None:
+    """Summary with deltas, one dual-axis chart per workload, every run's points and job
+    files; in Excel a native chart per workload."""
+    ((run, _),) = store.list_runs()
+    model = _models(store)["compare"]
+    workloads = {p.workload for p in store.points(run.id)}
+    assert model.summary_columns == ["before", "after"]
+    assert {row.workload for row in model.summary} == workloads
+    assert all(set(row.cells) == {"before", "after"} for row in model.summary)
+    assert all("Δ max 0 %" in row.cells["after"].extremes for row in model.summary)
+    assert len(model.points) == 2 * len(store.points(run.id))
+    assert len(model.job_files) == 2 * len(store.points(run.id))
+    html = write_report(model, tmp_path / "c.html", "html").read_text()
+    workloads_html = html[html.index('<section id="workloads">') :]
+    workloads_html = workloads_html[: workloads_html.index("</section>")]
+    assert workloads_html.count("<svg") == len(workloads)
+    assert "before latency" in workloads_html and "after latency" in workloads_html
+    book = load_workbook(write_report(model, tmp_path / "c.xlsx", "xlsx"))
+    charts = [c for ws in book.worksheets for c in ws._charts]
+    assert len(charts) >= len(workloads)
+
+
+def test_every_ladder_has_its_time_series(store: Store, tmp_path: Path) -> None:
+    """Points of a load ladder keep 1-second samples: each series gets a chart of its levels
+    one after the other (folded in HTML), and Excel's Timelines sheet holds them."""
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    series = {t.series for t in model.timelines if t.series}
+    assert series == {row.series for row in model.points}
+    ladder = next(t for t in model.timelines if t.series)
+    assert [label for _, label in ladder.events] == ["w1-qd2", "w2-qd2"]
+    assert "after the ramp" in ladder.x_label or "ramp" in ladder.x_label
+    html = write_report(model, tmp_path / "t.html", "html").read_text()
+    assert html.count('<details class="series">') == len(series)
+    book = load_workbook(write_report(model, tmp_path / "t.xlsx", "xlsx"))
+    sheet = book["Timelines"]
+    assert sheet["A1"].value != "no time series in this run"
+    titles = {c.value for c in sheet[1] if c.value}
+    assert {t.title for t in model.timelines} <= titles

@@ -1,0 +1,32 @@
+"""Time zero of a point's chart: events sit at their `at:` and the axis says what zero is."""
+
+from __future__ import annotations
+
+from arraybench.report.timelines import event_marks, time_zero
+from arraybench.store.db import Finding, Sample
+
+
+def _record(action: str, at: float | None, started: float, ended: float) -> dict[str, object]:
+    return {"action": action, "outcome": "ok", "label": "ctrl B pulled", "planned_at_s": at,
+            "started_unix": started, "ended_unix": ended}  # fmt: skip
+
+
+def _samples(first: int, n: int) -> list[Sample]:
+    return [Sample(first + i, 1000.0, None, 8.0, None, 100.0, None) for i in range(n)]
+
+
+def test_events_sit_at_their_at_and_the_ramp_is_said() -> None:
+    # the point started at 1000 with a 3 s ramp: fio logs from 1003 on; the event was at: 5
+    records = [_record("apply", 5.0, 1005.0, 1005.2), _record("revert", None, 1009.0, 1009.5)]
+    findings = [Finding(7, "events", {"records": records})]
+    zero, label = time_zero(_samples(1003, 10), findings)
+    assert zero == 1000.0
+    assert "3 s ramp" in label and "point started" in label
+    marks = event_marks(findings[0].data, zero)
+    assert [label for _, label in marks] == ["ctrl B pulled", "ctrl B pulled reverted"]
+    assert [round(t, 3) for t, _ in marks] == [5.2, 9.5]
+
+
+def test_without_events_zero_is_the_first_logged_second_and_the_axis_says_so() -> None:
+    zero, label = time_zero(_samples(1003, 10), [])
+    assert zero == 1003 and "after the ramp" in label
