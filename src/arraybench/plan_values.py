@@ -74,9 +74,14 @@ def resolve_targets(plan: Plan) -> Plan:
     (their paths are on the hosts)."""
     if plan.hosts:
         return plan
-    targets = [t.model_copy(update={"path": os.path.realpath(t.path)}) for t in plan.targets]
+    targets = []
+    for i, target in enumerate(plan.targets):
+        real = os.path.realpath(target.path)  # a plain link may lead to a name fio misreads
+        fio_path(real, f"targets[{i}].path {target.path!r} resolves to")
+        targets.append(target.model_copy(update={"path": real}))
     update: dict[str, object] = {"targets": targets}
     if plan.metadata and plan.metadata.directory:
         directory = os.path.realpath(plan.metadata.directory)
+        fio_path(directory, "metadata.directory resolves to")
         update["metadata"] = plan.metadata.model_copy(update={"directory": directory})
     return plan.model_copy(update=update)
