@@ -43,6 +43,9 @@ def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
             raise PlanError(f"{where} contains a NUL byte", "remove it")
     for i, target in enumerate(plan.targets):
         fio_path(target.path, f"targets[{i}].path")
+        if not plan.hosts:  # fio will be given the resolved path (resolve_targets)
+            where = f"targets[{i}].path {target.path!r} resolves to"
+            fio_path(os.path.realpath(target.path), where)
     fio_value(plan.ioengine, "ioengine")
     for i, workload in enumerate(plan.workloads):
         if workload.ioengine is not None:
