@@ -10,9 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 from arraybench.errors import TargetError
+from arraybench.fio.runner import _stop as stop_fio
 from arraybench.fio.runner import first_error_line
 from arraybench.fio.values import argv_value, fio_path
 from arraybench.units import fio_size, format_size
@@ -58,6 +60,21 @@ def layout_command(path: Path, size: int, fio: str) -> list[str]:
     ]
 
 
+def run_layout(command: list[str]) -> tuple[int, str]:
+    """Run the layout fio; (exit code, its output). Interrupted (Ctrl-C), fio and the job
+    process it forked (in a session of its own) are stopped before the exception goes on."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        try:
+            returncode = proc.wait()
+        except BaseException:
+            stop_fio(proc)
+            raise
+        out.seek(0)
+        return returncode, out.read().decode(errors="replace")
+
+
 def layout_file(path: Path, size: int, fio: str) -> None:
     """Write `size` bytes of random data with fio, so reads never hit holes."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,12 +82,12 @@ def layout_file(path: Path, size: int, fio: str) -> None:
     check_room(path, size)
     created = not path.exists()
     try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        returncode, output = run_layout(command)
         short = not path.exists() or path.stat().st_size < size
-        if result.returncode != 0 or short:
+        if returncode != 0 or short:
             raise TargetError(
                 f"cannot create target file {path} ({format_size(size)}): "
-                f"{first_error_line(result.stderr + result.stdout)}",
+                f"{first_error_line(output)}",
                 "check free space and permissions, or pass --target PATH",
             )
     except BaseException:
