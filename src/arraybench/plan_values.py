@@ -43,6 +43,9 @@ def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
             raise PlanError(f"{where} contains a NUL byte", "remove it")
     for i, target in enumerate(plan.targets):
         fio_path(target.path, f"targets[{i}].path")
+        if not plan.hosts:  # fio will be given the resolved path (resolve_targets)
+            where = f"targets[{i}].path {target.path!r} resolves to"
+            fio_path(os.path.realpath(target.path), where)
     fio_value(plan.ioengine, "ioengine")
     for i, workload in enumerate(plan.workloads):
         if workload.ioengine is not None:
@@ -74,9 +77,14 @@ def resolve_targets(plan: Plan) -> Plan:
     (their paths are on the hosts)."""
     if plan.hosts:
         return plan
-    targets = [t.model_copy(update={"path": os.path.realpath(t.path)}) for t in plan.targets]
+    targets = []
+    for i, target in enumerate(plan.targets):
+        real = os.path.realpath(target.path)  # a plain link may lead to a name fio misreads
+        fio_path(real, f"targets[{i}].path {target.path!r} resolves to")
+        targets.append(target.model_copy(update={"path": real}))
     update: dict[str, object] = {"targets": targets}
     if plan.metadata and plan.metadata.directory:
         directory = os.path.realpath(plan.metadata.directory)
+        fio_path(directory, "metadata.directory resolves to")
         update["metadata"] = plan.metadata.model_copy(update={"directory": directory})
     return plan.model_copy(update=update)

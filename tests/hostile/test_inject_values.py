@@ -183,3 +183,17 @@ def test_the_default_metadata_directory_is_checked_before_the_run(
     assert code == 2
     assert "metadata.directory" in _one_error_line(capsys)
     assert not list(results.glob("runs/*/points/*"))
+
+
+def test_a_plain_link_to_a_name_fio_misreads_is_refused_at_the_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = tmp_path / "data#1.dat"
+    real.write_bytes(b"\0" * (1 << 20))
+    (tmp_path / "plain").symlink_to(real)
+    results = tmp_path / "results"
+    code = cli.main(["run", str(small_plan(tmp_path)), "--target", str(tmp_path / "plain"),
+                     "--results", str(results)])  # fmt: skip
+    assert code == 2
+    assert "resolves to" in _one_error_line(capsys)
+    assert not list(results.glob("runs/*/points/*"))
