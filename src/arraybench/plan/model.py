@@ -14,6 +14,7 @@ from arraybench.analysis.fabric import parse_link
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
     _NUMBER,
+    _REAL,
     _SECONDS,
     MAX_FIO_INT,
     MAX_JOBS,
@@ -116,7 +117,7 @@ class SteadyStop(Strict):
     """
 
     metric: Literal["iops", "bw"] = "iops"
-    limit: Annotated[float, _NUMBER, Field(strict=True), InRange(0, 100, low_open=True)] = (
+    limit: Annotated[float, _REAL, Field(strict=True), InRange(0, 100, low_open=True)] = (
         20.0  # % max deviation from the window mean
     )
     # the steady-state window fio watches (it checks once a second)
@@ -224,7 +225,7 @@ class Fabric(Strict):
 class Precondition(Strict):
     """SNIA workload-independent preconditioning: write the targets `passes` times over."""
 
-    passes: Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1000, low_open=True)] = 2.0
+    passes: Annotated[float, _REAL, Field(strict=True), InRange(0, 1000, low_open=True)] = 2.0
     bs: BlockSize = 128 * 1024
     pattern: Literal["sequential", "random"] = "sequential"
 
@@ -263,7 +264,7 @@ class InterferenceTest(Strict):
     interval: Duration = 60.0
     # % for the verdict
     max_latency_increase: Annotated[
-        float, _NUMBER, Field(strict=True), InRange(0, 1e6, low_open=True)
+        float, _REAL, Field(strict=True), InRange(0, 1e6, low_open=True)
     ] = 20.0
 
     @model_validator(mode="after")
@@ -303,12 +304,12 @@ class Expectation(Strict):
     name: Label | None = None  # as the verdict table shows it; default: built from the bounds
     workload: str = Field(min_length=1)  # a workload name or glob
     min_iops: (
-        Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1e12, low_open=True)] | None
+        Annotated[float, _REAL, Field(strict=True), InRange(0, 1e12, low_open=True)] | None
     ) = None
     # MB/s = 10^6 bytes/s
-    min_mbps: (
-        Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1e9, low_open=True)] | None
-    ) = None
+    min_mbps: Annotated[float, _REAL, Field(strict=True), InRange(0, 1e9, low_open=True)] | None = (
+        None
+    )
     max_lat_mean: Latency | None = None
     max_lat_p99: Latency | None = None
     hosts: Count | None = None  # only points measured on this many hosts

@@ -9,6 +9,7 @@ as `runtime=0ms`, which makes fio drop time-based mode and read the whole target
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -129,7 +130,18 @@ def _no_bool(value: object) -> object:
     return value
 
 
+_FLOAT_TEXT = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*")
+
+
+def _real(value: object) -> object:
+    """A number, and the text PyYAML leaves for `1e9` (YAML 1.1 wants `1.0e+9`)."""
+    if isinstance(value, str) and _FLOAT_TEXT.fullmatch(value):
+        return float(value)
+    return _no_bool(value)
+
+
 _NUMBER = BeforeValidator(_no_bool)
+_REAL = BeforeValidator(_real)  # for float fields: 1e9 written plainly is a number too
 _FIO_TIME = "fio counts time in whole milliseconds"
 _SIZE = BeforeValidator(_size)
 _SECONDS = BeforeValidator(_duration)
@@ -152,7 +164,7 @@ IoDepth = Annotated[
     int, _NUMBER, Field(strict=True), InRange(1, MAX_IODEPTH, "libaio gives one job at most 65535")
 ]
 Port = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 65535)]
-Fraction = Annotated[float, _NUMBER, Field(strict=True), InRange(0, 100)]  # a percentage
+Fraction = Annotated[float, _REAL, Field(strict=True), InRange(0, 100)]  # a percentage
 Bool = Annotated[bool, Field(strict=True)]
 
 
