@@ -91,7 +91,7 @@ def test_a_huge_plan_file_is_refused_by_size(tmp_path):
 
     path = tmp_path / "big.yaml"
     path.write_text("name: t\n" + "# padding\n" * 200_000)
-    with pytest.raises(PlanError, match="more than the limit of 1048576 bytes"):
+    with pytest.raises(PlanError, match="larger than the limit of 1048576 bytes"):
         load_plan_file(path)
 
 

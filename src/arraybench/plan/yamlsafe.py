@@ -164,7 +164,7 @@ def compose_and_load(
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.max_bytes:
         raise PlanError(
-            f"{source}: {size} bytes, more than the limit of {limits.max_bytes} bytes",
+            f"{source}: larger than the limit of {limits.max_bytes} bytes",
             "a plan is a few KiB: check that this is the right file",
         )
     try:
