@@ -157,7 +157,8 @@ def _check_timing(plan: Plan, workload: Workload, where: str) -> None:
             raise PlanError(
                 f"{where}.events[{number}].at: {event.at:g}s is after the point ends "
                 f"({end:g}s of ramp and duration)",
-                "give an offset within the point, or lengthen its timing",
+                "give an offset within the point, or lengthen its timing "
+                "(--scale shortens points, not event offsets)",
             )
 
 
