@@ -156,3 +156,12 @@ def test_scaling_may_not_carry_a_value_out_of_range():
     plan = parse_plan_text("name: t\ntiming: {duration: 20d}\n" + W, "p.yaml")
     with pytest.raises(PlanError, match=r"--scale 100: .*duration.* out of range"):
         scale_plan(plan, 100)
+
+
+def test_scaling_keeps_a_workloads_load_inheriting_the_plans():
+    from arraybench.plan import catalog
+    from arraybench.plan.expand import expand, select
+
+    plan = select(catalog.resolve("hus-fmd", ["load.workers=[1, 4]"]), ["g2-rw70-sync-8k"])
+    scaled = scale_plan(plan, 0.0002)  # the workload's load sets iodepth only
+    assert [p.level.workers for p in expand(scaled)] == [1, 4]

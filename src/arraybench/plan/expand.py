@@ -199,7 +199,11 @@ def scale_plan(plan: Plan, factor: float) -> Plan:
     if factor == 1:
         return plan
     try:
-        return Plan.model_validate(_scaled(plan, factor).model_dump())
+        scaled = _scaled(plan, factor)
+        # validated again, but returned as built: a re-validated copy would mark every field
+        # as given, and a workload's `load` would then override the plan's with its None's
+        Plan.model_validate(scaled.model_dump())
+        return scaled
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"] if not str(p).startswith("function"))
