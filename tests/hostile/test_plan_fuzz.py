@@ -177,8 +177,11 @@ def _cli(argv: list[str]) -> tuple[int, str]:
     text=plan_texts(),
     overrides=st.one_of(st.just([]), st.just([]), OVERRIDES),
     scale=st.sampled_from([None, "1", "0.01", "inf", "nan", "-1", "0", "1e300", "x"]),
+    target=st.one_of(st.none(), st.none(), st.sampled_from(HOSTILE_TEXT)),
 )
-def test_plan_check_of_a_hostile_plan_is_exit_0_or_2_and_writes_nothing(text, overrides, scale):
+def test_plan_check_of_a_hostile_plan_is_exit_0_or_2_and_writes_nothing(
+    text, overrides, scale, target
+):
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
         work = Path(folder)
         plan = work / "plan.yaml"
@@ -187,6 +190,7 @@ def test_plan_check_of_a_hostile_plan_is_exit_0_or_2_and_writes_nothing(text, ov
         argv = ["plan", "check", str(plan)]
         argv += [f"--set={spec}" for spec in overrides]
         argv += [f"--scale={scale}"] if scale else []
+        argv += [f"--target={target}"] if target is not None else []
         code, printed = _cli(argv)
         assert code in (0, 2), printed
         assert "Traceback" not in printed

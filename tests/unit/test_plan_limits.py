@@ -165,3 +165,13 @@ def test_scaling_keeps_a_workloads_load_inheriting_the_plans():
     plan = select(catalog.resolve("hus-fmd", ["load.workers=[1, 4]"]), ["g2-rw70-sync-8k"])
     scaled = scale_plan(plan, 0.0002)  # the workload's load sets iodepth only
     assert [p.level.workers for p in expand(scaled)] == [1, 4]
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("", "--target '': an empty path"), ("a" * 5000, "at most 4096 characters")],
+)
+def test_a_target_path_that_cannot_be_one_is_one_line(path, expected):
+    plan = parse_plan_text("name: t\n" + W, "p.yaml")
+    with pytest.raises(PlanError, match=expected):
+        with_targets(plan, [path], "/tmp/scratch.dat")
