@@ -59,6 +59,7 @@ def refused(text: str) -> str:
          "window 5 is more"),
         ("name: t\nx: " + "9" * 5000 + "\n" + W, "p.yaml:2 YAML syntax error: cannot read"),
         ("name: t\nx: 2001-13-45\n" + W, "p.yaml:2 YAML syntax error: cannot read '2001-13-45'"),
+        ("name: t\nscenario: a\x00b\n" + W, "p.yaml:2 YAML syntax error: unacceptable character"),
         ("name: t\nx: &a [*a]\n" + W, "p.yaml:2 the plan nests deeper than 32 levels"),
         ("name: t\nx: " + "[" * 5000 + "\n", "p.yaml:2 the plan nests deeper than 32 levels"),
     ],
