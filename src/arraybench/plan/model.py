@@ -38,17 +38,18 @@ from arraybench.plan.types import (
     Wait,
 )
 
-# names become parts of file and folder names: a safe character set and a length limit
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
 LABEL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 ENGINE_PATTERN = r"^[A-Za-z0-9_.:/+\-]+$"
+# names become parts of file and folder names: a safe character set and a length limit
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
 # one line of text shown in tables and reports: no control characters (newlines, escapes)
 Label = Annotated[str, Field(min_length=1, max_length=200, pattern=LABEL_PATTERN)]
-Path = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
-Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
+PathText = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
 # fio engine names, `external:/path/engine.so` included; nothing fio would read as syntax
 Engine = Annotated[str, Field(min_length=1, max_length=256, pattern=ENGINE_PATTERN)]
+Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
+Share = Annotated[float, _REAL, Field(strict=True), InRange(0, 100, low_open=True)]  # a %, > 0
 
 
 def _label_value(value: object) -> object:
@@ -68,7 +69,7 @@ def _on_off(value: object) -> object:
 class Target(Strict):
     """A file or a block device. Files are created at `size` when missing."""
 
-    path: Path
+    path: PathText
     size: Size | None = None  # for files: the size to create/use; devices use their own size
 
 
@@ -117,9 +118,7 @@ class SteadyStop(Strict):
     """
 
     metric: Literal["iops", "bw"] = "iops"
-    limit: Annotated[float, _REAL, Field(strict=True), InRange(0, 100, low_open=True)] = (
-        20.0  # % max deviation from the window mean
-    )
+    limit: Share = 20.0  # % max deviation from the window mean
     # the steady-state window fio watches (it checks once a second)
     window: Annotated[
         float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
@@ -286,7 +285,7 @@ FILE_OPS: tuple[MetadataOp, ...] = ("create", "stat", "delete")
 class MetadataTest(Strict):
     """CSCS's mdtest-like test on fio's file engines, in a directory."""
 
-    directory: Path | None = None  # default: a folder beside the results
+    directory: PathText | None = None  # default: a folder beside the results
     threads: list[Jobs] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
     files_per_thread: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)] = 1000
     ops: list[MetadataOp] = Field(default_factory=lambda: list(FILE_OPS))
@@ -331,7 +330,7 @@ class Plan(Strict):
         default_factory=dict
     )
     targets: list[Target] = Field(default_factory=list)
-    allow_destroy: list[Path] = Field(default_factory=list)
+    allow_destroy: list[PathText] = Field(default_factory=list)
     ioengine: Engine = "libaio"
     direct: Bool = True
     data: DataPattern = DataPattern()
