@@ -53,10 +53,8 @@ def _shapes(plan: Plan) -> Iterator[Shape]:
             counts = list(range(1, ntargets + 1))
         else:
             counts = list(load.devices) if load.devices else [ntargets]
-        pairs = (
-            len(load.pairs) if load.pairs else len(load.workers or [1]) * len(load.iodepth or [1])
-        )
-        yield Shape(f"workloads[{index}]", workload, load, counts, nsets * len(counts) * pairs)
+        levels = nsets * len(counts) * len(_pairs(load))
+        yield Shape(f"workloads[{index}]", workload, load, counts, levels)
 
 
 def _pairs(load: Load) -> list[tuple[int, int]]:

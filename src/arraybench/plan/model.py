@@ -50,6 +50,17 @@ PathText = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
 Engine = Annotated[str, Field(min_length=1, max_length=256, pattern=ENGINE_PATTERN)]
 Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
 Share = Annotated[float, _REAL, Field(strict=True), InRange(0, 100, low_open=True)]  # a %, > 0
+Blocks = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_SIZE)]
+Rate = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e12, low_open=True)]  # > 0
+Mtu = Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)]
+Passes = Annotated[float, _REAL, Field(strict=True), InRange(0, 1000, low_open=True)]
+Steps = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)]  # rounds, steps
+RoundWindow = Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)]
+Increase = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e6, low_open=True)]  # %
+Files = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)]
+SteadyWindow = Annotated[
+    float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
+]
 
 
 def _label_value(value: object) -> object:
@@ -120,9 +131,7 @@ class SteadyStop(Strict):
     metric: Literal["iops", "bw"] = "iops"
     limit: Share = 20.0  # % max deviation from the window mean
     # the steady-state window fio watches (it checks once a second)
-    window: Annotated[
-        float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
-    ] = 60.0
+    window: SteadyWindow = 60.0
 
 
 class Timing(Strict):
@@ -178,9 +187,7 @@ class Workload(Strict):
     bs: BlockSize
     read: Percent  # read percentage: 100 = read only, 0 = write only
     region: Literal["backend", "frontend"] = "backend"
-    frontend_blocks: Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_SIZE)] = (
-        1000  # frontend = the first N blocks of each target
-    )
+    frontend_blocks: Blocks = 1000  # frontend = the first N blocks of each target
     ioengine: Engine | None = None
     direct: Bool | None = None
     data: DataPattern | None = None
@@ -211,7 +218,7 @@ class Fabric(Strict):
     """The links between one host and the storage: a ceiling for the charts."""
 
     links: list[str] = Field(min_length=1)  # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
-    mtu: Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)] = 1500
+    mtu: Mtu = 1500
 
     @field_validator("links")
     @classmethod
@@ -224,7 +231,7 @@ class Fabric(Strict):
 class Precondition(Strict):
     """SNIA workload-independent preconditioning: write the targets `passes` times over."""
 
-    passes: Annotated[float, _REAL, Field(strict=True), InRange(0, 1000, low_open=True)] = 2.0
+    passes: Passes = 2.0
     bs: BlockSize = 128 * 1024
     pattern: Literal["sequential", "random"] = "sequential"
 
@@ -234,8 +241,8 @@ class Rounds(Strict):
 
     workloads: list[str] = Field(min_length=1)  # names or globs of the repeated workloads
     track: str = Field(min_length=1)  # the workload whose throughput must become steady
-    max: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = 25
-    window: Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)] = 5
+    max: Steps = 25
+    window: RoundWindow = 5
 
     @model_validator(mode="after")
     def _window_fits(self) -> Rounds:
@@ -258,13 +265,10 @@ class InterferenceTest(Strict):
     bg_bs: BlockSize = 1 << 20
     bg_read: Percent = 100
     bg_rate_iops: PositiveInt = 1000  # added by each step
-    steps: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = 5
+    steps: Steps = 5
     bg_iodepth: IoDepth = 4
     interval: Duration = 60.0
-    # % for the verdict
-    max_latency_increase: Annotated[
-        float, _REAL, Field(strict=True), InRange(0, 1e6, low_open=True)
-    ] = 20.0
+    max_latency_increase: Increase = 20.0  # % for the verdict
 
     @model_validator(mode="after")
     def _fio_can_run_it(self) -> InterferenceTest:
@@ -287,7 +291,7 @@ class MetadataTest(Strict):
 
     directory: PathText | None = None  # default: a folder beside the results
     threads: list[Jobs] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
-    files_per_thread: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)] = 1000
+    files_per_thread: Files = 1000
     ops: list[MetadataOp] = Field(default_factory=lambda: list(FILE_OPS))
 
 
@@ -302,13 +306,8 @@ class Expectation(Strict):
 
     name: Label | None = None  # as the verdict table shows it; default: built from the bounds
     workload: str = Field(min_length=1)  # a workload name or glob
-    min_iops: (
-        Annotated[float, _REAL, Field(strict=True), InRange(0, 1e12, low_open=True)] | None
-    ) = None
-    # MB/s = 10^6 bytes/s
-    min_mbps: Annotated[float, _REAL, Field(strict=True), InRange(0, 1e9, low_open=True)] | None = (
-        None
-    )
+    min_iops: Rate | None = None
+    min_mbps: Rate | None = None  # MB/s = 10^6 bytes/s
     max_lat_mean: Latency | None = None
     max_lat_p99: Latency | None = None
     hosts: Count | None = None  # only points measured on this many hosts
