@@ -66,10 +66,12 @@ class InRange:
         return core_schema.no_info_after_validator_function(self.check, handler(source))
 
     def __get_pydantic_json_schema__(self, schema: Any, handler: GetJsonSchemaHandler) -> Any:
+        # in seconds or bytes for durations and sizes: JSON Schema's bounds constrain numbers
+        # only, so the text forms (30s, 8k) stay valid beside them
         result = handler(schema)
-        if self.unit == "":  # sizes and durations are written as text (8k, 30s)
-            key = "exclusiveMinimum" if self.low_open else "minimum"
-            result.update({key: self.low, "maximum": self.high})
+        low = 0 if self.zero else self.low
+        key = "exclusiveMinimum" if self.low_open else "minimum"
+        result.update({key: low, "maximum": self.high})
         return result
 
     def check(self, value: float) -> float:
