@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from arraybench import console
 from arraybench.cli import main
+from arraybench.plan.catalog import template_names
 from tests.conftest import needs_fio
 
 # Until the console prints user strings without reading them as rich markup (the `edges`
@@ -33,6 +34,7 @@ HOSTILE_TEXT = [
     "999999999999t", "0", "8k", "30s", "0x10", "NaN", "rand-8k-read", "*", "a/b", "'\"",
 ]  # fmt: skip
 HOSTILE_TEXT = [t for t in HOSTILE_TEXT if MARKUP_SAFE or "[" not in t]
+TEMPLATES = template_names()
 NUMBERS = st.one_of(
     st.integers(min_value=-(10**40), max_value=10**40),
     st.integers(min_value=-3, max_value=70_000),
@@ -178,19 +180,22 @@ def _cli(argv: list[str]) -> tuple[int, str]:
     overrides=st.one_of(st.just([]), st.just([]), OVERRIDES),
     scale=st.sampled_from([None, "1", "0.01", "inf", "nan", "-1", "0", "1e300", "x"]),
     target=st.one_of(st.none(), st.none(), st.sampled_from(HOSTILE_TEXT)),
+    only=st.one_of(st.none(), st.none(), st.sampled_from(["a", "*", "zz", *HOSTILE_TEXT])),
+    template=st.one_of(st.none(), st.none(), st.none(), st.sampled_from(TEMPLATES)),
 )
 def test_plan_check_of_a_hostile_plan_is_exit_0_or_2_and_writes_nothing(
-    text, overrides, scale, target
+    text, overrides, scale, target, only, template
 ):
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
         work = Path(folder)
         plan = work / "plan.yaml"
         plan.write_text(text, encoding="utf-8")
         before = _tree(work)
-        argv = ["plan", "check", str(plan)]
+        argv = ["plan", "check", template or str(plan)]  # a template takes the same --set
         argv += [f"--set={spec}" for spec in overrides]
         argv += [f"--scale={scale}"] if scale else []
         argv += [f"--target={target}"] if target is not None else []
+        argv += [f"--only={only}"] if only is not None else []
         code, printed = _cli(argv)
         assert code in (0, 2), printed
         assert "Traceback" not in printed
