@@ -191,6 +191,8 @@ def test_markup_in_arguments_is_shown_as_written(tmp_path, capsys):
     line = one_line(capsys, ["run", str(tmp_path / "[/]plan\nx.yaml"), "--results", str(results)],
                     2)  # fmt: skip
     assert "[/]plan\\nx.yaml" in line
+    assert "[/]x" in one_line(capsys, ["plan", "check", "quick", "--only", "[/]x"], 2)
+    assert "[bold]" in one_line(capsys, ["plan", "check", "quick", "--set", "[bold]=1"], 2)
 
 
 @needs_fio
