@@ -42,7 +42,7 @@ def _plan(tmp_path: Path, *, size: str = "16m", duration: str = "2s") -> Path:
 
 def test_sigterm_mid_point_marks_interrupted_and_resume_completes(tmp_path, capsys):
     results = tmp_path / "res"
-    proc = start_cli("run", str(_plan(tmp_path)), "--results", str(results))
+    proc = start_cli("run", str(_plan(tmp_path, duration="1s")), "--results", str(results))
     wait_for(lambda: point_count(results) >= 1, "the first point", proc)
     [run] = runs(results)
     # a second process on the same run, while the first lives, is refused in one line
