@@ -79,8 +79,10 @@ def test_sighup_mid_point_is_129_and_interrupted(tmp_path):
     assert runs(results)[0]["status"] == "interrupted"
 
 
-def test_sigterm_reverts_the_event_under_way(tmp_path):
-    """The event applied when SIGTERM comes is reverted before arraybench exits."""
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_signal_reverts_the_event_under_way(tmp_path, sig, code):
+    """The event applied when the signal comes is reverted before arraybench exits (SIGTERM
+    through the timeline's own handler first, SIGHUP through the CLI's alone)."""
     results, mark = tmp_path / "res", tmp_path / "reverted"
     plan = _plan(tmp_path, duration="20s")
     event = f"{{at: 0s, run: {{argv: [/bin/true], revert: [touch, {mark}]}}}}"
@@ -88,9 +90,9 @@ def test_sigterm_reverts_the_event_under_way(tmp_path):
     proc = start_cli("run", str(plan), "--results", str(results))
     wait_for(lambda: fio_under(results), "fio of the first point", proc)
     time.sleep(1.5)  # the event at 0s is applied (its argv ran) before the signal
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err
+    assert proc.returncode == code, err
     assert mark.exists(), "the event was not reverted"
     assert gone(tmp_path) == []
 
