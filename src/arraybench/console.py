@@ -139,7 +139,10 @@ class ProgressObserver:
         err.print(styled(("warning:", "yellow"), f" {text}"))
 
     def stop(self) -> None:
-        self.progress.stop()
+        """Also after SIGHUP: a terminal that is gone must not turn the interruption into an
+        I/O error (the run is marked interrupted either way)."""
+        with contextlib.suppress(OSError):
+            self.progress.stop()
 
 
 def summary_table(model: ReportModel) -> Table:
