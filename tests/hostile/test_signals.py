@@ -3,8 +3,15 @@ the run is marked interrupted, no fio survives, and a resume loses and repeats n
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import pty
+import select
 import signal
+import subprocess
+import sys
+import termios
 import threading
 import time
 from pathlib import Path
@@ -149,3 +156,38 @@ def test_sigkill_of_main_fio_leaves_no_job_process(tmp_path):
         runner.run_jobfile(job, label="p", timeout_s=60, on_start=kill_main)
     assert len(jobs) == 2
     assert gone(folder, limit=5) == [], "fio's job processes outlived the killed main fio"
+
+
+def test_terminal_closed_mid_point_is_sighup(tmp_path):
+    """arraybench on a terminal (the live progress bar) whose terminal goes away: the kernel's
+    SIGHUP, writes that fail from then on, and still exit 129, the run marked, no fio left."""
+    results = tmp_path / "res"
+    master, slave = pty.openpty()
+
+    def own_terminal() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    argv = [sys.executable, "-m", "arraybench", "run", str(_plan(tmp_path, duration="3s")),
+            "--results", str(results)]  # fmt: skip
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
+                            preexec_fn=own_terminal)  # fmt: skip
+    os.close(slave)
+    stop = threading.Event()
+    reader = threading.Thread(target=_drain, args=(master, stop), daemon=True)
+    reader.start()
+    wait_for(lambda: fio_under(results), "fio of the first point", proc)
+    stop.set()
+    reader.join()  # before the close: the number must not be read once it is reused
+    os.close(master)  # the terminal hangs up
+    assert proc.wait(timeout=60) == 129
+    assert gone(tmp_path) == []
+    assert runs(results)[0]["status"] == "interrupted"
+
+
+def _drain(fd: int, stop: threading.Event) -> None:
+    """Read the terminal's output (a full terminal would block arraybench) until told."""
+    with contextlib.suppress(OSError):
+        while not stop.is_set():
+            if select.select([fd], [], [], 0.05)[0] and not os.read(fd, 65536):
+                return
