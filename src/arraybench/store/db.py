@@ -198,6 +198,8 @@ class Store:
                 f"run {run_id} is being run by another arraybench process (pid {holder})",
                 "wait for it to end or stop it, then `arraybench run --resume` it",
             ) from None
+        except OSError:  # a filesystem without locks (some network mounts): run unguarded
+            pass
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._locks[run_id] = fd
