@@ -230,3 +230,10 @@ def test_out_of_memory_is_one_line(tmp_path):
                           check=False)  # fmt: skip
     assert done.returncode in (1, 2), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_an_error_quoting_a_huge_value_stays_one_readable_line(tmp_path, capsys):
+    results = tmp_path / "res"
+    imported(results, capsys)
+    line = one_line(capsys, ["show", "r" * 5000 + "\n", "--results", str(results)], 2)
+    assert len(line) < 1100 and "characters ...]" in line and str(results) in line
