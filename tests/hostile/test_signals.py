@@ -98,6 +98,20 @@ def _layout_running(tmp_path: Path) -> list[int]:
             if b"arraybench-layout" in Path(f"/proc/{p}/cmdline").read_bytes()]  # fmt: skip
 
 
+def test_sigterm_between_points_is_143(tmp_path):
+    """In the pause after a point (no fio running): the same line, code and run status."""
+    results = tmp_path / "res"
+    plan = _plan(tmp_path)
+    plan.write_text(plan.read_text().replace("read: 50}", "read: 50, pause_after: 30s}"))
+    proc = start_cli("run", str(plan), "--results", str(results))
+    wait_for(lambda: point_count(results) >= 1, "the first point", proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "--resume" in err and "Traceback" not in out + err
+    assert gone(tmp_path) == [] and runs(results)[0]["status"] == "interrupted"
+
+
 @pytest.mark.parametrize(
     ("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGKILL, -9)]
 )
