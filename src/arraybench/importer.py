@@ -423,8 +423,21 @@ def _host_workers(entries: Sequence[FioJobResult], global_options: dict[str, str
     for job in entries:
         options = global_options | job.options
         aggregated = _enabled(options, "group_reporting") or names.count(job.name) == 1
-        total += (_int(options.get("numjobs")) or 1) if aggregated else 1
+        stated = _int(options.get("numjobs"))
+        if aggregated and stated is None and not job.options:
+            stated = _jobs_from_runtime(job)
+        total += (stated or 1) if aggregated else 1
     return total
+
+
+def _jobs_from_runtime(job: FioJobResult) -> int | None:
+    """Jobs behind an entry that lists no job options (fio 3.33's client JSON omits them for
+    some groups): fio's job_runtime sums its jobs' runtimes, so over the entry's own runtime
+    it counts the jobs (time-based runs; close otherwise)."""
+    runtime = max(job.read.runtime_ms, job.write.runtime_ms, job.trim.runtime_ms)
+    if not job.job_runtime_ms or not runtime:
+        return None
+    return max(1, round(job.job_runtime_ms / runtime))
 
 
 def _workers(jobs: Sequence[FioJobResult], doc: FioDocument) -> tuple[int, str | None]:

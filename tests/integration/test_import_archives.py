@@ -67,7 +67,7 @@ def test_multi_host_archives_give_one_point_per_group_with_every_host(tmp_path: 
 
 
 def test_two_runs_in_one_file_are_two_points_and_status_dumps_one(tmp_path: Path) -> None:
-    folder = _copy(tmp_path, "fresh_fio3.33_normal_")
+    folder = _copy(tmp_path, "fresh_fio3.33_normal_two", "fresh_fio3.33_normal_status")
     store = Store(tmp_path / "results")
     result = import_paths(store, [folder], run_name="runs")
     assert len(result.points) == 3

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -416,6 +416,7 @@ class _Doc:
     group_headers: dict[tuple[str | None, int], dict[str, str]] = field(default_factory=dict)
     blocks: list[_Block] = field(default_factory=list)
     last_group: dict[str | None, int] = field(default_factory=dict)  # host -> last groupid
+    servers: Counter[str] = field(default_factory=Counter)  # hostname= lines: name -> count
     status_hosts: set[str | None] = field(default_factory=set)  # summary printed after blocks
     disk_util: list[dict[str, object]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
@@ -514,8 +515,8 @@ class _Reader:
             self._top_level(lineno, line, host, explicit=bool(prefixed))
 
     def _announce(self, host: str) -> None:
-        if host not in self.pending:
-            self.pending.append(host)
+        # not deduplicated: servers may share one host name, each announced by its own line
+        self.pending.append(host)
 
     def _invocation(self) -> None:
         """A line that only a new fio invocation prints (version, Starting, job list)."""
@@ -534,6 +535,9 @@ class _Reader:
             return
         server = _SERVER_RE.match(line)
         if server:
+            if self.doc.blocks:  # a new client run lists its servers again
+                self._invocation()
+            self.doc.servers[server.group(1)] += 1
             self.doc.version = self.doc.version or server.group(2)
         elif _STARTING_RE.match(line):
             self._invocation()
@@ -553,7 +557,7 @@ class _Reader:
             if host is not None and host in self.pending:
                 self.pending.remove(host)
         elif self.pending and (host is None or self.doc.restarted(host, groupid)):
-            host = self._segment_name(self.pending.popleft())
+            host = self._next_host() or host
         if self.doc.restarted(host, groupid):
             # the same host's results again with no new invocation: a later status dump
             # (what the run printed before its results still describes it)
@@ -562,6 +566,16 @@ class _Reader:
                                   group_headers=prev.group_headers))  # fmt: skip
         self.host = host
         return host
+
+    def _next_host(self) -> str | None:
+        """The next announced host that has a server left to start a text block: a name
+        announced again by a server already read (its text came in two parts) is passed."""
+        while self.pending:
+            name = self.pending.popleft()
+            started = {b.host for b in self.doc.blocks if b.host and b.host.split("#")[0] == name}
+            if len(started) < max(1, self.doc.servers[name]):
+                return self._segment_name(name)
+        return None
 
     def _segment_name(self, host: str) -> str:
         """Two servers may share a host name (``hostname=vm`` twice): number the repeats."""
