@@ -4,9 +4,17 @@ Accepted inputs, given as files or directories (read recursively):
 
 * fio JSON / json+ output (parse.py), including client/server ``client_stats``;
 * fio's normal text output (textparse.py), including ``fio --client`` text;
+* fio's terse output, versions 2 to 5 (terse.py);
 * fio interval logs ``<prefix>_bw|iops|lat[.N].log``, attached as 1-second samples to the
   point whose jobs wrote them (the ``write_*_log`` option names the prefix, or the result
-  file has the same name as the prefix, beside the logs).
+  file has the same name as the prefix, beside the logs); logs no result file names become
+  a point of their own, rebuilt from the logged rates; histogram logs
+  ``<prefix>_clat_hist.N.log`` give percentiles where the result gives none that merge.
+
+Bounds (hostile input is normal input): a file above MAX_FILE_BYTES is refused with one
+line, JSON above MAX_JSON_BYTES too (it is held whole); text is read line by line with lines
+cut at MAX_LINE_CHARS, so time is linear and memory follows the results found. Figures no
+run can produce (plausible.py) mark the point (an "implausible" finding) and are said.
 
 One point per (fio invocation, group of jobs). Its key is built as a campaign's
 (``workload/wN-qdM``, ``-hK`` for K hosts): N is the jobs per host, M the iodepth, and the

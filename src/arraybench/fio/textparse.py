@@ -17,15 +17,22 @@ Formats read (each one seen in real outputs, see tests/data/MANIFEST.md):
 * job header lines ``name: (g=0): rw=randread, bs=(R) 8192B-8192B, ..., ioengine=libaio,
   iodepth=32`` (2.x: ``bs=4K-4K/4K-4K/4K-4K``): they give the job options rw, bs, ioengine and
   iodepth; ``(groupid=0, jobs=N)`` of a result block gives numjobs.
-* client/server output (``fio --client``): lines prefixed ``<hostname> `` (only the first line
-  of each server's text block carries the prefix in fio 3.12; the lines after it belong to
-  the same host), and the ``All clients`` block, which sums EVERY group of EVERY host; it goes
-  to FioDocument.all_clients, never to jobs.
-* several fio invocations in one text (outputs appended to one file): one FioDocument each.
+* client/server output (``fio --client``): ``hostname=`` lines list the servers; lines are
+  prefixed ``<hostname> ``, but a server's text block carries the prefix only on a bare first
+  line, and fio 3.12 may print several bare prefix lines in a row before the blocks they
+  announce. A host's blocks run through its groupids in order, then its "Run status group"
+  summary: where the sequence restarts, the next announced host begins (see _Reader). The
+  ``All clients`` block sums EVERY group of EVERY host (wherever it lands in the text); it
+  goes to FioDocument.all_clients, never to jobs.
+* several fio invocations in one text (outputs appended to one file): one FioDocument each,
+  started by what only a new invocation prints (a version line, ``Starting N processes``,
+  the job list, the server list). Results printed again without those are a later status
+  dump of the same run (SIGUSR1, --status-interval): FioDocument.status_dump.
 
 How the figures are rebuilt: ios = the ``issued`` total of the direction (fio's total_ios);
-io_bytes = ios x block size when the block size is fixed and agrees with the printed ``io=``
-value, else the printed value (3 significant digits in fio 3.x); iops = ios / runtime and
+io_bytes = ios x block size when the block size is fixed (fio's ``io=`` is a display value,
+rounded, and truncated by some versions: 17.98 GiB printed "17.0GiB"; a disagreement is
+recorded in FioDocument.notes), else the printed value; iops = ios / runtime and
 bw = io_bytes / runtime, as fio itself computes them (the printed IOPS/BW are rounded).
 Latency mean/min/max come from ``lat`` when printed, else ``clat``; percentiles from ``lat
 percentiles`` (lat_percentiles=1) else ``clat percentiles``, and lat_kind names that source.
