@@ -65,7 +65,13 @@ from arraybench.fio.logs import (
 )
 from arraybench.fio.parse import parse_fio_json
 from arraybench.fio.plausible import implausible
-from arraybench.fio.results import DirStats, FioDocument, FioJobResult, IntervalSample
+from arraybench.fio.results import (
+    DIRECTIONS,
+    DirStats,
+    FioDocument,
+    FioJobResult,
+    IntervalSample,
+)
 from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.importer.diskspd import TOOL as DISKSPD
@@ -357,19 +363,22 @@ def _not_fio(path: Path) -> str:
 
 def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
     """JSON documents: a later status dump of the same run (SIGUSR1, --status-interval)?
-    Same jobs, and the time between the two documents is the time the jobs ran on in
-    between (a separate run would have started after the first one ended)."""
+    Same jobs, each further on (elapsed grew, no count went down), and the clock moved by
+    the time they ran in between. Two runs of one job file have the same elapsed times."""
     if doc.status_dump:
         return True
     shape = [(j.name, j.groupid, j.hostname) for j in prev.jobs]
     if shape != [(j.name, j.groupid, j.hostname) for j in doc.jobs]:
         return False
+    pairs = list(zip(prev.jobs, doc.jobs, strict=True))
+    if not pairs or any((b.elapsed_s or 0) <= (a.elapsed_s or 0) for a, b in pairs):
+        return False
+    if any(b.direction(d).ios < a.direction(d).ios for a, b in pairs for d in DIRECTIONS):
+        return False
     if prev.timestamp is None or doc.timestamp is None:
-        return True  # nothing tells them apart: the cumulative reading (the old rule)
-    pairs = zip(prev.jobs, doc.jobs, strict=True)
-    ran = [(b.elapsed_s or 0) - (a.elapsed_s or 0) for a, b in pairs]
+        return True
     gap = doc.timestamp - prev.timestamp
-    return bool(ran) and all(abs(gap - r) <= 2 for r in ran)
+    return all(abs(gap - ((b.elapsed_s or 0) - (a.elapsed_s or 0))) <= 2 for a, b in pairs)
 
 
 def _pick_docs(docs: list[FioDocument], fmt: str) -> tuple[list[FioDocument], list[str]]:
