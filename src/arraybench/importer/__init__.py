@@ -5,8 +5,8 @@ Accepted inputs, given as files or directories (read recursively):
 * fio JSON / json+ output (parse.py), including client/server ``client_stats``;
 * fio's normal text output (textparse.py), including ``fio --client`` text;
 * fio's terse output, versions 2 to 5 (terse.py);
-* DiskSpd's text results (diskspd.py), recorded with their tool ("tool" in the import
-  finding, ioengine "diskspd");
+* DiskSpd's text results (diskspd.py) and vdbench's flatfile.html (vdbench.py), recorded
+  with their tool ("tool" in the import finding, ioengine "diskspd" / "vdbench");
 * fio interval logs ``<prefix>_bw|iops|lat[.N].log``, attached as 1-second samples to the
   point whose jobs wrote them (the ``write_*_log`` option names the prefix, or the result
   file has the same name as the prefix, beside the logs); logs no result file names become
@@ -76,6 +76,8 @@ from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.diskspd import looks_like_diskspd, parse_diskspd
+from arraybench.importer.vdbench import TOOL as VDBENCH
+from arraybench.importer.vdbench import looks_like_vdbench, parse_vdbench
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import LatencyBound, Workload
 from arraybench.store.db import Finding, RunRecord, Sample, Store
@@ -133,7 +135,7 @@ _SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
 class _Source:
     path: Path
     rel: str  # relative to the import root, for messages and names
-    fmt: str  # "json", "text", "terse", "logs" or "diskspd" (the source tool)
+    fmt: str  # "json", "text", "terse", "logs", "diskspd" or "vdbench" (the source tool)
 
 
 @dataclass(eq=False)
@@ -293,6 +295,8 @@ def _read_docs(path: Path) -> tuple[list[FioDocument], str]:
     text_head = head.decode("utf-8", errors="replace")
     if looks_like_diskspd(text_head):
         return _read_lines(path, parse_diskspd), DISKSPD
+    if looks_like_vdbench(text_head):
+        return _read_lines(path, parse_vdbench), VDBENCH
     if looks_like_terse(text_head):
         return _read_lines(path, parse_fio_terse), "terse"
     json_like = any(k in text_head for k in ('"fio version"', '"jobs"', '"client_stats"'))
@@ -1184,7 +1188,7 @@ def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
 def _finding(c: _Candidate) -> Finding:
     return Finding(None, "import", {
         "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
-        "tool": DISKSPD if c.source.fmt == DISKSPD else "fio",
+        "tool": c.source.fmt if c.source.fmt in (DISKSPD, VDBENCH) else "fio",
         "jobs": sorted({j.name for j in c.jobs})[:10],
         "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
         "logs": c.logs, "notes": c.notes,
