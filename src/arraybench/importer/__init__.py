@@ -889,6 +889,8 @@ def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
             jobs.append(job)
     if not jobs or _moved_nothing(jobs):
         raise _Skip("no iops or bw log with any I/O: nothing to rebuild the totals from")
+    if not any(j.read.io_bytes or j.write.io_bytes for j in jobs):
+        raise _Skip("an iops log without its bw log: no block size or bytes to rebuild")
     doc = FioDocument(fio_version="", timestamp=None, timestamp_ms=None, global_options={},
                       jobs=jobs, all_clients=None, disk_util=[], preamble="")  # fmt: skip
     first = sorted(logs, key=lambda lg: lg.rel)[0]
