@@ -1,10 +1,12 @@
-"""Self-check of the text reader with real fio: one output written as both JSON and normal
-text (``--output-format=json,normal``), by fio on 1 and 3 hosts (fio servers in network
-namespaces, ``fio --client``), for several job layouts. Importing the text must give the
-JSON's figures point for point: same points, same I/O counts, rates and mean latencies.
+"""Self-check of the text and terse readers with real fio: one output written as JSON,
+normal text and terse (``--output-format=json,normal,terse``), by fio on 1 and 3 hosts (fio
+servers in network namespaces, ``fio --client``), for several job layouts. Importing the
+text must give the JSON's figures point for point (same points, job counts, I/O counts,
+rates and mean latencies), and the terse lines the same counts, rates and latencies.
 
 The three servers share one host name (the namespaces share the UTS name), as servers cloned
-from one image do: the text reader tells them apart by their order, as fio printed them.
+from one image do, and with terse among the formats fio prints no host prefix at all: the
+text reader tells the servers apart by where each one's groupid sequence restarts.
 """
 
 from __future__ import annotations
@@ -86,12 +88,12 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
     test_hosts.close()
 
 
-def _run(tmp_path: Path, hosts: TestHosts, count: int, layout: str) -> tuple[Path, Path]:
-    """One fio --client run; its output split into the JSON and the text files."""
+def _run(tmp_path: Path, hosts: TestHosts, count: int, layout: str) -> tuple[Path, Path, Path]:
+    """One fio --client run; its output split into the JSON, the text and the terse files."""
     job = tmp_path / "job.fio"
     job.write_text(GLOBAL + LAYOUTS[layout])
     out = tmp_path / "both.out"
-    command = ["fio", "--output-format=json,normal", f"--output={out}"]
+    command = ["fio", "--output-format=json,normal,terse", f"--output={out}"]
     for host in hosts.hosts[:count]:
         command += [f"--client={host.address},{host.port}", str(job)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
@@ -100,11 +102,14 @@ def _run(tmp_path: Path, hosts: TestHosts, count: int, layout: str) -> tuple[Pat
     start = both.index("\n{") + 1
     end = json.JSONDecoder().raw_decode(both, start)[1]
     folder = tmp_path / f"h{count}-{layout}"
-    (folder / "json").mkdir(parents=True)
-    (folder / "text").mkdir()
+    for kind in ("json", "text", "terse"):
+        (folder / kind).mkdir(parents=True)
+    rest = (both[:start] + both[end:]).splitlines(keepends=True)
+    terse = [line for line in rest if line.startswith("3;fio-")]
     (folder / "json" / "out.json").write_text(both[start:end])
-    (folder / "text" / "out.txt").write_text(both[:start] + both[end:])
-    return folder / "json", folder / "text"
+    (folder / "text" / "out.txt").write_text("".join(ln for ln in rest if ln not in terse))
+    (folder / "terse" / "out.txt").write_text("".join(terse))
+    return folder / "json", folder / "text", folder / "terse"
 
 
 def _points(store: Store, folder: Path, name: str) -> dict[str, PointRecord]:
@@ -119,7 +124,7 @@ def _points(store: Store, folder: Path, name: str) -> dict[str, PointRecord]:
 def test_text_gives_the_json_figures_point_for_point(
     tmp_path: Path, hosts: TestHosts, count: int, layout: str
 ) -> None:
-    json_dir, text_dir = _run(tmp_path, hosts, count, layout)
+    json_dir, text_dir, terse_dir = _run(tmp_path, hosts, count, layout)
     store = Store(tmp_path / "results")
     from_json = _points(store, json_dir, "json")
     from_text = _points(store, text_dir, "text")
@@ -143,3 +148,17 @@ def test_text_gives_the_json_figures_point_for_point(
                     assert got == expected, (key, scope, name)
                 else:  # JSON's bw_bytes is a whole number of bytes/s
                     assert got == pytest.approx(expected, rel=1e-6), (key, scope, name)
+
+    # terse (fio's --output-format=terse, v3) names no host, rw mode, block size or job
+    # count, but its I/O counts, rates and mean latencies are the JSON's, group by group
+    from_terse = sorted(_points(store, terse_dir, "terse").values(), key=lambda p: p.seq)
+    json_by_seq = sorted(from_json.values(), key=lambda p: p.seq)
+    assert len(from_terse) == len(json_by_seq)
+    for point, truth in zip(from_terse, json_by_seq, strict=True):
+        for scope in ("read", "write", "total"):
+            assert point.metric(scope, "ios") == truth.metric(scope, "ios")
+            expected = truth.metric(scope, "iops")
+            assert point.metric(scope, "iops") == pytest.approx(expected, rel=1e-6)
+            if truth.metric(scope, "ios"):
+                expected = truth.metric(scope, "lat_mean_us")
+                assert point.metric(scope, "lat_mean_us") == pytest.approx(expected, rel=1e-3)

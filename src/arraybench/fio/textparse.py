@@ -424,6 +424,8 @@ class _Doc:
     blocks: list[_Block] = field(default_factory=list)
     last_group: dict[str | None, int] = field(default_factory=dict)  # host -> last groupid
     servers: Counter[str] = field(default_factory=Counter)  # hostname= lines: name -> count
+    server_order: list[str] = field(default_factory=list)  # hostname= lines, in order
+    unnamed_hosts: bool = False  # blocks given to servers by listing order (no prefixes)
     status_hosts: set[str | None] = field(default_factory=set)  # summary printed after blocks
     disk_util: list[dict[str, object]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
@@ -461,6 +463,11 @@ class _Doc:
 
     def build(self) -> FioDocument:
         results, notes = [], []
+        if self.unnamed_hosts:
+            notes.append(
+                "no host prefix before the result blocks: each block sequence was given to "
+                "the next server of fio's hostname= lines, in their order"
+            )
         for b in self.blocks:
             result, block_notes = b.result(self.options_for(b))
             results.append(result)
@@ -545,6 +552,7 @@ class _Reader:
             if self.doc.blocks:  # a new client run lists its servers again
                 self._invocation()
             self.doc.servers[server.group(1)] += 1
+            self.doc.server_order.append(server.group(1))
             self.doc.version = self.doc.version or server.group(2)
         elif _STARTING_RE.match(line):
             self._invocation()
@@ -563,8 +571,8 @@ class _Reader:
         if explicit:
             if host is not None and host in self.pending:
                 self.pending.remove(host)
-        elif self.pending and (host is None or self.doc.restarted(host, groupid)):
-            host = self._next_host() or host
+        elif host is None or self.doc.restarted(host, groupid):
+            host = self._next_host() or self._next_listed() or host
         if self.doc.restarted(host, groupid):
             # the same host's results again with no new invocation: a later status dump
             # (what the run printed before its results still describes it)
@@ -581,6 +589,20 @@ class _Reader:
             name = self.pending.popleft()
             started = {b.host for b in self.doc.blocks if b.host and b.host.split("#")[0] == name}
             if len(started) < max(1, self.doc.servers[name]):
+                return self._segment_name(name)
+        return None
+
+    def _next_listed(self) -> str | None:
+        """No prefix announced the blocks (fio --client with terse output among the formats
+        prints none): the next server of the hostname= lines that has not started, in their
+        order. Totals are right; which block is which server is the listing's guess."""
+        segments = {b.host for b in self.doc.blocks if b.host}
+        started = Counter(h.split("#")[0] for h in segments)
+        seen: Counter[str] = Counter()
+        for name in self.doc.server_order:
+            seen[name] += 1
+            if seen[name] > started[name]:
+                self.doc.unnamed_hosts = True
                 return self._segment_name(name)
         return None
 
