@@ -41,7 +41,7 @@ from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.special import GRID_PATTERNS, special_report
-from arraybench.report.timelines import timelines
+from arraybench.report.timelines import timelines, untimed_note
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size
@@ -104,6 +104,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
+    model.notes += untimed_note(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once)

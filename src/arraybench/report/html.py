@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from datetime import datetime
 
+from arraybench.report import interact
 from arraybench.report.escape import for_html
 from arraybench.report.model import (
     Overlay,
@@ -42,6 +43,8 @@ from arraybench.units import format_number
 
 DASH = "–"
 MAX_INLINE_TARGETS = 6
+LADDER_CHART_POINTS = 400
+LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 CSS = """
 :root { --fg:#1f2937; --muted:#6b7280; --line:#e5e7eb; --head:#f3f4f6; --accent:#1f5fa8; }
@@ -93,10 +96,11 @@ svg.chart { display:block; max-width:100%; height:auto; }
 .points-wrap { overflow-x:auto; }
 table.points { font-size:12px; margin:0 0 14px; }
 table.points th.group { text-align:center; background:#e8eef7; }
-table.points tbody td:first-child { min-width:12em; }
+table.points tbody th:first-child { min-width:12em; }
 dl.fixed { display:flex; flex-wrap:wrap; gap:2px 18px; margin:0 0 8px; font-size:13px; }
 dl.fixed dt { color:var(--muted); } dl.fixed dd { margin:0 0 0 -12px; overflow-wrap:anywhere; }
-table.points td[data-v] { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+table.points td { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+table.points tbody th { font-weight:normal; background:none; white-space:nowrap; }
 table.points tbody tr:nth-child(even) { background:#fafafa; }
 table.sortable thead th { cursor:pointer; user-select:none; white-space:nowrap; }
 table.sortable th[aria-sort=ascending]::after { content:" \\25B2"; font-size:9px; }
@@ -117,8 +121,9 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
   table { max-width:100%; }
   table.points, table.points th { font-size:9px; white-space:normal; }
-  table.points td[data-v] { font-size:9px; white-space:nowrap; }
-  table.points tbody td:first-child { min-width:0; }
+  table.points td { font-size:9px; white-space:nowrap; }
+  table.points tbody th { font-size:9px; white-space:normal; }
+  table.points tbody th:first-child { min-width:0; }
   table.points th, table.points td { padding:3px 5px; }
   th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
@@ -133,10 +138,13 @@ JS = """
 (function () {
   function key(cell) {
     if (!cell) { return null; }
-    var v = cell.getAttribute("data-v");
-    if (v !== null) { var f = parseFloat(v); return isNaN(f) ? null : f; }
     var t = cell.textContent.trim();
-    return t === "" || t === "\\u2013" ? null : t;
+    if (t === "" || t === "\\u2013") { return null; }
+    if (cell.tagName === "TD") {  // a number as the cell shows it: "1,250,000", "8.46"
+      var f = Number(t.replace(/,/g, ""));
+      if (isFinite(f)) { return f; }
+    }
+    return t;
   }
   function cmp(a, b, asc) {
     if (a === null || b === null) { return a === b ? 0 : (a === null ? 1 : -1); }
@@ -204,7 +212,7 @@ def _head(model: ReportModel) -> str:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="generator" content="arraybench {_e(model.arraybench_version)}">\n'
-        f"<title>{_e(model.title)}</title>\n<style>{CSS}</style>\n</head>\n"
+        f"<title>{_e(model.title)}</title>\n<style>{CSS}{interact.CSS}</style>\n</head>\n"
     )
 
 
@@ -349,7 +357,9 @@ def _timeline(t: Timeline) -> str:
                                  dashed=True))  # fmt: skip
     latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")]
     events = [ChartEvent(at, label) for at, label in t.events]
-    charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label)
+    most = LADDER_CHART_POINTS if t.series else 2000  # many ladders: each drawn a little coarser
+    charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label,
+                        max_points=most)  # fmt: skip
     if t.gb_written is not None:
         charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
                            events=events, t_s=t.t_s)  # fmt: skip
@@ -425,7 +435,8 @@ def _overlay(o: Overlay) -> str:
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,
-                     x_axis=_category_axis(o.x_ticks), mark_max=False)  # fmt: skip
+                     x_axis=_category_axis(o.x_ticks), mark_max=False,
+                     x_names=o.x_ticks)  # fmt: skip
     return f'<figure class="panel">{chart}</figure>'
 
 
@@ -493,11 +504,10 @@ def _timelines(model: ReportModel) -> str:
 
 
 def _num(v: float | None) -> str:
-    # numeric cells are styled by their data-v attribute (no class: 10,000-point reports stay
-    # small); 7 significant digits sort exactly what the cell shows
+    # no attribute: a 10,000-point report stays small; the table sorts by the number shown
     if v is None or not math.isfinite(v):
-        return f'<td data-v="">{DASH}</td>'
-    return f'<td data-v="{v:.7g}">{format_value(v)}</td>'
+        return f"<td>{DASH}</td>"
+    return f"<td>{format_value(v)}</td>"
 
 
 def _span(name: str, n: int) -> str:
@@ -523,7 +533,7 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
     columns = [(g, c) for g in table.groups for c in g.columns]
     rows = []
     for p in points:
-        cells = "".join(f"<td>{_e(v)}</td>" for v in id_cells(p, layout.id_columns))
+        cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
         rows.append(f"<tr>{cells}{''.join(_num(value(p, g, c)) for g, c in columns)}</tr>")
     body = "\n".join(rows)
     return (
@@ -533,7 +543,7 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
 
 
 def _points(model: ReportModel) -> str:
-    layout = points_layout(model.points)
+    layout = points_layout(model.points, totals_only=len(model.points) > LARGE_RUN_POINTS)
     fixed = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in layout.fixed)
     fixed = f'<dl class="fixed">{fixed}</dl>' if fixed else ""
     absent = (
@@ -542,6 +552,11 @@ def _points(model: ReportModel) -> str:
         if layout.absent and layout.tables
         else ""
     )
+    if layout.totals_only:
+        absent = (
+            f'<p class="caption">{len(model.points):,} points: the totals are shown here; the '
+            "read and write columns of every point are in the CSV and the Excel report.</p>"
+        )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     return (
         f'<section id="points"><h2>Points ({len(model.points)})</h2>{fixed}'
@@ -585,5 +600,6 @@ def render_html(model: ReportModel) -> str:
     ]
     main = "\n".join(b for b in body if b)
     return (
-        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}</script>\n</body>\n</html>\n"
+        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}{interact.SCRIPT}</script>\n"
+        "</body>\n</html>\n"
     )

@@ -11,7 +11,7 @@ from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_duration, format_throughput
 
 MAX_TIMELINES = 60
-MAX_SERIES_TIMELINES = 200  # a ladder's chart is ~20 KB: the 10,000-point report stays small
+MAX_SERIES_TIMELINES = 60  # a ladder's chart is 30-50 KB: a 10,000-point report stays < 20 MB
 
 
 def _sum(*values: float | None) -> float | None:
@@ -220,3 +220,14 @@ def timelines(store: Store, run_id: str, points: list[PointRecord]) -> list[Time
     drawn = [series_timeline(store, name, pts) for name, pts in
              list(ladders.items())[:MAX_SERIES_TIMELINES]]  # fmt: skip
     return singles + [t for t in drawn if t is not None]
+
+
+def untimed_note(points: list[PointRecord]) -> list[str]:
+    """What the report leaves out of its time series, said once."""
+    chosen = {series_name(p) for p in points}
+    if len(chosen) <= MAX_SERIES_TIMELINES:
+        return []
+    return [
+        f"time series: the first {MAX_SERIES_TIMELINES} of {len(chosen)} series are drawn "
+        "(report size); every point's 1-second samples stay in the store and its folder"
+    ]
