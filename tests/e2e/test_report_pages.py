@@ -197,3 +197,21 @@ def test_hovering_a_curve_point_and_a_second_shows_the_stored_values(
         "t = 0 s",
         f"{first.unit}: {format_quantity(value, first.unit)}",
     ]
+
+
+def test_latency_distribution_from_merged_bins_agrees_with_the_stored_p99(
+    store: Store, tmp_path: Path
+) -> None:
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    assert {d.series for d in model.distributions} == {row.series for row in model.points}
+    by_key = {p.key: p for p in store.points(run.id)}
+    for d in model.distributions:
+        p99 = d.percentiles.index("99")
+        for line in d.lines:
+            stored = by_key[f"{d.series}/{line.label}"].metric("total", "lat_p99_us")
+            assert line.lat_mean_us[p99] == pytest.approx(stored, rel=1e-9)
+            known = [v for v in line.lat_mean_us if v is not None]
+            assert known == sorted(known)  # a percentile curve never falls
+    html = write_report(model, tmp_path / "d.html", "html").read_text()
+    assert html.count("latency percentiles") >= len(model.distributions)

@@ -27,6 +27,7 @@ from arraybench.report.build import (
     series_of,
     summarize_series,
 )
+from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
 from arraybench.report.model import (
     CurvePanel,
@@ -106,6 +107,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     special_tables, special_timelines = special_report(findings)
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
     model.notes += untimed_note(once)
+    model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once)

@@ -14,6 +14,7 @@ from datetime import datetime
 from arraybench.report import interact
 from arraybench.report.escape import for_html
 from arraybench.report.model import (
+    Distribution,
     Overlay,
     PointRow,
     ReportModel,
@@ -440,6 +441,31 @@ def _overlay(o: Overlay) -> str:
     return f'<figure class="panel">{chart}</figure>'
 
 
+def _distribution(d: Distribution) -> str:
+    x = [float(i) for i in range(len(d.percentiles))]
+    lines = [
+        TimeSeries(f"level {line.label}", line.lat_mean_us, "µs",
+                   color=LINE_COLORS[i % len(LINE_COLORS)])
+        for i, line in enumerate(d.lines)
+    ]  # fmt: skip
+    names = [f"p{p}" if p != "100" else "max" for p in d.percentiles]
+    chart = xy_chart(f"{d.series}: latency percentiles", x, lines, x_label="percentile",
+                     x_axis=_category_axis(names), mark_max=False, x_names=names)  # fmt: skip
+    return f'<details class="series"><summary>{_e(d.series)}</summary>{chart}</details>'
+
+
+def _distributions(model: ReportModel) -> str:
+    if not model.distributions:
+        return ""
+    parts = "".join(_distribution(d) for d in model.distributions)
+    return (
+        '<section id="distribution"><h2>Latency distribution</h2><p class="caption">Per '
+        "series, the latency at each percentile of every load level, from the merged json+ "
+        "histograms of all its jobs (never an average of percentiles). Click a series to open "
+        f"it.</p>{parts}</section>"
+    )
+
+
 def _overlays(model: ReportModel) -> str:
     if not model.overlays:
         return ""
@@ -591,6 +617,7 @@ def render_html(model: ReportModel) -> str:
         _tables(model),
         _overlays(model),
         _sections(model),
+        _distributions(model),
         _timelines(model),
         _points(model),
         _provenance(model.provenance),
