@@ -192,7 +192,7 @@ def test_hovering_a_curve_point_and_a_second_shows_the_stored_values(
     value = (sample.read_iops or 0) + (sample.write_iops or 0)
     if first.unit == "MB/s":
         value = (sample.read_mbps or 0) + (sample.write_mbps or 0)
-    shown = _hover_text(html, "details.series svg.timechart rect.hover", 0)
+    shown = _hover_text(html, "#timelines details.series svg.timechart rect.hover", 0)
     assert shown.splitlines()[:2] == [
         "t = 0 s",
         f"{first.unit}: {format_quantity(value, first.unit)}",

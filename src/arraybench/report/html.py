@@ -451,7 +451,7 @@ def _distribution(d: Distribution) -> str:
     names = [f"p{p}" if p != "100" else "max" for p in d.percentiles]
     chart = xy_chart(f"{d.series}: latency percentiles", x, lines, x_label="percentile",
                      x_axis=_category_axis(names), mark_max=False, x_names=names)  # fmt: skip
-    return f'<details class="series"><summary>{_e(d.series)}</summary>{chart}</details>'
+    return f'<details class="series dist"><summary>{_e(d.series)}</summary>{chart}</details>'
 
 
 def _distributions(model: ReportModel) -> str:

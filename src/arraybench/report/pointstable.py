@@ -64,6 +64,7 @@ GROUPS = [
         [
             Column("kernel_iops", "kernel IOPS", "IOPS"),
             Column("kernel_mbps", "kernel MB/s", "MB/s"),
+            Column("kernel_vs_fio_pct", "kernel vs fio", "%"),
             Column("cpu_busy_pct", "CPU busy", "%"),
         ],
     ),
@@ -155,7 +156,8 @@ _NAMES = {"ios": ("I/Os", ""), "bytes": ("bytes", ""), "iops": ("IOPS", ""), "mb
           "lat_mean_us": ("mean latency", "µs"), "lat_p50_us": ("p50 latency", "µs"),
           "lat_p99_us": ("p99 latency", "µs"), "lat_p999_us": ("p99.9 latency", "µs"),
           "lat_max_us": ("max latency", "µs")}  # fmt: skip
-_HOST = {"kernel_iops": "kernel IOPS", "kernel_mbps": "kernel MB/s", "cpu_busy_pct": "CPU busy (%)"}
+_HOST = {"kernel_iops": "kernel IOPS", "kernel_mbps": "kernel MB/s", "cpu_busy_pct": "CPU busy (%)",
+         "kernel_vs_fio_pct": "kernel vs fio (%)"}  # fmt: skip
 
 
 def column_title(raw: str) -> str:
