@@ -215,3 +215,23 @@ def test_latency_distribution_from_merged_bins_agrees_with_the_stored_p99(
             assert known == sorted(known)  # a percentile curve never falls
     html = write_report(model, tmp_path / "d.html", "html").read_text()
     assert html.count("latency percentiles") >= len(model.distributions)
+
+
+def test_customer_order_page_numbers_and_contents(store: Store, tmp_path: Path) -> None:
+    """Set-up first, then the summary, the charts, the points, the appendix (plan, job files);
+    the PDF numbers its pages and carries an outline of the sections."""
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    html = write_report(model, tmp_path / "o.html", "html").read_text()
+    order = ['id="run"', 'id="provenance"', 'id="summary"', 'id="workloads"', 'id="timelines"',
+             'id="points"', 'id="appendix"', 'id="plan"', 'id="jobs"']  # fmt: skip
+    places = [html.index(anchor) for anchor in order]
+    assert places == sorted(places)
+    assert '<nav class="contents">' in html and "Appendix: plan and job files" in html
+    pdf = write_report(model, tmp_path / "o.pdf", "pdf")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    pages = len(re.findall(r"page \d+ of (\d+)", text))
+    total = re.search(r"page 1 of (\d+)", text)
+    assert total is not None and pages == int(total.group(1)) > 1
+    assert b"/Outlines" in pdf.read_bytes()

@@ -57,6 +57,7 @@ h1 { font-size:24px; margin:0 0 4px; }
 h2 { font-size:18px; margin:36px 0 12px; padding-bottom:4px; border-bottom:2px solid var(--line); }
 h3 { font-size:15px; margin:24px 0 8px; }
 .subtitle { color:var(--muted); margin:0 0 16px; }
+nav.contents { display:none; }
 nav.toc { font-size:13px; color:var(--muted); margin:0 0 18px; }
 nav.toc a { color:var(--accent); text-decoration:none; margin-right:14px; }
 dl.meta { display:grid; grid-template-columns:max-content 1fr max-content 1fr; gap:4px 16px;
@@ -118,6 +119,14 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   body { font-size:11px; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
+  nav.contents { display:block; margin:8px 0 0; font-size:12px; }
+  nav.contents ol { margin:4px 0 0 18px; padding:0; columns:2; }
+  nav.contents a { color:inherit; text-decoration:none; }
+  .contents-title { font-weight:600; margin:0; }
+  #appendix { break-before:page; page-break-before:always; }
+  #jobs { columns:2; column-gap:8mm; }
+  #jobs pre { font-size:7.5px; line-height:1.25; padding:4px 6px; margin:2px 0; }
+  #jobs details { break-inside:avoid; }
   h2 { break-after:avoid; page-break-after:avoid; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
   table { max-width:100%; }
@@ -217,17 +226,32 @@ def _head(model: ReportModel) -> str:
     )
 
 
+def _contents(model: ReportModel) -> list[tuple[str, str]]:
+    """The sections the document has, in its order: (anchor, title)."""
+    links = [("run", "Set-up"), ("summary", "Summary")]
+    links += [("verdicts", "Acceptance verdicts")] if model.verdicts else []
+    links += [("tables", "Tables")] if model.tables else []
+    if model.sections:
+        links += [("overlays", "Curves together")] if model.overlays else []
+        links += [("workloads", "Workloads")]
+    elif model.overlays:
+        links += [("workloads", "Workloads")]
+    links += [("distribution", "Latency distribution")] if model.distributions else []
+    links += [("timelines", "Time series")] if model.timelines else []
+    links += [("points", "Points"), ("appendix", "Appendix: plan and job files")]
+    return links
+
+
 def _title(model: ReportModel) -> str:
     sub = f"arraybench report · run {model.run_id} · scenario {model.scenario}"
-    links = [("summary", "Summary")]
-    links += [("verdicts", "Verdicts")] if model.verdicts else []
-    links += [("workloads", "Workloads"), ("points", "Points")]
-    links += [("provenance", "Provenance")] if model.provenance else []
-    links += [("plan", "Plan"), ("jobs", "Job files")]
+    links = _contents(model)
     toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
+    printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in links)
     return (
         f"<header><h1>{_e(model.title)}</h1>"
-        f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav></header>'
+        f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav>'
+        f'<nav class="contents"><p class="contents-title">Contents</p><ol>{printed}</ol></nav>'
+        "</header>"
     )
 
 
@@ -271,7 +295,7 @@ def _metadata(model: ReportModel) -> str:
         ("Targets", _targets(model.targets)),
     ]
     items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
-    return f'<section id="run"><h2>Run</h2><dl class="meta">{items}</dl></section>'
+    return f'<section id="run"><h2>Set-up</h2><dl class="meta">{items}</dl></section>'
 
 
 def _notes(notes: list[str]) -> str:
@@ -501,8 +525,8 @@ def _provenance(provenance: list[tuple[str, str]]) -> str:
         f'<tr><th scope="row">{_e(key)}</th><td>{_e(value)}</td></tr>' for key, value in provenance
     )
     return (
-        '<section id="provenance"><h2>Provenance</h2>'
-        '<p class="caption">Where the numbers came from: tools, hosts and targets.</p>'
+        '<section id="provenance"><h3>Where the numbers came from</h3>'
+        '<p class="caption">Tools, hosts and targets, as recorded when the run started.</p>'
         f'<table class="provenance"><tbody>{rows}</tbody></table></section>'
     )
 
@@ -594,7 +618,7 @@ def _points(model: ReportModel) -> str:
 
 def _plan(plan_yaml: str) -> str:
     text = _e(plan_yaml) if plan_yaml.strip() else DASH
-    return f'<section id="plan"><h2>Plan</h2><pre class="plan">{text}</pre></section>'
+    return f'<section id="plan"><h3>Plan</h3><pre class="plan">{text}</pre></section>'
 
 
 def _jobs(job_files: dict[str, str]) -> str:
@@ -602,7 +626,7 @@ def _jobs(job_files: dict[str, str]) -> str:
         f"<details><summary>{_e(k)}</summary><pre>{_e(v)}</pre></details>"
         for k, v in job_files.items()
     )
-    return f'<section id="jobs"><h2>Job files ({len(job_files)})</h2>{items or DASH}</section>'
+    return f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>{items or DASH}</section>'
 
 
 def render_html(model: ReportModel) -> str:
@@ -611,6 +635,7 @@ def render_html(model: ReportModel) -> str:
     body = [
         _title(model),
         _metadata(model),
+        _provenance(model.provenance),
         _notes(model.notes),
         _summary(model, anchors),
         _verdicts(model),
@@ -620,9 +645,10 @@ def render_html(model: ReportModel) -> str:
         _distributions(model),
         _timelines(model),
         _points(model),
-        _provenance(model.provenance),
+        '<section id="appendix"><h2>Appendix: plan and job files</h2>',
         _plan(model.plan_yaml),
         _jobs(model.job_files),
+        "</section>",
         f"<footer>Generated by arraybench {_e(model.arraybench_version)}.</footer>",
     ]
     main = "\n".join(b for b in body if b)
