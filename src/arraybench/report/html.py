@@ -474,7 +474,8 @@ def _distribution(d: Distribution) -> str:
     ]  # fmt: skip
     names = [f"p{p}" if p != "100" else "max" for p in d.percentiles]
     chart = xy_chart(f"{d.series}: latency percentiles", x, lines, x_label="percentile",
-                     x_axis=_category_axis(names), mark_max=False, x_names=names)  # fmt: skip
+                     x_axis=_category_axis(names), mark_max=False, x_names=names,
+                     log_y=True)  # fmt: skip
     return f'<details class="series dist"><summary>{_e(d.series)}</summary>{chart}</details>'
 
 
@@ -521,8 +522,11 @@ def _verdicts(model: ReportModel) -> str:
 def _provenance(provenance: list[tuple[str, str]]) -> str:
     if not provenance:
         return ""
+    said = {"arraybench", "fio", "started", "finished"}  # in the set-up list above
     rows = "".join(
-        f'<tr><th scope="row">{_e(key)}</th><td>{_e(value)}</td></tr>' for key, value in provenance
+        f'<tr><th scope="row">{_e(key)}</th><td>{_e(value)}</td></tr>'
+        for key, value in provenance
+        if key not in said
     )
     return (
         '<section id="provenance"><h3>Where the numbers came from</h3>'

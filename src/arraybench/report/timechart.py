@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from html import escape
 
@@ -215,7 +215,26 @@ def _unit_and_div(series: Sequence[TimeSeries]) -> tuple[str, float]:
     return " / ".join(units), 1.0
 
 
+LOG = "log10 "  # unit prefix of a series drawn on a logarithmic axis (values are log10)
+
+
+def _log_series(series: Sequence[TimeSeries]) -> list[TimeSeries]:
+    return [
+        replace(s, values=[math.log10(v) if v is not None and v > 0 else None for v in s.values],
+                unit=LOG + s.unit)
+        for s in series
+    ]  # fmt: skip
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Whole decades around the data: 10, 100, 1,000 ... µs."""
+    first, last = math.floor(lo), math.ceil(hi)
+    return [float(k) for k in range(first, max(last, first + 1) + 1)]
+
+
 def _axis_title(unit: str) -> str:
+    if unit.startswith(LOG):
+        return _axis_title(unit.removeprefix(LOG))[:-1] + ", log scale)"
     if unit in LATENCY_UNITS:
         return f"latency ({unit})"
     if unit in THROUGHPUT_UNITS:
@@ -224,10 +243,14 @@ def _axis_title(unit: str) -> str:
 
 
 def _fmt_value(v: float, unit: str) -> str:
+    if unit.startswith(LOG):
+        return format_quantity(10**v, unit.removeprefix(LOG))
     return format_quantity(v, unit)
 
 
 def _tick_label(v: float, unit: str) -> str:
+    if unit.startswith(LOG):
+        return format_tick(10**v, unit.removeprefix(LOG))
     return format_tick(v, unit)
 
 
@@ -531,11 +554,15 @@ def xy_chart(
     max_points: int = 2000,
     mark_max: bool = True,
     x_names: Sequence[str] | None = None,
+    log_y: bool = False,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
     `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`.
-    `x_names` names categorical x values (index -> name) in the hover texts."""
+    `x_names` names categorical x values (index -> name) in the hover texts; `log_y` draws
+    the left axis in decades (latency percentiles span several)."""
     max_points = max(4, max_points)
+    if log_y:
+        series = _log_series(series)
     order, xs, bounds = _layout(x, max_points)
     banded = len(xs) > max_points
     left_p, left_unit = _prepare(series, LEFT_COLORS, "l", xs, order, bounds)
@@ -568,7 +595,7 @@ def xy_chart(
 
     sides = [s for s in (left_p, right_p) if s]
     primary, secondary = sides[0], sides[1] if len(sides) > 1 else None
-    y1 = _y_ticks(*_range(primary))
+    y1 = _log_ticks(*_range(primary)) if log_y else _y_ticks(*_range(primary))
     y2 = _y_ticks(*_range(secondary), count=len(y1) - 1) if secondary else None
     plot_right = width - (66.0 if y2 else 24.0)
     target = max(2, int((plot_right - left) // 95))
@@ -654,7 +681,7 @@ def _hover(
             if bucket is None:
                 continue
             mean = " mean" if b - a > 1 else ""  # several seconds: the band shows min and max
-            lines.append(f"{s.label}{mean}: {format_quantity(bucket.mean, s.unit)}")
+            lines.append(f"{s.label}{mean}: {_fmt_value(bucket.mean, s.unit)}")
         positions.append(p.x(x))
         tips.append("\n".join(lines))
     return hover_rect((p.left, p.top, p.right, p.bottom), positions, tips)
