@@ -63,3 +63,15 @@ def test_scaling_against_hosts_keeps_one_unit_per_workload() -> None:
     (table,) = scaling_tables(pts)
     assert [row[2] for row in table.rows] == ["100 kIOPS", "190 kIOPS", "5 IOPS"]
     assert [row[4] for row in table.rows] == ["100 %", "95 %", "0.00125 %"]  # not 10,465 %
+
+
+def test_excel_sheet_names_stay_readable() -> None:
+    from arraybench.report.xlsx import sheet_title
+
+    used: set[str] = set()
+    assert (
+        sheet_title("Random 8 KiB (backend), 4 devices, 2 hosts", used) == "Rand 8 KiB, 4 dev, 2 h"
+    )
+    long = sheet_title("Sequential 128 KiB (frontend), 16 devices, 8 hosts", used)
+    assert long == "Seq 128 KiB front 16 dev 8 h" and len(long) <= 31
+    assert sheet_title("Random 8 KiB", used) == "Random 8 KiB"  # short names stay whole
