@@ -475,8 +475,7 @@ class Campaign:
             findings.append(
                 Finding(None, "monitor", {"flags": host.flags, "devices": host.devices})
             )
-            for flag in host.flags:
-                self.observer.warning(f"point {point.key}: {flag}")
+            # not printed per point: the report says it once per run (report.assemble)
         pause = self._pause_seconds(run, point, metrics, findings)
         record |= {
             "pause_s": pause,

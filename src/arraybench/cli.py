@@ -546,7 +546,9 @@ def os_error_line(exc: OSError, args: argparse.Namespace) -> tuple[str, int]:
     return f"{where}: {what}{detail}" + (f"; {hint}" if hint else ""), code
 
 
-def _last_resort(exc: BaseException, args: argparse.Namespace) -> tuple[str, int]:
+def _last_resort(
+    exc: sqlite3.Error | OSError | RecursionError | OverflowError, args: argparse.Namespace
+) -> tuple[str, int]:
     """Failures no layer below could name better, each still one line and an exit code."""
     if isinstance(exc, sqlite3.Error):
         mapped = store_error(exc, Path(getattr(args, "results", DEFAULT_RESULTS)) / DB_NAME)
@@ -555,15 +557,10 @@ def _last_resort(exc: BaseException, args: argparse.Namespace) -> tuple[str, int
         return os_error_line(exc, args)
     if isinstance(exc, RecursionError):
         return "the input is nested too deeply to read; flatten the plan or file", 2
-    if isinstance(exc, OverflowError):
-        return f"a number is too large ({exc}); use a smaller value", 2
-    return "out of memory: the input is too large for this machine; use a smaller input", 1
+    return f"a number is too large ({exc}); use a smaller value", 2
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    handler = {"plan": cmd_plan_check, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
-    previous = _install_signals()
+def _dispatch(handler: typing.Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     try:
         return handler(args)
     except ArraybenchError as exc:
@@ -574,13 +571,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _interrupted_exit(exc)
     except BrokenPipeError:
         return 0
-    except (sqlite3.Error, OSError, RecursionError, OverflowError, MemoryError) as exc:
+    except (sqlite3.Error, OSError, RecursionError, OverflowError) as exc:
         line, code = _last_resort(exc, args)
         console.print_error(line)
         return code
+
+
+OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a smaller input"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler = {"plan": cmd_plan_check, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
+    previous = _install_signals()
+    code: int | None = None
+    try:
+        code = _dispatch(handler, args)
+    except MemoryError:
+        pass  # said below: once out of this block, the frames holding the input are freed
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+    if code is None:
+        console.print_error(OUT_OF_MEMORY)
+        return 1
+    return code
 
 
 if __name__ == "__main__":

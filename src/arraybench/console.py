@@ -45,8 +45,16 @@ def styled(*parts: str | tuple[str, str]) -> Text:
     return Text.assemble(*parts)
 
 
+MAX_ERROR_CHARS = 1000  # a message quoting a huge user string stays readable
+
+
 def one_line(text: str) -> str:
-    return text.translate(_CONTROL)
+    """The text on one line (control characters escaped), its middle cut when very long."""
+    text = text.translate(_CONTROL)
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    cut = len(text) - MAX_ERROR_CHARS
+    return f"{text[:700]}[... {cut} characters ...]{text[-(MAX_ERROR_CHARS - 700):]}"
 
 
 class ProgressObserver:
@@ -139,7 +147,10 @@ class ProgressObserver:
         err.print(styled(("warning:", "yellow"), f" {text}"))
 
     def stop(self) -> None:
-        self.progress.stop()
+        """Also after SIGHUP: a terminal that is gone must not turn the interruption into an
+        I/O error (the run is marked interrupted either way)."""
+        with contextlib.suppress(OSError):
+            self.progress.stop()
 
 
 def summary_table(model: ReportModel) -> Table:

@@ -74,7 +74,7 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     assert "Scaling against the number of hosts" in done.stdout
     assert "start spread between hosts" in done.stdout
     report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
-    assert "Scaling: maximum against hosts: IOPS" in report
+    assert "Scaling: maximum against hosts: against hosts" in report  # one dual-axis chart
     run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
         "id"
     ]

@@ -4,6 +4,7 @@ and for a compare of two scenarios. Real fio, real Chromium, real pdftotext."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import write_report
 from arraybench.report.model import ReportModel
 from arraybench.store.db import Store
+from arraybench.units import format_latency, format_quantity
 from tests.conftest import needs_fio, run_cli, small_plan
 
 A4_PRINTABLE_PX = 703  # 210 mm - 2 x 12 mm margins (the print CSS) at 96 px per inch
@@ -136,3 +138,100 @@ def test_every_ladder_has_its_time_series(store: Store, tmp_path: Path) -> None:
     assert sheet["A1"].value != "no time series in this run"
     titles = {c.value for c in sheet[1] if c.value}
     assert {t.title for t in model.timelines} <= titles
+
+
+HOVER_AT = """
+(function (selector, index) {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  var rect = document.querySelectorAll(selector)[0], svg = rect.ownerSVGElement;
+  svg.scrollIntoView({block: "center"});
+  var xs = rect.getAttribute("data-xs").split(",").map(Number);
+  var pt = svg.createSVGPoint();
+  pt.x = xs[index]; pt.y = +rect.getAttribute("y") + +rect.getAttribute("height") / 2;
+  var at = pt.matrixTransform(svg.getScreenCTM());
+  return JSON.stringify([at.x, at.y]);
+})
+"""
+
+
+def _hover_text(html_path: Path, selector: str, index: int) -> str:
+    """Moves the pointer of a real headless Chromium over the `index`-th point of the first
+    chart matching `selector` and returns the tooltip the page shows."""
+    with printout._Chromium([], pipe=True, timeout=60, what="hovering") as c:
+        session = c.open_page(printout._file_url(html_path), width=1280)
+        where = c.send("Runtime.evaluate", {"expression": f"{HOVER_AT}({selector!r}, {index})",
+                                            "returnByValue": True}, session=session)  # fmt: skip
+        x, y = json.loads(where["result"]["value"])
+        c.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y},
+               session=session)  # fmt: skip
+        tip = "document.querySelector('.charttip').textContent"
+        shown = c.send("Runtime.evaluate", {"expression": tip, "returnByValue": True},
+                       session=session)  # fmt: skip
+    return str(shown["result"]["value"])
+
+
+def test_hovering_a_curve_point_and_a_second_shows_the_stored_values(
+    store: Store, tmp_path: Path
+) -> None:
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    html = write_report(model, tmp_path / "h.html", "html")
+    panel = model.sections[0].panels[0]
+    stored = next(p for p in store.points(run.id) if p.throughput() == panel.throughput[1])
+    shown = _hover_text(html, "svg.chart:not(.timechart) rect.hover", 1)
+    assert shown.splitlines() == [
+        f"{panel.x_label}: {stored.workers}",
+        f"{panel.mix_label}: {format_quantity(stored.throughput(), stored.unit)}",
+        f"mean latency {format_latency(stored.metric('total', 'lat_mean_us'))}",
+        f"p99 latency {format_latency(stored.metric('total', 'lat_p99_us'))}",
+    ]
+    ladder = next(t for t in model.timelines if t.series)
+    first = min((p for p in store.points(run.id) if p.key.startswith(ladder.series + "/")),
+                key=lambda p: p.seq)  # fmt: skip
+    sample = store.samples(first.id)[0]
+    value = (sample.read_iops or 0) + (sample.write_iops or 0)
+    if first.unit == "MB/s":
+        value = (sample.read_mbps or 0) + (sample.write_mbps or 0)
+    shown = _hover_text(html, "#timelines details.series svg.timechart rect.hover", 0)
+    assert shown.splitlines()[:2] == [
+        "t = 0 s",
+        f"{first.unit}: {format_quantity(value, first.unit)}",
+    ]
+
+
+def test_latency_distribution_from_merged_bins_agrees_with_the_stored_p99(
+    store: Store, tmp_path: Path
+) -> None:
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    assert {d.series for d in model.distributions} == {row.series for row in model.points}
+    by_key = {p.key: p for p in store.points(run.id)}
+    for d in model.distributions:
+        p99 = d.percentiles.index("99")
+        for line in d.lines:
+            stored = by_key[f"{d.series}/{line.label}"].metric("total", "lat_p99_us")
+            assert line.lat_mean_us[p99] == pytest.approx(stored, rel=1e-9)
+            known = [v for v in line.lat_mean_us if v is not None]
+            assert known == sorted(known)  # a percentile curve never falls
+    html = write_report(model, tmp_path / "d.html", "html").read_text()
+    assert html.count("latency percentiles") >= len(model.distributions)
+
+
+def test_customer_order_page_numbers_and_contents(store: Store, tmp_path: Path) -> None:
+    """Set-up first, then the summary, the charts, the points, the appendix (plan, job files);
+    the PDF numbers its pages and carries an outline of the sections."""
+    ((run, _),) = store.list_runs()
+    model = report_for_run(store, run.id)
+    html = write_report(model, tmp_path / "o.html", "html").read_text()
+    order = ['id="run"', 'id="provenance"', 'id="summary"', 'id="workloads"', 'id="timelines"',
+             'id="points"', 'id="appendix"', 'id="plan"', 'id="jobs"']  # fmt: skip
+    places = [html.index(anchor) for anchor in order]
+    assert places == sorted(places)
+    assert '<nav class="contents">' in html and "Appendix: plan and job files" in html
+    pdf = write_report(model, tmp_path / "o.pdf", "pdf")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    pages = len(re.findall(r"page \d+ of (\d+)", text))
+    total = re.search(r"page 1 of (\d+)", text)
+    assert total is not None and pages == int(total.group(1)) > 1
+    assert b"/Outlines" in pdf.read_bytes()

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import gc
 import os
+import resource
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -189,6 +191,8 @@ def test_markup_in_arguments_is_shown_as_written(tmp_path, capsys):
     line = one_line(capsys, ["run", str(tmp_path / "[/]plan\nx.yaml"), "--results", str(results)],
                     2)  # fmt: skip
     assert "[/]plan\\nx.yaml" in line
+    assert "[/]x" in one_line(capsys, ["plan", "check", "quick", "--only", "[/]x"], 2)
+    assert "[bold]" in one_line(capsys, ["plan", "check", "quick", "--set", "[bold]=1"], 2)
 
 
 @needs_fio
@@ -208,3 +212,28 @@ def test_markup_in_scenario_and_event_label_runs_and_stores(tmp_path, capsys):
     assert main(["runs", "--results", str(results), "--format", "table"]) == 0
     out, _ = capsys.readouterr()
     assert "[/] [bold]scen" in out and "1/1" in out
+
+
+def test_out_of_memory_is_one_line(tmp_path):
+    """A YAML alias bomb read under a 300 MB address-space limit: a real MemoryError (or a
+    refusal before it), one line, never a traceback."""
+    lines = ["name: x", 'a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join([*lines, "labels: {k: *a9}"]) + "\n")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))
+
+    done = subprocess.run([sys.executable, "-m", "arraybench", "plan", "check", str(bomb)],
+                          capture_output=True, text=True, timeout=120, preexec_fn=limit,
+                          check=False)  # fmt: skip
+    assert done.returncode in (1, 2), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_an_error_quoting_a_huge_value_stays_one_readable_line(tmp_path, capsys):
+    results = tmp_path / "res"
+    imported(results, capsys)
+    line = one_line(capsys, ["show", "r" * 5000 + "\n", "--results", str(results)], 2)
+    assert len(line) < 1100 and "characters ...]" in line and str(results) in line

@@ -79,6 +79,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> ReportModel:
         )
     )
     n = TIMELINE_SAMPLES
+    model.timelines = []  # the ladders' series are tested in e2e/test_report_pages.py
     model.timelines.append(
         Timeline(
             title="long write",
@@ -144,14 +145,22 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
                 assert ("optimal" in marks) == (i == panel.optimal_index)
                 assert ("max" in marks) == (i == panel.max_index)
             throughput, latency = ws._charts[2 * k], ws._charts[2 * k + 1]
-            x_ref = f"{quoted}!$B${first}:$B${last}"
-            assert [(s.xVal.numRef.f, s.yVal.numRef.f) for s in throughput.series] == [
-                (x_ref, f"{quoted}!$C${first}:$C${last}")
-            ]
-            assert [(s.xVal.numRef.f, s.yVal.numRef.f) for s in latency.series] == [
-                (x_ref, f"{quoted}!$D${first}:$D${last}"),
-                (x_ref, f"{quoted}!$E${first}:$E${last}"),
-            ]
+            levels = f"{quoted}!$A${first}:$A${last}"  # the real load levels as categories
+            refs = [(s.cat.strRef.f if s.cat.strRef else s.cat.numRef.f, s.val.numRef.f)
+                    for s in throughput.series]  # fmt: skip
+            assert refs[0] == (levels, f"{quoted}!$C${first}:$C${last}")
+            names = [s.tx.v for s in throughput.series]
+            assert names[0].startswith("throughput") and names[-2:] == ["optimal", "max"]
+            marks_col = refs[-2][1].split("!$")[1].split("$")[0]
+            mark_cells = [ws[f"{marks_col}{first + i}"].value for i in range(len(panel.x_values))]
+            assert [i for i, v in enumerate(mark_cells) if v is not None] == (
+                [panel.optimal_index] if panel.optimal_index is not None else []
+            )
+            assert [(s.cat.strRef.f if s.cat.strRef else s.cat.numRef.f, s.val.numRef.f)
+                    for s in latency.series] == [
+                (levels, f"{quoted}!$D${first}:$D${last}"),
+                (levels, f"{quoted}!$E${first}:$E${last}"),
+            ]  # fmt: skip
             assert _title_text(throughput.x_axis.title) == panel.x_label
             assert _title_text(throughput.y_axis.title) == f"throughput ({panel.throughput_unit})"
             assert _title_text(latency.y_axis.title) == "latency (µs)"
@@ -267,7 +276,7 @@ def test_html_renders_verdicts_and_provenance(model: ReportModel):
     assert '<section id="verdicts">' in page and '<section id="provenance">' in page
     assert '<td class="pass">PASS</td>' in page and '<td class="fail">FAIL</td>' in page
     assert "&lt;tmpfs?&gt; &amp; &#x27;quoted&#x27;" in page
-    assert 'href="#verdicts"' in page and 'href="#provenance"' in page
+    assert 'href="#verdicts"' in page and 'id="provenance"' in page  # part of the set-up
     bare = replace(model, verdicts=[], provenance=[])
     assert 'id="verdicts"' not in render_html(bare) and 'id="provenance"' not in render_html(bare)
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)

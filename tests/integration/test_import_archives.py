@@ -67,7 +67,7 @@ def test_multi_host_archives_give_one_point_per_group_with_every_host(tmp_path: 
 
 
 def test_two_runs_in_one_file_are_two_points_and_status_dumps_one(tmp_path: Path) -> None:
-    folder = _copy(tmp_path, "fresh_fio3.33_normal_")
+    folder = _copy(tmp_path, "fresh_fio3.33_normal_two", "fresh_fio3.33_normal_status")
     store = Store(tmp_path / "results")
     result = import_paths(store, [folder], run_name="runs")
     assert len(result.points) == 3
@@ -229,3 +229,14 @@ def test_json_above_its_limit_is_refused_before_it_is_read(tmp_path: Path) -> No
     (skipped,) = result.skipped
     limit = "40 MiB of JSON, larger than the 32 MiB limit for JSON (it is read whole)"
     assert skipped.reason == limit
+
+
+def test_two_json_runs_of_one_job_are_two_points_and_sigusr1_dumps_one(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "fresh_fio3.33_json_two_invocations", "17_fioblog")
+    result = import_paths(Store(tmp_path / "results"), [folder], run_name="json")
+    notes = "\n".join(result.notes)
+    # same jobs, same elapsed time: two runs (the cumulative reading would drop the first)
+    assert "two_invocations_same_job.json: 2 separate fio runs in one file" in notes
+    # elapsed 24 -> 44 -> 45 s, counts growing, clock moving with them: status dumps
+    assert "sigusr1.json: run 1: kept the last of 3 status dumps" in notes
+    assert len(result.points) == 3

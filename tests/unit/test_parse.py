@@ -247,8 +247,8 @@ def test_jsonplus_bins_reproduce_fio_percentiles_sample_21() -> None:
 
 
 def test_fresh_fio_3_33_lat_percentiles_jsonplus() -> None:
-    doc = only("fresh_")
-    raw = raw_json("fresh_")
+    doc = only("fresh_fio3.33_jsonplus")
+    raw = raw_json("fresh_fio3.33_jsonplus")
     assert doc.fio_version == "fio-3.33"
     assert len(doc.jobs) == 2  # numjobs=2 without group_reporting
     for job, raw_job in zip(doc.jobs, raw["jobs"], strict=True):

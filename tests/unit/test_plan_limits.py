@@ -59,6 +59,7 @@ def refused(text: str) -> str:
          "window 5 is more"),
         ("name: t\nx: " + "9" * 5000 + "\n" + W, "p.yaml:2 YAML syntax error: cannot read"),
         ("name: t\nx: 2001-13-45\n" + W, "p.yaml:2 YAML syntax error: cannot read '2001-13-45'"),
+        ("name: t\nscenario: a\x00b\n" + W, "p.yaml:2 YAML syntax error: unacceptable character"),
         ("name: t\nx: &a [*a]\n" + W, "p.yaml:2 the plan nests deeper than 32 levels"),
         ("name: t\nx: " + "[" * 5000 + "\n", "p.yaml:2 the plan nests deeper than 32 levels"),
     ],
@@ -91,7 +92,7 @@ def test_a_huge_plan_file_is_refused_by_size(tmp_path):
 
     path = tmp_path / "big.yaml"
     path.write_text("name: t\n" + "# padding\n" * 200_000)
-    with pytest.raises(PlanError, match="more than the limit of 1048576 bytes"):
+    with pytest.raises(PlanError, match="larger than the limit of 1048576 bytes"):
         load_plan_file(path)
 
 
@@ -156,3 +157,22 @@ def test_scaling_may_not_carry_a_value_out_of_range():
     plan = parse_plan_text("name: t\ntiming: {duration: 20d}\n" + W, "p.yaml")
     with pytest.raises(PlanError, match=r"--scale 100: .*duration.* out of range"):
         scale_plan(plan, 100)
+
+
+def test_scaling_keeps_a_workloads_load_inheriting_the_plans():
+    from arraybench.plan import catalog
+    from arraybench.plan.expand import expand, select
+
+    plan = select(catalog.resolve("hus-fmd", ["load.workers=[1, 4]"]), ["g2-rw70-sync-8k"])
+    scaled = scale_plan(plan, 0.0002)  # the workload's load sets iodepth only
+    assert [p.level.workers for p in expand(scaled)] == [1, 4]
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("", "--target '': an empty path"), ("a" * 5000, "at most 4096 characters")],
+)
+def test_a_target_path_that_cannot_be_one_is_one_line(path, expected):
+    plan = parse_plan_text("name: t\n" + W, "p.yaml")
+    with pytest.raises(PlanError, match=expected):
+        with_targets(plan, [path], "/tmp/scratch.dat")

@@ -16,7 +16,18 @@ from arraybench.fio.results import FioDocument
 from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-TEXT_SAMPLES = ("01_", "02_", "18_", "23_", "24_", "25_", "26_", "fresh_fio3.33_normal")
+TEXT_SAMPLES = (
+    "01_",
+    "02_",
+    "18_",
+    "23_",
+    "24_",
+    "25_",
+    "26_",
+    "28_",
+    "29_",
+    "fresh_fio3.33_normal",
+)
 MIB = 1 << 20
 
 
@@ -53,7 +64,7 @@ def fio_num2str(value: int, maxlen: int = 4) -> str:
 
 
 def test_looks_like_fio_text_only_on_normal_output() -> None:
-    for path in sorted(DATA.iterdir()):
+    for path in sorted(p for p in DATA.iterdir() if p.is_file()):
         text = path.read_text(errors="replace")
         expected = path.name.startswith(TEXT_SAMPLES)
         assert looks_like_fio_text(text) is expected, path.name
@@ -284,3 +295,16 @@ def test_issued_ios_win_over_a_truncated_io_display_and_say_so() -> None:
     assert job.read.io_bytes / 1e9 == pytest.approx(19.3, abs=0.05)  # "(19.3GB)"
     assert job.read.bw_bytes / MIB == pytest.approx(307, abs=0.5)  # "BW=307MiB/s"
     assert any("groupid=7" in n and "issued I/Os are used" in n for n in doc.notes)
+
+
+def test_servers_sharing_a_host_name_are_told_apart_by_their_text_blocks() -> None:
+    """fio 3.33, 3 servers all named "vm" (network namespaces of one machine): two bare
+    ``<vm>`` lines in a row, then three text blocks. Each block is a server of its own."""
+    prefix = "fresh_fio3.33_normal_3servers"
+    text = sample(prefix).read_text()
+    assert text.count("hostname=vm,") == 3
+    (doc,) = docs_of(prefix)
+    assert sorted({j.hostname for j in doc.jobs}) == ["vm", "vm#2", "vm#3"]
+    assert [j.groupid for j in doc.jobs] == [0, 1] * 3
+    assert doc.all_clients is not None
+    assert doc.all_clients.write.ios == sum(j.write.ios for j in doc.jobs)

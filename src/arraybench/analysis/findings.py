@@ -5,8 +5,10 @@ Pure: stored samples in, plain dicts out (stored as JSON beside the point).
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from arraybench.analysis.cliff import find_write_cliff, gc_throughput_estimate
@@ -48,3 +50,57 @@ def steady_finding(samples: Sequence[Sample], window: int = SNIA_WINDOW) -> dict
     _, iops, _ = series(samples)
     result = steady_state(iops, window=window)
     return {"window": window, "samples": len(iops), **asdict(result)}
+
+
+def kernel_drop_pct(
+    times: Sequence[float], kernel: Sequence[float | None], at: float, window: float = 5.0
+) -> float | None:
+    """How much the kernel's own counters fell at `at`: the mean of its samples in the
+    `window` seconds after, against the `window` before, in % (positive = a drop). None when
+    either side has no kernel sample. A write cliff that the kernel does not see was likely
+    other I/O on the device, or a fio artefact, not the array."""
+    before = [
+        k for t, k in zip(times, kernel, strict=False) if k is not None and at - window <= t < at
+    ]
+    after = [
+        k for t, k in zip(times, kernel, strict=False) if k is not None and at <= t < at + window
+    ]
+    if not before or not after:
+        return None
+    level = sum(before) / len(before)
+    if level <= 0:
+        return None
+    return (1 - (sum(after) / len(after)) / level) * 100
+
+
+DISAGREEMENT = re.compile(
+    r"kernel saw (\d+) % (fewer|more) (\S+) than fio(?: on (\S+))?(?: \((.*)\))?"
+)
+
+
+@dataclass(frozen=True)
+class Disagreements:
+    """fio against the kernel over a run, said once: how many points, the worst, the cause."""
+
+    points: int  # points with at least one flag
+    of: int  # points compared
+    worst_point: str
+    worst: str  # the worst flag's own words
+    likely_cause: str  # the hint given most often
+
+
+def summarize_disagreements(
+    flags: Sequence[tuple[str, str]], compared: int
+) -> Disagreements | None:
+    """`flags`: (point key, flag text) pairs, as the monitor wrote them."""
+    if not flags:
+        return None
+
+    def size(flag: str) -> float:
+        found = DISAGREEMENT.search(flag)
+        return float(found.group(1)) if found else float("inf")  # "where fio reported none"
+
+    key, worst = max(flags, key=lambda kf: size(kf[1]))
+    hints = Counter(m.group(5) for _, f in flags if (m := DISAGREEMENT.search(f)) and m.group(5))
+    cause = hints.most_common(1)[0][0] if hints else "see the points' notes"
+    return Disagreements(len({k for k, _ in flags}), compared, key, worst, cause)

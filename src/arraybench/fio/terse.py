@@ -12,7 +12,9 @@ group with group_reporting), ``;``-separated:
 * then CPU, I/O depths, latency buckets and (v3+) disk utilisation, not read here.
 
 What terse cannot say: the block size, the job count behind a group_reporting line, and
-where one fio invocation ends when several outputs are appended. So: the I/O count is the
+where one fio invocation ends when several outputs are appended, and (fio --client) which
+host a line is from: the lines of all hosts are jobs of one run, fio's "All clients" line
+goes to FioDocument.all_clients. So: the I/O count is the
 bytes moved divided by the block size they imply (bytes / (IOPS x runtime), rounded to a
 power of two or a multiple of 512, as for fio 2.1 JSON), and a new run starts where the
 groupid sequence goes back. io is a whole number of KiB (fio truncates) and IOPS/bw are
@@ -32,6 +34,7 @@ from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResu
 _LINE_RE = re.compile(r"^(?:2;[^;\n]*;\d+;-?\d+;|[345];fio-[^;\n]*;[^;\n]*;\d+;-?\d+;)")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%=(\d+)$")
 _DIR_FIELDS = {2: 41, 3: 41, 4: 41, 5: 47}
+ALL_CLIENTS = "All clients"
 _HINT = "is this fio's terse output (--minimal or --output-format=terse)?"
 
 
@@ -136,8 +139,10 @@ def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]
     """
     where = source or "fio terse output"
     runs: list[tuple[str, list[FioJobResult], list[str]]] = []
+    everyone: dict[int, FioJobResult] = {}  # run index -> fio's "All clients" line
     messages: list[str] = []
     last: tuple[str, int] | None = None
+    start = 0  # first run since fio's last "All clients" line
     for lineno, line in enumerate(lines, start=1):
         if not is_terse_line(line):
             if line.strip().startswith("fio:"):
@@ -149,6 +154,16 @@ def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]
         except (ValueError, IndexError) as exc:
             raise FioParseError(f"{where}: line {lineno}: cannot read a terse field: {exc}",
                                 _HINT) from exc  # fmt: skip
+        if head.name == ALL_CLIENTS:  # fio --client: the sum of every group of every host
+            # ends one client run: the hosts' lines since the last one (each host restarts
+            # the groupid sequence) are jobs of that one run
+            if len(runs) > start + 1:
+                merged = [j for _, jobs, _ in runs[start:] for j in jobs]
+                runs[start:] = [(runs[start][0], merged, runs[start][2])]
+            if runs:
+                everyone[len(runs) - 1] = job
+            start, last = len(runs), None
+            continue
         if last is None or head.fio != last[0] or head.groupid < last[1]:
             runs.append((head.fio, [], messages))
             messages = []
@@ -167,10 +182,10 @@ def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]
             timestamp_ms=None,
             global_options={},
             jobs=jobs,
-            all_clients=None,
+            all_clients=everyone.get(index),
             disk_util=[],
             preamble="\n".join(pre),
             notes=(note,),
         )
-        for version, jobs, pre in runs
+        for index, (version, jobs, pre) in enumerate(runs)
     ]

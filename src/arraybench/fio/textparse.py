@@ -17,15 +17,22 @@ Formats read (each one seen in real outputs, see tests/data/MANIFEST.md):
 * job header lines ``name: (g=0): rw=randread, bs=(R) 8192B-8192B, ..., ioengine=libaio,
   iodepth=32`` (2.x: ``bs=4K-4K/4K-4K/4K-4K``): they give the job options rw, bs, ioengine and
   iodepth; ``(groupid=0, jobs=N)`` of a result block gives numjobs.
-* client/server output (``fio --client``): lines prefixed ``<hostname> `` (only the first line
-  of each server's text block carries the prefix in fio 3.12; the lines after it belong to
-  the same host), and the ``All clients`` block, which sums EVERY group of EVERY host; it goes
-  to FioDocument.all_clients, never to jobs.
-* several fio invocations in one text (outputs appended to one file): one FioDocument each.
+* client/server output (``fio --client``): ``hostname=`` lines list the servers; lines are
+  prefixed ``<hostname> ``, but a server's text block carries the prefix only on a bare first
+  line, and fio 3.12 may print several bare prefix lines in a row before the blocks they
+  announce. A host's blocks run through its groupids in order, then its "Run status group"
+  summary: where the sequence restarts, the next announced host begins (see _Reader). The
+  ``All clients`` block sums EVERY group of EVERY host (wherever it lands in the text); it
+  goes to FioDocument.all_clients, never to jobs.
+* several fio invocations in one text (outputs appended to one file): one FioDocument each,
+  started by what only a new invocation prints (a version line, ``Starting N processes``,
+  the job list, the server list). Results printed again without those are a later status
+  dump of the same run (SIGUSR1, --status-interval): FioDocument.status_dump.
 
 How the figures are rebuilt: ios = the ``issued`` total of the direction (fio's total_ios);
-io_bytes = ios x block size when the block size is fixed and agrees with the printed ``io=``
-value, else the printed value (3 significant digits in fio 3.x); iops = ios / runtime and
+io_bytes = ios x block size when the block size is fixed (fio's ``io=`` is a display value,
+rounded, and truncated by some versions: 17.98 GiB printed "17.0GiB"; a disagreement is
+recorded in FioDocument.notes), else the printed value; iops = ios / runtime and
 bw = io_bytes / runtime, as fio itself computes them (the printed IOPS/BW are rounded).
 Latency mean/min/max come from ``lat`` when printed, else ``clat``; percentiles from ``lat
 percentiles`` (lat_percentiles=1) else ``clat percentiles``, and lat_kind names that source.
@@ -36,7 +43,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -416,6 +423,9 @@ class _Doc:
     group_headers: dict[tuple[str | None, int], dict[str, str]] = field(default_factory=dict)
     blocks: list[_Block] = field(default_factory=list)
     last_group: dict[str | None, int] = field(default_factory=dict)  # host -> last groupid
+    servers: Counter[str] = field(default_factory=Counter)  # hostname= lines: name -> count
+    server_order: list[str] = field(default_factory=list)  # hostname= lines, in order
+    unnamed_hosts: bool = False  # blocks given to servers by listing order (no prefixes)
     status_hosts: set[str | None] = field(default_factory=set)  # summary printed after blocks
     disk_util: list[dict[str, object]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
@@ -453,6 +463,11 @@ class _Doc:
 
     def build(self) -> FioDocument:
         results, notes = [], []
+        if self.unnamed_hosts:
+            notes.append(
+                "no host prefix before the result blocks: each block sequence was given to "
+                "the next server of fio's hostname= lines, in their order"
+            )
         for b in self.blocks:
             result, block_notes = b.result(self.options_for(b))
             results.append(result)
@@ -514,8 +529,8 @@ class _Reader:
             self._top_level(lineno, line, host, explicit=bool(prefixed))
 
     def _announce(self, host: str) -> None:
-        if host not in self.pending:
-            self.pending.append(host)
+        # not deduplicated: servers may share one host name, each announced by its own line
+        self.pending.append(host)
 
     def _invocation(self) -> None:
         """A line that only a new fio invocation prints (version, Starting, job list)."""
@@ -534,6 +549,10 @@ class _Reader:
             return
         server = _SERVER_RE.match(line)
         if server:
+            if self.doc.blocks:  # a new client run lists its servers again
+                self._invocation()
+            self.doc.servers[server.group(1)] += 1
+            self.doc.server_order.append(server.group(1))
             self.doc.version = self.doc.version or server.group(2)
         elif _STARTING_RE.match(line):
             self._invocation()
@@ -552,8 +571,8 @@ class _Reader:
         if explicit:
             if host is not None and host in self.pending:
                 self.pending.remove(host)
-        elif self.pending and (host is None or self.doc.restarted(host, groupid)):
-            host = self._segment_name(self.pending.popleft())
+        elif host is None or self.doc.restarted(host, groupid):
+            host = self._next_host() or self._next_listed() or host
         if self.doc.restarted(host, groupid):
             # the same host's results again with no new invocation: a later status dump
             # (what the run printed before its results still describes it)
@@ -562,6 +581,30 @@ class _Reader:
                                   group_headers=prev.group_headers))  # fmt: skip
         self.host = host
         return host
+
+    def _next_host(self) -> str | None:
+        """The next announced host that has a server left to start a text block: a name
+        announced again by a server already read (its text came in two parts) is passed."""
+        while self.pending:
+            name = self.pending.popleft()
+            started = {b.host for b in self.doc.blocks if b.host and b.host.split("#")[0] == name}
+            if len(started) < max(1, self.doc.servers[name]):
+                return self._segment_name(name)
+        return None
+
+    def _next_listed(self) -> str | None:
+        """No prefix announced the blocks (fio --client with terse output among the formats
+        prints none): the next server of the hostname= lines that has not started, in their
+        order. Totals are right; which block is which server is the listing's guess."""
+        segments = {b.host for b in self.doc.blocks if b.host}
+        started = Counter(h.split("#")[0] for h in segments)
+        seen: Counter[str] = Counter()
+        for name in self.doc.server_order:
+            seen[name] += 1
+            if seen[name] > started[name]:
+                self.doc.unnamed_hosts = True
+                return self._segment_name(name)
+        return None
 
     def _segment_name(self, host: str) -> str:
         """Two servers may share a host name (``hostname=vm`` twice): number the repeats."""

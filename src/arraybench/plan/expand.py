@@ -199,7 +199,11 @@ def scale_plan(plan: Plan, factor: float) -> Plan:
     if factor == 1:
         return plan
     try:
-        return Plan.model_validate(_scaled(plan, factor).model_dump())
+        scaled = _scaled(plan, factor)
+        # validated again, but returned as built: a re-validated copy would mark every field
+        # as given, and a workload's `load` would then override the plan's with its None's
+        Plan.model_validate(scaled.model_dump())
+        return scaled
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"] if not str(p).startswith("function"))
@@ -265,12 +269,24 @@ def with_targets(
     existing files and devices are used at their own size.
     """
     if paths:
-        targets = [Target(path=p, size=None if exists(p) else DEFAULT_SCRATCH_SIZE) for p in paths]
+        targets = [_target(p, exists) for p in paths]
     elif not plan.targets and not (plan.hosts and all(h.targets for h in plan.hosts)):
         targets = [Target(path=scratch, size=DEFAULT_SCRATCH_SIZE)]
     else:
         return plan
     return plan.model_copy(update={"targets": targets})
+
+
+def _target(path: str, exists: Callable[[str], bool]) -> Target:
+    """A `--target` path as a plan target, or one line saying why it cannot be one."""
+    try:
+        return Target(path=path, size=None if exists(path) else DEFAULT_SCRATCH_SIZE)
+    except ValidationError as exc:
+        problem = "an empty path" if not path else str(exc.errors()[0]["msg"]).lower()
+        raise PlanError(
+            f"--target {path[:80]!r}: {problem}",
+            "give the path of a file or a block device",
+        ) from None
 
 
 def describe_level(level: Level) -> str:

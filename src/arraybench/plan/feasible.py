@@ -29,7 +29,7 @@ _AIO_MAX_NR = Path("/proc/sys/fs/aio-max-nr")
 class Shape:
     """The load of one workload as fio will see it on one host."""
 
-    where: str  # `workloads[3]` or `load`, for the error line
+    where: str  # `workloads[3]`, for the error line
     workload: Workload
     load: Load
     counts: list[int]  # device counts of the ladder (the number of targets without one)
@@ -53,11 +53,8 @@ def _shapes(plan: Plan) -> Iterator[Shape]:
             counts = list(range(1, ntargets + 1))
         else:
             counts = list(load.devices) if load.devices else [ntargets]
-        pairs = (
-            len(load.pairs) if load.pairs else len(load.workers or [1]) * len(load.iodepth or [1])
-        )
-        where = f"workloads[{index}] ({workload.name})"
-        yield Shape(where, workload, load, counts, nsets * len(counts) * pairs)
+        levels = nsets * len(counts) * len(_pairs(load))
+        yield Shape(f"workloads[{index}]", workload, load, counts, levels)
 
 
 def _pairs(load: Load) -> list[tuple[int, int]]:
@@ -92,18 +89,19 @@ def _check_devices(plan: Plan) -> None:
 
 def _check_jobs(plan: Plan, shape: Shape, aio_max: int) -> None:
     engine = shape.workload.ioengine or plan.ioengine
+    named = f"{shape.where} ({shape.workload.name})"
     for workers, iodepth in _pairs(shape.load):
         for devices in shape.counts:
             jobs = workers * devices if shape.load.spread == "per_target" else workers
             if jobs > MAX_JOBS:
                 raise PlanError(
-                    f"{shape.where}: {workers} workers on each of {devices} targets make "
+                    f"{named}: {workers} workers on each of {devices} targets make "
                     f"{jobs} fio jobs, and fio runs at most {MAX_JOBS}",
                     "use fewer workers or devices (or spread: shared)",
                 )
             if engine == "libaio" and jobs * iodepth > aio_max:
                 raise PlanError(
-                    f"{shape.where}: {jobs} jobs x iodepth {iodepth} = {jobs * iodepth} "
+                    f"{named}: {jobs} jobs x iodepth {iodepth} = {jobs * iodepth} "
                     f"outstanding I/Os, more than libaio can set up (fs.aio-max-nr = {aio_max})",
                     "lower workers or iodepth, or raise fs.aio-max-nr with sysctl",
                 )
@@ -157,7 +155,8 @@ def _check_timing(plan: Plan, workload: Workload, where: str) -> None:
             raise PlanError(
                 f"{where}.events[{number}].at: {event.at:g}s is after the point ends "
                 f"({end:g}s of ramp and duration)",
-                "give an offset within the point, or lengthen its timing",
+                "give an offset within the point, or lengthen its timing "
+                "(--scale shortens points, not event offsets)",
             )
 
 
@@ -185,9 +184,8 @@ def check_runnable(plan: Plan, aio_max: int | None = None) -> None:
     _check_size(plan, shapes)
     limit = aio_max if aio_max is not None else aio_max_nr()
     for shape in shapes:
-        where = f"workloads[{plan.workloads.index(shape.workload)}]"
         _check_jobs(plan, shape, limit)
-        _check_direct(plan, shape.workload, where)
-        _check_regions(plan, shape.workload, where)
-        _check_timing(plan, shape.workload, where)
+        _check_direct(plan, shape.workload, shape.where)
+        _check_regions(plan, shape.workload, shape.where)
+        _check_timing(plan, shape.workload, shape.where)
     _check_expectations(plan)

@@ -14,6 +14,7 @@ from arraybench.analysis.fabric import parse_link
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
     _NUMBER,
+    _REAL,
     _SECONDS,
     MAX_FIO_INT,
     MAX_JOBS,
@@ -37,17 +38,29 @@ from arraybench.plan.types import (
     Wait,
 )
 
-# names become parts of file and folder names: a safe character set and a length limit
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
 LABEL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 ENGINE_PATTERN = r"^[A-Za-z0-9_.:/+\-]+$"
+# names become parts of file and folder names: a safe character set and a length limit
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
 # one line of text shown in tables and reports: no control characters (newlines, escapes)
 Label = Annotated[str, Field(min_length=1, max_length=200, pattern=LABEL_PATTERN)]
-Path = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
-Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
+PathText = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
 # fio engine names, `external:/path/engine.so` included; nothing fio would read as syntax
 Engine = Annotated[str, Field(min_length=1, max_length=256, pattern=ENGINE_PATTERN)]
+Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
+Share = Annotated[float, _REAL, Field(strict=True), InRange(0, 100, low_open=True)]  # a %, > 0
+Blocks = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_SIZE)]
+Rate = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e12, low_open=True)]  # > 0
+Mtu = Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)]
+Passes = Annotated[float, _REAL, Field(strict=True), InRange(0, 1000, low_open=True)]
+Steps = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)]  # rounds, steps
+RoundWindow = Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)]
+Increase = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e6, low_open=True)]  # %
+Files = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)]
+SteadyWindow = Annotated[
+    float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
+]
 
 
 def _label_value(value: object) -> object:
@@ -67,7 +80,7 @@ def _on_off(value: object) -> object:
 class Target(Strict):
     """A file or a block device. Files are created at `size` when missing."""
 
-    path: Path
+    path: PathText
     size: Size | None = None  # for files: the size to create/use; devices use their own size
 
 
@@ -116,13 +129,9 @@ class SteadyStop(Strict):
     """
 
     metric: Literal["iops", "bw"] = "iops"
-    limit: Annotated[float, _NUMBER, Field(strict=True), InRange(0, 100, low_open=True)] = (
-        20.0  # % max deviation from the window mean
-    )
+    limit: Share = 20.0  # % max deviation from the window mean
     # the steady-state window fio watches (it checks once a second)
-    window: Annotated[
-        float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
-    ] = 60.0
+    window: SteadyWindow = 60.0
 
 
 class Timing(Strict):
@@ -178,9 +187,7 @@ class Workload(Strict):
     bs: BlockSize
     read: Percent  # read percentage: 100 = read only, 0 = write only
     region: Literal["backend", "frontend"] = "backend"
-    frontend_blocks: Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_SIZE)] = (
-        1000  # frontend = the first N blocks of each target
-    )
+    frontend_blocks: Blocks = 1000  # frontend = the first N blocks of each target
     ioengine: Engine | None = None
     direct: Bool | None = None
     data: DataPattern | None = None
@@ -211,7 +218,7 @@ class Fabric(Strict):
     """The links between one host and the storage: a ceiling for the charts."""
 
     links: list[str] = Field(min_length=1)  # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
-    mtu: Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)] = 1500
+    mtu: Mtu = 1500
 
     @field_validator("links")
     @classmethod
@@ -224,7 +231,7 @@ class Fabric(Strict):
 class Precondition(Strict):
     """SNIA workload-independent preconditioning: write the targets `passes` times over."""
 
-    passes: Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1000, low_open=True)] = 2.0
+    passes: Passes = 2.0
     bs: BlockSize = 128 * 1024
     pattern: Literal["sequential", "random"] = "sequential"
 
@@ -234,8 +241,8 @@ class Rounds(Strict):
 
     workloads: list[str] = Field(min_length=1)  # names or globs of the repeated workloads
     track: str = Field(min_length=1)  # the workload whose throughput must become steady
-    max: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = 25
-    window: Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)] = 5
+    max: Steps = 25
+    window: RoundWindow = 5
 
     @model_validator(mode="after")
     def _window_fits(self) -> Rounds:
@@ -258,13 +265,10 @@ class InterferenceTest(Strict):
     bg_bs: BlockSize = 1 << 20
     bg_read: Percent = 100
     bg_rate_iops: PositiveInt = 1000  # added by each step
-    steps: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = 5
+    steps: Steps = 5
     bg_iodepth: IoDepth = 4
     interval: Duration = 60.0
-    # % for the verdict
-    max_latency_increase: Annotated[
-        float, _NUMBER, Field(strict=True), InRange(0, 1e6, low_open=True)
-    ] = 20.0
+    max_latency_increase: Increase = 20.0  # % for the verdict
 
     @model_validator(mode="after")
     def _fio_can_run_it(self) -> InterferenceTest:
@@ -285,9 +289,9 @@ FILE_OPS: tuple[MetadataOp, ...] = ("create", "stat", "delete")
 class MetadataTest(Strict):
     """CSCS's mdtest-like test on fio's file engines, in a directory."""
 
-    directory: Path | None = None  # default: a folder beside the results
+    directory: PathText | None = None  # default: a folder beside the results
     threads: list[Jobs] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
-    files_per_thread: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)] = 1000
+    files_per_thread: Files = 1000
     ops: list[MetadataOp] = Field(default_factory=lambda: list(FILE_OPS))
 
 
@@ -302,13 +306,8 @@ class Expectation(Strict):
 
     name: Label | None = None  # as the verdict table shows it; default: built from the bounds
     workload: str = Field(min_length=1)  # a workload name or glob
-    min_iops: (
-        Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1e12, low_open=True)] | None
-    ) = None
-    # MB/s = 10^6 bytes/s
-    min_mbps: (
-        Annotated[float, _NUMBER, Field(strict=True), InRange(0, 1e9, low_open=True)] | None
-    ) = None
+    min_iops: Rate | None = None
+    min_mbps: Rate | None = None  # MB/s = 10^6 bytes/s
     max_lat_mean: Latency | None = None
     max_lat_p99: Latency | None = None
     hosts: Count | None = None  # only points measured on this many hosts
@@ -330,7 +329,7 @@ class Plan(Strict):
         default_factory=dict
     )
     targets: list[Target] = Field(default_factory=list)
-    allow_destroy: list[Path] = Field(default_factory=list)
+    allow_destroy: list[PathText] = Field(default_factory=list)
     ioengine: Engine = "libaio"
     direct: Bool = True
     data: DataPattern = DataPattern()

@@ -9,6 +9,7 @@ as `runtime=0ms`, which makes fio drop time-based mode and read the whole target
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -65,10 +66,12 @@ class InRange:
         return core_schema.no_info_after_validator_function(self.check, handler(source))
 
     def __get_pydantic_json_schema__(self, schema: Any, handler: GetJsonSchemaHandler) -> Any:
+        # in seconds or bytes for durations and sizes: JSON Schema's bounds constrain numbers
+        # only, so the text forms (30s, 8k) stay valid beside them
         result = handler(schema)
-        if self.unit == "":  # sizes and durations are written as text (8k, 30s)
-            key = "exclusiveMinimum" if self.low_open else "minimum"
-            result.update({key: self.low, "maximum": self.high})
+        low = 0 if self.zero else self.low
+        key = "exclusiveMinimum" if self.low_open else "minimum"
+        result.update({key: low, "maximum": self.high})
         return result
 
     def check(self, value: float) -> float:
@@ -129,7 +132,18 @@ def _no_bool(value: object) -> object:
     return value
 
 
+_FLOAT_TEXT = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*")
+
+
+def _real(value: object) -> object:
+    """A number, and the text PyYAML leaves for `1e9` (YAML 1.1 wants `1.0e+9`)."""
+    if isinstance(value, str) and _FLOAT_TEXT.fullmatch(value):
+        return float(value)
+    return _no_bool(value)
+
+
 _NUMBER = BeforeValidator(_no_bool)
+_REAL = BeforeValidator(_real)  # for float fields: 1e9 written plainly is a number too
 _FIO_TIME = "fio counts time in whole milliseconds"
 _SIZE = BeforeValidator(_size)
 _SECONDS = BeforeValidator(_duration)
@@ -152,7 +166,7 @@ IoDepth = Annotated[
     int, _NUMBER, Field(strict=True), InRange(1, MAX_IODEPTH, "libaio gives one job at most 65535")
 ]
 Port = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 65535)]
-Fraction = Annotated[float, _NUMBER, Field(strict=True), InRange(0, 100)]  # a percentage
+Fraction = Annotated[float, _REAL, Field(strict=True), InRange(0, 100)]  # a percentage
 Bool = Annotated[bool, Field(strict=True)]
 
 

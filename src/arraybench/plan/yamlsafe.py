@@ -150,9 +150,11 @@ class _Measure:
             seen[name] = _line(key)
 
 
-def _syntax_error(exc: yaml.YAMLError, source: str) -> PlanError:
+def _syntax_error(exc: yaml.YAMLError, source: str, text: str) -> PlanError:
     mark = getattr(exc, "problem_mark", None)
     where = f"{source}:{mark.line + 1}" if mark else source
+    if isinstance(exc, yaml.reader.ReaderError):  # a NUL or control character: no mark
+        where = f"{source}:{text.count(chr(10), 0, exc.position) + 1}"
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     return PlanError(f"{where} YAML syntax error: {problem}", "fix the YAML syntax")
 
@@ -164,7 +166,7 @@ def compose_and_load(
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.max_bytes:
         raise PlanError(
-            f"{source}: {size} bytes, more than the limit of {limits.max_bytes} bytes",
+            f"{source}: larger than the limit of {limits.max_bytes} bytes",
             "a plan is a few KiB: check that this is the right file",
         )
     try:
@@ -174,7 +176,7 @@ def compose_and_load(
             _Measure(source, limits)(node)
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        raise _syntax_error(exc, source) from None
+        raise _syntax_error(exc, source, text) from None
     return node, data
 
 

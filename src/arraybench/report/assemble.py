@@ -9,6 +9,7 @@ import yaml
 
 from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
+from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.plan.model import Expectation
 from arraybench.provenance import provenance_rows
 from arraybench.report.build import (
@@ -27,6 +28,7 @@ from arraybench.report.build import (
     series_of,
     summarize_series,
 )
+from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
 from arraybench.report.model import (
     CurvePanel,
@@ -40,13 +42,12 @@ from arraybench.report.model import (
 from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
+from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
-from arraybench.report.timelines import timelines
+from arraybench.report.timelines import timelines, untimed_note
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size
-
-MAX_FLAG_NOTES = 20
 
 
 def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> CurvePanel:
@@ -104,9 +105,12 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
+    model.notes += untimed_note(once)
+    model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once)
+    model.tables = maximum_recorded(once) + devices_grids(once) + model.tables
     model.tables += scaling_tables(once)
     model.overlays += scaling_overlay(once)
     model.notes += spread_note(points)
@@ -126,18 +130,22 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
                            f"{d['pattern']} writes ({d['passes']:g} x capacity) in "
                            f"{d['seconds']:,.0f} s")  # fmt: skip
     by_id = {p.id: p.key for p in points}
-    flags = [(f.point_id or 0, flag) for f in store.findings(run_id, "monitor")
+    flags = [(by_id.get(f.point_id or 0, "?"), flag) for f in store.findings(run_id, "monitor")
              for flag in f.data["flags"]]  # fmt: skip
-    lines = [f"{by_id.get(point_id, '?')}: {flag}" for point_id, flag in flags]
-    if lines:
-        model.notes.append(
-            f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {len(lines)} "
-            "point(s) — see the time series and the points table (kernel_iops):"
-        )
-        model.notes += lines[:MAX_FLAG_NOTES]
-        if len(lines) > MAX_FLAG_NOTES:
-            model.notes.append(f"… and {len(lines) - MAX_FLAG_NOTES} more")
+    compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
+    model.notes += disagreement_notes(summarize_disagreements(flags, compared))
     return model
+
+
+def disagreement_notes(found: Disagreements | None) -> list[str]:
+    """fio against the kernel, once per run: how many points, the worst, the likely cause."""
+    if found is None:
+        return []
+    return [
+        f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {found.points} of "
+        f"{found.of} points; worst {found.worst_point}: {found.worst}; likely cause: "
+        f"{found.likely_cause}. Per point: the column 'kernel vs fio' of the points table."
+    ]
 
 
 def _level(key: str) -> str:
@@ -276,6 +284,17 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     return notes
 
 
+def kernel_vs_fio(point: PointRecord) -> float | None:
+    """The kernel's throughput against fio's, in % (+ = the kernel saw more), in the
+    series' unit; None without kernel counters."""
+    mbps = point.unit == "MB/s"
+    kernel = point.kernel_mbps if mbps else point.kernel_iops
+    fio = point.metric("total", "mbps" if mbps else "iops")
+    if kernel is None or not fio:
+        return None
+    return (kernel - fio) / fio * 100
+
+
 def point_row(point: PointRecord) -> PointRow:
     """One stored point as a row of the points tables (and of the CSV, under raw names)."""
     record: dict[str, str | int | float | None] = {"series": series_name(point)}
@@ -286,7 +305,9 @@ def point_row(point: PointRecord) -> PointRow:
         workers=point.workers,
         iodepth=point.iodepth,
         targets=point.targets,
-        values=dict(point.metrics) | {c: getattr(point, c) for c in HOST_COLUMNS},
+        values=dict(point.metrics)
+        | {c: getattr(point, c) for c in HOST_COLUMNS}
+        | {"kernel_vs_fio_pct": kernel_vs_fio(point)},
         block_size=format_size(point.bs),
         engine=point.ioengine,
         record=record | dict(point.metrics),

@@ -156,7 +156,7 @@ HOST_COLUMNS = ["kernel_iops", "kernel_mbps", "cpu_busy_pct"]
 
 
 def point_columns() -> list[str]:
-    return [*METRIC_COLUMNS, *HOST_COLUMNS]
+    return [*METRIC_COLUMNS, *HOST_COLUMNS, "kernel_vs_fio_pct"]
 
 
 def open_run(store: Store, run_id: str) -> tuple[RunRecord, list[PointRecord]]:

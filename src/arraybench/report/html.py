@@ -11,8 +11,10 @@ import math
 from collections.abc import Callable
 from datetime import datetime
 
+from arraybench.report import interact
 from arraybench.report.escape import for_html
 from arraybench.report.model import (
+    Distribution,
     Overlay,
     PointRow,
     ReportModel,
@@ -42,6 +44,8 @@ from arraybench.units import format_number
 
 DASH = "–"
 MAX_INLINE_TARGETS = 6
+LADDER_CHART_POINTS = 400
+LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 CSS = """
 :root { --fg:#1f2937; --muted:#6b7280; --line:#e5e7eb; --head:#f3f4f6; --accent:#1f5fa8; }
@@ -53,6 +57,7 @@ h1 { font-size:24px; margin:0 0 4px; }
 h2 { font-size:18px; margin:36px 0 12px; padding-bottom:4px; border-bottom:2px solid var(--line); }
 h3 { font-size:15px; margin:24px 0 8px; }
 .subtitle { color:var(--muted); margin:0 0 16px; }
+nav.contents { display:none; }
 nav.toc { font-size:13px; color:var(--muted); margin:0 0 18px; }
 nav.toc a { color:var(--accent); text-decoration:none; margin-right:14px; }
 dl.meta { display:grid; grid-template-columns:max-content 1fr max-content 1fr; gap:4px 16px;
@@ -93,10 +98,11 @@ svg.chart { display:block; max-width:100%; height:auto; }
 .points-wrap { overflow-x:auto; }
 table.points { font-size:12px; margin:0 0 14px; }
 table.points th.group { text-align:center; background:#e8eef7; }
-table.points tbody td:first-child { min-width:12em; }
+table.points tbody th:first-child { min-width:12em; }
 dl.fixed { display:flex; flex-wrap:wrap; gap:2px 18px; margin:0 0 8px; font-size:13px; }
 dl.fixed dt { color:var(--muted); } dl.fixed dd { margin:0 0 0 -12px; overflow-wrap:anywhere; }
-table.points td[data-v] { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+table.points td { text-align:right; font-variant-numeric:tabular-nums; white-space:nowrap; }
+table.points tbody th { font-weight:normal; background:none; white-space:nowrap; }
 table.points tbody tr:nth-child(even) { background:#fafafa; }
 table.sortable thead th { cursor:pointer; user-select:none; white-space:nowrap; }
 table.sortable th[aria-sort=ascending]::after { content:" \\25B2"; font-size:9px; }
@@ -113,12 +119,21 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   body { font-size:11px; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
+  nav.contents { display:block; margin:8px 0 0; font-size:12px; }
+  nav.contents ol { margin:4px 0 0 18px; padding:0; columns:2; }
+  nav.contents a { color:inherit; text-decoration:none; }
+  .contents-title { font-weight:600; margin:0; }
+  #appendix { break-before:page; page-break-before:always; }
+  #jobs { columns:2; column-gap:8mm; }
+  #jobs pre { font-size:7.5px; line-height:1.25; padding:4px 6px; margin:2px 0; }
+  #jobs details { break-inside:avoid; }
   h2 { break-after:avoid; page-break-after:avoid; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
   table { max-width:100%; }
   table.points, table.points th { font-size:9px; white-space:normal; }
-  table.points td[data-v] { font-size:9px; white-space:nowrap; }
-  table.points tbody td:first-child { min-width:0; }
+  table.points td { font-size:9px; white-space:nowrap; }
+  table.points tbody th { font-size:9px; white-space:normal; }
+  table.points tbody th:first-child { min-width:0; }
   table.points th, table.points td { padding:3px 5px; }
   th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
@@ -133,10 +148,13 @@ JS = """
 (function () {
   function key(cell) {
     if (!cell) { return null; }
-    var v = cell.getAttribute("data-v");
-    if (v !== null) { var f = parseFloat(v); return isNaN(f) ? null : f; }
     var t = cell.textContent.trim();
-    return t === "" || t === "\\u2013" ? null : t;
+    if (t === "" || t === "\\u2013") { return null; }
+    if (cell.tagName === "TD") {  // a number as the cell shows it: "1,250,000", "8.46"
+      var f = Number(t.replace(/,/g, ""));
+      if (isFinite(f)) { return f; }
+    }
+    return t;
   }
   function cmp(a, b, asc) {
     if (a === null || b === null) { return a === b ? 0 : (a === null ? 1 : -1); }
@@ -204,21 +222,36 @@ def _head(model: ReportModel) -> str:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="generator" content="arraybench {_e(model.arraybench_version)}">\n'
-        f"<title>{_e(model.title)}</title>\n<style>{CSS}</style>\n</head>\n"
+        f"<title>{_e(model.title)}</title>\n<style>{CSS}{interact.CSS}</style>\n</head>\n"
     )
+
+
+def _contents(model: ReportModel) -> list[tuple[str, str]]:
+    """The sections the document has, in its order: (anchor, title)."""
+    links = [("run", "Set-up"), ("summary", "Summary")]
+    links += [("verdicts", "Acceptance verdicts")] if model.verdicts else []
+    links += [("tables", "Tables")] if model.tables else []
+    if model.sections:
+        links += [("overlays", "Curves together")] if model.overlays else []
+        links += [("workloads", "Workloads")]
+    elif model.overlays:
+        links += [("workloads", "Workloads")]
+    links += [("distribution", "Latency distribution")] if model.distributions else []
+    links += [("timelines", "Time series")] if model.timelines else []
+    links += [("points", "Points"), ("appendix", "Appendix: plan and job files")]
+    return links
 
 
 def _title(model: ReportModel) -> str:
     sub = f"arraybench report · run {model.run_id} · scenario {model.scenario}"
-    links = [("summary", "Summary")]
-    links += [("verdicts", "Verdicts")] if model.verdicts else []
-    links += [("workloads", "Workloads"), ("points", "Points")]
-    links += [("provenance", "Provenance")] if model.provenance else []
-    links += [("plan", "Plan"), ("jobs", "Job files")]
+    links = _contents(model)
     toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
+    printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in links)
     return (
         f"<header><h1>{_e(model.title)}</h1>"
-        f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav></header>'
+        f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav>'
+        f'<nav class="contents"><p class="contents-title">Contents</p><ol>{printed}</ol></nav>'
+        "</header>"
     )
 
 
@@ -262,7 +295,7 @@ def _metadata(model: ReportModel) -> str:
         ("Targets", _targets(model.targets)),
     ]
     items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
-    return f'<section id="run"><h2>Run</h2><dl class="meta">{items}</dl></section>'
+    return f'<section id="run"><h2>Set-up</h2><dl class="meta">{items}</dl></section>'
 
 
 def _notes(notes: list[str]) -> str:
@@ -349,7 +382,9 @@ def _timeline(t: Timeline) -> str:
                                  dashed=True))  # fmt: skip
     latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")]
     events = [ChartEvent(at, label) for at, label in t.events]
-    charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label)
+    most = LADDER_CHART_POINTS if t.series else 2000  # many ladders: each drawn a little coarser
+    charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label,
+                        max_points=most)  # fmt: skip
     if t.gb_written is not None:
         charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
                            events=events, t_s=t.t_s)  # fmt: skip
@@ -425,8 +460,35 @@ def _overlay(o: Overlay) -> str:
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,
-                     x_axis=_category_axis(o.x_ticks), mark_max=False)  # fmt: skip
+                     x_axis=_category_axis(o.x_ticks), mark_max=False,
+                     x_names=o.x_ticks)  # fmt: skip
     return f'<figure class="panel">{chart}</figure>'
+
+
+def _distribution(d: Distribution) -> str:
+    x = [float(i) for i in range(len(d.percentiles))]
+    lines = [
+        TimeSeries(f"level {line.label}", line.lat_mean_us, "µs",
+                   color=LINE_COLORS[i % len(LINE_COLORS)])
+        for i, line in enumerate(d.lines)
+    ]  # fmt: skip
+    names = [f"p{p}" if p != "100" else "max" for p in d.percentiles]
+    chart = xy_chart(f"{d.series}: latency percentiles", x, lines, x_label="percentile",
+                     x_axis=_category_axis(names), mark_max=False, x_names=names,
+                     log_y=True)  # fmt: skip
+    return f'<details class="series dist"><summary>{_e(d.series)}</summary>{chart}</details>'
+
+
+def _distributions(model: ReportModel) -> str:
+    if not model.distributions:
+        return ""
+    parts = "".join(_distribution(d) for d in model.distributions)
+    return (
+        '<section id="distribution"><h2>Latency distribution</h2><p class="caption">Per '
+        "series, the latency at each percentile of every load level, from the merged json+ "
+        "histograms of all its jobs (never an average of percentiles). Click a series to open "
+        f"it.</p>{parts}</section>"
+    )
 
 
 def _overlays(model: ReportModel) -> str:
@@ -460,12 +522,15 @@ def _verdicts(model: ReportModel) -> str:
 def _provenance(provenance: list[tuple[str, str]]) -> str:
     if not provenance:
         return ""
+    said = {"arraybench", "fio", "started", "finished"}  # in the set-up list above
     rows = "".join(
-        f'<tr><th scope="row">{_e(key)}</th><td>{_e(value)}</td></tr>' for key, value in provenance
+        f'<tr><th scope="row">{_e(key)}</th><td>{_e(value)}</td></tr>'
+        for key, value in provenance
+        if key not in said
     )
     return (
-        '<section id="provenance"><h2>Provenance</h2>'
-        '<p class="caption">Where the numbers came from: tools, hosts and targets.</p>'
+        '<section id="provenance"><h3>Where the numbers came from</h3>'
+        '<p class="caption">Tools, hosts and targets, as recorded when the run started.</p>'
         f'<table class="provenance"><tbody>{rows}</tbody></table></section>'
     )
 
@@ -493,11 +558,10 @@ def _timelines(model: ReportModel) -> str:
 
 
 def _num(v: float | None) -> str:
-    # numeric cells are styled by their data-v attribute (no class: 10,000-point reports stay
-    # small); 7 significant digits sort exactly what the cell shows
+    # no attribute: a 10,000-point report stays small; the table sorts by the number shown
     if v is None or not math.isfinite(v):
-        return f'<td data-v="">{DASH}</td>'
-    return f'<td data-v="{v:.7g}">{format_value(v)}</td>'
+        return f"<td>{DASH}</td>"
+    return f"<td>{format_value(v)}</td>"
 
 
 def _span(name: str, n: int) -> str:
@@ -523,7 +587,7 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
     columns = [(g, c) for g in table.groups for c in g.columns]
     rows = []
     for p in points:
-        cells = "".join(f"<td>{_e(v)}</td>" for v in id_cells(p, layout.id_columns))
+        cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
         rows.append(f"<tr>{cells}{''.join(_num(value(p, g, c)) for g, c in columns)}</tr>")
     body = "\n".join(rows)
     return (
@@ -533,7 +597,7 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
 
 
 def _points(model: ReportModel) -> str:
-    layout = points_layout(model.points)
+    layout = points_layout(model.points, totals_only=len(model.points) > LARGE_RUN_POINTS)
     fixed = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in layout.fixed)
     fixed = f'<dl class="fixed">{fixed}</dl>' if fixed else ""
     absent = (
@@ -542,6 +606,11 @@ def _points(model: ReportModel) -> str:
         if layout.absent and layout.tables
         else ""
     )
+    if layout.totals_only:
+        absent = (
+            f'<p class="caption">{len(model.points):,} points: the totals are shown here; the '
+            "read and write columns of every point are in the CSV and the Excel report.</p>"
+        )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     return (
         f'<section id="points"><h2>Points ({len(model.points)})</h2>{fixed}'
@@ -553,7 +622,7 @@ def _points(model: ReportModel) -> str:
 
 def _plan(plan_yaml: str) -> str:
     text = _e(plan_yaml) if plan_yaml.strip() else DASH
-    return f'<section id="plan"><h2>Plan</h2><pre class="plan">{text}</pre></section>'
+    return f'<section id="plan"><h3>Plan</h3><pre class="plan">{text}</pre></section>'
 
 
 def _jobs(job_files: dict[str, str]) -> str:
@@ -561,7 +630,7 @@ def _jobs(job_files: dict[str, str]) -> str:
         f"<details><summary>{_e(k)}</summary><pre>{_e(v)}</pre></details>"
         for k, v in job_files.items()
     )
-    return f'<section id="jobs"><h2>Job files ({len(job_files)})</h2>{items or DASH}</section>'
+    return f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>{items or DASH}</section>'
 
 
 def render_html(model: ReportModel) -> str:
@@ -570,20 +639,24 @@ def render_html(model: ReportModel) -> str:
     body = [
         _title(model),
         _metadata(model),
+        _provenance(model.provenance),
         _notes(model.notes),
         _summary(model, anchors),
         _verdicts(model),
         _tables(model),
         _overlays(model),
         _sections(model),
+        _distributions(model),
         _timelines(model),
         _points(model),
-        _provenance(model.provenance),
+        '<section id="appendix"><h2>Appendix: plan and job files</h2>',
         _plan(model.plan_yaml),
         _jobs(model.job_files),
+        "</section>",
         f"<footer>Generated by arraybench {_e(model.arraybench_version)}.</footer>",
     ]
     main = "\n".join(b for b in body if b)
     return (
-        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}</script>\n</body>\n</html>\n"
+        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}{interact.SCRIPT}</script>\n"
+        "</body>\n</html>\n"
     )

@@ -84,6 +84,16 @@ class Overlay:
 
 
 @dataclass(frozen=True)
+class Distribution:
+    """Latency percentiles of one series, one line per load level (`lat_mean_us` holds the
+    latency at each percentile of `percentiles`), from merged json+ bins."""
+
+    series: str
+    percentiles: list[str]  # "50", "99.9", "100" (the maximum)
+    lines: list[OverlayLine]
+
+
+@dataclass(frozen=True)
 class ReportTable:
     """A plain table (SNIA matrix, interference steps, metadata ops/s)."""
 
@@ -140,3 +150,4 @@ class ReportModel:
     # where the numbers came from: ("fio version", "3.33"), ("target /dev/sdb", "model, size")
     provenance: list[tuple[str, str]] = field(default_factory=list)
     verdicts: list[ReportTable] = field(default_factory=list)  # acceptance criteria PASS/FAIL
+    distributions: list[Distribution] = field(default_factory=list)  # latency percentiles

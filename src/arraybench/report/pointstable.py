@@ -44,6 +44,7 @@ class PointsLayout:
     id_columns: list[str]  # "Series", "Level", and any parameter that varies
     tables: list[PointsTable]
     absent: list[str]  # groups left out because no point has a value there ("Write")
+    totals_only: bool = False  # a large run: Read and Write left to the CSV and Excel
 
 
 def _scope(scope: str, title: str) -> ColumnGroup:
@@ -63,6 +64,7 @@ GROUPS = [
         [
             Column("kernel_iops", "kernel IOPS", "IOPS"),
             Column("kernel_mbps", "kernel MB/s", "MB/s"),
+            Column("kernel_vs_fio_pct", "kernel vs fio", "%"),
             Column("cpu_busy_pct", "CPU busy", "%"),
         ],
     ),
@@ -132,10 +134,11 @@ def id_cells(p: PointRow, id_columns: list[str]) -> list[str]:
     return [values[c] for c in id_columns]
 
 
-def points_layout(points: list[PointRow]) -> PointsLayout:
+def points_layout(points: list[PointRow], *, totals_only: bool = False) -> PointsLayout:
     fixed, ids = _fixed_and_ids(points)
-    present = [g for g in GROUPS if _has_values(points, g)]
-    absent = [g.title for g in GROUPS[:3] if g not in present]
+    groups = GROUPS[2:] if totals_only else GROUPS
+    present = [g for g in groups if _has_values(points, g)]
+    absent = [] if totals_only else [g.title for g in GROUPS[:3] if g not in present]
     tables: list[PointsTable] = []
     for group in present:
         last = tables[-1].groups if tables else None
@@ -146,14 +149,15 @@ def points_layout(points: list[PointRow]) -> PointsLayout:
             last.append(group)
         else:
             tables.append(PointsTable([group]))
-    return PointsLayout(fixed, ids, tables, absent)
+    return PointsLayout(fixed, ids, tables, absent, totals_only)
 
 
 _NAMES = {"ios": ("I/Os", ""), "bytes": ("bytes", ""), "iops": ("IOPS", ""), "mbps": ("MB/s", ""),
           "lat_mean_us": ("mean latency", "µs"), "lat_p50_us": ("p50 latency", "µs"),
           "lat_p99_us": ("p99 latency", "µs"), "lat_p999_us": ("p99.9 latency", "µs"),
           "lat_max_us": ("max latency", "µs")}  # fmt: skip
-_HOST = {"kernel_iops": "kernel IOPS", "kernel_mbps": "kernel MB/s", "cpu_busy_pct": "CPU busy (%)"}
+_HOST = {"kernel_iops": "kernel IOPS", "kernel_mbps": "kernel MB/s", "cpu_busy_pct": "CPU busy (%)",
+         "kernel_vs_fio_pct": "kernel vs fio (%)"}  # fmt: skip
 
 
 def column_title(raw: str) -> str:

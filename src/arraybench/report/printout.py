@@ -308,24 +308,37 @@ class _Chromium:
 # ---------------------------------------------------------------- public API
 
 
+FOOTER = (
+    '<div style="width:100%;font-size:8px;color:#6b7280;padding:0 12mm;'
+    'font-family:system-ui,sans-serif;display:flex;justify-content:space-between">'
+    '<span class="title"></span><span>page <span class="pageNumber"></span> of '
+    '<span class="totalPages"></span></span></div>'
+)
+
+
 def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> None:
-    """Print the HTML page to a PDF (A4 as the page's print CSS asks, no header or footer)."""
+    """Print the HTML page to an A4 PDF (the page's print CSS) through the DevTools protocol:
+    page numbers in the footer ("page 3 of 17") and a document outline (PDF bookmarks) from
+    the headings, so a reader finds each section from the viewer's contents pane."""
     url = _file_url(html_path)
-    with tempfile.TemporaryDirectory(prefix="arraybench-pdf-") as tmp:
-        out = Path(tmp) / "report.pdf"
-        args = [
-            f"--print-to-pdf={out}",
-            "--no-pdf-header-footer",
-            "--print-to-pdf-no-header",
-            "--run-all-compositor-stages-before-draw",
-            url,
-        ]
-        with _Chromium(args, pipe=False, timeout=timeout, what=f"printing {html_path}") as c:
-            code = c.wait()
-            if code != 0 or not out.is_file() or out.stat().st_size == 0:
-                raise c.error(f"chromium could not print {html_path} to PDF (exit code {code})")
-        pdf_path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(out, pdf_path)
+    params = {
+        "printBackground": True,
+        "preferCSSPageSize": True,
+        "displayHeaderFooter": True,
+        "headerTemplate": "<span></span>",
+        "footerTemplate": FOOTER,
+        "generateDocumentOutline": True,
+        "generateTaggedPDF": True,
+        "transferMode": "ReturnAsBase64",
+    }
+    with _Chromium([], pipe=True, timeout=timeout, what=f"printing {html_path}") as c:
+        session = c.open_page(url)
+        c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
+        data = c.send("Page.printToPDF", params, session=session).get("data")
+        if not data:
+            raise c.error(f"chromium could not print {html_path} to PDF")
+    pdf_path.parent.mkdir(parents=True, exist_ok=True)
+    pdf_path.write_bytes(base64.b64decode(data))
 
 
 def write_png(

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import statistics
 from collections import OrderedDict
+from collections.abc import Callable
 
-from arraybench.report.build import throughput_of
 from arraybench.report.model import Overlay, OverlayLine, ReportTable
 from arraybench.store.db import PointRecord
-from arraybench.units import format_latency, format_throughput
+from arraybench.units import format_latency, format_pct, format_throughput
+
+
+def _in(unit: str) -> Callable[[PointRecord], float]:
+    """Throughput in one unit for every point of a workload (never IOPS against MB/s)."""
+    name = "mbps" if unit == "MB/s" else "iops"
+    return lambda p: p.metric("total", name) or 0.0
 
 
 def scaling_tables(points: list[PointRecord]) -> list[ReportTable]:
@@ -22,15 +28,17 @@ def scaling_tables(points: list[PointRecord]) -> list[ReportTable]:
         if len(counts) < 2:
             continue
         smallest = min(counts)
+        unit = counts[smallest][0].unit
+        throughput_of = _in(unit)
         base = max(throughput_of(p) for p in counts[smallest]) / smallest
         for n in sorted(counts):
             best = max(counts[n], key=throughput_of)
             efficiency = throughput_of(best) / (n * base) if base else None
             partial = " (partial)" if any(p.partial for p in counts[n]) else ""
             rows.append([
-                workload, str(n), format_throughput(throughput_of(best), best.unit) + partial,
+                workload, str(n), format_throughput(throughput_of(best), unit) + partial,
                 format_latency(best.metric("total", "lat_mean_us")),
-                "–" if efficiency is None else f"{efficiency:.0%}",
+                "–" if efficiency is None else format_pct(efficiency * 100),
             ])  # fmt: skip
     if not rows:
         return []
@@ -55,12 +63,27 @@ def spread_note(points: list[PointRecord]) -> list[str]:
 
 
 def scaling_overlay(points: list[PointRecord]) -> list[Overlay]:
-    """The scaling chart: max throughput and its latency against the number of hosts."""
+    """The scaling charts: max throughput and its latency against the number of hosts, one
+    chart per unit (IOPS workloads, MB/s workloads)."""
     counts = sorted({p.hosts for p in points if p.hosts})
     if len(counts) < 2:
         return []
+    workloads = OrderedDict((p.workload, p.unit) for p in points if p.hosts)
+    charts = []
+    for unit in dict.fromkeys(workloads.values()):
+        lines = _scaling_lines(points, counts, [w for w, u in workloads.items() if u == unit], unit)
+        title = "Scaling: maximum against hosts" + (
+            f" ({unit})" if len(set(workloads.values())) > 1 else ""
+        )
+        charts.append(Overlay(title, "hosts", [str(n) for n in counts], lines, unit))
+    return charts
+
+
+def _scaling_lines(
+    points: list[PointRecord], counts: list[int], workloads: list[str], unit: str
+) -> list[OverlayLine]:
+    throughput_of = _in(unit)
     lines = []
-    workloads = OrderedDict((p.workload, None) for p in points if p.hosts)
     for workload in workloads:
         best = []
         for n in counts:
@@ -72,4 +95,4 @@ def scaling_overlay(points: list[PointRecord]) -> list[Overlay]:
             mbps=[p.metric("total", "mbps") if p else None for p in best],
             lat_mean_us=[p.metric("total", "lat_mean_us") if p else None for p in best],
         ))  # fmt: skip
-    return [Overlay("Scaling: maximum against hosts", "hosts", [str(n) for n in counts], lines)]
+    return lines

@@ -16,6 +16,7 @@ from html import escape
 from itertools import pairwise
 from typing import TypeVar
 
+from arraybench.report.interact import hover_rect
 from arraybench.report.model import CurvePanel
 from arraybench.units import (
     MS_FROM_US,
@@ -571,12 +572,29 @@ def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
         body += _latency(fr, panel.lat_mean_us, dashed=False)
         body += _optimal(fr, panel, lab) + _maximum(fr, panel, lab)
         body += _min_latency(fr, panel, lab)
+        body.append(_hover(fr, panel, labels))
     title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
     return (
         f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{escape(title)}" font-family="{FONT}" fill="{C_TEXT}">'
         f"<title>{escape(title)}</title>" + "".join(head + body) + "</svg>"
     )
+
+
+def point_tip(panel: CurvePanel, i: int, level: str) -> str:
+    """What hovering a load level shows: the level, throughput, mean and p99 latency."""
+    return "\n".join([
+        f"{panel.x_label}: {level}",
+        f"{panel.mix_label}: {format_quantity(_get(panel.throughput, i), panel.throughput_unit)}",
+        f"mean latency {format_latency(_get(panel.lat_mean_us, i))}",
+        f"p99 latency {format_latency(_get(panel.lat_p99_us, i))}",
+    ])  # fmt: skip
+
+
+def _hover(fr: _Frame, panel: CurvePanel, labels: list[str]) -> str:
+    box = (fr.left, fr.top, fr.right, fr.bottom)
+    tips = [point_tip(panel, i, label) for i, label in enumerate(labels)]
+    return hover_rect(box, [fr.x(i) for i in range(len(labels))], tips)
 
 
 def _x_label(panel: CurvePanel, i: int) -> str:

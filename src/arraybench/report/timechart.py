@@ -19,10 +19,11 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from html import escape
 
+from arraybench.report.interact import clip_id, hover_rect
 from arraybench.report.svg import (
     C_AXIS,
     C_GRID,
@@ -55,7 +56,7 @@ from arraybench.report.svg import (
     runs,
     ticks_with_count,
 )
-from arraybench.units import format_quantity, format_tick
+from arraybench.units import format_quantity, format_tick, significant
 
 LEFT_COLORS = (C_TPUT, "#0f8a6c", "#5b2a86", "#4b5563")
 RIGHT_COLORS = (C_LAT, "#8c564b", "#b8860b", "#6b7280")
@@ -214,7 +215,26 @@ def _unit_and_div(series: Sequence[TimeSeries]) -> tuple[str, float]:
     return " / ".join(units), 1.0
 
 
+LOG = "log10 "  # unit prefix of a series drawn on a logarithmic axis (values are log10)
+
+
+def _log_series(series: Sequence[TimeSeries]) -> list[TimeSeries]:
+    return [
+        replace(s, values=[math.log10(v) if v is not None and v > 0 else None for v in s.values],
+                unit=LOG + s.unit)
+        for s in series
+    ]  # fmt: skip
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Whole decades around the data: 10, 100, 1,000 ... µs."""
+    first, last = math.floor(lo), math.ceil(hi)
+    return [float(k) for k in range(first, max(last, first + 1) + 1)]
+
+
 def _axis_title(unit: str) -> str:
+    if unit.startswith(LOG):
+        return _axis_title(unit.removeprefix(LOG))[:-1] + ", log scale)"
     if unit in LATENCY_UNITS:
         return f"latency ({unit})"
     if unit in THROUGHPUT_UNITS:
@@ -223,10 +243,14 @@ def _axis_title(unit: str) -> str:
 
 
 def _fmt_value(v: float, unit: str) -> str:
+    if unit.startswith(LOG):
+        return format_quantity(10**v, unit.removeprefix(LOG))
     return format_quantity(v, unit)
 
 
 def _tick_label(v: float, unit: str) -> str:
+    if unit.startswith(LOG):
+        return format_tick(10**v, unit.removeprefix(LOG))
     return format_tick(v, unit)
 
 
@@ -390,6 +414,18 @@ def _y_axis(p: _Plot, ticks: list[float], unit: str, side: int) -> list[str]:
     return out
 
 
+def _tick_div(axis: XAxis) -> float:
+    """The factor between x values and their labels: 60 for a time axis in min, 1000 in TB."""
+    for t, label in zip(axis.ticks, axis.labels, strict=True):
+        try:
+            shown = float(label.replace(",", ""))
+        except ValueError:
+            return 1.0
+        if t and shown:
+            return t / shown
+    return 1.0
+
+
 def _x_axis(p: _Plot, axis: XAxis) -> list[str]:
     out = []
     last_end = -math.inf
@@ -400,7 +436,9 @@ def _x_axis(p: _Plot, axis: XAxis) -> list[str]:
         out.append(_vline(x, p.bottom, p.bottom + 4, C_AXIS))
         w = _text_width(s, 10.5)
         if x - w / 2 > last_end + 6:
-            out.append(_text(x, p.bottom + 16, s, size=10.5, anchor="middle", cls="tick-x"))
+            value = f"{t / _tick_div(axis):.6g}"  # what the label says, for the zoom's relabel
+            out.append(_text(x, p.bottom + 16, s, size=10.5, anchor="middle", cls="tick-x",
+                             data_v=value, data_label=s))  # fmt: skip
             last_end = x + w / 2
     out.append(_hline(p.left, p.right, p.bottom, C_AXIS))
     return out
@@ -515,10 +553,16 @@ def xy_chart(
     height: int = 280,
     max_points: int = 2000,
     mark_max: bool = True,
+    x_names: Sequence[str] | None = None,
+    log_y: bool = False,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
-    `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`."""
+    `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`.
+    `x_names` names categorical x values (index -> name) in the hover texts; `log_y` draws
+    the left axis in decades (latency percentiles span several)."""
     max_points = max(4, max_points)
+    if log_y:
+        series = _log_series(series)
     order, xs, bounds = _layout(x, max_points)
     banded = len(xs) > max_points
     left_p, left_unit = _prepare(series, LEFT_COLORS, "l", xs, order, bounds)
@@ -551,7 +595,7 @@ def xy_chart(
 
     sides = [s for s in (left_p, right_p) if s]
     primary, secondary = sides[0], sides[1] if len(sides) > 1 else None
-    y1 = _y_ticks(*_range(primary))
+    y1 = _log_ticks(*_range(primary)) if log_y else _y_ticks(*_range(primary))
     y2 = _y_ticks(*_range(secondary), count=len(y1) - 1) if secondary else None
     plot_right = width - (66.0 if y2 else 24.0)
     target = max(2, int((plot_right - left) // 95))
@@ -586,15 +630,61 @@ def xy_chart(
     )
     taken = _Taken([])
     event_lines, event_labels = _events(p, mark_pts, taken)
+    clip = clip_id()
+    body.append(
+        f'<defs><clipPath id="{clip}"><rect x="{_f(p.left)}" y="{_f(p.top - 6)}" '
+        f'width="{_f(p.right - p.left)}" height="{_f(p.bottom - p.top + 6)}"/></clipPath></defs>'
+        f'<g clip-path="url(#{clip})"><g class="zoom">'
+    )
     body += event_lines
     drawn = [(s, 0) for s in (left_p or right_p)] + ([(s, 1) for s in right_p] if y2 else [])
     for s, side in reversed(drawn):
         body += _draw_series(p, s, side, banded)
+    body.append('</g></g><g class="zoom-hide">')
     body += event_labels
     if mark_max:
         for s, side in drawn:
             body += _peak_mark(p, s, side, taken)
+    body.append("</g>")
+    body.append(_hover(p, xs, bounds, left_p + right_p, x_label, x_names))
     return _svg(width, height, escape(f"{title}: against {axis.title}"), head + body)
+
+
+def _x_text(v: float, x_label: str, x_names: Sequence[str] | None) -> str:
+    if x_names is not None:
+        i = round(v)
+        return f"{x_label}: {x_names[i]}" if 0 <= i < len(x_names) else f"{x_label}: {v:g}"
+    name, _, unit = x_label.rpartition(" (")
+    if unit == "s)":  # short: one of these per second drawn
+        return f"t = {significant(v)} s"
+    if name and unit.endswith(")"):
+        return f"{significant(v)} {unit[:-1]}"
+    return f"{x_label}: {significant(v)}"
+
+
+def _hover(
+    p: _Plot,
+    xs: list[float],
+    bounds: list[tuple[int, int]],
+    drawn: list[_Prepared],
+    x_label: str,
+    x_names: Sequence[str] | None,
+) -> str:
+    """One hover text per drawn bucket: where it is, and each line's value there (the mean
+    when the bucket stands for several samples)."""
+    positions, tips = [], []
+    for j, (a, b) in enumerate(bounds):
+        x = (xs[a] + xs[b - 1]) / 2
+        lines = [_x_text(x, x_label, x_names)]
+        for s in drawn:
+            bucket = s.buckets[j] if j < len(s.buckets) else None
+            if bucket is None:
+                continue
+            mean = " mean" if b - a > 1 else ""  # several seconds: the band shows min and max
+            lines.append(f"{s.label}{mean}: {_fmt_value(bucket.mean, s.unit)}")
+        positions.append(p.x(x))
+        tips.append("\n".join(lines))
+    return hover_rect((p.left, p.top, p.right, p.bottom), positions, tips)
 
 
 def _titles(

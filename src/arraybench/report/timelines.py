@@ -5,13 +5,14 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any
 
+from arraybench.analysis.findings import kernel_drop_pct
 from arraybench.report.build import series_name
 from arraybench.report.model import Timeline
 from arraybench.store.db import Finding, PointRecord, Store
-from arraybench.units import format_duration, format_throughput
+from arraybench.units import format_duration, format_pct, format_throughput
 
 MAX_TIMELINES = 60
-MAX_SERIES_TIMELINES = 200  # a ladder's chart is ~20 KB: the 10,000-point report stays small
+MAX_SERIES_TIMELINES = 60  # a ladder's chart is 30-50 KB: a 10,000-point report stays < 20 MB
 
 
 def _sum(*values: float | None) -> float | None:
@@ -19,7 +20,11 @@ def _sum(*values: float | None) -> float | None:
     return sum(known) if known else None
 
 
-def cliff_lines(data: dict[str, Any], unit: str) -> tuple[list[str], list[tuple[float, str]]]:
+def cliff_lines(
+    data: dict[str, Any], unit: str, kernel_drop: float | None = None
+) -> tuple[list[str], list[tuple[float, str]]]:
+    """The write cliff's lines; `kernel_drop` (% the kernel's counters fell at the same time)
+    marks it doubtful when the kernel saw less than half of fio's drop."""
     if not data.get("found"):
         return [f"no write cliff in {data.get('seconds', 0)} s of samples"], []
     level = lambda v: format_throughput(v, unit)  # noqa: E731
@@ -30,6 +35,10 @@ def cliff_lines(data: dict[str, Any], unit: str) -> tuple[list[str], list[tuple[
     )
     if data.get("gb_written_at_cliff") is not None:
         line += f", after {data['gb_written_at_cliff']:.2f} GB written"
+    if kernel_drop is not None and kernel_drop < data["drop_pct"] / 2:
+        fell = format_pct(kernel_drop)
+        line = (f"doubtful: {line}; the kernel's counters of the device fell only {fell} "
+                "then (other I/O on the device, not the array?)")  # fmt: skip
     lines = [line]
     events = [(float(data["time_s"]), "write cliff")]
     if data.get("recovered"):
@@ -114,11 +123,16 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
     lines: list[str] = []
     events: list[tuple[float, str]] = []
     gb = None
+    kernel = _kernel(store, point, samples, mbps)
+    t_rel = [float(s.t - samples[0].t) for s in samples]
     for finding in findings:
         if finding.kind == "cliff":
-            found, marks = cliff_lines(finding.data, point.unit)
+            at = finding.data.get("time_s")
+            fell = kernel_drop_pct(t_rel, kernel, float(at)) if kernel and at is not None else None
+            found, marks = cliff_lines(finding.data, point.unit, fell)
             lines += found
-            events += marks
+            shift = float(samples[0].t - t0) if samples else 0.0  # cliff times: from 1st sample
+            events += [(at_s + shift, label) for at_s, label in marks]
             written = [(s.write_mbps or 0.0) / 1000 for s in samples]  # GB per 1-s sample
             gb = list(accumulate(written))
         elif finding.kind == "steady":
@@ -136,7 +150,7 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
         throughput_unit=point.unit,
         throughput=thr,
         lat_mean_us=[_weighted_lat(s) for s in samples],
-        kernel=_kernel(store, point, samples, mbps),
+        kernel=kernel,
         events=events,
         gb_written=gb,
         findings=lines,
@@ -220,3 +234,14 @@ def timelines(store: Store, run_id: str, points: list[PointRecord]) -> list[Time
     drawn = [series_timeline(store, name, pts) for name, pts in
              list(ladders.items())[:MAX_SERIES_TIMELINES]]  # fmt: skip
     return singles + [t for t in drawn if t is not None]
+
+
+def untimed_note(points: list[PointRecord]) -> list[str]:
+    """What the report leaves out of its time series, said once."""
+    chosen = {series_name(p) for p in points}
+    if len(chosen) <= MAX_SERIES_TIMELINES:
+        return []
+    return [
+        f"time series: the first {MAX_SERIES_TIMELINES} of {len(chosen)} series are drawn "
+        "(report size); every point's 1-second samples stay in the store and its folder"
+    ]

@@ -134,10 +134,28 @@ def _table_cell(text: str) -> str | float:
 # ---------------------------------------------------------------- sheet names
 
 
+SHORTER = (("Sequential", "Seq"), ("Random", "Rand"), (" devices", " dev"), (" device", " dev"),
+           (" hosts", " h"), (" host", " h"), (" (backend)", ""), (", ", " "),
+           (" (frontend)", " front"))  # fmt: skip
+
+
+def _shorter(name: str) -> str:
+    """A workload name in Excel's 31 characters, in words a reader still knows:
+    "Random 8 KiB (frontend), 4 devices, 2 hosts" -> "Rand 8 KiB (frontend) 4 dev 2 h"."""
+    for long, short in SHORTER:
+        if len(name) <= MAX_SHEET_TITLE:
+            break
+        name = name.replace(long, short)
+    if len(name) > MAX_SHEET_TITLE:  # cut at a word, not inside one
+        cut = name[: MAX_SHEET_TITLE + 1].rsplit(" ", 1)[0]
+        name = cut if len(cut) >= MAX_SHEET_TITLE // 2 else name[:MAX_SHEET_TITLE]
+    return name
+
+
 def sheet_title(name: str, used: set[str]) -> str:
     """A valid, unique (case-insensitively, against `used`) Excel sheet name; adds it to used."""
     base = INVALID_TITLE.sub("-", ILLEGAL_CHARACTERS_RE.sub("", name))
-    base = " ".join(base.split()).strip("'").strip() or "Workload"
+    base = _shorter(" ".join(base.split()).strip("'").strip() or "Workload")
     title = base[:MAX_SHEET_TITLE].rstrip().rstrip("'")
     n = 1
     while title.lower() in used or title.lower() == "history":
@@ -151,7 +169,7 @@ def sheet_title(name: str, used: set[str]) -> str:
 # ---------------------------------------------------------------- charts
 
 
-def _axis_titles(chart: ScatterChart, x_title: str, y_title: str) -> None:
+def _axis_titles(chart: ScatterChart | LineChart, x_title: str, y_title: str) -> None:
     chart.x_axis.title = x_title
     chart.y_axis.title = y_title
     chart.x_axis.delete = False  # openpyxl >= 3.1 hides axes in recent Excel otherwise
@@ -186,18 +204,6 @@ def _scatter(
             s.marker.size = 6
         chart.series.append(s)
     return chart
-
-
-def _log_x(xs: list[float]) -> tuple[float, float] | None:
-    """A load ladder 1, 2, 4 ... 64 reads best on a log2 axis (as the HTML's even spacing):
-    its range, or None for a linear axis."""
-    finite = [x for x in xs if math.isfinite(x)]
-    if finite and min(finite) > 0 and max(finite) / min(finite) >= 8:
-        return min(finite), max(finite)
-    return None
-
-
-# ---------------------------------------------------------------- summary sheet
 
 
 def _metadata(model: ReportModel) -> list[tuple[str, str]]:
@@ -399,33 +405,56 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
                 ws.cell(r, col).fill = OPTIMAL_FILL
     last = first + max(len(panel.x_values), 1) - 1
 
+    mark_col = len(columns) + 1  # the optimal and max throughput alone, for their markers
+    _header(ws, row + 1, ["optimal", "max"], col=mark_col)
+    for i in range(len(panel.x_values)):
+        for k, index in enumerate((panel.optimal_index, panel.max_index)):
+            if i == index:
+                _put(ws, first + i, mark_col + k, _get(panel.throughput, i), INT_FORMAT)
+
     def ref(col: int) -> Reference:
         return Reference(ws, min_col=col, min_row=first, max_row=last)
 
-    x_ref, log_x = ref(2), _log_x(panel.x_values)
     series = [(f"throughput ({unit})", ref(3))]
     if panel.ceiling is not None:
         series.append((f"fabric ceiling ({unit})", ref(6)))
-    chart_col = len(columns) + 2
-    throughput = _scatter(
-        f"{panel.mix_label}: throughput",
-        panel.x_label,
-        f"throughput ({unit})",
-        x_ref,
-        series,
-        log_x=log_x,
-    )
+    series += [("optimal", ref(mark_col)), ("max", ref(mark_col + 1))]
+    chart_col = mark_col + 3
+    throughput = _line_chart(f"{panel.mix_label}: throughput", panel.x_label,
+                             f"throughput ({unit})", ref(1), series)  # fmt: skip
+    for s, symbol in zip(throughput.series[-2:], ("diamond", "triangle"), strict=True):
+        s.marker.symbol, s.marker.size = symbol, 10  # the marks alone, no line
+        s.graphicalProperties.line.noFill = True
     ws.add_chart(throughput, f"{get_column_letter(chart_col)}{row}")
-    latency = _scatter(
-        f"{panel.mix_label}: latency",
-        panel.x_label,
-        "latency (µs)",
-        x_ref,
-        [("mean latency (µs)", ref(4)), ("p99 latency (µs)", ref(5))],
-        log_x=log_x,
-    )
+    lat_series = [("mean latency (µs)", ref(4)), ("p99 latency (µs)", ref(5))]
+    latency = _line_chart(f"{panel.mix_label}: latency", panel.x_label, "latency (µs)", ref(1),
+                          lat_series)  # fmt: skip
     ws.add_chart(latency, f"{get_column_letter(chart_col + 9)}{row}")
     return row + max(len(panel.x_values) + 4, PANEL_ROWS)
+
+
+def _line_chart(
+    title: str,
+    x_title: str,
+    y_title: str,
+    categories: Reference,
+    series: list[tuple[str, Reference]],
+) -> LineChart:
+    """A chart over the real load levels (the level labels as categories, evenly spaced like
+    the HTML's), one line per series."""  # fmt: skip
+    chart = LineChart()
+    chart.title = title
+    chart.style = 2
+    chart.width, chart.height = CHART_W, CHART_H
+    chart.legend.position = "b"
+    for name, ref in series:
+        chart.add_data(ref)
+        chart.series[-1].tx = SeriesLabel(v=name)
+        chart.series[-1].smooth = False
+        chart.series[-1].marker.symbol = "circle"
+    chart.set_categories(categories)
+    _axis_titles(chart, x_title, y_title)
+    return chart
 
 
 def _get(values: Sequence[float | None], i: int) -> float | None:

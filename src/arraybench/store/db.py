@@ -158,7 +158,7 @@ class Store:
             raise StoreError(
                 f"no results store at {self.path}", "run a campaign first or pass --results DIR"
             )
-        if not create and not os.access(results_dir, os.W_OK):
+        if not create and _read_only_fs(results_dir):
             self._open_read_only()
             return
         results_dir.mkdir(parents=True, exist_ok=True)
@@ -204,6 +204,8 @@ class Store:
                 f"run {run_id} is being run by another arraybench process (pid {holder})",
                 "wait for it to end or stop it, then `arraybench run --resume` it",
             ) from None
+        except OSError:  # a filesystem without locks (some network mounts): run unguarded
+            pass
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._locks[run_id] = fd
@@ -417,6 +419,15 @@ def _truncated(path: Path) -> bool:
     page = int.from_bytes(header[16:18], "big")
     page = 65536 if page == 1 else page
     return size < page * int.from_bytes(header[28:32], "big")
+
+
+def _read_only_fs(folder: Path) -> bool:
+    """Mounted read-only: nobody can change the store there (a folder we may not write on a
+    writable filesystem is not that: its owner may be writing it)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _no_space(folder: Path) -> bool:

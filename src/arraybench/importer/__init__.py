@@ -4,15 +4,25 @@ Accepted inputs, given as files or directories (read recursively):
 
 * fio JSON / json+ output (parse.py), including client/server ``client_stats``;
 * fio's normal text output (textparse.py), including ``fio --client`` text;
+* fio's terse output, versions 2 to 5 (terse.py);
+* DiskSpd's text results (diskspd.py) and vdbench's flatfile.html (vdbench.py), recorded
+  with their tool ("tool" in the import finding, ioengine "diskspd" / "vdbench");
 * fio interval logs ``<prefix>_bw|iops|lat[.N].log``, attached as 1-second samples to the
   point whose jobs wrote them (the ``write_*_log`` option names the prefix, or the result
-  file has the same name as the prefix, beside the logs).
+  file has the same name as the prefix, beside the logs); logs no result file names become
+  a point of their own, rebuilt from the logged rates; histogram logs
+  ``<prefix>_clat_hist.N.log`` give percentiles where the result gives none that merge.
+
+Bounds (reading.py): a file above MAX_FILE_BYTES is refused with one
+line, JSON above MAX_JSON_BYTES too (it is held whole); text is read line by line with lines
+cut at MAX_LINE_CHARS, so time is linear and memory follows the results found. Figures no
+run can produce (plausible.py) mark the point (an "implausible" finding) and are said.
 
 One point per (fio invocation, group of jobs). Its key is built as a campaign's
-(``workload/wN-qdM``, ``-hK`` for K hosts): N is the jobs per host, M the iodepth, and the
-workload is named after the job options (``randread-8k``, ``randrw70-4k``) unless the file
-name pattern gives one. Totals over hosts sum the per-host jobs, never fio's "All clients"
-entry (which adds up every group of every host).
+(``workload/wN-qdM``, ``-dD`` for D devices, ``-hK`` for K hosts): N is the jobs per host,
+M the iodepth, and the workload is named after the job options (``randread-8k``,
+``randrw70-4k``) unless the file name pattern gives one. Totals over hosts sum the
+per-host jobs, never fio's "All clients" entry (which adds up every group of every host).
 
 When two sources give the same workload at the same load level (the same test on two
 devices, in two folders, or several runs in one file), the workload names get the first
@@ -28,7 +38,6 @@ when nothing at all can be imported is an ArraybenchError raised.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 import os
@@ -53,11 +62,16 @@ from arraybench.fio.logs import (
     parse_interval_log,
     per_second,
 )
-from arraybench.fio.parse import parse_fio_json
 from arraybench.fio.plausible import implausible
-from arraybench.fio.results import DirStats, FioDocument, FioJobResult, IntervalSample
-from arraybench.fio.terse import looks_like_terse, parse_fio_terse
-from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
+from arraybench.fio.results import (
+    DirStats,
+    FioDocument,
+    FioJobResult,
+    IntervalSample,
+)
+from arraybench.importer.diskspd import TOOL as DISKSPD
+from arraybench.importer.reading import Skip, pick_docs, read_docs
+from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import LatencyBound, Workload
 from arraybench.store.db import Finding, RunRecord, Sample, Store
@@ -67,13 +81,6 @@ from arraybench.units import fio_size, parse_size
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
                   "scenario")  # fmt: skip
 LABEL_PREFIX = "label_"  # (?P<label_array>...) sets the point's label "array"
-# Import bounds (issue 12): a result file is refused above MAX_FILE_BYTES; JSON is held
-# whole, so it is refused above MAX_JSON_BYTES; text is streamed with lines cut at
-# MAX_LINE_CHARS (no fio line comes near it).
-MAX_FILE_BYTES = 256 << 20
-MAX_JSON_BYTES = 32 << 20
-MAX_LINE_CHARS = 4096
-_SNIFF_BYTES = 64 << 10
 _LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>bw|iops|lat|clat|slat)(?:\.(?P<job>\d+))?\.log$")
 _HIST_RE = re.compile(r"_(?:c|s)?lat_hist(?:\.(?P<job>\d+))?\.log$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -104,10 +111,6 @@ class ImportResult:
     files_examined: int = 0
 
 
-class _Skip(Exception):
-    """A file (or part of one) that is not imported; the message says why."""
-
-
 _SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
 
 
@@ -115,7 +118,7 @@ _SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
 class _Source:
     path: Path
     rel: str  # relative to the import root, for messages and names
-    fmt: str  # "json" or "text"
+    fmt: str  # "json", "text", "terse", "logs", "diskspd" or "vdbench" (the source tool)
 
 
 @dataclass(eq=False)
@@ -258,133 +261,6 @@ def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
     )
 
 
-def _read_docs(path: Path) -> tuple[list[FioDocument], str]:
-    """The fio documents of one result file and its format; _Skip when it holds none.
-
-    Bounded: a file is refused above MAX_FILE_BYTES, JSON above MAX_JSON_BYTES (it must be
-    held whole), and normal/terse text is read line by line, so memory follows the results
-    found, not the size of the file.
-    """
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise _Skip(f"{size >> 20} MiB, larger than the {MAX_FILE_BYTES >> 20} MiB import limit")
-    with path.open("rb") as handle:
-        head = handle.read(_SNIFF_BYTES)
-    if b"\0" in head[:4096]:
-        raise _Skip("binary file, not fio output")
-    text_head = head.decode("utf-8", errors="replace")
-    if looks_like_terse(text_head):
-        return _read_lines(path, parse_fio_terse), "terse"
-    json_like = any(k in text_head for k in ('"fio version"', '"jobs"', '"client_stats"'))
-    if json_like or path.suffix.lower() == ".json":
-        if size > MAX_JSON_BYTES:
-            raise _Skip(
-                f"{size >> 20} MiB of JSON, larger than the {MAX_JSON_BYTES >> 20} MiB "
-                "limit for JSON (it is read whole)"
-            )
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            return parse_fio_json(text), "json"
-        except FioParseError as exc:
-            if not looks_like_fio_text(text):
-                raise _Skip(_why_no_results(text) or exc.message) from exc
-    try:
-        return _read_lines(path, parse_fio_lines), "text"
-    except FioParseError as exc:
-        if NO_RESULTS not in exc.message:
-            raise _Skip(exc.message) from exc  # a results line fio wrote that cannot be read
-        raise _Skip(_why_no_results_file(path) or _not_fio(path)) from exc
-
-
-def _read_lines(
-    path: Path, parser: Callable[[Iterable[str], str], list[FioDocument]]
-) -> list[FioDocument]:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        return parser(_bounded_lines(handle), path.name)
-
-
-def _bounded_lines(lines: Iterable[str]) -> Iterable[str]:
-    """Lines cut to MAX_LINE_CHARS: one endless line (512 KiB of "{") costs no more than
-    a short one."""
-    for line in lines:
-        yield line[:MAX_LINE_CHARS]
-
-
-_FIO_SAID_RE = re.compile(r"^(?:<[^<>\s]+> )?(fio: .*|fio-\d+\.\d+\S*|Starting \d+ \w+)")
-
-
-def _why_no_results(text: str) -> str | None:
-    return _why_no_results_lines(text.splitlines()[:2000])
-
-
-def _why_no_results_file(path: Path) -> str | None:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        head = itertools.islice(handle, 2000)
-        return _why_no_results_lines(line[:MAX_LINE_CHARS] for line in head)
-
-
-def _why_no_results_lines(lines: Iterable[str]) -> str | None:
-    """A fio run that printed no results (failed before or during the run): what fio said."""
-    said = [m.group(1).strip() for line in lines if (m := _FIO_SAID_RE.match(line.strip()))]
-    if not said:
-        return None
-    errors = [s for s in said if s.startswith("fio: ")]
-    shown = (errors or said)[0]
-    return f"a fio run that printed no results (failed?): fio said {shown[:100]!r}"
-
-
-def _not_fio(path: Path) -> str:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        first = next((line.strip() for line in handle if line.strip()), None)
-    if first is None:
-        return "empty file"
-    return f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"
-
-
-def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
-    """JSON documents: a later status dump of the same run (SIGUSR1, --status-interval)?
-    Same jobs, and the time between the two documents is the time the jobs ran on in
-    between (a separate run would have started after the first one ended)."""
-    if doc.status_dump:
-        return True
-    shape = [(j.name, j.groupid, j.hostname) for j in prev.jobs]
-    if shape != [(j.name, j.groupid, j.hostname) for j in doc.jobs]:
-        return False
-    if prev.timestamp is None or doc.timestamp is None:
-        return True  # nothing tells them apart: the cumulative reading (the old rule)
-    pairs = zip(prev.jobs, doc.jobs, strict=True)
-    ran = [(b.elapsed_s or 0) - (a.elapsed_s or 0) for a, b in pairs]
-    gap = doc.timestamp - prev.timestamp
-    return bool(ran) and all(abs(gap - r) <= 2 for r in ran)
-
-
-def _pick_docs(docs: list[FioDocument], fmt: str) -> tuple[list[FioDocument], list[str]]:
-    """Status dumps of one run -> the last (figures are cumulative); separate runs -> all.
-
-    Text: fio says which is which (a new run prints its version, "Starting N processes" or
-    its job list; a status dump only its results again). JSON: same jobs, and the clock
-    moved on by the time the jobs ran in between.
-    """
-    kept: list[FioDocument] = []
-    chain = 1
-    notes = []
-    for doc in docs:
-        dump = doc.status_dump if fmt != "json" else bool(kept) and _status_dump_of(kept[-1], doc)
-        if kept and dump:
-            kept[-1] = doc
-            chain += 1
-            continue
-        if chain > 1:
-            notes.append(f"run {len(kept)}: kept the last of {chain} status dumps (cumulative)")
-        kept.append(doc)
-        chain = 1
-    if chain > 1:
-        notes.append(f"run {len(kept)}: kept the last of {chain} status dumps (cumulative)")
-    if len(kept) > 1:
-        notes.append(f"{len(kept)} separate fio runs in one file")
-    return kept, notes
-
-
 # --------------------------------------------------------------------------- describing a group
 
 
@@ -423,8 +299,21 @@ def _host_workers(entries: Sequence[FioJobResult], global_options: dict[str, str
     for job in entries:
         options = global_options | job.options
         aggregated = _enabled(options, "group_reporting") or names.count(job.name) == 1
-        total += (_int(options.get("numjobs")) or 1) if aggregated else 1
+        stated = _int(options.get("numjobs"))
+        if aggregated and stated is None and not job.options:
+            stated = _jobs_from_runtime(job)
+        total += (stated or 1) if aggregated else 1
     return total
+
+
+def _jobs_from_runtime(job: FioJobResult) -> int | None:
+    """Jobs behind an entry that lists no job options (fio 3.33's client JSON omits them for
+    some groups): fio's job_runtime sums its jobs' runtimes, so over the entry's own runtime
+    it counts the jobs (time-based runs; close otherwise)."""
+    runtime = max(job.read.runtime_ms, job.write.runtime_ms, job.trim.runtime_ms)
+    if not job.job_runtime_ms or not runtime:
+        return None
+    return max(1, round(job.job_runtime_ms / runtime))
 
 
 def _workers(jobs: Sequence[FioJobResult], doc: FioDocument) -> tuple[int, str | None]:
@@ -522,7 +411,7 @@ def _candidate(
     workers, workers_note = _workers(jobs, doc)
     notes += [n for n in (note, bs_note, workers_note) if n]
     if bs is None:
-        raise _Skip(f"run {index}, group {groupid}: no block size and no I/O to measure it")
+        raise Skip(f"run {index}, group {groupid}: no block size and no I/O to measure it")
     hostnames = {j.hostname for j in jobs if j.hostname}
     return _Candidate(
         source=source, doc=doc, doc_index=index, groupid=groupid, jobs=jobs, options=options,
@@ -793,7 +682,7 @@ def _samples(logs: list[_Log], version: str) -> tuple[list[Sample], bool]:
     for log in sorted(logs, key=lambda lg: (lg.kind, lg.job or 0)):
         rows = parse_interval_log(log.path)
         if any(r.bs for r in rows):
-            raise _Skip(
+            raise Skip(
                 f"{log.rel}: one row per I/O (log_avg_msec=0); only averaged logs "
                 "(log_avg_msec >= 1) are imported"
             )
@@ -839,7 +728,7 @@ def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
     for log in (lg for lg in logs if lg.kind != "hist"):
         rows = parse_interval_log(log.path)
         if any(r.bs for r in rows):
-            raise _Skip("one row per I/O (log_avg_msec=0): only averaged logs are imported")
+            raise Skip("one row per I/O (log_avg_msec=0): only averaged logs are imported")
         by_job[log.job or 0][log.kind] = rows
     jobs = []
     for _, kinds in sorted(by_job.items()):
@@ -848,7 +737,9 @@ def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
         if job is not None:
             jobs.append(job)
     if not jobs or _moved_nothing(jobs):
-        raise _Skip("no iops or bw log with any I/O: nothing to rebuild the totals from")
+        raise Skip("no iops or bw log with any I/O: nothing to rebuild the totals from")
+    if not any(j.read.io_bytes or j.write.io_bytes for j in jobs):
+        raise Skip("an iops log without its bw log: no block size or bytes to rebuild")
     doc = FioDocument(fio_version="", timestamp=None, timestamp_ms=None, global_options={},
                       jobs=jobs, all_clients=None, disk_util=[], preamble="")  # fmt: skip
     first = sorted(logs, key=lambda lg: lg.rel)[0]
@@ -892,8 +783,8 @@ class _Scan:
             return
         try:
             self._add_result(path, rel)
-        except (_Skip, OSError, ValueError) as exc:
-            self.skip(path, str(exc) if isinstance(exc, _Skip) else f"cannot read: {exc}")
+        except (Skip, OSError, ValueError) as exc:
+            self.skip(path, str(exc) if isinstance(exc, Skip) else f"cannot read: {exc}")
 
     def _add_log(self, path: Path, rel: str, match: re.Match[str]) -> None:
         if match.group("kind") not in ("bw", "iops", "lat"):
@@ -905,14 +796,14 @@ class _Scan:
         )
 
     def _add_result(self, path: Path, rel: str) -> None:
-        docs, fmt = _read_docs(path)
-        docs, picked = _pick_docs(docs, fmt)
+        docs, fmt = read_docs(path)
+        docs, picked = pick_docs(docs, fmt)
         source = _Source(path, rel, fmt)
         found: list[_Candidate] = []
         for index, doc in enumerate(docs, start=1):
             found += self._doc_candidates(source, doc, index)
         if not found:
-            raise _Skip("fio results without any completed I/O")
+            raise Skip("fio results without any completed I/O")
         self.notes += [f"{rel}: {note}" for note in picked]
         self.notes += [f"{rel} (run {i}): {n}" for i, d in enumerate(docs, 1) for n in d.notes]
         self._fio_messages(rel, docs)
@@ -938,7 +829,7 @@ class _Scan:
                 continue
             try:
                 found.append(_candidate(source, doc, index, groupid, jobs))
-            except _Skip as exc:
+            except Skip as exc:
                 self.skip(source.path, str(exc))
         return found
 
@@ -1059,7 +950,7 @@ class _Scan:
                 continue
             try:
                 c = _log_candidate(self.root, prefix, logs)
-            except (_Skip, FioParseError) as exc:
+            except (Skip, FioParseError) as exc:
                 reason = exc.message if isinstance(exc, FioParseError) else str(exc)
                 for log in logs:
                     self.skip(log.path, f"logs of {prefix!r} on their own: {reason}")
@@ -1089,7 +980,7 @@ class _Scan:
             return True
         try:
             c.samples, epoch = _samples(logs, c.doc.fio_version)
-        except (_Skip, FioParseError) as exc:
+        except (Skip, FioParseError) as exc:
             reason = exc.message if isinstance(exc, FioParseError) else str(exc)
             for log in logs:
                 self.skip(log.path, f"not attached to {c.key}: {reason}")
@@ -1148,6 +1039,7 @@ def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
 def _finding(c: _Candidate) -> Finding:
     return Finding(None, "import", {
         "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
+        "tool": c.source.fmt if c.source.fmt in (DISKSPD, VDBENCH) else "fio",
         "jobs": sorted({j.name for j in c.jobs})[:10],
         "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
         "logs": c.logs, "notes": c.notes,

@@ -1,0 +1,89 @@
+"""The table forms of the public reports in `seeds/`, built from stored points (measured or
+imported): the devices x parallelism grid (dbi's main table) and the maximum recorded per mix
+with its latency and the minimum latency (HUS VM: "147,000 IOPS at 1.7 ms (8 KiB qd32)")."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from arraybench.report.build import level_axis, mix_sort_key, order_points
+from arraybench.report.model import ReportTable
+from arraybench.store.db import PointRecord
+from arraybench.units import format_latency, format_size, format_throughput
+
+
+def _at(p: PointRecord) -> str:
+    lat = format_latency(p.metric("total", "lat_mean_us"))
+    return f"{format_throughput(p.throughput(), p.unit)} @ {lat}"
+
+
+def _level(p: PointRecord, x_label: str) -> str:
+    if x_label.startswith("workers"):
+        return str(p.workers)
+    if x_label.startswith("iodepth"):
+        return str(p.iodepth)
+    return f"{p.workers}x{p.iodepth}"
+
+
+def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
+    """Per workload measured (or imported) at several device counts: one row per device count,
+    one column per load level, each cell throughput @ mean latency."""
+    by_workload: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for p in sorted(points, key=lambda p: p.seq):
+        if p.devices:
+            by_workload.setdefault(p.workload, []).append(p)
+    tables = []
+    for workload, pts in by_workload.items():
+        counts = sorted({p.devices or 0 for p in pts})
+        if len(counts) < 2:
+            continue
+        x_label, _, _ = level_axis(order_points(pts))
+        levels: list[str] = []
+        cells: dict[tuple[int, str], PointRecord] = {}
+        for p in order_points(pts):
+            tick = _level(p, x_label)
+            if tick not in levels:
+                levels.append(tick)
+            cells[(p.devices or 0, tick)] = p
+        rows = [
+            [str(n), *(_at(cells[(n, t)]) if (n, t) in cells else "–" for t in levels)]
+            for n in counts
+        ]
+        tables.append(ReportTable(
+            f"{workload}: devices x {x_label}", ["devices", *levels], rows,
+            f"throughput @ mean latency; rows: number of devices, columns: {x_label}",
+        ))  # fmt: skip
+    return tables
+
+
+def maximum_recorded(points: list[PointRecord]) -> list[ReportTable]:
+    """Per mix (and unit): the highest throughput recorded, its latency and where; the lowest
+    mean latency recorded and where."""
+    by_mix: dict[tuple[str, str], list[PointRecord]] = {}
+    for p in points:
+        by_mix.setdefault((p.mix, p.unit), []).append(p)
+    if not by_mix:
+        return []
+    rows = []
+    for mix, unit in sorted(by_mix, key=lambda k: (mix_sort_key(k[0]), k[1])):
+        pts = by_mix[(mix, unit)]
+        top = max(pts, key=lambda p: p.throughput())
+        lats = [p for p in pts if p.metric("total", "lat_mean_us") is not None]
+        low = min(lats, key=lambda p: p.metric("total", "lat_mean_us") or 0.0) if lats else None
+        rows.append([
+            mix, _at(top), _where(top),
+            format_latency(low.metric("total", "lat_mean_us")) if low else "–",
+            _where(low) if low else "–",
+        ])  # fmt: skip
+    return [ReportTable(
+        "Maximum recorded", ["mix", "max throughput @ mean latency", "where",
+                             "min mean latency", "where"], rows,
+        "over every workload and load level of the run, per mix and unit",
+    )]  # fmt: skip
+
+
+def _where(p: PointRecord) -> str:
+    """`8 KiB random, libaio qd32 x 4 workers`"""
+    devices = f", {p.devices} devices" if p.devices else ""
+    return (f"{format_size(p.bs)} {p.pattern}, {p.ioengine} qd{p.iodepth} x {p.workers} "
+            f"worker{'s' if p.workers != 1 else ''}{devices}")  # fmt: skip

@@ -1,0 +1,77 @@
+"""The seeds' table forms from stored points: dbi's devices x parallelism grid, HUS VM's
+maximum recorded per mix, and scaling against hosts in one unit per workload."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arraybench.report.html import _table
+from arraybench.report.scaling import scaling_tables
+from arraybench.report.seedtables import devices_grids, maximum_recorded
+from arraybench.store.db import METRIC_COLUMNS, PointRecord
+
+BASE = PointRecord(
+    id=0, run_id="r", seq=0, key="", workload="randread-8k", family="Random 8 KiB", mix="Read",
+    pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio", unit="IOPS",
+    workers=1, iodepth=1, jobs=1, targets="/dev/x", folder="/nonexistent", started="",
+    finished="", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
+    steady_attained=None, ended_early=None, pause_s=None, kernel_iops=None, kernel_mbps=None,
+    cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
+    metrics=dict.fromkeys(METRIC_COLUMNS),
+)  # fmt: skip
+
+
+def point(seq: int, iops: float, lat_us: float, **kw: object) -> PointRecord:
+    metrics = dict(BASE.metrics) | {"total_iops": iops, "total_mbps": iops * 8192 / 1e6,
+                                    "total_lat_mean_us": lat_us}  # fmt: skip
+    p = replace(BASE, seq=seq, metrics=metrics, **kw)  # type: ignore[arg-type]
+    return replace(p, key=f"{p.workload}/w{p.workers}-qd{p.iodepth}-d{p.devices}")
+
+
+def test_devices_by_parallelism_grid() -> None:
+    # as dbi's Dorado archive: TestNN-Typerandread-BS8k-DeviceCountNN, 1..3 devices x 1..4 jobs
+    pts = [point(10 * d + w, 20_000.0 * d * w, 100.0 + w, devices=d, workers=w)
+           for d in (1, 2, 3) for w in (1, 2, 4)]  # fmt: skip
+    (grid,) = devices_grids(pts)
+    assert grid.title == "randread-8k: devices x workers per host (iodepth 1)"
+    assert grid.columns == ["devices", "1", "2", "4"]
+    assert [row[0] for row in grid.rows] == ["1", "2", "3"]
+    assert grid.rows[2][3] == "240 kIOPS @ 104 µs"  # 3 devices, 4 workers
+    html = _table(grid)
+    assert "240 kIOPS @ 104 µs" in html and '<th scope="col">devices</th>' in html
+
+
+def test_one_device_count_is_no_grid() -> None:
+    assert devices_grids([point(1, 1000.0, 100.0, devices=2)]) == []
+
+
+def test_maximum_recorded_per_mix_with_its_latency_and_the_minimum_latency() -> None:
+    pts = [point(1, 147_000.0, 1_700.0, iodepth=32), point(2, 50_000.0, 90.0),
+           point(3, 30_000.0, 300.0, mix="Write", read_pct=0)]  # fmt: skip
+    (table,) = maximum_recorded(pts)
+    read = table.rows[0]
+    assert read[:2] == ["Read", "147 kIOPS @ 1,700 µs"]
+    assert read[2] == "8 KiB random, libaio qd32 x 1 worker"
+    assert read[3:] == ["90 µs", "8 KiB random, libaio qd1 x 1 worker"]
+    assert table.rows[1][0] == "Write"
+
+
+def test_scaling_against_hosts_keeps_one_unit_per_workload() -> None:
+    # the workload's first host count is in IOPS: every count is compared in IOPS
+    pts = [point(1, 100_000.0, 100.0, hosts=1), point(2, 190_000.0, 110.0, hosts=2),
+           point(3, 5.0, 100.0, hosts=4, unit="MB/s")]  # fmt: skip
+    (table,) = scaling_tables(pts)
+    assert [row[2] for row in table.rows] == ["100 kIOPS", "190 kIOPS", "5 IOPS"]
+    assert [row[4] for row in table.rows] == ["100 %", "95 %", "0.00125 %"]  # not 10,465 %
+
+
+def test_excel_sheet_names_stay_readable() -> None:
+    from arraybench.report.xlsx import sheet_title
+
+    used: set[str] = set()
+    assert (
+        sheet_title("Random 8 KiB (backend), 4 devices, 2 hosts", used) == "Rand 8 KiB, 4 dev, 2 h"
+    )
+    long = sheet_title("Sequential 128 KiB (frontend), 16 devices, 8 hosts", used)
+    assert long == "Seq 128 KiB front 16 dev 8 h" and len(long) <= 31
+    assert sheet_title("Random 8 KiB", used) == "Random 8 KiB"  # short names stay whole
