@@ -32,6 +32,8 @@ from arraybench.plan.expand import (
     with_targets,
 )
 from arraybench.plan.model import Plan
+from arraybench.plan.reference import plan_reference
+from arraybench.plan.schema import plan_schema
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
@@ -103,6 +105,13 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--only", action="append", default=[], metavar="GLOB")
     run.add_argument("--only", action="append", default=[], metavar="GLOB",
                      help="run only the workloads whose names match (repeatable)")  # fmt: skip
+
+    schema = plan.add_parser(
+        "schema", help="print the plan's JSON Schema (editors validate YAML plans with it)"
+    )
+    schema.add_argument(
+        "--markdown", action="store_true", help="print the plan reference (docs/plan.md) instead"
+    )
 
     hosts = sub.add_parser("hosts", help="many-host tools").add_subparsers(
         dest="hosts_command", required=True
@@ -266,6 +275,18 @@ def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
             seen.add(name)
             chosen.append(point)
     return chosen
+
+
+def cmd_plan_schema(args: argparse.Namespace) -> int:
+    if args.markdown:
+        console.out.file.write(plan_reference())
+    else:
+        console.out.file.write(json.dumps(plan_schema(), indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    return cmd_plan_schema(args) if args.plan_command == "schema" else cmd_plan_check(args)
 
 
 def cmd_hosts_check(args: argparse.Namespace) -> int:
@@ -445,7 +466,7 @@ COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handler = {"plan": cmd_plan_check, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
+    handler = {"plan": cmd_plan, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
     try:
         return handler(args)
     except ArraybenchError as exc:
