@@ -22,9 +22,11 @@ from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
 from arraybench.importer import import_paths
 from arraybench.multihost import host_spec, host_targets, target_safety
+from arraybench.outline import plan_outline, target_facts
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
+    check_resolved,
     expand,
     round_points,
     scale_plan,
@@ -39,7 +41,7 @@ from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
 from arraybench.store.db import PointRecord, Store
-from arraybench.units import format_duration, format_latency, format_throughput
+from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
 EXIT_INTERRUPTED = 130
@@ -97,12 +99,50 @@ def _parser() -> argparse.ArgumentParser:
         dest="plan_command", required=True
     )
     check = plan.add_parser("check", help="validate and dry-run a plan: points, job files, time")
-    check.add_argument("plan")
-    check.add_argument("--target", action="append", default=[], metavar="PATH")
-    check.add_argument("--scale", type=float, default=1.0, metavar="FACTOR")
+    check.add_argument("plan", help="PLAN.yaml or TEMPLATE name")
+    check.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="file or block device the run would test (repeatable)",
+    )
+    check.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        metavar="FACTOR",
+        help="multiply durations and sizes, as `run --scale`",
+    )
     check.add_argument("--all-jobs", action="store_true", help="print every point's job file")
-    check.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
-    check.add_argument("--only", action="append", default=[], metavar="GLOB")
+    check.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="change the plan, as `run --set` (repeatable)",
+    )
+    check.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the workloads whose names match, as `run --only`",
+    )
+    check.add_argument(
+        "--allow-destroy",
+        action="append",
+        default=[],
+        metavar="DEVICE",
+        help="consent to overwrite this exact block device, as `run`",
+    )
+    check.add_argument(
+        "--results",
+        default=DEFAULT_RESULTS,
+        metavar="DIR",
+        help="results directory (where the default scratch file lives)",
+    )
     run.add_argument("--only", action="append", default=[], metavar="GLOB",
                      help="run only the workloads whose names match (repeatable)")  # fmt: skip
 
@@ -239,26 +279,27 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
-    plan = _load(args, Path(DEFAULT_RESULTS))
+    results = Path(args.results)
+    plan = _load(args, results)
+    if args.allow_destroy:
+        plan = plan.model_copy(update={"allow_destroy": [*plan.allow_destroy,
+                                                         *args.allow_destroy]})  # fmt: skip
+    check_resolved(plan)
+    # the verdict `run` gives: a target it would refuse is refused here too
+    facts = target_facts(plan, scratch_path(results))
+    report = plan_outline(plan, facts)
+    console.print_outline(plan, report, facts)
     points = expand(plan)
-    sizes = {t.path: t.size or 0 for t in plan.targets}
-    total = sum(p.expected_seconds + console.OVERHEAD_S for p in points)
-    console.out.print(f"plan {plan.name} is valid: {len(points)} points, about "
-                      f"{format_duration(total)}; targets: "
-                      f"{', '.join(t.path for t in plan.targets)}")  # fmt: skip
+    console.out.print("points:" if points else "no points outside the rounds")
     for point in points:
         console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
     if plan.rounds:
         per_round = round_points(plan, 1)
-        seconds = sum(p.expected_seconds + console.OVERHEAD_S for p in per_round)
-        console.out.print(
-            f"and SNIA rounds of {len(per_round)} points (about {format_duration(seconds)} each) "
-            f"until {plan.rounds.track} is steady over {plan.rounds.window} rounds: "
-            f"{plan.rounds.window} to {plan.rounds.max} rounds"
-        )
+        console.out.print(f"each SNIA round ({plan.rounds.window} to {plan.rounds.max}):")
         for point in per_round:
             console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
         points = points + per_round
+    sizes = {t.path: t.size or facts.blocks.get(t.path, 0) for t in plan.targets}
     shown = points if args.all_jobs else _first_of_each_workload(points)
     for point in shown:
         console.out.rule(f"job file of {point.key}")
