@@ -16,7 +16,7 @@ from rich.cells import cell_len
 
 from arraybench import __version__, console
 from arraybench.campaign import Campaign, scratch_path
-from arraybench.errors import ArraybenchError, PlanError
+from arraybench.errors import ArraybenchError, PlanError, StoreError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
@@ -44,8 +44,33 @@ from arraybench.store.db import PointRecord, Store
 from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
+RESULTS_ENV = "ARRAYBENCH_RESULTS"  # the results directory when --results is not given
+LATEST = "latest"  # a run id meaning the newest run of the results directory
+RUN_ID_HELP = f"a run id from `arraybench runs`, or {LATEST}"
 EXIT_INTERRUPTED = 130
 EXIT_NOT_ACCEPTED = 3  # the run completed but an acceptance criterion did not pass
+
+
+def _results_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results",
+        default=os.environ.get(RESULTS_ENV) or DEFAULT_RESULTS,
+        metavar="DIR",
+        help=f"results directory (default: ${RESULTS_ENV}, else ./{DEFAULT_RESULTS})",
+    )
+
+
+def _output_option(parser: argparse.ArgumentParser) -> None:
+    """-o/--output: a report file, the same meaning in every command."""
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write the report to FILE; format from the extension "
+        "(.html .md .csv .xlsx .pdf .png); repeatable",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="file or block device to test (repeatable); default: a scratch file",
     )
-    run.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    _results_option(run)
     run.add_argument(
         "--scale",
         type=float,
@@ -72,7 +97,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)",
     )
-    run.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
+    run.add_argument(
+        "--resume", metavar="RUN_ID", help=f"continue an interrupted run ({RUN_ID_HELP})"
+    )
     run.add_argument(
         "--allow-destroy",
         action="append",
@@ -80,12 +107,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DEVICE",
         help="consent to overwrite this exact block device",
     )
-    run.add_argument(
-        "-o",
-        "--report",
-        metavar="FILE",
-        help="report path; format from the extension (.html .md .csv .xlsx .pdf .png)",
-    )
+    _output_option(run)
+    run.add_argument("--report", action="append", default=[], metavar="FILE",
+                     help="old spelling of -o/--output")  # fmt: skip
     run.add_argument(
         "--set",
         action="append",
@@ -137,12 +161,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DEVICE",
         help="consent to overwrite this exact block device, as `run`",
     )
-    check.add_argument(
-        "--results",
-        default=DEFAULT_RESULTS,
-        metavar="DIR",
-        help="results directory (where the default scratch file lives)",
-    )
+    _results_option(check)
     run.add_argument("--only", action="append", default=[], metavar="GLOB",
                      help="run only the workloads whose names match (repeatable)")  # fmt: skip
 
@@ -159,41 +178,37 @@ def _parser() -> argparse.ArgumentParser:
     hcheck = hosts.add_parser(
         "check", help="check every host of a plan: reachable, fio version, clock offset, targets"
     )
-    hcheck.add_argument("plan")
-    hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
+    hcheck.add_argument("plan", help="PLAN.yaml or TEMPLATE name with a hosts list")
+    hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
     runs = sub.add_parser("runs", help="list runs in the results directory")
-    runs.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    runs.add_argument("--format", choices=("table", "json"), default="table")
+    _results_option(runs)
+    runs.add_argument("--format", choices=("table", "json"), default="table",
+                      help="table (default) or json")  # fmt: skip
     show = sub.add_parser("show", help="every point of a run with its metrics")
-    show.add_argument("run_id")
-    show.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    show.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    show.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _results_option(show)
+    show.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                      help="table (default), json or csv")  # fmt: skip
     report = sub.add_parser(
         "report", help="write the report of a run (HTML, Markdown, CSV, Excel, PDF, PNG)"
     )
-    report.add_argument("run_id")
-    report.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    report.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="output file, format from its extension (repeatable)",
-    )
+    report.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _results_option(report)
+    _output_option(report)
     report.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
     compare = sub.add_parser("compare", help="runs or scenarios side by side, with deltas")
     compare.add_argument(
         "scenarios",
         nargs="+",
         metavar="RUN[:SCENARIO]",
-        help="RUN, RUN:hN (its points on N hosts) or RUN:LABEL",
+        help=f"RUN, RUN:hN (its points on N hosts) or RUN:LABEL; RUN may be {LATEST}",
     )
     compare.add_argument("--baseline", metavar="LABEL", help="default: the first scenario")
-    compare.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    compare.add_argument("-o", "--output", action="append", default=[], metavar="FILE")
-    compare.add_argument("--format", choices=FORMATS)
+    _results_option(compare)
+    _output_option(compare)
+    compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
     imp = sub.add_parser(
         "import",
         help="existing fio results (JSON, json+, normal text, logs) "
@@ -207,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
         help="read workload/bs/rw/workers/iodepth "
         "from file names, e.g. 'BS(?P<bs>\\w+)-Jobs(?P<workers>\\d+)'",
     )
-    imp.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    _results_option(imp)
     return parser  # fmt: skip
 
 
@@ -225,9 +240,30 @@ def _load(args: argparse.Namespace, results: Path) -> Plan:
     return scale_plan(plan, args.scale)
 
 
+def _latest(store: Store, results: str) -> str:
+    runs = store.list_runs()
+    if not runs:
+        raise StoreError(f"{LATEST}: no runs in {results} yet", "start one: arraybench run quick")
+    return max(runs, key=lambda row: (row[0].started, row[0].id))[0].id
+
+
+def _run_id(store: Store, given: str, results: str) -> str:
+    """A run id as typed: `latest` is the newest run of the results directory."""
+    return _latest(store, results) if given == LATEST else given
+
+
+def _scenario_spec(store: Store, spec: str, results: str) -> str:
+    """compare's RUN[:SCENARIO] with `latest` as RUN."""
+    run_id, colon, rest = spec.partition(":")
+    return _run_id(store, run_id, results) + colon + rest
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    if args.report:  # an unknown report format is said before the campaign, not after it
-        format_for(Path(args.report), None)
+    if args.report:
+        console.print_note("--report is the old spelling of -o/--output")
+    outputs = [Path(p) for p in [*args.output, *args.report]]
+    for path in outputs:  # an unknown report format is said before the campaign, not after it
+        format_for(path, None)
     results = Path(args.results)
     store = Store(results)
     observer = console.ProgressObserver()
@@ -240,7 +276,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"--resume {args.resume} continues that run with its own plan and targets",
                     "drop the plan, --target, --scale, --set and --only arguments",
                 )
-            result = campaign.resume(args.resume)
+            result = campaign.resume(_run_id(store, args.resume, args.results))
         else:
             plan = _load(args, results)
             if args.allow_destroy:
@@ -259,8 +295,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     run = store.get_run(result.run_id)
     model = report_for_run(store, run.id)
     console.print_model(model)
-    path = Path(args.report) if args.report else Path(run.folder) / "report.html"
-    _write(model, [path], None)
+    _write(model, outputs or [Path(run.folder) / "report.html"], None)
     return verdict_exit(model)
 
 
@@ -385,7 +420,7 @@ def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
-    run = store.get_run(args.run_id)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
     if args.format == "json":
         print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
@@ -455,7 +490,7 @@ def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> s
 
 def cmd_report(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
-    run = store.get_run(args.run_id)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
     default = Path(run.folder) / f"report.{args.format or 'html'}"
     paths = [Path(p) for p in args.output] or [default]
     for path in paths:
@@ -486,7 +521,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     for path in args.output:
         format_for(Path(path), args.format)
-    scenarios = [load_scenario(store, spec) for spec in args.scenarios]
+    specs = [_scenario_spec(store, spec, args.results) for spec in args.scenarios]
+    scenarios = [load_scenario(store, spec) for spec in specs]
     model = compare(scenarios, args.baseline)
     console.print_model(model)
     if args.output:

@@ -7,6 +7,7 @@ import textwrap
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     Progress,
@@ -121,7 +122,8 @@ class ProgressObserver:
             print(line, flush=True)
 
     def warning(self, text: str) -> None:
-        err.print(f"[yellow]warning:[/] {text}")
+        # escaped: `analysis: [cliff]` is the plan's words, not rich markup
+        err.print(f"[yellow]warning:[/] {escape(text)}")
 
     def stop(self) -> None:
         self.progress.stop()
@@ -194,7 +196,11 @@ def print_outline(plan: Plan, outline: Outline, facts: TargetFacts) -> None:
 
 
 def print_error(message: str) -> None:
-    err.print(f"[red]error:[/] {message}", soft_wrap=True)
+    err.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+
+
+def print_note(message: str) -> None:
+    err.print(f"[yellow]note:[/] {escape(message)}")
 
 
 def is_tty() -> bool:
