@@ -381,7 +381,7 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
             f"{c.clock_offset_ms:+.1f} ms ± {c.clock_uncertainty_ms or 0:.1f}")  # fmt: skip
         table.add_row(c.name, spec.endpoint, "yes" if c.reachable else "NO",
                       c.fio_version or "–", offset, str(len(c.problems)))  # fmt: skip
-    console.out.print(table)
+    console.print_table(table)
     for c in checks:
         for problem in c.problems:
             console.out.print(problem)
@@ -390,9 +390,9 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_templates(_: argparse.Namespace) -> int:
-    for name in catalog.template_names():
-        plan = catalog.load_template(name)
-        console.out.print(f"[bold]{name:12s}[/] {' '.join(plan.description.split())}")
+    names = catalog.template_names()
+    lines = [(n, " ".join(catalog.load_template(n).description.split())) for n in names]
+    console.print_wrapped(lines, max(len(n) for n in names) + 1)
     return 0
 
 
@@ -403,13 +403,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
         data = [asdict(run) | {"points_done": done} for run, done in rows]
         print(json.dumps(data, indent=2))
         return 0
-    table = console.Table(title=f"runs in {args.results}")
+    table = console.Table(title=f"runs in {args.results}", **console.narrow_box())
     for column in ("run id", "plan", "scenario", "status", "points", "started"):
         table.add_column(column)
     for run, done in rows:
         table.add_row(run.id, run.plan_name, run.scenario, run.status,
-                      f"{done}/{run.total_points}", run.started)  # fmt: skip
-    console.out.print(table)
+                      f"{done}/{run.total_points}",
+                      run.started[:16].replace("T", " "))  # fmt: skip
+    console.print_table(table)
     return 0
 
 
@@ -437,6 +438,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 SHOW_COLUMNS = ("#", "point", "workers", "qd", "throughput", "read", "write",
                 "lat mean", "p50", "p99", "p99.9", "max")  # fmt: skip
+NARROW_HEADERS = {"workers": "wk", "throughput": "total"}
+NARROW_DROPPED = ("read", "write", "p50", "p99.9")
 RICH_TABLE_MAX_ROWS = 1000  # rich lays out about 1,000 rows a second: more are drawn directly
 
 
@@ -460,12 +463,23 @@ def _print_points_table(run_id: str, points: Sequence[PointRecord]) -> None:
     if len(rows) > RICH_TABLE_MAX_ROWS:
         console.out.file.write(_plain_table(title, SHOW_COLUMNS, rows))
         return
-    table = console.Table(title=title)
-    for column in SHOW_COLUMNS:
-        table.add_column(column, justify="right" if column != "point" else "left")
+    narrow = console.narrow_box()
+    # under 100 columns: the columns that answer "how fast, how slow" (--format csv has all)
+    keep = [k for k, c in enumerate(SHOW_COLUMNS)
+            if console.out.width >= 100 or c not in NARROW_DROPPED]  # fmt: skip
+    table = console.Table(title=title, **narrow)
+    for k in keep:
+        column = SHOW_COLUMNS[k]
+        if column == "point":  # whole names; the numbers wrap at their space instead
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(NARROW_HEADERS.get(column, column) if narrow else column,
+                             justify="right")  # fmt: skip
     for row in rows:
-        table.add_row(*row)
-    console.out.print(table)
+        table.add_row(*(row[k] for k in keep))
+    console.print_table(table)
+    if len(keep) < len(SHOW_COLUMNS):
+        console.out.print("read, write, p50, p99.9: in a wider terminal or with --format csv")
 
 
 def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> str:

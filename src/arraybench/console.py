@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
+import rich.box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -29,7 +33,11 @@ from arraybench.units import format_duration, format_latency, format_size, forma
 OVERHEAD_S = 0.7  # per point: fio start-up, parsing, commit
 
 # a pipe or a CI log is not 80 columns wide: keep the tables whole there
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+out = Console(
+    highlight=False,
+    soft_wrap=True,
+    width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
+)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -129,6 +137,48 @@ class ProgressObserver:
         self.progress.stop()
 
 
+def fitted(table: Table) -> Table:
+    """Wrap, never cut: at 80 or 100 columns a long name folds onto a second line instead of
+    ending in `…` (two names cut to the same text would be two different rows saying one)."""
+    for column in table.columns:
+        column.overflow = "fold"
+    return table
+
+
+def narrow_box() -> dict[str, Any]:
+    """Under 130 columns a wide table drops its vertical rules: two columns more fit."""
+    if out.width >= 130:
+        return {}
+    return {"box": rich.box.SIMPLE_HEAD, "pad_edge": False, "collapse_padding": True}
+
+
+def print_table(table: Table) -> None:
+    """A table that fits the terminal; a title or caption longer than it is wrapped (the
+    console does not wrap, so that piped tables stay whole)."""
+    width = out.width
+    title, caption = table.title, table.caption
+    long_title = isinstance(title, str) and cell_len(title) > width
+    long_caption = isinstance(caption, str) and cell_len(caption) > width
+    if long_title:
+        table.title = None
+        out.print("\n".join(textwrap.wrap(str(title), width)), markup=False)
+    if long_caption:
+        table.caption = None
+    out.print(fitted(table))
+    if long_caption:
+        out.print("\n".join(textwrap.wrap(str(caption), width)), markup=False)
+
+
+def print_wrapped(lines: Sequence[tuple[str, str]], name_width: int) -> None:
+    """`name  text` lines, the text wrapped under itself to the terminal (at most 100)."""
+    width = min(out.width, 100)
+    for name, text in lines:
+        body = textwrap.wrap(text, max(20, width - name_width - 1)) or [""]
+        out.print(f"[bold]{escape(name):{name_width}s}[/] {escape(body[0])}")
+        for more in body[1:]:
+            out.print(f"{'':{name_width}s} {escape(more)}")
+
+
 def summary_table(model: ReportModel) -> Table:
     table = Table(
         title=f"{model.title} — optimal @ latency / max, min latency ({model.run_id})",
@@ -151,14 +201,14 @@ def summary_table(model: ReportModel) -> Table:
 def print_model(model: ReportModel) -> None:
     """The result tables a run ends with: the summary, then any method-specific tables."""
     if model.summary:
-        out.print(summary_table(model))
+        print_table(summary_table(model))
     for extra in [*model.tables, *model.verdicts]:
-        table = Table(title=extra.title, caption=extra.caption or None)
+        table = Table(title=extra.title, caption=extra.caption or None, **narrow_box())
         for column in extra.columns:
             table.add_column(column)
         for row in extra.rows:
             table.add_row(*row)
-        out.print(table)
+        print_table(table)
     for note in model.notes:
         out.print(f"[yellow]note:[/] {note}", markup=True, highlight=False)
 
