@@ -12,6 +12,8 @@ import pytest
 
 from arraybench import cli, console
 from arraybench.report.assemble import report_title
+from arraybench.report.failures import impact_table
+from arraybench.report.timelines import event_lines
 from arraybench.store.db import Store
 from tests.conftest import DATA, needs_fio, small_plan
 
@@ -116,3 +118,26 @@ def test_pyproject_license_is_an_spdx_string() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "Apache-2.0"
     assert "jsonschema>=4.18" in project["optional-dependencies"]["dev"]
+
+
+@pytest.mark.parametrize(
+    ("start", "revert", "said"),
+    [
+        (2.0, None, "back within 5 % 2.0 s after the start; not back within 5 % after the revert"),
+        (None, None, "did not recover within 5 % before the point ended"),
+        (None, 3.0, "back within 5 % 3.0 s after the revert"),
+        (0.0, 0.0, "no dip beyond 5 % during the event"),
+    ],
+)
+def test_terminal_table_and_chart_notes_say_the_same_recovery(
+    start: float | None, revert: float | None, said: str
+) -> None:
+    """The impact table (terminal, HTML, Markdown) and the chart's note under it agree."""
+    impact = {"label": "path A", "kind": "throttle", "start_unix": 1e9, "end_unix": 1e9 + 10,
+              "baseline": 1000.0, "low": 10.0, "dip_pct": 99.0, "baseline_seconds": 5,
+              "recovery_after_start_s": start, "recovery_after_revert_s": revert,
+              "max_latency_us": 900.0}  # fmt: skip
+    data = {"impact": [impact]}
+    cell = impact_table("w/w1-qd1", "IOPS", data).rows[0][6]
+    assert cell.startswith(said)
+    assert event_lines(data) == [f"path A: dip 99.0 % against the 5 s before; {cell}"]
