@@ -162,14 +162,21 @@ def _points_span(points: Sequence[Point], plan: Plan) -> Span:
 
 
 def _workload_lines(plan: Plan, points: Sequence[Point]) -> list[str]:
-    """Events, verify, pauses and analyses of the workloads that have them."""
-    lines = []
+    """Events, verify, pauses and analyses of the workloads that have them; workloads that
+    share a line are named together (hus-fmd's 54 workloads pause alike)."""
     names = {p.workload.name for p in points}
+    said: dict[str, list[str]] = {}
     for w in plan.workloads:
-        if w.name not in names:
-            continue
-        lines += _workload_extras(w)
-    return lines
+        if w.name in names:
+            for text in _workload_extras(w):
+                said.setdefault(text, []).append(w.name)
+    return [f"{_names(who)}: {text}" for text, who in said.items()]
+
+
+def _names(names: list[str]) -> str:
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{len(names)} workloads ({names[0]}, {names[1]} ... {names[-1]})"
 
 
 def _workload_extras(w: Workload) -> list[str]:
@@ -177,19 +184,17 @@ def _workload_extras(w: Workload) -> list[str]:
     for event in w.events:
         length = f" for {format_duration(event.duration)}" if event.duration else ""
         kind = f" ({event.kind})" if event.label else ""  # else the name says the kind
-        lines.append(f"{w.name}: event {event.name}{kind} {event.when_text()}{length}, "
-                     "every point")  # fmt: skip
+        lines.append(f"event {event.name}{kind} {event.when_text()}{length}, every point")
     if w.verify:
-        lines.append(f"{w.name}: verify: checkable writes in the last "
-                     f"{format_size(w.verify.region)} of the first target, read back after "
-                     "each point")  # fmt: skip
+        lines.append(f"verify: checkable writes in the last {format_size(w.verify.region)} of "
+                     "the first target, read back after each point")  # fmt: skip
     if w.pause_after == "gc":
-        lines.append(f"{w.name}: a pause after each point of bytes written / GC throughput "
-                     "(known once measured)")  # fmt: skip
+        lines.append("a pause after each point of bytes written / GC throughput (known once "
+                     "measured)")  # fmt: skip
     elif w.pause_after:
-        lines.append(f"{w.name}: a pause of {format_duration(w.pause_after)} after each point")
+        lines.append(f"a pause of {format_duration(w.pause_after)} after each point")
     if w.analysis:
-        lines.append(f"{w.name}: analysis {', '.join(w.analysis)} of each point")
+        lines.append(f"analysis {', '.join(w.analysis)} of each point")
     return lines
 
 
