@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any
 
-from arraybench.report.failures import recovery_text
+from arraybench.report.failures import RECOVERY, recovery_text
 from arraybench.report.model import Timeline
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_duration, format_throughput
@@ -68,7 +68,7 @@ def event_lines(data: dict[str, Any]) -> list[str]:
     for i in data.get("impact", []):
         dip = "–" if i["dip_pct"] is None else f"{i['dip_pct']:.1f} %"
         lines.append(f"{i['label']}: dip {dip} against the {i['baseline_seconds']} s before; "
-                     f"{recovery_text(i)}")  # fmt: skip
+                     f"{RECOVERY.lower()}: {recovery_text(i)}")  # fmt: skip
     if data.get("io_errors"):
         lines.append(f"fio counted {data['io_errors']} I/O errors during the point (and went on)")
     return lines
