@@ -40,7 +40,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
-from arraybench.store.db import PointRecord, Store
+from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
@@ -408,10 +408,17 @@ def cmd_runs(args: argparse.Namespace) -> int:
         table.add_column(column)
     for run, done in rows:
         table.add_row(run.id, run.plan_name, run.scenario, run.status,
-                      f"{done}/{run.total_points}",
+                      _points_text(run, done),
                       run.started[:16].replace("T", " "))  # fmt: skip
     console.print_table(table)
     return 0
+
+
+def _points_text(run: RunRecord, done: int) -> str:
+    """done/total, the total as known: a complete run needed what it ran (SNIA rounds steady
+    early, adaptive levels skipped); runs of older versions did not count special tests."""
+    total = done if run.status == "complete" else max(done, run.total_points)
+    return f"{done}/{total}"
 
 
 def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:

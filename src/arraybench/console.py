@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,22 +16,26 @@ from rich.markup import escape
 from rich.progress import (
     BarColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from arraybench.analysis.aggregate import PointMetrics
-from arraybench.outline import Outline, TargetFacts
+from arraybench.outline import OVERHEAD_S, Outline, TargetFacts
 from arraybench.plan.expand import Point
+from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
+from arraybench.progress import RunProgress
 from arraybench.report.model import ReportModel
 from arraybench.store.db import RunRecord
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
-OVERHEAD_S = 0.7  # per point: fio start-up, parsing, commit
+PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done
 
 # a pipe or a CI log is not 80 columns wide: keep the tables whole there
 out = Console(
@@ -41,93 +46,146 @@ out = Console(
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+class EtaColumn(ProgressColumn):
+    """The run's ETA from the progress model, recomputed at every refresh: it counts down
+    while a step runs, also one that reports nothing (an interference test)."""
+
+    def __init__(self, observer: ProgressObserver) -> None:
+        super().__init__()
+        self.observer = observer
+
+    def render(self, task: Task) -> Text:
+        model = self.observer.model
+        if model is None:
+            return Text("ETA –")
+        return Text(f"ETA {format_duration(model.eta(time.monotonic()))}")
+
+
 class ProgressObserver:
-    """Shows the campaign as a bar: current point, points done/total, elapsed and ETA."""
+    """Shows the run as one bar for every phase: what runs now (a point, a round's point,
+    preconditioning, a special test), steps done/total, elapsed and an ETA that moves."""
 
     def __init__(self) -> None:
         self.live = out.is_terminal
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
-            TextColumn("{task.fields[done]}/{task.fields[npoints]} points"),
+            TextColumn("{task.fields[counts]} steps"),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            EtaColumn(self),
             console=out,
             transient=False,
             disable=not self.live,
         )
         self.task: TaskID | None = None
-        self.base = 0.0
-        self.done = 0
-        self.total = 0
+        self.model: RunProgress | None = None
+
+    def _update(self, description: str | None = None) -> None:
+        if self.task is None or self.model is None:
+            return
+        fields: dict[str, Any] = {"counts": self.model.counts()}
+        if description is not None:
+            fields["description"] = description
+        done = self.model.fraction(time.monotonic()) * PROGRESS_UNITS
+        self.progress.update(self.task, completed=done, **fields)
+
+    def _line(self, text: str) -> None:
+        """A line above the bar (or, without a terminal, on its own, with the counts)."""
+        if self.live:
+            self.progress.console.print(text, markup=False)
+        else:
+            counts = f"[{self.model.counts()}] " if self.model else ""
+            print(f"{counts}{text}", flush=True)
 
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
-        estimate = sum(p.expected_seconds + OVERHEAD_S for p in todo)
-        self.total = len(todo)
+        plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+        self.model = RunProgress.for_plan(plan, skipped)
         resumed = f", {skipped} already done" if skipped else ""
+        left = self.model.eta(time.monotonic())
         out.print(
-            f"run [bold]{run.id}[/]: {len(todo)} points{resumed}, "
-            f"about {format_duration(estimate)}; folder {run.folder}"
+            f"run [bold]{run.id}[/]: {self.model.total_steps} steps (points, rounds at most, "
+            f"special tests){resumed}, about {format_duration(left)} left; folder {run.folder}"
         )
         self.progress.start()
-        self.task = self.progress.add_task("starting", total=estimate, done=0, npoints=self.total)
+        self.task = self.progress.add_task("starting", total=PROGRESS_UNITS,
+                                           counts=self.model.counts())  # fmt: skip
 
     def target_preparing(self, path: str, size: int) -> None:
         out.print(f"preparing target {path}: writing {format_size(size)} of random data")
 
     def point_started(self, point: Point, index: int, total: int) -> None:
-        if self.task is not None:
-            self.progress.update(self.task, description=f"[{index}/{total}] {point.key}")
+        if self.model is not None:
+            self.model.begin(point.key, point.expected_seconds + OVERHEAD_S, time.monotonic())
+        where = f"round {point.round} " if point.round else ""
+        self._update(f"{where}{point.key}")
+
+    def phase_started(self, kind: str, text: str, expected_s: float) -> None:
+        """A phase that is not a grid point: preconditioning, purge, a special test."""
+        if self.model is not None:
+            self.model.begin(kind, expected_s, time.monotonic())
+        self._line(f"{kind}: {text}")
+        self._update(kind)
+
+    def phase_finished(self, counts: bool) -> None:
+        """counts: a special test (a step, stored as a point); else a phase of seconds only."""
+        kind = self.model.current if self.model is not None else "phase"
+        if self.model is not None:
+            self.model.end(time.monotonic(), counts)
+        if counts:
+            self._line(f"  {kind}: done")
+        self._update()
 
     def confirm(self, text: str) -> None:
         """An operator action (pull a cable, fail a controller): show it, wait for Enter."""
         self.progress.stop()
-        out.print(f"\n[bold yellow]ACTION:[/] {text}")
+        out.print(f"\n[bold yellow]ACTION:[/] {escape(text)}")
         try:
             input("press Enter once it is done (the time is recorded) ")
         finally:
             self.progress.start()
 
+    def _skip(self, points: Sequence[Point]) -> None:
+        if self.model is not None:
+            self.model.skip(len(points), sum(p.expected_seconds + OVERHEAD_S for p in points))
+        self._update()
+
     def points_skipped(self, points: Sequence[Point]) -> None:
-        """An adaptive series ended early: its remaining points leave the estimate."""
+        """An adaptive series ended early: its remaining points leave the totals."""
         if not points:
             return
-        self.total -= len(points)
-        if self.task is not None:
-            saved = sum(p.expected_seconds + OVERHEAD_S for p in points)
-            total = self.progress.tasks[0].total or 0.0
-            self.progress.update(self.task, total=max(self.base, total - saved),
-                                 npoints=self.total)  # fmt: skip
-        out.print(f"adaptive: {len(points)} level(s) of {points[0].workload.name} not needed")
+        self._skip(points)
+        self._line(f"adaptive: {len(points)} level(s) of {points[0].workload.name} not needed")
+
+    def rounds_ended(self, round_no: int, points: Sequence[Point]) -> None:
+        """SNIA rounds steady at `round_no`: the rounds not needed leave the totals."""
+        self._skip(points)
+        self._line(f"rounds: steady after round {round_no}; {len(points)} point(s) of later "
+                   "rounds not needed")  # fmt: skip
 
     def point_tick(self, point: Point, elapsed_s: float) -> None:
-        if self.task is not None:
-            step = min(elapsed_s, point.expected_seconds + OVERHEAD_S)
-            self.progress.update(self.task, completed=self.base + step)
+        self._update()
 
     def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None:
-        self.base += point.expected_seconds + OVERHEAD_S
-        self.done += 1
-        if self.task is not None:
-            self.progress.update(self.task, completed=self.base, done=self.done)
+        if self.model is not None:
+            self.model.end(time.monotonic(), counts=True)
+        self._update()
         total = metrics.total
         value = total.iops if unit == "IOPS" else total.mbps
-        line = (
+        self._line(
             f"  {point.key}: {format_throughput(value, unit)} @ "
             f"{format_latency(total.lat_mean_us)} mean, p99 {format_latency(total.lat_p99_us)}"
         )
-        if self.live:
-            self.progress.console.print(line)
-        else:
-            print(f"[{self.done}/{self.total}]{line}", flush=True)
 
     def pausing(self, point: Point, seconds: float) -> None:
-        line = f"  pausing {seconds:.0f}s after {point.key} (bytes written / GC throughput)"
-        if self.live:
-            self.progress.console.print(line)
-        else:
-            print(line, flush=True)
+        if self.model is not None:  # a pause the estimate did not know (GC: as measured)
+            self.model.total_s += seconds
+            self.model.begin("pause", seconds, time.monotonic())
+        self._line(f"  pausing {seconds:.0f}s after {point.key} (bytes written / GC throughput)")
+        self._update(f"pause after {point.key}")
+
+    def note(self, text: str) -> None:
+        """Something the run did that is no warning (a clean integrity check)."""
+        self._line(text)
 
     def warning(self, text: str) -> None:
         # escaped: `analysis: [cliff]` is the plan's words, not rich markup

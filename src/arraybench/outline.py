@@ -16,7 +16,7 @@ from pathlib import Path
 
 from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.plan.expand import Point, expand, round_points
-from arraybench.plan.model import MetadataTest, Plan, Workload
+from arraybench.plan.model import MetadataTest, Plan, Target, Workload
 from arraybench.special_points import interference_spec
 from arraybench.targets.prepare import needs_layout
 from arraybench.targets.safety import check_target
@@ -129,6 +129,11 @@ def _write_span(nbytes: float, rates: tuple[float, float, float] = WRITE_RATES) 
     return Span(nbytes / fast, nbytes / typical, nbytes / slow)
 
 
+def write_seconds(nbytes: float) -> float:
+    """Typical seconds to write `nbytes` (preconditioning, laying out files)."""
+    return _write_span(nbytes).typical
+
+
 def point_span(point: Point, plan: Plan) -> Span:
     """One point: ramp + duration (less when it may stop once steady), pauses, read-back."""
     t = point.timing
@@ -233,11 +238,18 @@ def metadata_seconds(test: MetadataTest, threads: int) -> Span:
     return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
 
 
+def _with_a_target(plan: Plan) -> Plan:
+    """The interference test's timing does not depend on its target; a template has none."""
+    if plan.targets:
+        return plan
+    return plan.model_copy(update={"targets": [Target(path="target")]})
+
+
 def _special_phases(plan: Plan) -> list[Phase]:
     phases = []
     if plan.interference:
         test = plan.interference
-        seconds = interference_seconds(interference_spec(plan, test))
+        seconds = interference_seconds(interference_spec(_with_a_target(plan), test))
         title = (f"interference test: base load alone, then {test.steps} background steps of "
                  f"{format_duration(test.interval)}")  # fmt: skip
         span = Span(seconds, seconds + OVERHEAD_S, seconds + OVERHEAD_HIGH_S)
