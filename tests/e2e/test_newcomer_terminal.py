@@ -6,23 +6,38 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
+from arraybench import console
+from arraybench.cli import main
 from arraybench.plan import catalog
 from tests.conftest import needs_fio, small_plan
 
 NAMES = ("rand-8k-read", "rand-8k-rw70")
 
 
-def _cli(width: int, *args: str) -> str:
-    env = dict(os.environ, COLUMNS=str(width))
-    done = subprocess.run([sys.executable, "-m", "arraybench", *args], capture_output=True,
-                          text=True, timeout=120, env=env, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., str]:
+    """`arraybench ARGS` in-process on a terminal of `width` columns; its stdout."""
+
+    def call(width: int, *args: str) -> str:
+        monkeypatch.setattr(console.out, "width", width)  # what COLUMNS gives the console
+        capsys.readouterr()
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
+
+    return call
+
+
+def test_columns_sets_the_width_through_a_pipe() -> None:
+    env = dict(os.environ, COLUMNS="80")
+    done = subprocess.run([sys.executable, "-m", "arraybench", "templates"], capture_output=True,
+                          text=True, timeout=60, env=env, check=True)  # fmt: skip
+    assert max(cell_len(line) for line in done.stdout.splitlines()) <= 80
 
 
 def _fits(text: str, width: int) -> None:
@@ -47,30 +62,32 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @needs_fio
 @pytest.mark.parametrize("width", [100, 80])
-def test_show_runs_compare_fit(results: Path, width: int) -> None:
-    shown = _cli(width, "show", "latest", "--results", str(results))
+def test_show_runs_compare_fit(results: Path, width: int, cli: Callable[..., str]) -> None:
+    shown = cli(width, "show", "latest", "--results", str(results))
     _fits(shown, width)
     for key in (f"{n}/w{w}-qd2" for n in NAMES for w in (1, 16)):
         assert key in shown  # whole point names, on one line
-    _fits(_cli(width, "runs", "--results", str(results)), width)
-    compared = _cli(width, "compare", "latest:before", "latest:after", "--results", str(results))
+    _fits(cli(width, "runs", "--results", str(results)), width)
+    compared = cli(width, "compare", "latest:before", "latest:after", "--results", str(results))
     _fits(compared, width)
     if width == 100:
         assert all(name in compared for name in NAMES)
 
 
 @pytest.mark.parametrize("width", [100, 80])
-def test_templates_fit(width: int) -> None:
-    listed = _cli(width, "templates")
+def test_templates_fit(width: int, cli: Callable[..., str]) -> None:
+    listed = cli(width, "templates")
     _fits(listed, width)
     starts = [line.split()[0] for line in listed.splitlines() if not line.startswith(" ")]
     assert starts == catalog.template_names()
 
 
 @needs_fio
-def test_report_prints_its_summary_once(results: Path, tmp_path: Path) -> None:
+def test_report_prints_its_summary_once(
+    results: Path, tmp_path: Path, cli: Callable[..., str]
+) -> None:
     outputs = [str(tmp_path / f"r.{ext}") for ext in ("md", "csv", "html")]
-    printed = _cli(100, "report", "latest", "--results", str(results),
+    printed = cli(100, "report", "latest", "--results", str(results),
                    *(a for o in outputs for a in ("-o", o)))  # fmt: skip
     assert printed.count("optimal @ latency") == 1
     assert all(Path(o).exists() for o in outputs)
