@@ -22,6 +22,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
@@ -61,6 +62,21 @@ class EtaColumn(ProgressColumn):
         return Text(f"ETA {format_duration(model.eta(time.monotonic()))}")
 
 
+class ModelBar(BarColumn):
+    """The bar from the progress model at every refresh: it grows during silent steps too."""
+
+    def __init__(self, observer: ProgressObserver) -> None:
+        super().__init__()
+        self.observer = observer
+
+    def render(self, task: Task) -> ProgressBar:
+        bar = super().render(task)
+        model = self.observer.model
+        if model is not None:
+            bar.completed = model.fraction(time.monotonic()) * PROGRESS_UNITS
+        return bar
+
+
 class ProgressObserver:
     """Shows the run as one bar for every phase: what runs now (a point, a round's point,
     preconditioning, a special test), steps done/total, elapsed and an ETA that moves."""
@@ -69,7 +85,7 @@ class ProgressObserver:
         self.live = out.is_terminal
         self.progress = Progress(
             TextColumn("{task.description}"),
-            BarColumn(),
+            ModelBar(self),
             TextColumn("{task.fields[counts]} steps"),
             TimeElapsedColumn(),
             EtaColumn(self),
