@@ -467,13 +467,13 @@ def _point_cells(p: PointRecord) -> list[str]:
 def _print_points_table(run_id: str, points: Sequence[PointRecord]) -> None:
     title = f"points of {run_id}"
     rows = [_point_cells(p) for p in points]
-    if len(rows) > RICH_TABLE_MAX_ROWS:
-        console.out.file.write(_plain_table(title, SHOW_COLUMNS, rows))
-        return
     narrow = console.narrow_box()
     # under 100 columns: the columns that answer "how fast, how slow" (--format csv has all)
     keep = [k for k, c in enumerate(SHOW_COLUMNS)
             if console.out.width >= 100 or c not in NARROW_DROPPED]  # fmt: skip
+    if len(rows) > RICH_TABLE_MAX_ROWS:
+        _print_plain(title, rows)
+        return
     table = console.Table(title=title, **narrow)
     for k in keep:
         column = SHOW_COLUMNS[k]
@@ -489,7 +489,20 @@ def _print_points_table(run_id: str, points: Sequence[PointRecord]) -> None:
         console.out.print("read, write, p50, p99.9: in a wider terminal or with --format csv")
 
 
-def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> str:
+def _print_plain(title: str, rows: list[list[str]]) -> None:
+    """Too many rows for rich: in one pass, boxed, or (narrow terminal) with the main columns
+    and plain spacing, so that no line is wider than the terminal."""
+    text = _plain_table(title, SHOW_COLUMNS, rows)
+    if max(cell_len(line) for line in text.splitlines()) > console.out.width:
+        keep = [k for k, c in enumerate(SHOW_COLUMNS) if c not in NARROW_DROPPED]
+        columns = [SHOW_COLUMNS[k] for k in keep]
+        text = _plain_table(title, columns, [[r[k] for k in keep] for r in rows], boxed=False)
+    console.out.file.write(text)
+
+
+def _plain_table(
+    title: str, columns: Sequence[str], rows: list[list[str]], boxed: bool = True
+) -> str:
     """The points table in rich's heavy-head box, laid out in one pass (never cropped)."""
     widths = [max(cell_len(c), *(cell_len(r[k]) for r in rows)) for k, c in enumerate(columns)]
 
@@ -498,8 +511,14 @@ def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> s
         for k, (cell, width) in enumerate(zip(cells, widths, strict=True)):
             pad = " " * (width - cell_len(cell))
             text.append(cell + pad if k == 1 else pad + cell)  # the point key is left-aligned
+        if not edge:
+            return "  ".join(text) + "\n"
         return f"{edge} " + f" {edge} ".join(text) + f" {edge}\n"
 
+    if not boxed:  # two spaces between columns, one rule under the header
+        plain = [line(columns, "").strip("\n"), "  ".join("─" * w for w in widths)]
+        plain += [line(r, "").strip("\n") for r in rows]
+        return "\n".join([title, *(text.rstrip() for text in plain)]) + "\n"
     spans = [w + 2 for w in widths]
     head = rich.box.HEAVY_HEAD
     parts = [title + "\n", head.get_top(spans) + "\n", line(columns, head.head_vertical),

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from arraybench import cli as cli_module
 from arraybench import console
 from arraybench.cli import main
 from arraybench.plan import catalog
@@ -62,11 +63,17 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @needs_fio
 @pytest.mark.parametrize("width", [100, 80])
-def test_show_runs_compare_fit(results: Path, width: int, cli: Callable[..., str]) -> None:
+def test_show_runs_compare_fit(
+    results: Path, width: int, cli: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     shown = cli(width, "show", "latest", "--results", str(results))
     _fits(shown, width)
     for key in (f"{n}/w{w}-qd2" for n in NAMES for w in (1, 16)):
         assert key in shown  # whole point names, on one line
+    monkeypatch.setattr(cli_module, "RICH_TABLE_MAX_ROWS", 1)  # a huge run: drawn directly
+    direct = cli(width, "show", "latest", "--results", str(results))
+    _fits(direct, width)
+    assert all(f"{n}/w16-qd2" in direct for n in NAMES)
     _fits(cli(width, "runs", "--results", str(results)), width)
     compared = cli(width, "compare", "latest:before", "latest:after", "--results", str(results))
     _fits(compared, width)
