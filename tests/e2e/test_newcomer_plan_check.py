@@ -86,15 +86,16 @@ def test_readme_template_and_plan_check_agree_on_quick(
 
 
 def test_a_small_run_finishes_inside_the_stated_range(tmp_path: Path) -> None:
-    """cscs at --scale 0.01 with one workload: a point, two metadata levels and the report."""
-    args = ["cscs", "--only", "iops-4k-read", "--scale", "0.01", "--results", str(tmp_path),
+    """cscs at --scale 0.01 with one workload: a point, two metadata levels and the report;
+    with a relative --results, as the default ./arraybench-results is."""
+    args = ["cscs", "--only", "iops-4k-read", "--scale", "0.01", "--results", "r",
             "--set", "metadata.threads=[1,2]"]  # fmt: skip
-    checked = run_cli("plan", "check", *args)
+    checked = run_cli("plan", "check", *args, cwd=tmp_path)
     assert checked.returncode == 0, checked.stderr
     said = SPAN.search(checked.stdout)
     assert said is not None and "metadata" in checked.stdout
     started = time.monotonic()
-    done = run_cli("run", *args)
+    done = run_cli("run", *args, cwd=tmp_path)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert _seconds(said.group(2)) - 1 <= elapsed <= _seconds(said.group(3)) + 1, (
