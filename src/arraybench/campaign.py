@@ -26,12 +26,14 @@ from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.steady import steady_state
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.fio import runner
+from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
 from arraybench.multihost import Fleet
+from arraybench.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.plan.expand import (
     Point,
     check_resolved,
@@ -46,8 +48,10 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.plan_values import check_plan_values, resolve_targets
 from arraybench.point_extras import PointExtras
+from arraybench.progress import run_steps
 from arraybench.special_points import (
     INTERFERENCE_KEY,
+    interference_spec,
     metadata_directory,
     run_interference,
     run_metadata,
@@ -251,7 +255,7 @@ class Campaign:
         sizes = self._prepare_targets(plan, points, fio)
         run_id = new_run_id(plan.name, self.results_dir)
         self.store.lock_run(run_id)
-        run = self._run_record(plan, run_id, scale, len(points))
+        run = self._run_record(plan, run_id, scale, run_steps(plan))
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
         self.store.create_run(run)
         self.run_id = run.id
@@ -348,17 +352,35 @@ class Campaign:
         """Purge and precondition once per run (a resumed run does not repeat them)."""
         kinds = {f.kind for f in self.store.findings(run.id)}
         if plan.purge and "purge" not in kinds:
+            self._phase("purge", "blkdiscard of the block devices", 1.0)
             results = [purge_target(t.path, self.kinds.get(t.path, "file")) for t in plan.targets]
+            self._notify("phase_finished", False)
             for line in purge_lines(results):
                 self.observer.warning(line)
             self.store.add_finding(run.id, "purge", {"targets": results})
         if plan.precondition and "precondition" not in kinds:
-            self.observer.warning("preconditioning: writing the targets "
-                                  f"{plan.precondition.passes:g} times over")  # fmt: skip
+            written = sum(sizes.values()) * plan.precondition.passes
+            self._phase("precondition", f"writing the targets {plan.precondition.passes:g} "
+                        "times over", write_seconds(written))  # fmt: skip
             folder = Path(run.folder) / "precondition"
             self.guard.recheck(t.path for t in plan.targets)
             done = run_precondition(plan, plan.precondition, sizes, folder, fio)
+            self._notify("phase_finished", False)
             self.store.add_finding(run.id, "precondition", done)
+
+    def _notify(self, name: str, *args: Any) -> None:
+        """Progress beyond the Observer protocol (phases, rounds ended): observers that do
+        not show progress need not know them."""
+        method = getattr(self.observer, name, None)
+        if method is not None:
+            method(*args)
+
+    def _phase(self, kind: str, text: str, expected_s: float) -> None:
+        method = getattr(self.observer, "phase_started", None)
+        if method is not None:
+            method(kind, text, expected_s)
+        else:  # an observer without phases sees them as before
+            self.observer.warning(f"{kind}: {text}")
 
     def _run_special(
         self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str, first_seq: int
@@ -368,8 +390,9 @@ class Campaign:
         seq = first_seq
         test = plan.interference
         if test and INTERFERENCE_KEY not in done:
-            self.observer.warning(f"running {INTERFERENCE_KEY}: base load + {test.steps} "
-                                  "background steps")  # fmt: skip
+            seconds = interference_seconds(interference_spec(plan, test))
+            self._phase("interference", f"base load, then {test.steps} background steps "
+                        f"({INTERFERENCE_KEY})", seconds + OVERHEAD_S)  # fmt: skip
             folder = Path(run.folder) / "points" / f"{seq:03d}-interference"
             started = now_iso()
             size = min(sizes.values()) if sizes else None
@@ -381,14 +404,15 @@ class Campaign:
                       "workers": test.base_jobs, "iodepth": test.base_iodepth}  # fmt: skip
             self._store_special(run, INTERFERENCE_KEY, seq, folder, started, doc, fields,
                                 Finding(None, "interference", data))  # fmt: skip
+            self._notify("phase_finished", True)
         seq += 1
         meta = plan.metadata
         for threads in meta.threads if meta else []:
             key = f"metadata/t{threads}"
             if meta is None or key in done:
                 continue
-            self.observer.warning(f"running {key}: {', '.join(meta.ops)} x "
-                                  f"{meta.files_per_thread} files per thread")  # fmt: skip
+            self._phase("metadata", f"{key}: {', '.join(meta.ops)} x {meta.files_per_thread} "
+                        "files per thread", metadata_seconds(meta, threads).typical)  # fmt: skip
             folder = Path(run.folder) / "points" / f"{seq + threads:03d}-metadata-t{threads}"
             started = now_iso()
             directory = metadata_directory(plan, meta, self.results_dir)
@@ -398,6 +422,7 @@ class Campaign:
                       "workers": threads, "iodepth": 1}  # fmt: skip
             self._store_special(run, key, seq + threads, folder, started, doc, fields,
                                 Finding(None, "metadata", data))  # fmt: skip
+            self._notify("phase_finished", True)
 
     def _store_special(
         self, run: RunRecord, key: str, seq: int, folder: Path, started: str, doc: Any,
@@ -424,6 +449,9 @@ class Campaign:
             verdict = rounds_verdict(self.store.points(run.id), plan.rounds, round_no)
             self.store.add_finding(run.id, "rounds", verdict)
             if verdict["steady"]:
+                later = [p for r in range(round_no + 1, plan.rounds.max + 1)
+                         for p in round_points(plan, r)]  # fmt: skip
+                self._notify("rounds_ended", round_no, later)
                 return
 
     def _run_point(self, run: RunRecord, point: Point, sizes: dict[str, int], fio: str) -> None:
@@ -499,7 +527,11 @@ class Campaign:
     def _report_extras(self, point: Point, extras: PointExtras) -> None:
         if extras.integrity is not None:
             line = f"point {point.key}: {extras.integrity.summary_line()}"
-            self.observer.warning(line if extras.integrity_failed else line + " (clean)")
+            note = getattr(self.observer, "note", None)
+            if extras.integrity_failed or note is None:
+                self.observer.warning(line if extras.integrity_failed else line + " (clean)")
+            else:
+                note(line + " (clean)")
         if extras.timeline is not None:
             failed = [r for r in extras.timeline.records() if r.outcome != "ok"]
             for r in failed:

@@ -22,12 +22,13 @@ from rich.cells import cell_len
 
 from arraybench import __version__, console
 from arraybench.campaign import Campaign, scratch_path
-from arraybench.errors import ArraybenchError, PlanError, Terminated
+from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
 from arraybench.importer import import_paths
 from arraybench.multihost import host_spec, host_targets, target_safety
+from arraybench.outline import plan_outline, target_facts
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
@@ -39,15 +40,20 @@ from arraybench.plan.expand import (
     with_targets,
 )
 from arraybench.plan.model import Plan
+from arraybench.plan.reference import plan_reference
+from arraybench.plan.schema import plan_schema
 from arraybench.plan_values import check_plan_values
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
-from arraybench.store.db import DB_NAME, PointRecord, Store, store_error
-from arraybench.units import format_duration, format_latency, format_throughput
+from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
+from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
+RESULTS_ENV = "ARRAYBENCH_RESULTS"  # the results directory when --results is not given
+LATEST = "latest"  # a run id meaning the newest run of the results directory
+RUN_ID_HELP = f"a run id from `arraybench runs`, or {LATEST}"
 EXIT_INTERRUPTED = 130
 EXIT_NOT_ACCEPTED = 3  # the run completed but an acceptance criterion did not pass
 MAX_SCALE = 1000.0
@@ -74,6 +80,28 @@ def _scale_factor(text: str) -> float:
     return value
 
 
+def _results_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results",
+        default=os.environ.get(RESULTS_ENV) or DEFAULT_RESULTS,
+        metavar="DIR",
+        help=f"results directory (default: ${RESULTS_ENV}, else ./{DEFAULT_RESULTS})",
+    )
+
+
+def _output_option(parser: argparse.ArgumentParser) -> None:
+    """-o/--output: a report file, the same meaning in every command."""
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write the report to FILE; format from the extension "
+        "(.html .md .csv .xlsx .pdf .png); repeatable",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arraybench", description="Storage benchmarking campaigns driven by fio.")
     parser.add_argument("--version", action="version", version=f"arraybench {__version__}")
@@ -88,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="file or block device to test (repeatable); default: a scratch file",
     )
-    run.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    _results_option(run)
     run.add_argument(
         "--scale",
         type=_scale_factor,
@@ -96,7 +124,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)",
     )
-    run.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run")
+    run.add_argument(
+        "--resume", metavar="RUN_ID", help=f"continue an interrupted run ({RUN_ID_HELP})"
+    )
     run.add_argument(
         "--allow-destroy",
         action="append",
@@ -104,12 +134,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DEVICE",
         help="consent to overwrite this exact block device",
     )
-    run.add_argument(
-        "-o",
-        "--report",
-        metavar="FILE",
-        help="report path; format from the extension (.html .md .csv .xlsx .pdf .png)",
-    )
+    _output_option(run)
+    run.add_argument("--report", action="append", default=[], metavar="FILE",
+                     help="old spelling of -o/--output")  # fmt: skip
     run.add_argument(
         "--set",
         action="append",
@@ -123,14 +150,54 @@ def _parser() -> argparse.ArgumentParser:
         dest="plan_command", required=True
     )
     check = plan.add_parser("check", help="validate and dry-run a plan: points, job files, time")
-    check.add_argument("plan")
-    check.add_argument("--target", action="append", default=[], metavar="PATH")
-    check.add_argument("--scale", type=_scale_factor, default=1.0, metavar="FACTOR")
+    check.add_argument("plan", help="PLAN.yaml or TEMPLATE name")
+    check.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="file or block device the run would test (repeatable)",
+    )
+    check.add_argument(
+        "--scale",
+        type=_scale_factor,
+        default=1.0,
+        metavar="FACTOR",
+        help="multiply durations and sizes, as `run --scale`",
+    )
     check.add_argument("--all-jobs", action="store_true", help="print every point's job file")
-    check.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
-    check.add_argument("--only", action="append", default=[], metavar="GLOB")
+    check.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help="change the plan, as `run --set` (repeatable)",
+    )
+    check.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the workloads whose names match, as `run --only`",
+    )
+    check.add_argument(
+        "--allow-destroy",
+        action="append",
+        default=[],
+        metavar="DEVICE",
+        help="consent to overwrite this exact block device, as `run`",
+    )
+    _results_option(check)
     run.add_argument("--only", action="append", default=[], metavar="GLOB",
                      help="run only the workloads whose names match (repeatable)")  # fmt: skip
+
+    schema = plan.add_parser(
+        "schema", help="print the plan's JSON Schema (editors validate YAML plans with it)"
+    )
+    schema.add_argument(
+        "--markdown", action="store_true", help="print the plan reference (docs/plan.md) instead"
+    )
 
     hosts = sub.add_parser("hosts", help="many-host tools").add_subparsers(
         dest="hosts_command", required=True
@@ -138,41 +205,37 @@ def _parser() -> argparse.ArgumentParser:
     hcheck = hosts.add_parser(
         "check", help="check every host of a plan: reachable, fio version, clock offset, targets"
     )
-    hcheck.add_argument("plan")
-    hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides")
+    hcheck.add_argument("plan", help="PLAN.yaml or TEMPLATE name with a hosts list")
+    hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
     runs = sub.add_parser("runs", help="list runs in the results directory")
-    runs.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    runs.add_argument("--format", choices=("table", "json"), default="table")
+    _results_option(runs)
+    runs.add_argument("--format", choices=("table", "json"), default="table",
+                      help="table (default) or json")  # fmt: skip
     show = sub.add_parser("show", help="every point of a run with its metrics")
-    show.add_argument("run_id")
-    show.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    show.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    show.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _results_option(show)
+    show.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                      help="table (default), json or csv")  # fmt: skip
     report = sub.add_parser(
         "report", help="write the report of a run (HTML, Markdown, CSV, Excel, PDF, PNG)"
     )
-    report.add_argument("run_id")
-    report.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    report.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="output file, format from its extension (repeatable)",
-    )
+    report.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    _results_option(report)
+    _output_option(report)
     report.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
     compare = sub.add_parser("compare", help="runs or scenarios side by side, with deltas")
     compare.add_argument(
         "scenarios",
         nargs="+",
         metavar="RUN[:SCENARIO]",
-        help="RUN, RUN:hN (its points on N hosts) or RUN:LABEL",
+        help=f"RUN, RUN:hN (its points on N hosts) or RUN:LABEL; RUN may be {LATEST}",
     )
     compare.add_argument("--baseline", metavar="LABEL", help="default: the first scenario")
-    compare.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
-    compare.add_argument("-o", "--output", action="append", default=[], metavar="FILE")
-    compare.add_argument("--format", choices=FORMATS)
+    _results_option(compare)
+    _output_option(compare)
+    compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
     imp = sub.add_parser(
         "import",
         help="existing fio results (JSON, json+, normal text, terse, logs) "
@@ -187,7 +250,7 @@ def _parser() -> argparse.ArgumentParser:
         "scenario, label_<name>, read from file names, "
         "e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'",
     )
-    imp.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    _results_option(imp)
     return parser  # fmt: skip
 
 
@@ -206,9 +269,30 @@ def _load(args: argparse.Namespace, results: Path) -> Plan:
     return scale_plan(plan, args.scale)
 
 
+def _latest(store: Store, results: str) -> str:
+    runs = store.list_runs()
+    if not runs:
+        raise StoreError(f"{LATEST}: no runs in {results} yet", "start one: arraybench run quick")
+    return max(runs, key=lambda row: (row[0].started, row[0].id))[0].id
+
+
+def _run_id(store: Store, given: str, results: str) -> str:
+    """A run id as typed: `latest` is the newest run of the results directory."""
+    return _latest(store, results) if given == LATEST else given
+
+
+def _scenario_spec(store: Store, spec: str, results: str) -> str:
+    """compare's RUN[:SCENARIO] with `latest` as RUN."""
+    run_id, colon, rest = spec.partition(":")
+    return _run_id(store, run_id, results) + colon + rest
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    if args.report:  # an unknown report format is said before the campaign, not after it
-        format_for(Path(args.report), None)
+    if args.report:
+        console.print_note("--report is the old spelling of -o/--output")
+    outputs = [Path(p) for p in [*args.output, *args.report]]
+    for path in outputs:  # an unknown report format is said before the campaign, not after it
+        format_for(path, None)
     results = Path(args.results)
     store = Store(results)
     observer = console.ProgressObserver()
@@ -221,7 +305,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                     f"--resume {args.resume} continues that run with its own plan and targets",
                     "drop the plan, --target, --scale, --set and --only arguments",
                 )
-            result = campaign.resume(args.resume)
+            result = campaign.resume(_run_id(store, args.resume, args.results))
         else:
             plan = _load(args, results)
             if args.allow_destroy:
@@ -245,8 +329,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     run = store.get_run(result.run_id)
     model = report_for_run(store, run.id)
     console.print_model(model)
-    path = Path(args.report) if args.report else Path(run.folder) / "report.html"
-    _write(model, [path], None)
+    _write(model, outputs or [Path(run.folder) / "report.html"], None)
     return verdict_exit(model)
 
 
@@ -265,27 +348,27 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
-    plan = _load(args, Path(DEFAULT_RESULTS))
-    check_resolved(plan)  # what `run` would refuse, plan check refuses (plan/feasible.py)
+    results = Path(args.results)
+    plan = _load(args, results)
+    if args.allow_destroy:
+        plan = plan.model_copy(update={"allow_destroy": [*plan.allow_destroy,
+                                                         *args.allow_destroy]})  # fmt: skip
+    check_resolved(plan)
+    # the verdict `run` gives: a target it would refuse is refused here too
+    facts = target_facts(plan, scratch_path(results))
+    report = plan_outline(plan, facts)
+    console.print_outline(plan, report, facts)
     points = expand(plan)
-    sizes = {t.path: t.size or 0 for t in plan.targets}
-    total = sum(p.expected_seconds + console.OVERHEAD_S for p in points)
-    console.out.print(f"plan {plan.name} is valid: {len(points)} points, about "
-                      f"{format_duration(total)}; targets: "
-                      f"{', '.join(t.path for t in plan.targets)}")  # fmt: skip
+    console.out.print("points:" if points else "no points outside the rounds")
     for point in points:
         console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
     if plan.rounds:
         per_round = round_points(plan, 1)
-        seconds = sum(p.expected_seconds + console.OVERHEAD_S for p in per_round)
-        console.out.print(
-            f"and SNIA rounds of {len(per_round)} points (about {format_duration(seconds)} each) "
-            f"until {plan.rounds.track} is steady over {plan.rounds.window} rounds: "
-            f"{plan.rounds.window} to {plan.rounds.max} rounds"
-        )
+        console.out.print(f"each SNIA round ({plan.rounds.window} to {plan.rounds.max}):")
         for point in per_round:
             console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
         points = points + per_round
+    sizes = {t.path: t.size or facts.blocks.get(t.path, 0) for t in plan.targets}
     shown = points if args.all_jobs else _first_of_each_workload(points)
     for point in shown:
         console.out.rule(f"job file of {point.key}")
@@ -302,6 +385,18 @@ def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
             seen.add(name)
             chosen.append(point)
     return chosen
+
+
+def cmd_plan_schema(args: argparse.Namespace) -> int:
+    if args.markdown:
+        console.out.file.write(plan_reference())
+    else:
+        console.out.file.write(json.dumps(plan_schema(), indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    return cmd_plan_schema(args) if args.plan_command == "schema" else cmd_plan_check(args)
 
 
 def cmd_hosts_check(args: argparse.Namespace) -> int:
@@ -321,7 +416,7 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
             f"{c.clock_offset_ms:+.1f} ms ± {c.clock_uncertainty_ms or 0:.1f}")  # fmt: skip
         table.add_row(c.name, spec.endpoint, "yes" if c.reachable else "NO",
                       c.fio_version or "–", offset, str(len(c.problems)))  # fmt: skip
-    console.out.print(table)
+    console.print_table(table)
     for c in checks:
         for problem in c.problems:
             console.out.print(problem)
@@ -330,11 +425,9 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_templates(_: argparse.Namespace) -> int:
-    for name in catalog.template_names():
-        plan = catalog.load_template(name)
-        console.out.print(
-            console.styled((f"{name:12s}", "bold"), f" {' '.join(plan.description.split())}")
-        )
+    names = catalog.template_names()
+    lines = [(n, " ".join(catalog.load_template(n).description.split())) for n in names]
+    console.print_wrapped(lines, max(len(n) for n in names) + 1)
     return 0
 
 
@@ -345,14 +438,22 @@ def cmd_runs(args: argparse.Namespace) -> int:
         data = [asdict(run) | {"points_done": done} for run, done in rows]
         print(json.dumps(data, indent=2))
         return 0
-    table = console.Table(title=f"runs in {args.results}")
+    table = console.Table(title=f"runs in {args.results}", **console.narrow_box())
     for column in ("run id", "plan", "scenario", "status", "points", "started"):
         table.add_column(column)
     for run, done in rows:
         table.add_row(run.id, run.plan_name, run.scenario, run.status,
-                      f"{done}/{run.total_points}", run.started)  # fmt: skip
-    console.out.print(table)
+                      _points_text(run, done),
+                      run.started[:16].replace("T", " "))  # fmt: skip
+    console.print_table(table)
     return 0
+
+
+def _points_text(run: RunRecord, done: int) -> str:
+    """done/total, the total as known: a complete run needed what it ran (SNIA rounds steady
+    early, adaptive levels skipped); runs of older versions did not count special tests."""
+    total = done if run.status == "complete" else max(done, run.total_points)
+    return f"{done}/{total}"
 
 
 def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:
@@ -362,7 +463,7 @@ def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
-    run = store.get_run(args.run_id)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
     if args.format == "json":
         print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
@@ -378,6 +479,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 SHOW_COLUMNS = ("#", "point", "workers", "qd", "throughput", "read", "write",
                 "lat mean", "p50", "p99", "p99.9", "max")  # fmt: skip
+NARROW_HEADERS = {"workers": "wk", "throughput": "total"}
+NARROW_DROPPED = ("read", "write", "p50", "p99.9")
 RICH_TABLE_MAX_ROWS = 1000  # rich lays out about 1,000 rows a second: more are drawn directly
 
 
@@ -398,18 +501,42 @@ def _point_cells(p: PointRecord) -> list[str]:
 def _print_points_table(run_id: str, points: Sequence[PointRecord]) -> None:
     title = f"points of {run_id}"
     rows = [_point_cells(p) for p in points]
+    narrow = console.narrow_box()
+    # under 100 columns: the columns that answer "how fast, how slow" (--format csv has all)
+    keep = [k for k, c in enumerate(SHOW_COLUMNS)
+            if console.out.width >= 100 or c not in NARROW_DROPPED]  # fmt: skip
     if len(rows) > RICH_TABLE_MAX_ROWS:
-        console.out.file.write(_plain_table(title, SHOW_COLUMNS, rows))
+        _print_plain(title, rows)
         return
-    table = console.Table(title=title)
-    for column in SHOW_COLUMNS:
-        table.add_column(column, justify="right" if column != "point" else "left")
+    table = console.Table(title=title, **narrow)
+    for k in keep:
+        column = SHOW_COLUMNS[k]
+        if column == "point":  # whole names; the numbers wrap at their space instead
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(NARROW_HEADERS.get(column, column) if narrow else column,
+                             justify="right")  # fmt: skip
     for row in rows:
-        table.add_row(*row)
-    console.out.print(table)
+        table.add_row(*(row[k] for k in keep))
+    console.print_table(table)
+    if len(keep) < len(SHOW_COLUMNS):
+        console.out.print("read, write, p50, p99.9: in a wider terminal or with --format csv")
 
 
-def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> str:
+def _print_plain(title: str, rows: list[list[str]]) -> None:
+    """Too many rows for rich: in one pass, boxed, or (narrow terminal) with the main columns
+    and plain spacing, so that no line is wider than the terminal."""
+    text = _plain_table(title, SHOW_COLUMNS, rows)
+    if max(cell_len(line) for line in text.splitlines()) > console.out.width:
+        keep = [k for k, c in enumerate(SHOW_COLUMNS) if c not in NARROW_DROPPED]
+        columns = [SHOW_COLUMNS[k] for k in keep]
+        text = _plain_table(title, columns, [[r[k] for k in keep] for r in rows], boxed=False)
+    console.out.file.write(text)
+
+
+def _plain_table(
+    title: str, columns: Sequence[str], rows: list[list[str]], boxed: bool = True
+) -> str:
     """The points table in rich's heavy-head box, laid out in one pass (never cropped)."""
     widths = [max(cell_len(c), *(cell_len(r[k]) for r in rows)) for k, c in enumerate(columns)]
 
@@ -418,8 +545,14 @@ def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> s
         for k, (cell, width) in enumerate(zip(cells, widths, strict=True)):
             pad = " " * (width - cell_len(cell))
             text.append(cell + pad if k == 1 else pad + cell)  # the point key is left-aligned
+        if not edge:
+            return "  ".join(text) + "\n"
         return f"{edge} " + f" {edge} ".join(text) + f" {edge}\n"
 
+    if not boxed:  # two spaces between columns, one rule under the header
+        plain = [line(columns, "").strip("\n"), "  ".join("─" * w for w in widths)]
+        plain += [line(r, "").strip("\n") for r in rows]
+        return "\n".join([title, *(text.rstrip() for text in plain)]) + "\n"
     spans = [w + 2 for w in widths]
     head = rich.box.HEAVY_HEAD
     parts = [title + "\n", head.get_top(spans) + "\n", line(columns, head.head_vertical),
@@ -431,7 +564,7 @@ def _plain_table(title: str, columns: Sequence[str], rows: list[list[str]]) -> s
 
 def cmd_report(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
-    run = store.get_run(args.run_id)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
     default = Path(run.folder) / f"report.{args.format or 'html'}"
     paths = [Path(p) for p in args.output] or [default]
     for path in paths:
@@ -463,7 +596,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
     for path in args.output:
         format_for(Path(path), args.format)
-    scenarios = [load_scenario(store, spec) for spec in args.scenarios]
+    specs = [_scenario_spec(store, spec, args.results) for spec in args.scenarios]
+    scenarios = [load_scenario(store, spec) for spec in specs]
     model = compare(scenarios, args.baseline)
     console.print_model(model)
     if args.output:
@@ -582,7 +716,7 @@ OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a s
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handler = {"plan": cmd_plan_check, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
+    handler = {"plan": cmd_plan, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
     previous = _install_signals()
     code: int | None = None
     try:

@@ -8,32 +8,49 @@ from Text pieces (`styled`), never from markup text."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import textwrap
+import time
 from collections.abc import Sequence
+from typing import Any
 
+import rich.box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
+from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.outline import OVERHEAD_S, Outline, TargetFacts
 from arraybench.plan.expand import Point
+from arraybench.plan.load import parse_plan_text
+from arraybench.plan.model import Plan
+from arraybench.progress import RunProgress
 from arraybench.report.model import ReportModel
 from arraybench.store.db import RunRecord
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
-OVERHEAD_S = 0.7  # per point: fio start-up, parsing, commit
+PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done
 
 # a pipe or a CI log is not 80 columns wide: keep the tables whole there
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160,
-              markup=False, emoji=False)  # fmt: skip
+out = Console(
+    highlight=False,
+    soft_wrap=True,
+    width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
+    markup=False,
+    emoji=False,
+)
 err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # a message is one line: control characters of user strings are shown escaped
@@ -54,45 +71,116 @@ def one_line(text: str) -> str:
     if len(text) <= MAX_ERROR_CHARS:
         return text
     cut = len(text) - MAX_ERROR_CHARS
-    return f"{text[:700]}[... {cut} characters ...]{text[-(MAX_ERROR_CHARS - 700):]}"
+    return f"{text[:700]}[... {cut} characters ...]{text[-(MAX_ERROR_CHARS - 700) :]}"
+
+
+class EtaColumn(ProgressColumn):
+    """The run's ETA from the progress model, recomputed at every refresh: it counts down
+    while a step runs, also one that reports nothing (an interference test)."""
+
+    def __init__(self, observer: ProgressObserver) -> None:
+        super().__init__()
+        self.observer = observer
+
+    def render(self, task: Task) -> Text:
+        model = self.observer.model
+        if model is None:
+            return Text("ETA –")
+        return Text(f"ETA {format_duration(model.eta(time.monotonic()))}")
+
+
+class ModelBar(BarColumn):
+    """The bar from the progress model at every refresh: it grows during silent steps too."""
+
+    def __init__(self, observer: ProgressObserver) -> None:
+        super().__init__()
+        self.observer = observer
+
+    def render(self, task: Task) -> ProgressBar:
+        bar = super().render(task)
+        model = self.observer.model
+        if model is not None:
+            bar.completed = model.fraction(time.monotonic()) * PROGRESS_UNITS
+        return bar
 
 
 class ProgressObserver:
-    """Shows the campaign as a bar: current point, points done/total, elapsed and ETA."""
+    """Shows the run as one bar for every phase: what runs now (a point, a round's point,
+    preconditioning, a special test), steps done/total, elapsed and an ETA that moves."""
 
     def __init__(self) -> None:
         self.live = out.is_terminal
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),
-            BarColumn(),
-            TextColumn("{task.fields[done]}/{task.fields[npoints]} points", markup=False),
+            ModelBar(self),
+            TextColumn("{task.fields[counts]} steps", markup=False),
             TimeElapsedColumn(),
-            TextColumn("ETA", markup=False),
-            TimeRemainingColumn(),
+            EtaColumn(self),
             console=out,
             transient=False,
             disable=not self.live,
         )
         self.task: TaskID | None = None
-        self.base = 0.0
-        self.done = 0
-        self.total = 0
+        self.model: RunProgress | None = None
+
+    def _update(self, description: str | None = None) -> None:
+        if self.task is None or self.model is None:
+            return
+        fields: dict[str, Any] = {"counts": self.model.counts()}
+        if description is not None:
+            fields["description"] = description
+        done = self.model.fraction(time.monotonic()) * PROGRESS_UNITS
+        self.progress.update(self.task, completed=done, **fields)
+
+    def _line(self, text: str) -> None:
+        """A line above the bar (or, without a terminal, on its own, with the counts)."""
+        if self.live:
+            self.progress.console.print(text, markup=False)
+        else:
+            counts = f"[{self.model.counts()}] " if self.model else ""
+            print(f"{counts}{text}", flush=True)
 
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
-        estimate = sum(p.expected_seconds + OVERHEAD_S for p in todo)
-        self.total = len(todo)
+        plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+        self.model = RunProgress.for_plan(plan, skipped)
         resumed = f", {skipped} already done" if skipped else ""
-        out.print(styled("run ", (run.id, "bold"), f": {len(todo)} points{resumed}, "
-                         f"about {format_duration(estimate)}; folder {run.folder}"))  # fmt: skip
+        left = self.model.eta(time.monotonic())
+        out.print(
+            styled(
+                "run ",
+                (run.id, "bold"),
+                f": {self.model.total_steps} steps (points, rounds at most, special tests)"
+                f"{resumed}, about {format_duration(left)} left; folder {run.folder}",
+            )
+        )
         self.progress.start()
-        self.task = self.progress.add_task("starting", total=estimate, done=0, npoints=self.total)
+        self.task = self.progress.add_task("starting", total=PROGRESS_UNITS,
+                                           counts=self.model.counts())  # fmt: skip
 
     def target_preparing(self, path: str, size: int) -> None:
         out.print(f"preparing target {path}: writing {format_size(size)} of random data")
 
     def point_started(self, point: Point, index: int, total: int) -> None:
-        if self.task is not None:
-            self.progress.update(self.task, description=f"[{index}/{total}] {point.key}")
+        if self.model is not None:
+            self.model.begin(point.key, point.expected_seconds + OVERHEAD_S, time.monotonic())
+        where = f"round {point.round} " if point.round else ""
+        self._update(f"{where}{point.key}")
+
+    def phase_started(self, kind: str, text: str, expected_s: float) -> None:
+        """A phase that is not a grid point: preconditioning, purge, a special test."""
+        if self.model is not None:
+            self.model.begin(kind, expected_s, time.monotonic())
+        self._line(f"{kind}: {text}")
+        self._update(kind)
+
+    def phase_finished(self, counts: bool) -> None:
+        """counts: a special test (a step, stored as a point); else a phase of seconds only."""
+        kind = self.model.current if self.model is not None else "phase"
+        if self.model is not None:
+            self.model.end(time.monotonic(), counts)
+        if counts:
+            self._line(f"  {kind}: done")
+        self._update()
 
     def confirm(self, text: str) -> None:
         """An operator action (pull a cable, fail a controller): show it, wait for Enter."""
@@ -103,45 +191,48 @@ class ProgressObserver:
         finally:
             self.progress.start()
 
+    def _skip(self, points: Sequence[Point]) -> None:
+        if self.model is not None:
+            self.model.skip(len(points), sum(p.expected_seconds + OVERHEAD_S for p in points))
+        self._update()
+
     def points_skipped(self, points: Sequence[Point]) -> None:
-        """An adaptive series ended early: its remaining points leave the estimate."""
+        """An adaptive series ended early: its remaining points leave the totals."""
         if not points:
             return
-        self.total -= len(points)
-        if self.task is not None:
-            saved = sum(p.expected_seconds + OVERHEAD_S for p in points)
-            total = self.progress.tasks[0].total or 0.0
-            self.progress.update(self.task, total=max(self.base, total - saved),
-                                 npoints=self.total)  # fmt: skip
-        out.print(f"adaptive: {len(points)} level(s) of {points[0].workload.name} not needed")
+        self._skip(points)
+        self._line(f"adaptive: {len(points)} level(s) of {points[0].workload.name} not needed")
+
+    def rounds_ended(self, round_no: int, points: Sequence[Point]) -> None:
+        """SNIA rounds steady at `round_no`: the rounds not needed leave the totals."""
+        self._skip(points)
+        self._line(f"rounds: steady after round {round_no}; {len(points)} point(s) of later "
+                   "rounds not needed")  # fmt: skip
 
     def point_tick(self, point: Point, elapsed_s: float) -> None:
-        if self.task is not None:
-            step = min(elapsed_s, point.expected_seconds + OVERHEAD_S)
-            self.progress.update(self.task, completed=self.base + step)
+        self._update()
 
     def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None:
-        self.base += point.expected_seconds + OVERHEAD_S
-        self.done += 1
-        if self.task is not None:
-            self.progress.update(self.task, completed=self.base, done=self.done)
+        if self.model is not None:
+            self.model.end(time.monotonic(), counts=True)
+        self._update()
         total = metrics.total
         value = total.iops if unit == "IOPS" else total.mbps
-        line = (
+        self._line(
             f"  {point.key}: {format_throughput(value, unit)} @ "
             f"{format_latency(total.lat_mean_us)} mean, p99 {format_latency(total.lat_p99_us)}"
         )
-        if self.live:
-            self.progress.console.print(line)
-        else:
-            print(f"[{self.done}/{self.total}]{line}", flush=True)
 
     def pausing(self, point: Point, seconds: float) -> None:
-        line = f"  pausing {seconds:.0f}s after {point.key} (bytes written / GC throughput)"
-        if self.live:
-            self.progress.console.print(line)
-        else:
-            print(line, flush=True)
+        if self.model is not None:  # a pause the estimate did not know (GC: as measured)
+            self.model.total_s += seconds
+            self.model.begin("pause", seconds, time.monotonic())
+        self._line(f"  pausing {seconds:.0f}s after {point.key} (bytes written / GC throughput)")
+        self._update(f"pause after {point.key}")
+
+    def note(self, text: str) -> None:
+        """Something the run did that is no warning (a clean integrity check)."""
+        self._line(text)
 
     def warning(self, text: str) -> None:
         err.print(styled(("warning:", "yellow"), f" {text}"))
@@ -151,6 +242,48 @@ class ProgressObserver:
         I/O error (the run is marked interrupted either way)."""
         with contextlib.suppress(OSError):
             self.progress.stop()
+
+
+def fitted(table: Table) -> Table:
+    """Wrap, never cut: at 80 or 100 columns a long name folds onto a second line instead of
+    ending in `…` (two names cut to the same text would be two different rows saying one)."""
+    for column in table.columns:
+        column.overflow = "fold"
+    return table
+
+
+def narrow_box() -> dict[str, Any]:
+    """Under 130 columns a wide table drops its vertical rules: two columns more fit."""
+    if out.width >= 130:
+        return {}
+    return {"box": rich.box.SIMPLE_HEAD, "pad_edge": False, "collapse_padding": True}
+
+
+def print_table(table: Table) -> None:
+    """A table that fits the terminal; a title or caption longer than it is wrapped (the
+    console does not wrap, so that piped tables stay whole)."""
+    width = out.width
+    title, caption = table.title, table.caption
+    long_title = isinstance(title, str) and cell_len(title) > width
+    long_caption = isinstance(caption, str) and cell_len(caption) > width
+    if long_title:
+        table.title = None
+        out.print("\n".join(textwrap.wrap(str(title), width)), markup=False)
+    if long_caption:
+        table.caption = None
+    out.print(fitted(table))
+    if long_caption:
+        out.print("\n".join(textwrap.wrap(str(caption), width)), markup=False)
+
+
+def print_wrapped(lines: Sequence[tuple[str, str]], name_width: int) -> None:
+    """`name  text` lines, the text wrapped under itself to the terminal (at most 100)."""
+    width = min(out.width, 100)
+    for name, text in lines:
+        body = textwrap.wrap(text, max(20, width - name_width - 1)) or [""]
+        out.print(styled((f"{name:{name_width}s}", "bold"), f" {body[0]}"))
+        for more in body[1:]:
+            out.print(f"{'':{name_width}s} {more}")
 
 
 def summary_table(model: ReportModel) -> Table:
@@ -177,22 +310,59 @@ def summary_table(model: ReportModel) -> Table:
 def print_model(model: ReportModel) -> None:
     """The result tables a run ends with: the summary, then any method-specific tables."""
     if model.summary:
-        out.print(summary_table(model))
+        print_table(summary_table(model))
     for extra in [*model.tables, *model.verdicts]:
-        table = Table(title=extra.title, caption=extra.caption or None)
+        table = Table(title=extra.title, caption=extra.caption or None, **narrow_box())
         for column in extra.columns:
             table.add_column(column)
         for row in extra.rows:
             table.add_row(*row)
-        out.print(table)
+        print_table(table)
     for note in model.notes:
         out.print(styled(("note:", "yellow"), f" {note}"))
+
+
+def _wrapped(text: str, indent: int, width: int) -> list[str]:
+    pad = " " * indent
+    return textwrap.wrap(text, width, initial_indent=pad, subsequent_indent=pad + "  ",
+                         break_on_hyphens=False) or [pad]  # fmt: skip
+
+
+def _target_text(path: str, facts: TargetFacts) -> str:
+    kind = facts.kinds.get(path, "on the hosts")
+    if path in facts.layout:
+        return f"{path} (new file: {format_size(facts.layout[path])} written at start)"
+    if path in facts.blocks:
+        return f"{path} (block device, {format_size(facts.blocks[path])})"
+    return f"{path} ({kind})"
+
+
+def print_outline(plan: Plan, outline: Outline, facts: TargetFacts) -> None:
+    """plan check: the targets' verdict, then every phase the run will execute with its time."""
+    width = min(out.width, 100)
+    targets = [_target_text(t.path, facts) for t in plan.targets]
+    lines = _wrapped(f"plan {plan.name} is valid; targets: {', '.join(targets) or 'on the hosts'}",
+                     0, width)  # fmt: skip
+    lines += _wrapped(f"the run executes {len(outline.phases)} phases, {outline.span.text()}:",
+                      0, width)  # fmt: skip
+    for phase in outline.phases:
+        lines.append(f"  {phase.kind:<13}{phase.span.text()}")
+        for text in (phase.title, *phase.details):
+            lines += _wrapped(text, 15, width)
+    for note in (*facts.warnings, *outline.notes):
+        lines += _wrapped(f"note: {note}", 0, width)
+    out.print("\n".join(lines), markup=False)
 
 
 def print_error(message: str) -> None:
     """One line on stderr; a closed terminal (SIGHUP) must not turn it into a traceback."""
     with contextlib.suppress(OSError):
         err.print(styled(("error:", "red"), f" {one_line(message)}"), soft_wrap=True)
+
+
+def print_note(message: str) -> None:
+    with contextlib.suppress(OSError):
+        err.print(styled(("note:", "yellow"), f" {one_line(message)}"))
 
 
 def is_tty() -> bool:

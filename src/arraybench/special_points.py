@@ -53,7 +53,10 @@ def interference_spec(plan: Plan, test: InterferenceTest) -> InterferenceSpec:
 
 
 def metadata_directory(plan: Plan, test: MetadataTest, results_dir: Path) -> Path:
-    return Path(test.directory) if test.directory else results_dir / "scratch" / "metadata"
+    """Absolute: fio runs in the point's folder, where a relative path (the default
+    ./arraybench-results) would name another directory."""
+    folder = Path(test.directory) if test.directory else results_dir / "scratch" / "metadata"
+    return folder.resolve()
 
 
 def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) -> FioDocument:

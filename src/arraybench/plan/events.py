@@ -82,28 +82,46 @@ class PromptAction(Strict):
     the trigger (0: at the trigger) and record that time as assumed.
     """
 
-    text: str = Field(min_length=1)
-    revert_text: str | None = Field(None, min_length=1)  # asked at the end of `duration`
-    assume_after: Offset = 0.0
+    text: str = Field(
+        min_length=1, description="What the operator must do, shown when the event is due."
+    )
+    # asked at the end of `duration`
+    revert_text: str | None = Field(
+        None, min_length=1, description="What the operator must do at the end of `duration`."
+    )
+    assume_after: Offset = Field(
+        0.0,
+        description=(
+            "Non-interactive runs: the action is assumed done this long after the trigger."
+        ),
+    )
 
 
 class RunAction(Strict):
     """Run a command (never through a shell). A failure or a timeout is recorded, the load goes
     on. `revert` runs when the event ends."""
 
-    argv: Argv
-    timeout: Duration = 60.0
-    revert: Argv | None = None
+    argv: Argv = Field(description="The command and its arguments (never through a shell).")
+    timeout: Duration = Field(
+        60.0, description=("The command is killed after this long (recorded as a failure).")
+    )
+    revert: Argv | None = Field(None, description="A command run when the event ends.")
 
 
 class ThrottleAction(Strict):
     """Limit the load's I/O to `device` with the block cgroup (io.max or blkio.throttle)."""
 
-    device: str = Field(min_length=1)  # a block device, or a file: its backing device
-    read_iops: PositiveInt | None = None
-    write_iops: PositiveInt | None = None
-    read_bps: Size | None = None  # bytes per second: 10m = 10 MiB/s
-    write_bps: Size | None = None
+    # a block device, or a file: its backing device
+    device: str = Field(min_length=1, description="A block device, or a file: its backing device.")
+    read_iops: PositiveInt | None = Field(None, description="Read IOPS limit.")
+    write_iops: PositiveInt | None = Field(None, description="Write IOPS limit.")
+    # bytes per second: 10m = 10 MiB/s
+    read_bps: Size | None = Field(
+        None, description="Read bandwidth limit in bytes per second (10m = 10 MiB/s)."
+    )
+    write_bps: Size | None = Field(
+        None, description="Write bandwidth limit in bytes per second (10m = 10 MiB/s)."
+    )
 
     @model_validator(mode="after")
     def _some_limit(self) -> ThrottleAction:
@@ -115,11 +133,19 @@ class ThrottleAction(Strict):
 class NetemAction(Strict):
     """Delay and/or lose packets leaving `interface` (tc netem as its root qdisc)."""
 
-    interface: str = Field(min_length=1, pattern=r"^[^\s/]{1,15}$")
-    delay: Offset | None = None
-    jitter: Offset | None = None
-    loss: Fraction | None = None  # percent of packets
-    netns: str | None = Field(None, min_length=1)  # run tc inside this network namespace
+    interface: str = Field(
+        min_length=1,
+        pattern="^[^\\s/]{1,15}$",
+        description=("The network interface whose outgoing packets are delayed or lost."),
+    )
+    delay: Offset | None = Field(None, description="Added delay per packet.")
+    jitter: Offset | None = Field(None, description="Random variation of the delay.")
+    # percent of packets
+    loss: Fraction | None = Field(None, description="Percent of packets lost.")
+    # run tc inside this network namespace
+    netns: str | None = Field(
+        None, min_length=1, description="Run tc inside this network namespace."
+    )
 
     @model_validator(mode="after")
     def _something(self) -> NetemAction:
@@ -133,12 +159,23 @@ class NetemAction(Strict):
 class SignalAction(Strict):
     """Freeze processes (SIGSTOP) and let them go on at revert (SIGCONT)."""
 
-    pid: PositiveInt | None = None
-    pid_file: str | None = Field(None, min_length=1)
+    pid: PositiveInt | None = Field(None, description="The process id to freeze.")
+    pid_file: str | None = Field(
+        None, min_length=1, description="A file holding the process id to freeze."
+    )
     # a regular expression searched in the process name (as pgrep), or in the whole command
     # line with `full: true` (as pgrep -f)
-    process: str | None = Field(None, min_length=1)
-    full: Bool = False
+    process: str | None = Field(
+        None,
+        min_length=1,
+        description=(
+            "A regular expression searched in process names (as pgrep), "
+            "or in whole command lines with `full: true`."
+        ),
+    )
+    full: Bool = Field(
+        False, description=("Match `process` against the whole command line (as pgrep -f).")
+    )
 
     @model_validator(mode="after")
     def _one_selector(self) -> SignalAction:
@@ -163,7 +200,8 @@ class SignalAction(Strict):
 class ScsiOfflineAction(Strict):
     """Set a SCSI disk offline (sysfs device/state), back to running at revert."""
 
-    device: str = Field(min_length=1)  # /dev/sdc, sdc, or a link to it
+    # /dev/sdc, sdc, or a link to it
+    device: str = Field(min_length=1, description="/dev/sdc, sdc, or a link to it.")
 
 
 Action = PromptAction | RunAction | ThrottleAction | NetemAction | SignalAction | ScsiOfflineAction
@@ -172,16 +210,42 @@ Action = PromptAction | RunAction | ThrottleAction | NetemAction | SignalAction 
 class Event(Strict):
     """One event: when (`at` or `when`), for how long (`duration`) and one action key."""
 
-    at: Offset | None = None  # seconds after the point's start
-    when: Literal["steady"] | None = None
-    label: str | None = Field(None, min_length=1)
-    duration: Duration | None = None  # None: until the point ends
-    prompt: Annotated[PromptAction, _text_form("text")] | None = None
-    run: Annotated[RunAction, BeforeValidator(_argv_form)] | None = None
-    throttle: ThrottleAction | None = None
-    netem: NetemAction | None = None
-    signal: SignalAction | None = None
-    scsi_offline: Annotated[ScsiOfflineAction, _text_form("device")] | None = None
+    # seconds after the point's start
+    at: Offset | None = Field(None, description="When: seconds after the point's start (e.g. 30s).")
+    when: Literal["steady"] | None = Field(
+        None, description="When: `steady` = once the load has reached steady state."
+    )
+    label: str | None = Field(
+        None,
+        min_length=1,
+        description=("The event's name in reports (default: a description of the action)."),
+    )
+    # None: until the point ends
+    duration: Duration | None = Field(
+        None,
+        description=(
+            "How long the event lasts before it is reverted (absent: until the point ends)."
+        ),
+    )
+    prompt: Annotated[PromptAction, _text_form("text")] | None = Field(
+        None, description=("Ask the operator to do something by hand (a string is the text).")
+    )
+    run: Annotated[RunAction, BeforeValidator(_argv_form)] | None = Field(
+        None, description="Run a command (a list is its argv)."
+    )
+    throttle: ThrottleAction | None = Field(
+        None, description="Limit I/O to a device with the block cgroup."
+    )
+    netem: NetemAction | None = Field(None, description="Delay or lose network packets (tc netem).")
+    signal: SignalAction | None = Field(
+        None, description="Freeze processes with SIGSTOP, SIGCONT at revert."
+    )
+    scsi_offline: Annotated[ScsiOfflineAction, _text_form("device")] | None = Field(
+        None,
+        description=(
+            "Set a SCSI disk offline, back to running at revert (a string is the device)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_time_one_action(self) -> Event:

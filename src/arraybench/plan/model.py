@@ -80,30 +80,61 @@ def _on_off(value: object) -> object:
 class Target(Strict):
     """A file or a block device. Files are created at `size` when missing."""
 
-    path: PathText
-    size: Size | None = None  # for files: the size to create/use; devices use their own size
+    path: PathText = Field(
+        description=("The file or block device fio opens (a file is created when missing).")
+    )
+    # for files: the size to create/use; devices use their own size
+    size: Size | None = Field(
+        None,
+        description=("For files: the size to create and use. Block devices use their own size."),
+    )
 
 
 class Ssh(Strict):
     """Start and stop `fio --server` on the host over SSH (key login only)."""
 
-    user: str | None = None
-    host: str | None = None  # SSH address when it differs from the fio address
-    port: Port = 22
-    key: str | None = None  # identity file
-    fio: str = "fio"
+    user: str | None = Field(None, description="SSH login user (default: the current user).")
+    # SSH address when it differs from the fio address
+    host: str | None = Field(None, description="SSH address when it differs from the fio address.")
+    port: Port = Field(22, description="SSH port.")
+    # identity file
+    key: str | None = Field(
+        None, description="SSH identity file (key login only, never a password)."
+    )
+    fio: str = Field("fio", description="The fio binary on the host.")
 
 
 class Host(Strict):
     """A load host: fio's server on `address:port`, started over SSH or already running."""
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
-    address: str = Field(min_length=1)
-    port: Port = 8765
-    ssh: Ssh | None = None  # None: "fio server already running"
+    name: str = Field(
+        min_length=1,
+        pattern="^[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}$",
+        description=("The host's name in reports and in host_sets (letters, digits, _ . -)."),
+    )
+    address: str = Field(
+        min_length=1,
+        description=(
+            "The address fio's server listens on (one address: the server has no authentication)."
+        ),
+    )
+    port: Port = Field(8765, description="fio's server port.")
+    # None: "fio server already running"
+    ssh: Ssh | None = Field(
+        None,
+        description=(
+            "Start and stop `fio --server` over SSH; absent: the server is already running."
+        ),
+    )
     # this host's own targets (paths on the host); empty: the plan's targets, same paths on
     # every host
-    targets: list[Target] = Field(default_factory=list)
+    targets: list[Target] = Field(
+        default_factory=list,
+        description=(
+            "This host's own targets (paths on the host); empty: the "
+            "plan's targets, same paths on every host."
+        ),
+    )
 
     @field_validator("address")
     @classmethod
@@ -118,8 +149,12 @@ class Host(Strict):
 class DataPattern(Strict):
     """What the written buffers contain. Incompressible unless asked otherwise."""
 
-    compressibility: Percent = 0  # % of each buffer that compresses
-    dedupe: Percent = 0  # % of buffers that repeat
+    # % of each buffer that compresses
+    compressibility: Percent = Field(
+        0, description=("Percent of each written buffer that compresses (0: incompressible).")
+    )
+    # % of buffers that repeat
+    dedupe: Percent = Field(0, description="Percent of written buffers that repeat (deduplicable).")
 
 
 class SteadyStop(Strict):
@@ -128,32 +163,71 @@ class SteadyStop(Strict):
     Whether it did is recorded per point, with the SNIA PTS check of its last window.
     """
 
-    metric: Literal["iops", "bw"] = "iops"
-    limit: Share = 20.0  # % max deviation from the window mean
+    metric: Literal["iops", "bw"] = Field(
+        "iops", description="What must be steady: iops or bw (bandwidth)."
+    )
+    # % max deviation from the window mean
+    limit: Share = Field(20.0, description="Maximum deviation from the window mean, in percent.")
     # the steady-state window fio watches (it checks once a second)
-    window: SteadyWindow = 60.0
+    window: SteadyWindow = Field(60.0, description="The steady-state window fio watches.")
 
 
 class Timing(Strict):
-    ramp: RampDuration = 2.0  # warm-up per point, not measured
-    duration: Duration = 10.0  # measured time per point (the upper bound with `steady`)
-    steady: SteadyStop | None = None
+    # warm-up per point, not measured
+    ramp: RampDuration = Field(2.0, description="Warm-up per point, not measured.")
+    # measured time per point (the upper bound with `steady`)
+    duration: Duration = Field(
+        10.0, description="Measured time per point (the upper bound with `steady`)."
+    )
+    steady: SteadyStop | None = Field(
+        None, description=("End each point as soon as it is steady instead of after `duration`.")
+    )
 
 
 class Load(Strict):
     """Load levels: workers per host x iodepth, or explicit (workers, iodepth) pairs."""
 
-    workers: list[Jobs] | None = None
-    iodepth: list[IoDepth] | None = None
-    pairs: list[Annotated[tuple[Jobs, IoDepth], BeforeValidator(_pair)]] | None = None
+    workers: list[Jobs] | None = Field(
+        None,
+        description=("Workers (fio jobs) per host, one load level each; crossed with `iodepth`."),
+    )
+    iodepth: list[IoDepth] | None = Field(
+        None, description=("I/O depth per worker, one load level each; crossed with `workers`.")
+    )
+    pairs: list[Annotated[tuple[Jobs, IoDepth], BeforeValidator(_pair)]] | None = Field(
+        None,
+        description=(
+            "Explicit (workers, iodepth) load levels, e.g. [[1, 1], [4, "
+            "8]]; instead of workers/iodepth."
+        ),
+    )
     # device-count ladder: the first N targets; "all" = 1, 2, ... up to every target
-    devices: list[Count] | Literal["all"] | None = None
+    devices: list[Count] | Literal["all"] | None = Field(
+        None,
+        description=(
+            "Device-count ladder: run on the first N targets for each N; "
+            '"all" = 1, 2, ... up to every target.'
+        ),
+    )
     # shared: every worker spreads its I/O over all targets (In&Out);
     # per_target: `workers` jobs on each target (dbi's numjobs per device)
-    spread: Literal["shared", "per_target"] = "shared"
+    spread: Literal["shared", "per_target"] = Field(
+        "shared",
+        description=(
+            "shared: every worker spreads its I/O over all targets; "
+            "per_target: `workers` jobs on each target."
+        ),
+    )
     # adaptive: choose the levels from what was measured instead of running the whole ladder
     # (exact: the same optimal point as the full ladder; economy: within one step, fewer points)
-    adaptive: Annotated[Literal["off", "exact", "economy"], BeforeValidator(_on_off)] = "off"
+    adaptive: Annotated[Literal["off", "exact", "economy"], BeforeValidator(_on_off)] = Field(
+        "off",
+        description=(
+            "Choose load levels from what was measured instead of running "
+            "the whole ladder (exact: same optimal point as the full "
+            "ladder; economy: within one step, fewer points)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_form(self) -> Load:
@@ -176,34 +250,114 @@ class Verify(Strict):
     acknowledged write durably; after the point (and its events) every acknowledged block is
     read back. Lost, corrupt or unreadable blocks fail the point."""
 
-    region: Size = 64 << 20  # reserved at the end of the first target; fio's load stays out
-    block_size: BlockSize = 4096
-    iops: PositiveInt | None = None  # the writer's rate (None: as fast as it goes, one at a time)
+    # reserved at the end of the first target; fio's load stays out
+    region: Size = Field(
+        64 << 20,
+        description=(
+            "Reserved at the end of the first target for the verifiable "
+            "writes; fio's load stays out of it."
+        ),
+    )
+    block_size: BlockSize = Field(4096, description="Size of each verifiable block.")
+    # the writer's rate (None: as fast as it goes, one at a time)
+    iops: PositiveInt | None = Field(
+        None,
+        description=(
+            "The writer's rate in writes per second (absent: as fast as "
+            "it goes, one write at a time)."
+        ),
+    )
 
 
 class Workload(Strict):
-    name: Name
-    pattern: Literal["random", "sequential"]
-    bs: BlockSize
-    read: Percent  # read percentage: 100 = read only, 0 = write only
-    region: Literal["backend", "frontend"] = "backend"
-    frontend_blocks: Blocks = 1000  # frontend = the first N blocks of each target
-    ioengine: Engine | None = None
-    direct: Bool | None = None
-    data: DataPattern | None = None
-    load: Load | None = None  # overrides the plan's load
-    timing: Timing | None = None  # overrides the plan's timing
-    metric: Literal["iops", "mbps"] | None = None  # default: iops for random, mbps sequential
+    name: Name = Field(
+        description=("The workload's name (letters, digits, _ . -), unique in the plan.")
+    )
+    pattern: Literal["random", "sequential"] = Field(description="Access pattern.")
+    bs: BlockSize = Field(description="Block size.")
+    # read percentage: 100 = read only, 0 = write only
+    read: Percent = Field(description="Read percentage: 100 = read only, 0 = write only.")
+    region: Literal["backend", "frontend"] = Field(
+        "backend",
+        description=(
+            "backend: the whole target; frontend: only the first "
+            "`frontend_blocks` blocks (cache hits)."
+        ),
+    )
+    # frontend = the first N blocks of each target
+    frontend_blocks: Blocks = Field(
+        1000, description="With region: frontend, the first N blocks of each target."
+    )
+    ioengine: Engine | None = Field(
+        None, description="fio I/O engine for this workload (default: the plan's)."
+    )
+    direct: Bool | None = Field(
+        None, description="O_DIRECT for this workload (default: the plan's)."
+    )
+    data: DataPattern | None = Field(
+        None, description="What this workload's buffers contain (default: the plan's)."
+    )
+    # overrides the plan's load
+    load: Load | None = Field(
+        None, description="Load levels for this workload (default: the plan's)."
+    )
+    # overrides the plan's timing
+    timing: Timing | None = Field(
+        None, description="Timing for this workload (default: the plan's)."
+    )
+    # default: iops for random, mbps sequential
+    metric: Literal["iops", "mbps"] | None = Field(
+        None,
+        description=(
+            "The throughput the report ranks by (default: iops for random, mbps for sequential)."
+        ),
+    )
     # cliff: find the write cliff and the garbage-collection rate in this workload's points
-    analysis: list[Literal["cliff", "steady"]] = Field(default_factory=list)
+    analysis: list[Literal["cliff", "steady"]] = Field(
+        default_factory=list,
+        description=(
+            "Extra analyses: cliff (the write cliff and the "
+            "garbage-collection rate), steady (SNIA steady state)."
+        ),
+    )
     # a pause after each point: a duration, or "gc" = bytes the point wrote / the GC rate
-    pause_after: Wait | Literal["gc"] = 0.0
-    rate_iops: PositiveInt | None = None  # cap per worker (a base load, a rate-limited test)
-    group: Label | None = None  # the report row / section this curve belongs to (default: derived)
-    chart: Label | None = None  # curves with the same chart are also drawn together, one line each
+    pause_after: Wait | Literal["gc"] = Field(
+        0.0,
+        description=(
+            'A pause after each point: a duration, or "gc" = bytes the point wrote / the GC rate.'
+        ),
+    )
+    # cap per worker (a base load, a rate-limited test)
+    rate_iops: PositiveInt | None = Field(
+        None, description="IOPS cap per worker (a base load, a rate-limited test)."
+    )
+    # the report row / section this curve belongs to (default: derived)
+    group: Label | None = Field(
+        None,
+        description=(
+            "The report row / section this curve belongs to (default: derived from the name)."
+        ),
+    )
+    # curves with the same chart are also drawn together, one line each
+    chart: Label | None = Field(
+        None,
+        description=("Curves with the same chart name are also drawn together, one line each."),
+    )
     # failures and disturbances injected while the load runs (see plan/events.py)
-    events: list[Event] = Field(default_factory=list)
-    verify: Verify | None = None  # prove no acknowledged write was lost (see integrity/)
+    events: list[Event] = Field(
+        default_factory=list,
+        description=(
+            "Failures and disturbances injected while the load runs (see docs/failure-tests.md)."
+        ),
+    )
+    # prove no acknowledged write was lost (see integrity/)
+    verify: Verify | None = Field(
+        None,
+        description=(
+            "Prove no acknowledged write was lost: checkable writes "
+            "beside the load, read back after the point."
+        ),
+    )
 
     @model_validator(mode="after")
     def _frontend_fits(self) -> Workload:
@@ -217,8 +371,14 @@ class Workload(Strict):
 class Fabric(Strict):
     """The links between one host and the storage: a ceiling for the charts."""
 
-    links: list[str] = Field(min_length=1)  # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
-    mtu: Mtu = 1500
+    # e.g. "4 x FC 16G", "2 x 25GbE iSCSI"
+    links: list[str] = Field(
+        min_length=1,
+        description=(
+            'The links between one host and the storage, e.g. "4 x FC 16G", "2 x 25GbE iSCSI".'
+        ),
+    )
+    mtu: Mtu = Field(1500, description="MTU of the links, in bytes.")
 
     @field_validator("links")
     @classmethod
@@ -231,18 +391,33 @@ class Fabric(Strict):
 class Precondition(Strict):
     """SNIA workload-independent preconditioning: write the targets `passes` times over."""
 
-    passes: Passes = 2.0
-    bs: BlockSize = 128 * 1024
-    pattern: Literal["sequential", "random"] = "sequential"
+    passes: Passes = Field(2.0, description="How many times the targets are written over.")
+    bs: BlockSize = Field(128 * 1024, description="Block size of the preconditioning writes.")
+    pattern: Literal["sequential", "random"] = Field(
+        "sequential", description="Access pattern of the preconditioning writes."
+    )
 
 
 class Rounds(Strict):
     """SNIA rounds: repeat some workloads until one of them is steady across rounds."""
 
-    workloads: list[str] = Field(min_length=1)  # names or globs of the repeated workloads
-    track: str = Field(min_length=1)  # the workload whose throughput must become steady
-    max: Steps = 25
-    window: RoundWindow = 5
+    # names or globs of the repeated workloads
+    workloads: list[str] = Field(
+        min_length=1, description="Names or globs of the workloads repeated each round."
+    )
+    # the workload whose throughput must become steady
+    track: str = Field(
+        min_length=1,
+        description=("The workload whose throughput must become steady across rounds."),
+    )
+    max: Steps = Field(25, description="At most this many rounds.")
+    window: RoundWindow = Field(
+        5,
+        description=(
+            "Steady when the last `window` rounds meet the SNIA criteria "
+            "(so at least this many rounds)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _window_fits(self) -> Rounds:
@@ -257,18 +432,28 @@ class Rounds(Strict):
 class InterferenceTest(Strict):
     """dbi's mixed workload: a rate-limited base load, background streams added in steps."""
 
-    base_bs: BlockSize = 8192
-    base_read: Percent = 50
-    base_rate_iops: PositiveInt = 40000  # total over all base jobs
-    base_jobs: Jobs = 4
-    base_iodepth: IoDepth = 8
-    bg_bs: BlockSize = 1 << 20
-    bg_read: Percent = 100
-    bg_rate_iops: PositiveInt = 1000  # added by each step
-    steps: Steps = 5
-    bg_iodepth: IoDepth = 4
-    interval: Duration = 60.0
-    max_latency_increase: Increase = 20.0  # % for the verdict
+    base_bs: BlockSize = Field(8192, description="Block size of the base load.")
+    base_read: Percent = Field(50, description="Read percentage of the base load.")
+    # total over all base jobs
+    base_rate_iops: PositiveInt = Field(
+        40000, description="Rate of the base load in IOPS, total over all base jobs."
+    )
+    base_jobs: Jobs = Field(4, description="fio jobs of the base load.")
+    base_iodepth: IoDepth = Field(8, description="I/O depth of each base job.")
+    bg_bs: BlockSize = Field(1 << 20, description="Block size of the background streams.")
+    bg_read: Percent = Field(100, description="Read percentage of the background streams.")
+    # added by each step
+    bg_rate_iops: PositiveInt = Field(1000, description="IOPS added by each background step.")
+    steps: Steps = Field(
+        5, description="Background steps (each adds one stream at `bg_rate_iops`)."
+    )
+    bg_iodepth: IoDepth = Field(4, description="I/O depth of each background stream.")
+    interval: Duration = Field(60.0, description="Length of each step.")
+    # % for the verdict
+    max_latency_increase: Increase = Field(
+        20.0,
+        description=("Verdict bound: the base load's latency may rise by at most this percent."),
+    )
 
     @model_validator(mode="after")
     def _fio_can_run_it(self) -> InterferenceTest:
@@ -289,28 +474,56 @@ FILE_OPS: tuple[MetadataOp, ...] = ("create", "stat", "delete")
 class MetadataTest(Strict):
     """CSCS's mdtest-like test on fio's file engines, in a directory."""
 
-    directory: PathText | None = None  # default: a folder beside the results
-    threads: list[Jobs] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32])
-    files_per_thread: Files = 1000
-    ops: list[MetadataOp] = Field(default_factory=lambda: list(FILE_OPS))
+    # default: a folder beside the results
+    directory: PathText | None = Field(
+        None,
+        description=("Directory the files are created in (default: a folder beside the results)."),
+    )
+    threads: list[Jobs] = Field(
+        default_factory=lambda: [1, 2, 4, 8, 16, 32], description="Thread counts, one level each."
+    )
+    files_per_thread: Files = Field(
+        1000, description="Files each thread creates, stats and deletes."
+    )
+    ops: list[MetadataOp] = Field(
+        default_factory=lambda: list(FILE_OPS), description="Operations measured, in order."
+    )
 
 
 class LatencyBound(Strict):
-    value: Latency = 0.001  # seconds
-    stat: Literal["mean", "p99"] = "mean"
+    # seconds
+    value: Latency = Field(
+        0.001, description="The latency bound of the latency-bounded throughput."
+    )
+    stat: Literal["mean", "p99"] = Field(
+        "mean", description="Which latency statistic must stay under the bound."
+    )
 
 
 class Expectation(Strict):
     """An acceptance criterion: some measured point of the workload must meet every bound,
     e.g. `{workload: rw8k, min_iops: 400000, max_lat_p99: 1ms}`."""
 
-    name: Label | None = None  # as the verdict table shows it; default: built from the bounds
-    workload: str = Field(min_length=1)  # a workload name or glob
-    min_iops: Rate | None = None
-    min_mbps: Rate | None = None  # MB/s = 10^6 bytes/s
-    max_lat_mean: Latency | None = None
-    max_lat_p99: Latency | None = None
-    hosts: Count | None = None  # only points measured on this many hosts
+    # as the verdict table shows it; default: built from the bounds
+    name: Label | None = Field(
+        None, description=("As the verdict table shows it (default: built from the bounds).")
+    )
+    # a workload name or glob
+    workload: str = Field(min_length=1, description="A workload name or glob.")
+    min_iops: Rate | None = Field(
+        None, description="Some point must reach at least this many IOPS."
+    )
+    # MB/s = 10^6 bytes/s
+    min_mbps: Rate | None = Field(
+        None,
+        description=("Some point must reach at least this throughput, in MB/s (10^6 bytes/s)."),
+    )
+    max_lat_mean: Latency | None = Field(None, description="...with a mean latency at most this.")
+    max_lat_p99: Latency | None = Field(
+        None, description="...with a 99th percentile latency at most this."
+    )
+    # only points measured on this many hosts
+    hosts: Count | None = Field(None, description="Only points measured on this many hosts.")
 
     @model_validator(mode="after")
     def _some_bound(self) -> Expectation:
@@ -322,37 +535,120 @@ class Expectation(Strict):
 
 
 class Plan(Strict):
-    name: Name
-    description: str = Field("", max_length=10_000)
-    scenario: Label = "default"
-    labels: dict[Label, Annotated[Label, BeforeValidator(_label_value)]] = Field(
-        default_factory=dict
+    name: Name = Field(
+        description=(
+            "The plan's name (letters, digits, _ . -): runs and reports are named after it."
+        )
     )
-    targets: list[Target] = Field(default_factory=list)
-    allow_destroy: list[PathText] = Field(default_factory=list)
-    ioengine: Engine = "libaio"
-    direct: Bool = True
-    data: DataPattern = DataPattern()
-    timing: Timing = Timing()
-    load: Load = Load(workers=[1, 2, 4, 8, 16], iodepth=[1])
-    latency_bound: LatencyBound = LatencyBound()
-    fabric: Fabric | None = None
-    gc_throughput: Size | None = None  # bytes/s of the array's GC, if known (else measured)
-    monitor: Bool = True  # sample /proc/diskstats and CPU of the targets' devices
-    purge: Bool = False  # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
-    precondition: Precondition | None = None
-    rounds: Rounds | None = None
-    hosts: list[Host] = Field(default_factory=list)  # empty: this machine, without fio servers
+    description: str = Field(
+        "",
+        max_length=10000,
+        description=("What the plan measures, shown by `arraybench templates` and in reports."),
+    )
+    scenario: Label = Field(
+        "default",
+        description=("Scenario label of the run (e.g. baseline, dedupe-on): compare runs by it."),
+    )
+    labels: dict[Label, Annotated[Label, BeforeValidator(_label_value)]] = Field(
+        default_factory=dict, description="Free key/value labels stored with the run."
+    )
+    targets: list[Target] = Field(
+        default_factory=list,
+        description=(
+            "Files or block devices under test (empty: a scratch file beside the results)."
+        ),
+    )
+    allow_destroy: list[PathText] = Field(
+        default_factory=list,
+        description=(
+            "Block devices that may be overwritten although they carry data (exact paths)."
+        ),
+    )
+    ioengine: Engine = Field("libaio", description="fio I/O engine.")
+    direct: Bool = Field(True, description="O_DIRECT I/O (bypass the page cache).")
+    data: DataPattern = Field(
+        DataPattern(),
+        description=("What the written buffers contain (incompressible unless asked otherwise)."),
+    )
+    timing: Timing = Field(Timing(), description="Ramp and measured time of each point.")
+    load: Load = Field(
+        Load(workers=[1, 2, 4, 8, 16], iodepth=[1]),
+        description="Load levels: workers x iodepth, or explicit pairs.",
+    )
+    latency_bound: LatencyBound = Field(
+        LatencyBound(), description="The bound of the latency-bounded throughput in the summary."
+    )
+    fabric: Fabric | None = Field(
+        None, description="The links to the storage: a ceiling drawn on the charts."
+    )
+    # bytes/s of the array's GC, if known (else measured)
+    gc_throughput: Size | None = Field(
+        None,
+        description=(
+            "Bytes/s the array's garbage collection processes, if known "
+            "(else measured by the cliff analysis)."
+        ),
+    )
+    # sample /proc/diskstats and CPU of the targets' devices
+    monitor: Bool = Field(
+        True,
+        description=("Sample /proc/diskstats and CPU of the targets' devices during each point."),
+    )
+    # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
+    purge: Bool = Field(
+        False, description=("SNIA: return block devices to fresh-out-of-box first (blkdiscard).")
+    )
+    precondition: Precondition | None = Field(
+        None, description=("SNIA workload-independent preconditioning before the first point.")
+    )
+    rounds: Rounds | None = Field(
+        None, description=("SNIA rounds: repeat some workloads until one of them is steady.")
+    )
+    # empty: this machine, without fio servers
+    hosts: list[Host] = Field(
+        default_factory=list,
+        description=("Load hosts running fio's server (empty: this machine, without fio servers)."),
+    )
     # scaling scenarios: each a list of host names run together (S1, S2, S4 ...); default all
-    host_sets: list[list[str]] | None = None
-    on_host_failure: Literal["continue", "stop"] = "stop"
+    host_sets: list[list[str]] | None = Field(
+        None,
+        description=(
+            "Scaling scenarios: each a list of host names run together "
+            "(S1, S2, S4 ...); default: all hosts."
+        ),
+    )
+    on_host_failure: Literal["continue", "stop"] = Field(
+        "stop",
+        description=("When a host fails during a point: stop the run, or continue on the others."),
+    )
     # many hosts: every host's I/O starts at the same wall-clock instant, this long after the
     # point's fio command (it must cover connecting to the servers and laying out files)
-    start_lead: Annotated[float, _SECONDS, InRange(MIN_FIO_SECONDS, 3600.0, unit="s")] = 3.0
-    interference: InterferenceTest | None = None
-    metadata: MetadataTest | None = None
-    workloads: list[Workload] = Field(min_length=1)
-    acceptance: list[Expectation] = Field(default_factory=list)  # PASS/FAIL verdicts
+    start_lead: Annotated[float, _SECONDS, InRange(MIN_FIO_SECONDS, 3600.0, unit="s")] = Field(
+        3.0,
+        description=(
+            "Many hosts: every host's I/O starts at the same instant this "
+            "long after the point's fio command."
+        ),
+    )
+    interference: InterferenceTest | None = Field(
+        None,
+        description=(
+            "dbi's interference test: a rate-limited base load with "
+            "background streams added in steps."
+        ),
+    )
+    metadata: MetadataTest | None = Field(
+        None,
+        description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
+    )
+    workloads: list[Workload] = Field(
+        min_length=1, description="The workloads, each run at every load level."
+    )
+    # PASS/FAIL verdicts
+    acceptance: list[Expectation] = Field(
+        default_factory=list,
+        description=("Acceptance criteria: PASS/FAIL verdicts (exit code 3 when one fails)."),
+    )
 
     @model_validator(mode="after")
     def _unique_names(self) -> Plan:

@@ -237,7 +237,7 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
         panels = [_panel(pts, run, ceiling_for(fabric, pts[0])) for _, pts in ordered]
         sections.append(WorkloadSection(family, panels))
     return ReportModel(
-        title=f"arraybench {run.plan_name}: {run.scenario}",
+        title=report_title(run),
         run_id=run.id,
         scenario=run.scenario,
         labels=run.labels,
@@ -259,6 +259,17 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
         job_files=job_files(points),
         notes=_notes(run, points),
     )
+
+
+SCRATCH_FILE = "arraybench-scratch.dat"  # campaign.SCRATCH_NAME (run sits above report)
+
+
+def report_title(run: RunRecord) -> str:
+    """`arraybench inout: L1C4S1`; on the default scratch file the template's scenario label
+    (a LUN, controller and server count) describes a set-up that was not measured."""
+    if len(run.targets) == 1 and run.targets[0].endswith("/" + SCRATCH_FILE):
+        return f"arraybench {run.plan_name}: scratch file"
+    return f"arraybench {run.plan_name}: {run.scenario}"
 
 
 def _status(run: RunRecord, points: list[PointRecord]) -> str:

@@ -21,6 +21,29 @@ def _s(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f} s"
 
 
+RECOVERY = "Back within 5 %"  # the column of the impact table; the chart notes say it too
+
+
+def recovery_text(impact: dict[str, Any]) -> str:
+    """When the throughput was back within 5 % of the baseline, in the same words in the
+    impact table (terminal, HTML, Markdown) and the charts' notes: after the start (a
+    fail-over while the event lasts) and after the revert, or not before the point ended."""
+    start, revert = impact.get("recovery_after_start_s"), impact.get("recovery_after_revert_s")
+    reverted = impact.get("end_unix") is not None
+    if start is None and revert is None:
+        return "not before the point ended"
+    parts = []
+    if start == 0:
+        parts.append("no dip")
+    elif start is not None:
+        parts.append(f"{start:.1f} s after the start")
+    if revert is not None and not (start == 0 and revert == 0):
+        parts.append(f"{revert:.1f} s after the revert")
+    elif revert is None and reverted:
+        parts.append("not after the revert")
+    return "; ".join(parts)
+
+
 def impact_table(key: str, unit: str, data: dict[str, Any]) -> ReportTable:
     rows = []
     for i in data.get("impact", []):
@@ -28,15 +51,14 @@ def impact_table(key: str, unit: str, data: dict[str, Any]) -> ReportTable:
         rows.append([
             i["label"], i["kind"], _clock(i["start_unix"]),
             format_throughput(i["baseline"], unit), format_throughput(i["low"], unit), dip,
-            _s(i["recovery_after_revert_s"]), _s(i["recovery_after_start_s"]),
-            format_latency(i["max_latency_us"]),
+            recovery_text(i), format_latency(i["max_latency_us"]),
         ])  # fmt: skip
     caption = (
         f"Baseline: mean of the seconds before the event; recovery: back within 5 % of it for "
         f"3 s. fio I/O errors during the point: {data.get('io_errors', 0)}."
     )
-    columns = ["Event", "Kind", "At (UTC)", "Before", "Lowest second", "Dip",
-               "Recovery after revert", "Recovery after start", "Max latency"]  # fmt: skip
+    columns = ["Event", "Kind", "At (UTC)", "Before", "Lowest second", "Dip", RECOVERY,
+               "Max latency"]  # fmt: skip
     return ReportTable(f"{key}: impact of each event", columns, rows, caption)
 
 

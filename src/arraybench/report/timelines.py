@@ -7,6 +7,7 @@ from typing import Any
 
 from arraybench.analysis.findings import kernel_drop_pct
 from arraybench.report.build import series_name
+from arraybench.report.failures import RECOVERY, recovery_text
 from arraybench.report.model import Timeline
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_duration, format_pct, format_throughput
@@ -77,14 +78,8 @@ def event_lines(data: dict[str, Any]) -> list[str]:
     lines = []
     for i in data.get("impact", []):
         dip = "–" if i["dip_pct"] is None else f"{i['dip_pct']:.1f} %"
-        back = i["recovery_after_revert_s"]
-        recovered = (
-            f"recovered within 5 % {back:.1f} s after the revert"
-            if back is not None
-            else "did not recover within 5 % before the point ended"
-        )
         lines.append(f"{i['label']}: dip {dip} against the {i['baseline_seconds']} s before; "
-                     f"{recovered}")  # fmt: skip
+                     f"{RECOVERY.lower()}: {recovery_text(i)}")  # fmt: skip
     if data.get("io_errors"):
         lines.append(f"fio counted {data['io_errors']} I/O errors during the point (and went on)")
     return lines

@@ -1,0 +1,318 @@
+"""What a run will execute, phase by phase, with a duration range: `plan check` prints it and
+the progress display counts the same steps.
+
+The phases follow the campaign's order: lay out target files, start the hosts' fio servers,
+purge, precondition, SNIA rounds, the points, the interference test, the metadata test, the
+report. Each has a range (the least and the most it can take) and a typical time; the range
+is open above where the run decides (GC pauses, an operator's prompt).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arraybench.fio.interference import total_seconds as interference_seconds
+from arraybench.plan.expand import Point, expand, round_points
+from arraybench.plan.model import MetadataTest, Plan, Target, Workload
+from arraybench.special_points import interference_spec
+from arraybench.targets.prepare import needs_layout
+from arraybench.targets.safety import check_target
+from arraybench.units import format_duration, format_size
+
+# per point: fio start-up, parsing, analysis and the commit (typical, and on a busy machine)
+OVERHEAD_S = 0.7
+OVERHEAD_HIGH_S = 3.0
+# start-up and the report at the end: Python, the store, the HTML report
+FIXED_S = (0.5, 2.5, 20.0)
+# writing files and devices: a fast array, a typical one, a slow disk (bytes/s)
+WRITE_RATES = (4e9, 5e8, 5e7)
+PURGE_HIGH_S = 120.0  # blkdiscard of a large device
+HOSTS_START_S = (1.0, 3.0, 30.0)
+VERIFY_READ_RATE = (4e9, 5e8, 2e7)  # reading back the verifiable region after a point
+
+
+@dataclass(frozen=True)
+class Span:
+    """Seconds: the least, the typical and the most; `high` None when open above."""
+
+    low: float
+    typical: float
+    high: float | None
+
+    def __add__(self, other: Span) -> Span:
+        high = None if self.high is None or other.high is None else self.high + other.high
+        return Span(self.low + other.low, self.typical + other.typical, high)
+
+    def times(self, n: float) -> Span:
+        return Span(self.low * n, self.typical * n, None if self.high is None else self.high * n)
+
+    def text(self) -> str:
+        """`about 2m52s (2m30s to 4m05s)`."""
+        high = "no known limit" if self.high is None else format_duration(self.high)
+        return f"about {format_duration(self.typical)} ({format_duration(self.low)} to {high})"
+
+
+ZERO = Span(0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Phase:
+    kind: str  # prepare, hosts, purge, precondition, rounds, points, interference, metadata,
+    # report
+    title: str
+    span: Span
+    steps: int = 0  # progress steps: points, rounds' points (at most), special tests
+    details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """What the run will find at its targets (from the same safety check `run` makes)."""
+
+    layout: Mapping[str, int] = field(default_factory=dict)  # files to create: path -> bytes
+    blocks: Mapping[str, int] = field(default_factory=dict)  # block devices: path -> bytes
+    kinds: Mapping[str, str] = field(default_factory=dict)  # path -> file, new-file, block
+    warnings: tuple[str, ...] = ()
+
+
+def target_facts(plan: Plan, scratch: str = "") -> TargetFacts:
+    """The safety verdict `run` gives (UnsafeTargetError / TargetError when it would refuse),
+    and what it will write before the first point. Hosts' targets are checked on the hosts;
+    `scratch` is the default scratch file, whose folder the run creates."""
+    if plan.hosts:
+        return TargetFacts()
+    points = [*expand(plan), *(round_points(plan, 1) if plan.rounds else [])]
+    writes = any(p.writes for p in points)
+    layout: dict[str, int] = {}
+    blocks: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    warnings: list[str] = []
+    for target in plan.targets:
+        if target.path == scratch and not Path(scratch).parent.exists():
+            kinds[target.path] = "new-file"
+            layout[target.path] = target.size or 0
+            continue
+        info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
+        kinds[target.path] = info.kind
+        warnings += info.warnings if info.kind != "new-file" else []
+        if info.kind == "block":
+            blocks[target.path] = info.size_bytes or 0
+            continue
+        want = target.size or (info.size_bytes or 0)
+        if want > 0 and needs_layout(Path(target.path), want):
+            layout[target.path] = want
+    return TargetFacts(layout, blocks, kinds, tuple(warnings))
+
+
+@dataclass(frozen=True)
+class Outline:
+    phases: tuple[Phase, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def span(self) -> Span:
+        total = ZERO
+        for phase in self.phases:
+            total = total + phase.span
+        return total
+
+    @property
+    def steps(self) -> int:
+        return sum(p.steps for p in self.phases)
+
+
+def _write_span(nbytes: float, rates: tuple[float, float, float] = WRITE_RATES) -> Span:
+    fast, typical, slow = rates
+    return Span(nbytes / fast, nbytes / typical, nbytes / slow)
+
+
+def write_seconds(nbytes: float) -> float:
+    """Typical seconds to write `nbytes` (preconditioning, laying out files)."""
+    return _write_span(nbytes).typical
+
+
+def point_span(point: Point, plan: Plan) -> Span:
+    """One point: ramp + duration (less when it may stop once steady), pauses, read-back."""
+    t = point.timing
+    low = t.ramp + (min(t.duration, t.steady.window) if t.steady else t.duration)
+    span = Span(low, t.ramp + t.duration + OVERHEAD_S, t.ramp + t.duration + OVERHEAD_HIGH_S)
+    pause = point.workload.pause_after
+    if pause == "gc":
+        span = Span(span.low, span.typical, None)  # bytes written / GC rate, as measured
+    elif pause:
+        span = span + Span(pause, pause, pause)
+    if point.workload.verify:
+        span = span + _write_span(point.workload.verify.region, VERIFY_READ_RATE)
+    if any(e.prompt for e in point.workload.events):  # an operator may take any time
+        span = Span(span.low, span.typical, None)
+    return span
+
+
+def _points_span(points: Sequence[Point], plan: Plan) -> Span:
+    total = ZERO
+    for point in points:
+        total = total + point_span(point, plan)
+    adaptive = {p.series for p in points if p.adaptive != "off"}
+    if adaptive:  # an adaptive series may stop after its first level
+        skippable = [p for p in points if p.series in adaptive]
+        firsts = {p.series: p for p in reversed(skippable)}
+        saved = sum(point_span(p, plan).low for p in skippable) - sum(
+            point_span(p, plan).low for p in firsts.values()
+        )
+        total = Span(total.low - saved, total.typical, total.high)
+    return total
+
+
+def _workload_lines(plan: Plan, points: Sequence[Point]) -> list[str]:
+    """Events, verify, pauses and analyses of the workloads that have them; workloads that
+    share a line are named together (hus-fmd's 54 workloads pause alike)."""
+    names = {p.workload.name for p in points}
+    said: dict[str, list[str]] = {}
+    for w in plan.workloads:
+        if w.name in names:
+            for text in _workload_extras(w):
+                said.setdefault(text, []).append(w.name)
+    return [f"{_names(who)}: {text}" for text, who in said.items()]
+
+
+def _names(names: list[str]) -> str:
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{len(names)} workloads ({names[0]}, {names[1]} ... {names[-1]})"
+
+
+def _workload_extras(w: Workload) -> list[str]:
+    lines = []
+    for event in w.events:
+        length = f" for {format_duration(event.duration)}" if event.duration else ""
+        kind = f" ({event.kind})" if event.label else ""  # else the name says the kind
+        lines.append(f"event {event.name}{kind} {event.when_text()}{length}, every point")
+    if w.verify:
+        lines.append(f"verify: checkable writes in the last {format_size(w.verify.region)} of "
+                     "the first target, read back after each point")  # fmt: skip
+    if w.pause_after == "gc":
+        lines.append("a pause after each point of bytes written / GC throughput (known once "
+                     "measured)")  # fmt: skip
+    elif w.pause_after:
+        lines.append(f"a pause of {format_duration(w.pause_after)} after each point")
+    if w.analysis:
+        lines.append(f"analysis {', '.join(w.analysis)} of each point")
+    return lines
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _grid_phase(plan: Plan, points: list[Point]) -> Phase:
+    names = list(dict.fromkeys(p.workload.name for p in points))
+    levels = {len([p for p in points if p.workload.name == n]) for n in names}
+    per = _count(levels.pop(), "load level") + " each" if len(levels) == 1 else "their load levels"
+    adaptive = " (adaptive: fewer when the optimum is found early)" if any(
+        p.adaptive != "off" for p in points) else ""  # fmt: skip
+    title = f"{_count(len(points), 'point')}: {_count(len(names), 'workload')} x {per}{adaptive}"
+    return Phase("points", title, _points_span(points, plan), len(points),
+                 tuple(_workload_lines(plan, points)))  # fmt: skip
+
+
+def _rounds_phase(plan: Plan) -> Phase:
+    assert plan.rounds is not None
+    rounds = plan.rounds
+    per_round = round_points(plan, 1)
+    one = _points_span(per_round, plan)
+    span = Span(one.low * rounds.window, one.typical * rounds.window,
+                None if one.high is None else one.high * rounds.max)  # fmt: skip
+    title = (f"SNIA rounds: {rounds.window} to {rounds.max} rounds of {len(per_round)} points "
+             f"({format_duration(one.typical)} each) until {rounds.track} is steady over "
+             f"{rounds.window} rounds")  # fmt: skip
+    return Phase("rounds", title, span, len(per_round) * rounds.max,
+                 tuple(_workload_lines(plan, per_round)))  # fmt: skip
+
+
+def metadata_seconds(test: MetadataTest, threads: int) -> Span:
+    """A thread level of the metadata test; the high end is the runner's own expectation."""
+    ops = threads * test.files_per_thread * len(test.ops)
+    return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
+
+
+def _with_a_target(plan: Plan) -> Plan:
+    """The interference test's timing does not depend on its target; a template has none."""
+    if plan.targets:
+        return plan
+    return plan.model_copy(update={"targets": [Target(path="target")]})
+
+
+def _special_phases(plan: Plan) -> list[Phase]:
+    phases = []
+    if plan.interference:
+        test = plan.interference
+        seconds = interference_seconds(interference_spec(_with_a_target(plan), test))
+        title = (f"interference test: base load alone, then {test.steps} background steps of "
+                 f"{format_duration(test.interval)}")  # fmt: skip
+        span = Span(seconds, seconds + OVERHEAD_S, seconds + OVERHEAD_HIGH_S)
+        phases.append(Phase("interference", title, span, 1))
+    if plan.metadata:
+        meta = plan.metadata
+        span = ZERO
+        for threads in meta.threads:
+            span = span + metadata_seconds(meta, threads)
+        title = (f"metadata test: {', '.join(meta.ops)} of {meta.files_per_thread} files per "
+                 f"thread at {', '.join(map(str, meta.threads))} threads")  # fmt: skip
+        phases.append(Phase("metadata", title, span, len(meta.threads)))
+    return phases
+
+
+def _setup_phases(plan: Plan, facts: TargetFacts) -> list[Phase]:
+    phases = []
+    if facts.layout:
+        nbytes = sum(facts.layout.values())
+        title = f"lay out {len(facts.layout)} target file(s): {format_size(nbytes)} of random data"
+        phases.append(Phase("prepare", title, _write_span(nbytes)))
+    if plan.hosts:
+        title = f"start fio servers on {len(plan.hosts)} host(s)"
+        phases.append(Phase("hosts", title, Span(*HOSTS_START_S)))
+    if plan.purge:
+        count = len(facts.blocks)
+        title = f"purge: blkdiscard {count} block device(s)" + (
+            "; files cannot be purged" if len(plan.targets) > count else "")  # fmt: skip
+        phases.append(Phase("purge", title, Span(0.0, min(1.0, count), PURGE_HIGH_S * count)))
+    if plan.precondition:
+        pre = plan.precondition
+        files = sum(t.size or 0 for t in plan.targets if t.path not in facts.blocks)
+        written = (files + sum(facts.blocks.values())) * pre.passes
+        title = (f"precondition: write the targets {pre.passes:g} times over ({pre.pattern} "
+                 f"{format_size(pre.bs)}, {format_size(int(written))} in all)")  # fmt: skip
+        phases.append(Phase("precondition", title, _write_span(written)))
+    return phases
+
+
+def plan_outline(plan: Plan, facts: TargetFacts | None = None) -> Outline:
+    """Every phase of a run of `plan` on targets described by `facts`, in the run's order."""
+    phases = _setup_phases(plan, facts or TargetFacts())
+    if plan.rounds:
+        phases.append(_rounds_phase(plan))
+    grid = expand(plan)
+    if grid:
+        phases.append(_grid_phase(plan, grid))
+    phases += _special_phases(plan)
+    phases.append(Phase("report", "results tables and the HTML report", Span(*FIXED_S)))
+    return Outline(tuple(phases), tuple(_notes(plan)))
+
+
+def _notes(plan: Plan) -> list[str]:
+    notes = []
+    for e in plan.acceptance:
+        named = (("min_iops", e.min_iops), ("min_mbps", e.min_mbps),
+                 ("max_lat_mean", e.max_lat_mean), ("max_lat_p99", e.max_lat_p99))  # fmt: skip
+        bounds = [f"{k} {v:g}" for k, v in named if v]
+        matched = [w.name for w in plan.workloads if fnmatch.fnmatchcase(w.name, e.workload)]
+        notes.append(f"acceptance: {e.name or e.workload}: {', '.join(bounds)} "
+                     f"({', '.join(matched) or 'no workload in this run'}); exit code 3 "
+                     "when it fails")  # fmt: skip
+    if any(e.prompt for w in plan.workloads for e in w.events):
+        notes.append("prompts wait for the operator in a terminal (so no upper limit); "
+                     "elsewhere they are assumed done")  # fmt: skip
+    return notes
