@@ -54,7 +54,7 @@ def one_line(text: str) -> str:
     if len(text) <= MAX_ERROR_CHARS:
         return text
     cut = len(text) - MAX_ERROR_CHARS
-    return f"{text[:700]}[... {cut} characters ...]{text[-(MAX_ERROR_CHARS - 700):]}"
+    return f"{text[:700]}[... {cut} characters ...]{text[-(MAX_ERROR_CHARS - 700) :]}"
 
 
 class ProgressObserver:
