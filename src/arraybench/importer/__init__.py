@@ -26,7 +26,8 @@ per-host jobs, never fio's "All clients" entry (which adds up every group of eve
 
 When two sources give the same workload at the same load level (the same test on two
 devices, in two folders, or several runs in one file), the workload names get the first
-qualifier that tells the sources apart: the ioengine, the folder, the file name, the path,
+qualifier that tells the sources apart: the scenario or labels the name pattern gave, the
+ioengine, the folder, the file name, the path,
 the job name, or the path and the run number. Sources that do not overlap keep one name, so
 one file per load level (fio-plot's ``randread-1-1.json``, ``randread-1-2.json`` ...) makes
 one curve.
@@ -543,6 +544,8 @@ def _qualifiers() -> list[tuple[str, Callable[[list[_Candidate]], str | None]]]:
         return found.pop() if len(found) == 1 and "" not in found else None
 
     return [
+        ("scenario", lambda m: uniform(c.scenario or "" for c in m)),
+        ("labels", lambda m: uniform("-".join(v for _, v in sorted(c.labels.items())) for c in m)),
         ("ioengine", lambda m: uniform(c.ioengine for c in m)),
         ("folder", lambda m: _folder(m[0].source.rel)),
         ("file", lambda m: Path(m[0].source.rel).stem),
