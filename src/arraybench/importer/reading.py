@@ -134,6 +134,8 @@ def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
     if shape != [(j.name, j.groupid, j.hostname) for j in doc.jobs]:
         return False
     pairs = list(zip(prev.jobs, doc.jobs, strict=True))
+    if pairs and all(a.elapsed_s is None and b.elapsed_s is None for a, b in pairs):
+        return True  # old fio (no elapsed): nothing tells them apart, the cumulative reading
     if not pairs or any((b.elapsed_s or 0) <= (a.elapsed_s or 0) for a, b in pairs):
         return False
     if any(b.direction(d).ios < a.direction(d).ios for a, b in pairs for d in DIRECTIONS):
