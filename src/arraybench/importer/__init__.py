@@ -5,8 +5,9 @@ Accepted inputs, given as files or directories (read recursively):
 * fio JSON / json+ output (parse.py), including client/server ``client_stats``;
 * fio's normal text output (textparse.py), including ``fio --client`` text;
 * fio's terse output, versions 2 to 5 (terse.py);
-* DiskSpd's text results (diskspd.py) and vdbench's flatfile.html (vdbench.py), recorded
-  with their tool ("tool" in the import finding, ioengine "diskspd" / "vdbench");
+* DiskSpd's text results (diskspd.py), vdbench's flatfile.html (vdbench.py) and elbencho's
+  CSV result file (elbencho.py), recorded with their tool ("tool" in the import finding,
+  ioengine "diskspd" / "vdbench" / "elbencho");
 * fio interval logs ``<prefix>_bw|iops|lat[.N].log``, attached as 1-second samples to the
   point whose jobs wrote them (the ``write_*_log`` option names the prefix, or the result
   file has the same name as the prefix, beside the logs); logs no result file names become
@@ -71,6 +72,7 @@ from arraybench.fio.results import (
     IntervalSample,
 )
 from arraybench.importer.diskspd import TOOL as DISKSPD
+from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.reading import Skip, pick_docs, read_docs
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
@@ -119,7 +121,7 @@ _SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
 class _Source:
     path: Path
     rel: str  # relative to the import root, for messages and names
-    fmt: str  # "json", "text", "terse", "logs", "diskspd" or "vdbench" (the source tool)
+    fmt: str  # "json", "text", "terse", "logs", or the other tool: diskspd, vdbench, elbencho
 
 
 @dataclass(eq=False)
@@ -418,7 +420,9 @@ def _candidate(
         source=source, doc=doc, doc_index=index, groupid=groupid, jobs=jobs, options=options,
         rw=rw, pattern=pattern, read_pct=read_pct, bs=bs,
         ioengine=options.get("ioengine", ""), workers=workers,
-        iodepth=_int(options.get("iodepth")) or 1, hosts=len(hostnames) or None, notes=notes,
+        iodepth=_int(options.get("iodepth")) or 1, notes=notes,
+        # elbencho's CSV states its host count but has no per-host figures
+        hosts=len(hostnames) or (_int(options.get("hosts")) if source.fmt == ELBENCHO else None),
     )  # fmt: skip
 
 
@@ -1042,7 +1046,7 @@ def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
 def _finding(c: _Candidate) -> Finding:
     return Finding(None, "import", {
         "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
-        "tool": c.source.fmt if c.source.fmt in (DISKSPD, VDBENCH) else "fio",
+        "tool": c.source.fmt if c.source.fmt in (DISKSPD, VDBENCH, ELBENCHO) else "fio",
         "jobs": sorted({j.name for j in c.jobs})[:10],
         "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
         "logs": c.logs, "notes": c.notes,

@@ -21,6 +21,8 @@ from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.diskspd import looks_like_diskspd, parse_diskspd
+from arraybench.importer.elbencho import TOOL as ELBENCHO
+from arraybench.importer.elbencho import looks_like_elbencho, parse_elbencho
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.importer.vdbench import looks_like_vdbench, parse_vdbench
 
@@ -56,6 +58,8 @@ def read_docs(path: Path) -> tuple[list[FioDocument], str]:
         return _read_lines(path, parse_diskspd), DISKSPD
     if looks_like_vdbench(text_head):
         return _read_lines(path, parse_vdbench), VDBENCH
+    if looks_like_elbencho(text_head):
+        return _read_lines(path, parse_elbencho), ELBENCHO
     if looks_like_terse(text_head):
         return _read_lines(path, parse_fio_terse), "terse"
     json_like = any(k in text_head for k in ('"fio version"', '"jobs"', '"client_stats"'))
