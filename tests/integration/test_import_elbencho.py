@@ -40,3 +40,14 @@ def test_elbencho_last_done_figures_import_as_printed(tmp_path: Path, path: Path
     assert mbps * 1e6 / 2**20 == pytest.approx(float(row["MiB/s [last]"]), rel=0.005, abs=1)
     expected = float(row["IO lat us [avg]"])
     assert point.metric("write", "lat_mean_us") == pytest.approx(expected, rel=0.01)
+
+
+def test_a_mixed_import_names_every_tool_on_the_run(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = FOLDER.parent
+    for path in (FILES[0], next((data / "diskspd").iterdir()), next(data.glob("01_*"))):
+        (folder / path.name).write_bytes(path.read_bytes())
+    store = Store(tmp_path / "results")
+    result = import_paths(store, [folder], run_name="mixed")
+    assert store.get_run(result.run_id).labels["tools"] == "diskspd, elbencho, fio"

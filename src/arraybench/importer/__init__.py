@@ -1046,11 +1046,17 @@ def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
 def _finding(c: _Candidate) -> Finding:
     return Finding(None, "import", {
         "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
-        "tool": c.source.fmt if c.source.fmt in (DISKSPD, VDBENCH, ELBENCHO) else "fio",
+        "tool": _tools([c])[0],
         "jobs": sorted({j.name for j in c.jobs})[:10],
         "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
         "logs": c.logs, "notes": c.notes,
     })  # fmt: skip
+
+
+def _tools(cands: list[_Candidate]) -> list[str]:
+    """The tools that wrote the imported results (fio unless another tool's reader read it)."""
+    other = (DISKSPD, VDBENCH, ELBENCHO)
+    return sorted({c.source.fmt if c.source.fmt in other else "fio" for c in cands})
 
 
 def _run_record(
@@ -1063,7 +1069,8 @@ def _run_record(
     bound = LatencyBound()
     return RunRecord(
         id=run_id, plan_name=run_name, scenario="imported",
-        labels={"source": "imported fio results"}, plan_yaml=plan_text, folder=str(folder),
+        labels={"source": "imported results", "tools": ", ".join(_tools(cands))},
+        plan_yaml=plan_text, folder=str(folder),
         scale=1.0, status="running", started=starts[0] if starts else now_iso(), finished=None,
         total_points=len(cands), fio_version=", ".join(versions) or None,
         arraybench_version=__version__,
