@@ -257,10 +257,10 @@ def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
     shown = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:3])
     more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
     return ArraybenchError(
-        f"nothing to import: {examined} file(s) examined, none holds fio results"
+        f"nothing to import: {examined} file(s) examined, none holds results to import"
         + (f" ({shown}{more})" if shown else ""),
-        "give fio's JSON output (--output-format=json or json+) or its normal text output, "
-        "as files or folders",
+        "give fio's output (json, json+, normal or terse) or its logs, DiskSpd text, vdbench "
+        "flatfile.html or elbencho CSV results, as files or folders",
     )
 
 
