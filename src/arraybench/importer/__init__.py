@@ -259,8 +259,8 @@ def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
     return ArraybenchError(
         f"nothing to import: {examined} file(s) examined, none holds results to import"
         + (f" ({shown}{more})" if shown else ""),
-        "give fio's output (json, json+, normal or terse) or its logs, DiskSpd text, vdbench "
-        "flatfile.html or elbencho CSV results, as files or folders",
+        "give fio's output (--output-format=json, json+, normal or terse) or its logs, DiskSpd "
+        "text, vdbench flatfile.html or elbencho CSV results, as files or folders",
     )
 
 
