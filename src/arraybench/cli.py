@@ -238,8 +238,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
     imp = sub.add_parser(
         "import",
-        help="existing fio results (JSON, json+, normal text, terse, logs) "
-        "into a run, to report and compare",
+        help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
+        "vdbench flatfile.html, elbencho CSV) into a run, to report and compare",
     )
     imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     imp.add_argument("--name", default="imported", help="the run's name (default: imported)")
