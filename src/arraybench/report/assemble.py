@@ -144,7 +144,7 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
     return [
         f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {found.points} of "
         f"{found.of} points; worst {found.worst_point}: {found.worst}; likely cause: "
-        f"{found.likely_cause}. Per point: the column 'kernel vs fio' of the points table."
+        f"{found.likely_cause} (per point: the column 'kernel vs fio' of the points table)"
     ]
 
 
