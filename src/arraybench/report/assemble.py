@@ -100,7 +100,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     points = store.points(run_id)
     findings = store.findings(run_id)
     once = [p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS]
-    model = build_report(run, once)
+    model = build_report(run, once, rows=False)
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
@@ -214,7 +214,8 @@ def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, s
     return rows
 
 
-def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
+def build_report(run: RunRecord, points: list[PointRecord], *, rows: bool = True) -> ReportModel:
+    """The model of `points`; without `rows` the points table is left to the caller."""
     series = series_of(points)
     fabric = fabric_of(run)
     families: dict[str, dict[str, list[PointRecord]]] = {}
@@ -253,7 +254,7 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
         summary_columns=columns,
         summary=summary_rows,
         sections=sections,
-        points=[point_row(p) for p in sorted(points, key=lambda p: p.seq)],
+        points=[point_row(p) for p in sorted(points, key=lambda p: p.seq)] if rows else [],
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
@@ -284,6 +285,9 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     return notes
 
 
+RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+
+
 def kernel_vs_fio(point: PointRecord) -> float | None:
     """The kernel's throughput against fio's, in % (+ = the kernel saw more), in the
     series' unit; None without kernel counters."""
@@ -298,7 +302,7 @@ def kernel_vs_fio(point: PointRecord) -> float | None:
 def point_row(point: PointRecord) -> PointRow:
     """One stored point as a row of the points tables (and of the CSV, under raw names)."""
     record: dict[str, str | int | float | None] = {"series": series_name(point)}
-    record |= {f.name: getattr(point, f.name) for f in fields(PointRecord) if f.name != "metrics"}
+    record |= {name: getattr(point, name) for name in RECORD_FIELDS}
     return PointRow(
         series=series_name(point),
         level=f"{point.workers}x{point.iodepth}",
