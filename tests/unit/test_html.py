@@ -420,3 +420,12 @@ def test_nice_ticks(vmax: float) -> None:
     assert _is_nice(ticks[1])
     shared = ticks_with_count(vmax, 4)
     assert len(shared) == 5 and shared[-1] >= vmax and _is_nice(shared[1])
+
+
+def test_a_far_ceiling_is_named_not_drawn_to_scale() -> None:
+    """A 1,151 kIOPS fabric ceiling over a 62 kIOPS curve would squash it to the floor."""
+    panel = _panel("Read", [20_000, 45_000, 62_000], [100, 150, 300], ceiling=1_151_000,
+                   optimal_index=1, max_index=2)  # fmt: skip
+    svg = _svg(panel)
+    assert _texts(svg, "label-ceiling") == ["theoretical 1.15 MIOPS ↑ (off the scale)"]
+    assert _num(_texts(svg, "tick-y1")[-1]) < 100_000  # the axis follows the curve

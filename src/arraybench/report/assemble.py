@@ -214,16 +214,26 @@ def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, s
     return rows
 
 
+def summary_rows_of(series: list[list[PointRecord]]) -> dict[str, dict[str, list[PointRecord]]]:
+    """Summary row -> mix -> series. A family is one row; when two of its series would share
+    a cell, each of its series gets a row named with its workload, the first one too."""
+    mixes: dict[str, list[str]] = {}
+    for pts in series:
+        mixes.setdefault(family_of(pts[0]), []).append(pts[0].mix)
+    crowded = {family for family, seen in mixes.items() if len(seen) != len(set(seen))}
+    rows: dict[str, dict[str, list[PointRecord]]] = {}
+    for pts in series:
+        family = family_of(pts[0])
+        name = f"{family} · {pts[0].workload}" if family in crowded else family
+        rows.setdefault(name, {})[pts[0].mix] = pts
+    return rows
+
+
 def build_report(run: RunRecord, points: list[PointRecord], *, rows: bool = True) -> ReportModel:
     """The model of `points`; without `rows` the points table is left to the caller."""
     series = series_of(points)
     fabric = fabric_of(run)
-    families: dict[str, dict[str, list[PointRecord]]] = {}
-    for pts in series.values():
-        row = families.setdefault(family_of(pts[0]), {})
-        if pts[0].mix in row:  # two series would share a cell: give this one its own row
-            row = families.setdefault(f"{family_of(pts[0])} · {pts[0].workload}", {})
-        row[pts[0].mix] = pts
+    families = summary_rows_of(list(series.values()))
     columns = sorted({mix for fam in families.values() for mix in fam}, key=mix_sort_key)
     summary_rows, sections = [], []
     for family, mixes in families.items():
