@@ -45,6 +45,7 @@ from arraybench.units import format_number
 DASH = "–"
 MAX_INLINE_TARGETS = 6
 LADDER_CHART_POINTS = 400
+C_GUIDE = "#9aa0a6"
 LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 CSS = """
@@ -380,7 +381,10 @@ def _timeline(t: Timeline) -> str:
     if t.kernel is not None:
         series.append(TimeSeries(f"kernel {t.throughput_unit}", t.kernel, t.throughput_unit,
                                  dashed=True))  # fmt: skip
-    latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")]
+    series += [TimeSeries(label, values, t.throughput_unit, dashed=True, color=C_GUIDE)
+               for label, values in t.guides]  # fmt: skip
+    has_latency = any(v is not None for v in t.lat_mean_us)
+    latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")] if has_latency else []
     events = [ChartEvent(at, label) for at, label in t.events]
     most = LADDER_CHART_POINTS if t.series else 2000  # many ladders: each drawn a little coarser
     charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label,
