@@ -14,6 +14,7 @@ from datetime import datetime
 from arraybench.report import interact
 from arraybench.report.escape import for_html
 from arraybench.report.model import (
+    CurvePanel,
     Distribution,
     Overlay,
     PointRow,
@@ -31,7 +32,7 @@ from arraybench.report.pointstable import (
     points_layout,
     value,
 )
-from arraybench.report.svg import curve_chart
+from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import (
     ChartEvent,
     TimeSeries,
@@ -362,8 +363,21 @@ def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
     )
 
 
+def _single(panel: CurvePanel) -> str:
+    """One load level: a chart would be one dot; its numbers say more."""
+    level = panel.x_ticks[0] if panel.x_ticks else format_value(panel.x_values[0])
+    text = point_tip(panel, 0, level).replace("\n", " · ")
+    return (
+        f'<figure class="panel single"><p><strong>{_e(panel.mix_label)}</strong>, one load '
+        f"level: {_e(text)}. Its 1-second samples are under Time series.</p></figure>"
+    )
+
+
 def _section(section: WorkloadSection, anchor: str) -> str:
-    figs = "".join(f'<figure class="panel">{curve_chart(p)}</figure>' for p in section.panels)
+    figs = "".join(
+        _single(p) if len(p.x_values) == 1 else f'<figure class="panel">{curve_chart(p)}</figure>'
+        for p in section.panels
+    )
     figs = figs or f'<p class="caption">no series {DASH} nothing measured for this workload</p>'
     return f'<section class="workload" id="{anchor}"><h3>{_e(section.title)}</h3>{figs}</section>'
 
