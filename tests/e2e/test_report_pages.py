@@ -235,3 +235,8 @@ def test_customer_order_page_numbers_and_contents(store: Store, tmp_path: Path) 
     total = re.search(r"page 1 of (\d+)", text)
     assert total is not None and pages == int(total.group(1)) > 1
     assert b"/Outlines" in pdf.read_bytes()
+    where = printout.outline_pages(pdf.read_bytes())
+    assert where["Set-up"] == 1 <= where["Summary"] <= where["Appendix: plan and job files"]
+    numbered = printout.number_contents(html, where)
+    appendix = where["Appendix: plan and job files"]
+    assert f'job files</a><span class="pg">{appendix}</span>' in numbered

@@ -122,7 +122,8 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
   nav.contents { display:block; margin:8px 0 0; font-size:12px; }
-  nav.contents ol { margin:4px 0 0 18px; padding:0; columns:2; }
+  nav.contents ol { margin:4px 0 0 18px; padding:0; max-width:120mm; }
+  nav.contents span.pg { float:right; }
   nav.contents a { color:inherit; text-decoration:none; }
   .contents-title { font-weight:600; margin:0; }
   #appendix { break-before:page; page-break-before:always; }
