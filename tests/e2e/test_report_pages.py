@@ -240,3 +240,45 @@ def test_customer_order_page_numbers_and_contents(store: Store, tmp_path: Path) 
     numbered = printout.number_contents(html, where)
     appendix = where["Appendix: plan and job files"]
     assert f'job files</a><span class="pg">{appendix}</span>' in numbered
+
+
+ZOOM_STATE = """
+(function (selector) {
+  var rect = document.querySelectorAll(selector)[0], svg = rect.ownerSVGElement;
+  var zoom = svg.querySelector("g.zoom");
+  var ticks = Array.prototype.map.call(svg.querySelectorAll("text.tick-x"),
+                                       function (t) { return t.textContent; });
+  return JSON.stringify([+(zoom.getAttribute("data-k") || 1), ticks,
+                         svg.classList.contains("zoomed")]);
+})
+"""
+
+
+def test_time_series_zoom_with_the_wheel_and_reset_with_a_double_click(
+    store: Store, tmp_path: Path
+) -> None:
+    ((run, _),) = store.list_runs()
+    html = write_report(report_for_run(store, run.id), tmp_path / "z.html", "html")
+    selector = "#timelines details.series svg.timechart rect.hover"
+    with printout._Chromium([], pipe=True, timeout=60, what="zooming") as c:
+        session = c.open_page(printout._file_url(html), width=1280)
+
+        def run_js(expression: str) -> object:
+            got = c.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                         session=session)  # fmt: skip
+            return json.loads(got["result"]["value"])
+
+        x, y = run_js(f"{HOVER_AT}({selector!r}, 1)")  # type: ignore[misc]
+        before = run_js(f"{ZOOM_STATE}({selector!r})")
+        wheel = {"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": -120}
+        for _ in range(3):  # three notches in: 1.25^3
+            c.send("Input.dispatchMouseEvent", wheel, session=session)
+        zoomed = run_js(f"{ZOOM_STATE}({selector!r})")
+        for kind in ("mousePressed", "mouseReleased", "mousePressed", "mouseReleased"):
+            c.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                "clickCount": 2 if kind.endswith("d") else 1},
+                   session=session)  # fmt: skip
+        reset = run_js(f"{ZOOM_STATE}({selector!r})")
+    assert before[0] == 1 and not before[2]  # type: ignore[index]
+    assert zoomed[0] > 1.9 and zoomed[2] and zoomed[1] != before[1]  # type: ignore[index]
+    assert reset == before
