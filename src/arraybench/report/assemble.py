@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Literal
 
-import yaml
-
 from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
@@ -23,6 +21,7 @@ from arraybench.report.build import (
     job_files,
     level_axis,
     mix_sort_key,
+    plan_data,
     point_columns,
     series_name,
     series_of,
@@ -75,7 +74,7 @@ def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> 
 
 
 def fabric_of(run: RunRecord) -> dict[str, Any] | None:
-    data = yaml.safe_load(run.plan_yaml) or {}
+    data = plan_data(run.plan_yaml)
     fabric = data.get("fabric")
     return fabric if isinstance(fabric, dict) else None
 
@@ -169,7 +168,7 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
 
 
 def expectations_of(run: RunRecord) -> list[Expectation]:
-    data = yaml.safe_load(run.plan_yaml) or {}
+    data = plan_data(run.plan_yaml)
     listed = data.get("acceptance") if isinstance(data, dict) else None
     return [Expectation.model_validate(e) for e in listed or []]
 
