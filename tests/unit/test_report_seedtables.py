@@ -51,8 +51,8 @@ def test_maximum_recorded_per_mix_with_its_latency_and_the_minimum_latency() -> 
     (table,) = maximum_recorded(pts)
     read = table.rows[0]
     assert read[:2] == ["Read", "147 kIOPS @ 1,700 µs"]
-    assert read[2] == "8 KiB random, libaio qd32 x 1 worker"
-    assert read[3:] == ["90 µs", "8 KiB random, libaio qd1 x 1 worker"]
+    assert read[2] == "8 KiB random backend, libaio qd32 x 1 worker"
+    assert read[3:] == ["90 µs", "8 KiB random backend, libaio qd1 x 1 worker"]
     assert table.rows[1][0] == "Write"
 
 
