@@ -62,6 +62,8 @@ class Timeline:
     findings: list[str] = field(default_factory=list)  # human lines under the charts
     x_label: str = "time (s)"
     series: str = ""  # set for a load ladder's points drawn one after the other: its series
+    # reference lines on the throughput axis, e.g. the SNIA window's average, band and slope
+    guides: list[tuple[str, list[float | None]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
