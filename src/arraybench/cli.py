@@ -466,7 +466,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
     if args.format == "json":
-        print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
+        provenance = [f.data for f in store.findings(run.id, "provenance")]
+        print(json.dumps({"run": asdict(run), "points": _point_dicts(points),
+                          "provenance": provenance}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
