@@ -23,6 +23,7 @@ from rich.cells import cell_len
 from arraybench import __version__, console
 from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
+from arraybench.events.tuning import change_lines, plan_changes, revert_all
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
@@ -209,6 +210,8 @@ def _parser() -> argparse.ArgumentParser:
     hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
+    revert = sub.add_parser("revert", help="restore host_tuning a killed run left in place")
+    revert.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
     runs = sub.add_parser("runs", help="list runs in the results directory")
     _results_option(runs)
     runs.add_argument("--format", choices=("table", "json"), default="table",
@@ -354,11 +357,14 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
         plan = plan.model_copy(update={"allow_destroy": [*plan.allow_destroy,
                                                          *args.allow_destroy]})  # fmt: skip
     check_resolved(plan)
+    tuning = change_lines(plan_changes(plan))  # a value the device refuses stops here
     # the verdict `run` gives: a target it would refuse is refused here too
     facts = target_facts(plan, scratch_path(results))
     report = plan_outline(plan, facts)
     console.print_outline(plan, report, facts)
     points = expand(plan)
+    for line in tuning:  # restored after the run
+        console.out.print(line, markup=False)
     console.out.print("points:" if points else "no points outside the rounds")
     for point in points:
         console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
@@ -422,6 +428,13 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
             console.out.print(problem)
     console.err.print(console.styled(("note:", "yellow"), f" {' '.join(NO_AUTH_WARNING.split())}"))
     return 0 if all(c.ok for c in checks) else 1
+
+
+def cmd_revert(args: argparse.Namespace) -> int:
+    done = revert_all(Path(args.results))
+    for line in done or [f"nothing to revert in {args.results}"]:
+        console.out.print(line, markup=False)
+    return 0
 
 
 def cmd_templates(_: argparse.Namespace) -> int:
@@ -615,6 +628,7 @@ COMMANDS = {
     "report": cmd_report,
     "compare": cmd_compare,
     "import": cmd_import,
+    "revert": cmd_revert,
 }
 
 
