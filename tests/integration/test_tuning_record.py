@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,10 +12,14 @@ import openpyxl
 import pytest
 
 from arraybench.cli import main
+from arraybench.errors import ArraybenchError
+from arraybench.hosts.netns import TestHosts, wait_until
+from arraybench.hosts.server import HostSpec, tcp_problem
 from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import Store
-from arraybench.targets.queue import REMOTE_SCRIPT, parse_remote, read_queue
+from arraybench.targets.queue import REMOTE_SCRIPT, parse_remote, read_queue, read_remote_queues
 from tests.conftest import needs_fio
+from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
 
 pytestmark = needs_fio
@@ -101,3 +106,33 @@ def test_the_remote_script_reads_what_the_local_reader_reads(loopdev: str, tmp_p
     assert [r.device for r in remote] == [q.device for q in local]
     assert [r.settings for r in remote] == [q.settings for q in local]
     assert remote[0].device == Path(loopdev).name and "read_ahead_kb" in remote[0].settings
+
+
+@pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed")
+def test_remote_host_over_real_ssh(loopdev: str, tmp_path: Path) -> None:
+    """A host in a network namespace with its own sshd: its queue settings come over SSH (the
+    namespace shares /sys, so they must equal the local reading); no SSH: said, not guessed."""
+    if shutil.which("ip") is None:
+        pytest.skip("iproute2 (ip) missing")
+    try:
+        hosts = TestHosts(1, tmp_path / "hosts").__enter__()
+    except ArraybenchError as exc:
+        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    try:
+        with open(tmp_path / "sshd.log", "wb") as log:
+            proc, ssh = _sshd(hosts, 0, tmp_path, log)
+            try:
+                assert wait_until(lambda: tcp_problem(hosts.hosts[0].address, 22, 0.5) is None, 10)
+                spec = HostSpec("h0", hosts.hosts[0].address, ssh=ssh)
+                read = read_remote_queues(spec, [loopdev])
+                assert not isinstance(read, str), read
+                assert [(q.device, q.settings) for q in read] == [
+                    (Path(loopdev).name, read_queue(loopdev).settings)
+                ]
+            finally:
+                proc.kill()
+                proc.wait(timeout=10)
+        said = read_remote_queues(HostSpec("h0", hosts.hosts[0].address), [loopdev])
+        assert said == "queue settings not read: no SSH access to this host"
+    finally:
+        hosts.close()
