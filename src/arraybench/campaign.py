@@ -33,7 +33,7 @@ from arraybench.fio.parse import parse_fio_json_file
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
-from arraybench.multihost import Fleet
+from arraybench.multihost import Fleet, host_spec
 from arraybench.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.plan.expand import (
     Point,
@@ -249,7 +249,7 @@ class Campaign:
         check_resolved(plan)
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
-        check_tuning(plan, self.results_dir)  # refused host_tuning stops before the run exists
+        check_tuning(plan, self.results_dir, host_spec)  # a refused value stops before the run
         self._configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
@@ -261,7 +261,7 @@ class Campaign:
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
         self.store.create_run(run)
         self.run_id = run.id
-        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir)
+        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
             found = provenance.collect(plan, sizes, tuning.applied())
             self.store.add_finding(run.id, "provenance", found)
@@ -286,7 +286,7 @@ class Campaign:
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
         self.store.set_run_status(run_id, "running", None)
-        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir)
+        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
             return self._execute(run, plan, sizes, fio)
         finally:

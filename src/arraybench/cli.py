@@ -357,7 +357,7 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
         plan = plan.model_copy(update={"allow_destroy": [*plan.allow_destroy,
                                                          *args.allow_destroy]})  # fmt: skip
     check_resolved(plan)
-    tuning = change_lines(plan_changes(plan))  # a value the device refuses stops here
+    tuning = change_lines(plan_changes(plan, host_spec))  # a value the device refuses stops here
     # the verdict `run` gives: a target it would refuse is refused here too
     facts = target_facts(plan, scratch_path(results))
     report = plan_outline(plan, facts)
