@@ -259,10 +259,11 @@ class Campaign:
         self.store.lock_run(run_id)
         run = self._run_record(plan, run_id, scale, run_steps(plan))
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
-        self.store.create_run(run)
-        self.run_id = run.id
+        # before the run exists: a value the kernel refuses leaves no run marked running
         tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
+            self.store.create_run(run)
+            self.run_id = run.id
             found = provenance.collect(plan, sizes, tuning.applied())
             self.store.add_finding(run.id, "provenance", found)
             return self._execute(run, plan, sizes, fio)

@@ -141,3 +141,18 @@ def test_plan_check_says_what_changes_and_refuses_what_the_device_refuses(
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and said in err[0], (tuning, err)
     assert _values(loopdev)["scheduler"] == "mq-deadline"  # plan check changes nothing
+
+
+def test_a_value_the_kernel_refuses_at_the_start_undoes_the_others(
+    loopdev: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nr_requests beyond what the loop driver's tags allow: only the kernel knows; the
+    scheduler already changed is restored and no run is left marked running."""
+    before = _values(loopdev)
+    results = tmp_path / "res"
+    plan = _plan(tmp_path, loopdev, tuning="{scheduler: none, nr_requests: 100000}")
+    assert main(["run", str(plan), "--results", str(results)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "refused '100000'" in err[0], err
+    assert _values(loopdev) == before
+    assert Store(results, create=False).list_runs() == []

@@ -1,7 +1,7 @@
 """`host_tuning:` applied to the targets' block queues for a run, journaled, always restored.
 
 ```python
-tuning = HostTuningSession.apply(plan, run_folder)   # each change journaled BEFORE it is made
+tuning = HostTuningSession.apply(plan, folder, results_dir, host_spec)  # journaled, then set
 try:
     ...                                              # the run
 finally:
