@@ -28,6 +28,7 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
 from arraybench.importer import import_paths
+from arraybench.monitor.arrayside import parse_map, read_csv
 from arraybench.multihost import host_spec, host_targets, target_safety
 from arraybench.outline import plan_outline, target_facts
 from arraybench.plan import catalog
@@ -44,6 +45,7 @@ from arraybench.plan.model import Plan
 from arraybench.plan.reference import plan_reference
 from arraybench.plan.schema import plan_schema
 from arraybench.plan_values import check_plan_values
+from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
@@ -211,7 +213,16 @@ def _parser() -> argparse.ArgumentParser:
                         dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
     revert = sub.add_parser("revert", help="restore host_tuning a killed run left in place")
-    revert.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR")
+    _results_option(revert)
+    attach = sub.add_parser("attach", help="store the array's own monitor CSV beside a run")
+    attach.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    attach.add_argument("file", metavar="FILE", help="CSV exported from the array's monitor")
+    attach.add_argument("--map", required=True, metavar="FIELD=COLUMN,...",
+                        help="time=COL and any of iops, mbps, latency_us, cpu_pct")  # fmt: skip
+    attach.add_argument("--offset", type=float, default=0.0, metavar="SECONDS",
+                        help="added to the array's times (its clock behind: positive)")  # fmt: skip
+    attach.add_argument("--format", choices=("csv",), default="csv")
+    _results_option(attach)
     runs = sub.add_parser("runs", help="list runs in the results directory")
     _results_option(runs)
     runs.add_argument("--format", choices=("table", "json"), default="table",
@@ -437,6 +448,28 @@ def cmd_revert(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_attach(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
+    columns = parse_map(args.map)
+    samples = read_csv(Path(args.file), columns, args.offset)
+    store.add_finding(run.id, "array_series", {
+        "file": str(args.file), "map": columns, "offset_s": args.offset,
+        "samples": [[s.t, s.values] for s in samples]})  # fmt: skip
+    pairs = point_agreements(store, run.id, store.points(run.id))
+    matched = [(p, a) for p, a in pairs if a is not None]
+    console.out.print(
+        f"attached {len(samples)} samples from {args.file} to run {run.id}; "
+        f"{len(matched)} of {len(pairs)} points have array samples",
+        markup=False,
+    )
+    for p, a in matched:
+        verdict = "DISAGREE" if a.flagged else "agree"
+        console.out.print(f"  {p.key}: fio {a.fio_iops:,.0f} IOPS, array {a.array_iops:,.0f} "
+                          f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
+    return 0
+
+
 def cmd_templates(_: argparse.Namespace) -> int:
     names = catalog.template_names()
     lines = [(n, " ".join(catalog.load_template(n).description.split())) for n in names]
@@ -629,6 +662,7 @@ COMMANDS = {
     "compare": cmd_compare,
     "import": cmd_import,
     "revert": cmd_revert,
+    "attach": cmd_attach,
 }
 
 

@@ -1,0 +1,42 @@
+"""The array's own view beside fio's: per point, fio's IOPS against the attached monitor's
+(`arraybench attach`), flagged beyond 10 % as the kernel check is."""
+
+from __future__ import annotations
+
+from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
+from arraybench.report.model import ReportTable
+from arraybench.store.db import PointRecord, Store
+from arraybench.units import format_pct
+
+
+def point_agreements(
+    store: Store, run_id: str, points: list[PointRecord]
+) -> list[tuple[PointRecord, Agreement | None]]:
+    """Each point against the latest attached series (none attached: empty)."""
+    found = store.findings(run_id, "array_series")
+    if not found:
+        return []
+    array = [ArraySample(float(t), values) for t, values in found[-1].data["samples"]]
+    result = []
+    for point in points:
+        seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
+                   for s in store.samples(point.id)]  # fmt: skip
+        result.append((point, agreement(seconds, array)))
+    return result
+
+
+def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[ReportTable]:
+    pairs = point_agreements(store, run_id, points)
+    if not pairs:
+        return []
+    data = store.findings(run_id, "array_series")[-1].data
+    rows = [[p.key, f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}",
+             format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
+            if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
+    caption = (
+        f"From {data['file']} (array clock {data['offset_s']:+g} s); mean IOPS over the "
+        f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
+    )
+    return [ReportTable("Array monitor vs fio (IOPS)",
+                        ["Point", "fio IOPS", "array IOPS", "array vs fio", "verdict"], rows,
+                        caption)]  # fmt: skip
