@@ -7,6 +7,7 @@ import csv
 from datetime import UTC, datetime
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from arraybench.cli import main
@@ -51,10 +52,15 @@ def test_attached_series_gives_per_point_agreement(
     assert f"{first.key}: fio" in out and "(+0.0 %) agree" in out
     assert f"{second.key}: fio" in out and "(+30.0 %) DISAGREE" in out
 
-    html = tmp_path / "r.html"
-    assert main(["report", run.id, "--results", str(results), "-o", str(html)]) == 0
+    html, xlsx = tmp_path / "r.html", tmp_path / "r.xlsx"
+    outputs = ["-o", str(html), "-o", str(xlsx)]
+    assert main(["report", run.id, "--results", str(results), *outputs]) == 0
     text = html.read_text()
     assert "Array monitor vs fio (IOPS)" in text and "DISAGREE" in text
+    assert "array IOPS" in text  # a line on the series' time chart, beside fio's
+    cells = {str(c.value) for ws in openpyxl.load_workbook(xlsx) for row in ws.iter_rows()
+             for c in row}  # fmt: skip
+    assert "array (IOPS)" in cells
 
     wrong = {
         "time=Time,iops=IOPS": "no column 'IOPS'",

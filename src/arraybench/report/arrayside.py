@@ -40,3 +40,17 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     return [ReportTable("Array monitor vs fio (IOPS)",
                         ["Point", "fio IOPS", "array IOPS", "array vs fio", "verdict"], rows,
                         caption)]  # fmt: skip
+
+
+def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
+    """The attached series per Unix second (mean of its samples in that second), in IOPS or
+    MB/s as the point is measured; empty when nothing (or not that value) is attached."""
+    found = store.findings(run_id, "array_series")
+    if not found:
+        return {}
+    field = "mbps" if mbps else "iops"
+    buckets: dict[int, list[float]] = {}
+    for t, values in found[-1].data["samples"]:
+        if field in values:
+            buckets.setdefault(int(t), []).append(float(values[field]))
+    return {t: sum(v) / len(v) for t, v in buckets.items()}
