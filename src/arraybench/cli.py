@@ -221,7 +221,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="time=COL and any of iops, mbps, latency_us, cpu_pct")  # fmt: skip
     attach.add_argument("--offset", type=float, default=0.0, metavar="SECONDS",
                         help="added to the array's times (its clock behind: positive)")  # fmt: skip
-    attach.add_argument("--format", choices=("csv",), default="csv")
+    attach.add_argument("--format", choices=("csv",), default="csv",
+                        help="the file's format (csv, the documented columns)")  # fmt: skip
     _results_option(attach)
     runs = sub.add_parser("runs", help="list runs in the results directory")
     _results_option(runs)
