@@ -61,6 +61,8 @@ def test_attached_series_gives_per_point_agreement(
     cells = {str(c.value) for ws in openpyxl.load_workbook(xlsx) for row in ws.iter_rows()
              for c in row}  # fmt: skip
     assert "array (IOPS)" in cells
+    assert "array vs fio (%)" in cells  # the points table's column, in Excel too
+    assert text.count("array vs fio") >= 2  # the HTML points table and the agreement table
 
     wrong = {
         "time=Time,iops=IOPS": "no column 'IOPS'",

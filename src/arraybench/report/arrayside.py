@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
-from arraybench.report.model import ReportTable
+from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
 from arraybench.units import format_pct
 
@@ -54,3 +56,29 @@ def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
         if field in values:
             buckets.setdefault(int(t), []).append(float(values[field]))
     return {t: sum(v) / len(v) for t, v in buckets.items()}
+
+
+def with_array(
+    rows: list[PointRow], pairs: list[tuple[PointRecord, Agreement | None]]
+) -> list[PointRow]:
+    """The points table's rows with the column `array_vs_fio_pct` (None without samples)."""
+    by_key = {p.key: a.diff_pct for p, a in pairs if a is not None}
+    if not by_key:
+        return rows
+    rows = [replace(r, values=r.values | {"array_vs_fio_pct": by_key.get(str(r.record.get("key")))})
+            for r in rows]  # fmt: skip
+    return [replace(r, record=r.record | {"array_vs_fio_pct": r.values["array_vs_fio_pct"]})
+            for r in rows]  # fmt: skip
+
+
+def add_array_view(
+    model: ReportModel, store: Store, run_id: str, points: list[PointRecord]
+) -> None:
+    """An attached array series into a run's report: its table, and its column of the points
+    table (every format); nothing when none is attached."""
+    pairs = point_agreements(store, run_id, points)
+    if not pairs:
+        return
+    model.tables += array_tables(store, run_id, points)
+    model.points = with_array(model.points, pairs)
+    model.point_columns = [*model.point_columns, "array_vs_fio_pct"]
