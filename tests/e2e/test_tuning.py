@@ -88,13 +88,16 @@ def _start(tmp_path: Path, dev: str, results: Path):  # type: ignore[no-untyped-
     return proc
 
 
-def test_restored_after_sigterm(loopdev: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_restored_after_sigterm_and_ctrl_c(
+    loopdev: str, tmp_path: Path, signum: int, code: int
+) -> None:
     before = _values(loopdev)
     results = tmp_path / "res"
     proc = _start(tmp_path, loopdev, results)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err
+    assert proc.returncode == code, err
     assert _values(loopdev) == before
     assert gone(tmp_path) == []
 
