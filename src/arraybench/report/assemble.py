@@ -10,6 +10,7 @@ from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.plan.model import Expectation
 from arraybench.provenance import provenance_rows
+from arraybench.report.arrayside import add_array_view
 from arraybench.report.build import (
     HOST_COLUMNS,
     MAX_JOB_FILES,
@@ -115,6 +116,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
+    add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]

@@ -396,6 +396,8 @@ def _timeline(t: Timeline) -> str:
     if t.kernel is not None:
         series.append(TimeSeries(f"kernel {t.throughput_unit}", t.kernel, t.throughput_unit,
                                  dashed=True))  # fmt: skip
+    if t.array is not None:  # `arraybench attach`
+        series.append(TimeSeries(f"array {t.throughput_unit}", t.array, t.throughput_unit))
     series += [TimeSeries(label, values, t.throughput_unit, dashed=True, color=C_GUIDE)
                for label, values in t.guides]  # fmt: skip
     has_latency = any(v is not None for v in t.lat_mean_us)
