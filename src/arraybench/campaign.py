@@ -5,6 +5,7 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -24,6 +25,7 @@ from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.steady import steady_state
+from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.fio import runner
 from arraybench.fio.interference import total_seconds as interference_seconds
@@ -504,6 +506,10 @@ class Campaign:
                 Finding(None, "monitor", {"flags": host.flags, "devices": host.devices})
             )
             # not printed per point: the report says it once per run (report.assemble)
+        files = all(self.kinds.get(t.path) in ("file", "new-file") for t in point.targets)
+        flags = point_finding(point, record, samples, monitor_flags=host.flags, cpus=os.cpu_count(),
+                              cpu_busy_pct=host.cpu_busy_pct, file_target=files)  # fmt: skip
+        findings += [flags] if flags else []
         pause = self._pause_seconds(run, point, metrics, findings)
         record |= {
             "pause_s": pause,
@@ -556,6 +562,8 @@ class Campaign:
                    "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
                    "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+        flags = point_finding(point, record, result.samples)  # fio's CPU only: no monitor
+        findings += [flags] if flags else []
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
         if result.failed:

@@ -21,6 +21,7 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
+from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.fio.jobfile import render_jobfile
@@ -456,9 +457,12 @@ def _points_text(run: RunRecord, done: int) -> str:
     return f"{done}/{total}"
 
 
-def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:
+def _point_dicts(
+    points: Sequence[PointRecord], flags: dict[int, list[Flag]]
+) -> list[dict[str, object]]:
     names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
-    return [{name: getattr(p, name) for name in names} | p.metrics for p in points]
+    return [{name: getattr(p, name) for name in names} | p.metrics
+            | {"flags": [f.as_dict() for f in flags.get(p.id, [])]} for p in points]  # fmt: skip
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -466,7 +470,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
     if args.format == "json":
-        print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
+        dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
+        print(json.dumps({"run": asdict(run), "points": dicts}, indent=2))
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
