@@ -21,6 +21,7 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
+from arraybench.analysis.repeats import point_spreads
 from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
@@ -125,6 +126,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)",
     )
+    run.add_argument("--repeat", type=int, metavar="N",
+                     help="measure each point N times, the ladder once before again "
+                     "(the plan's `repeat`)")  # fmt: skip
     run.add_argument(
         "--resume", metavar="RUN_ID", help=f"continue an interrupted run ({RUN_ID_HELP})"
     )
@@ -263,7 +267,8 @@ def _check_scale(scale: float) -> None:
 def _load(args: argparse.Namespace, results: Path) -> Plan:
     """The plan as the user asked: template or file, --set, --only, --target, --scale."""
     _check_scale(args.scale)
-    plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, args.overrides)
+    repeat = [f"repeat={args.repeat}"] if getattr(args, "repeat", None) is not None else []
+    plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, [*args.overrides, *repeat])
     plan = select(plan, args.only)
     plan = with_targets(plan, args.target, scratch_path(results), os.path.exists)
     check_plan_values(plan)  # before anything runs: values fio, ssh or a host would misread
@@ -301,10 +306,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     campaign.interactive = sys.stdin.isatty() and sys.stdout.isatty()  # else prompts assumed
     try:
         if args.resume:
-            if args.plan or args.target or args.scale != 1.0 or args.overrides or args.only:
+            given = args.plan or args.target or args.scale != 1.0 or args.overrides
+            if given or args.only or args.repeat is not None:
                 raise PlanError(
                     f"--resume {args.resume} continues that run with its own plan and targets",
-                    "drop the plan, --target, --scale, --set and --only arguments",
+                    "drop the plan, --target, --scale, --set, --repeat and --only arguments",
                 )
             result = campaign.resume(_run_id(store, args.resume, args.results))
         else:
@@ -471,6 +477,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     points = store.points(run.id)
     if args.format == "json":
         dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
+        spreads = point_spreads(points)
+        for p, d in zip(points, dicts, strict=True):
+            d |= asdict(spreads[p.id])
         print(json.dumps({"run": asdict(run), "points": dicts}, indent=2))
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row

@@ -10,6 +10,7 @@ import yaml
 from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
+from arraybench.analysis.repeats import collapse
 from arraybench.plan.model import Expectation
 from arraybench.provenance import provenance_rows
 from arraybench.report.build import (
@@ -99,7 +100,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     run = store.get_run(run_id)
     points = store.points(run_id)
     findings = store.findings(run_id)
-    once = [p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS]
+    # curves and summaries on each level's median over its repetitions (repeat: N)
+    once = collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
     model = build_report(run, once)
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)

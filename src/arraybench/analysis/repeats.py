@@ -1,0 +1,84 @@
+"""Repeated points (`repeat: N`): the repetitions of one level grouped, their spread, and one
+median point per level for the curves and tables.
+
+Pure: stored points in, groups and numbers out. A repetition's key is its level's key with
+`#N` (the first keeps the plain key); see plan.expand.repetition_in_key.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from arraybench.analysis.statistics import Spread, median, spread
+from arraybench.plan.expand import repetition_in_key
+from arraybench.store.db import PointRecord
+
+
+@dataclass(frozen=True)
+class RepeatGroup:
+    key: str  # the level's key (the first repetition's)
+    points: tuple[PointRecord, ...]  # in campaign order
+
+    @property
+    def repeats(self) -> int:
+        return len(self.points)
+
+    def throughput(self) -> Spread:
+        return spread([p.throughput() for p in self.points])
+
+    def latency(self, name: str = "lat_mean_us") -> Spread | None:
+        values = [v for p in self.points if (v := p.metric("total", name)) is not None]
+        return spread(values) if values else None
+
+
+def groups(points: Sequence[PointRecord]) -> list[RepeatGroup]:
+    """The points grouped by level, in the order their first repetition ran."""
+    found: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for p in sorted(points, key=lambda p: p.seq):
+        found.setdefault(repetition_in_key(p.key)[0], []).append(p)
+    return [RepeatGroup(key, tuple(pts)) for key, pts in found.items()]
+
+
+def median_point(group: RepeatGroup) -> PointRecord:
+    """One point standing for the level: every metric the median over the repetitions (each
+    column on its own: a median point, not one measured run), identity of the first."""
+    first = group.points[0]
+    if group.repeats == 1:
+        return first
+    metrics: dict[str, float | None] = {}
+    for name in first.metrics:
+        values = [v for p in group.points if (v := p.metrics.get(name)) is not None]
+        metrics[name] = median(values) if values else None
+    return replace(first, key=group.key, metrics=metrics)
+
+
+def collapse(points: Sequence[PointRecord]) -> list[PointRecord]:
+    """Each level once: its median point (unchanged points when nothing was repeated)."""
+    return [median_point(g) for g in groups(points)]
+
+
+@dataclass(frozen=True)
+class PointSpread:
+    """What `show --format json` adds to each stored point."""
+
+    repetition: int
+    repeats: int
+    throughput_median: float
+    throughput_ci95_pct: float | None
+    lat_mean_us_median: float | None
+    lat_mean_us_ci95_pct: float | None
+
+
+def point_spreads(points: Sequence[PointRecord]) -> dict[int, PointSpread]:
+    """Point id -> its level's spread over the stored repetitions."""
+    out: dict[int, PointSpread] = {}
+    for g in groups(points):
+        tp, lat = g.throughput(), g.latency()
+        for p in g.points:
+            out[p.id] = PointSpread(
+                repetition_in_key(p.key)[1], g.repeats, tp.median, tp.half_width_pct,
+                lat.median if lat else None, lat.half_width_pct if lat else None,
+            )  # fmt: skip
+    return out
