@@ -11,7 +11,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from arraybench.analysis.statistics import Spread, median, spread
+from arraybench.analysis.statistics import Spread, median, spread, within_noise
 from arraybench.plan.expand import repetition_in_key
 from arraybench.store.db import PointRecord
 
@@ -82,3 +82,15 @@ def point_spreads(points: Sequence[PointRecord]) -> dict[int, PointSpread]:
                 lat.median if lat else None, lat.half_width_pct if lat else None,
             )  # fmt: skip
     return out
+
+
+def level_throughputs(points: Sequence[PointRecord], key: str) -> list[float]:
+    """Every repetition's throughput of the level `key` (a level key, without `#N`)."""
+    return [p.throughput() for p in points if repetition_in_key(p.key)[0] == key]
+
+
+def noise_mark(a: Sequence[float], b: Sequence[float]) -> str:
+    """`within noise` when the two levels' 95 % intervals overlap, `beyond noise` when they do
+    not, "" when either was measured once (nothing can be said)."""
+    found = within_noise(a, b)
+    return "" if found is None else ("within noise" if found else "beyond noise")
