@@ -51,6 +51,12 @@ def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None
     assert sorted(p["repetition"] for p in points) == [1, 1, 2, 2, 3, 3]  # type: ignore[type-var]
     folders = {p["folder"] for p in points}
     assert len(folders) == 6 and all((Path(str(f)) / "point.fio").exists() for f in folders)
+    # the summary shows each median with its margin; the report has the spread and the wins
+    assert "IOPS ±" in done.stdout
+    md = tmp_path / "r.md"
+    assert cli.main(["report", "latest", "--results", str(results), "-o", str(md)]) == 0
+    text = md.read_text()
+    assert "Spread over repeats" in text and "Which level won" in text and "Student t" in text
 
     # a run cut short before its last repetition: resume measures just that one
     with sqlite3.connect(results / "arraybench.db") as db:

@@ -30,6 +30,8 @@ def test_each_check_says_why_and_what_to_change() -> None:
     busy = PointFacts(jobs=4, cpu_busy_pct=97.0, cpus=2)
     [flag] = point_flags(busy)
     assert flag.kind == "generator-bound" and "97 %" in flag.why and "jobs" in flag.change
+    assert "2 CPUs" in flag.why
+    assert kinds(PointFacts(jobs=1, cpu_busy_pct=97.0, cpus=2)) == ["host-busy"]  # not fio
     assert kinds(PointFacts(jobs=1, usr_cpu=60.0, sys_cpu=35.0)) == ["generator-bound"]
     assert kinds(PointFacts(jobs=4, usr_cpu=60.0, sys_cpu=35.0)) == []  # 24 % a job
     assert kinds(PointFacts(jobs=1, steady_asked=True, steady_attained=0)) == ["not-steady"]

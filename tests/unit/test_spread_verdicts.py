@@ -7,8 +7,10 @@ from dataclasses import replace
 
 from arraybench.analysis.acceptance import FAIL, PASS, UNDECIDED, judge_all
 from arraybench.analysis.repeats import collapse, point_spreads
+from arraybench.analysis.validity import Flag, finding_data
 from arraybench.plan.model import Expectation
-from arraybench.store.db import METRIC_COLUMNS, PointRecord
+from arraybench.report.spread import NO_SPREAD, flag_table, repeat_notes, spread_tables
+from arraybench.store.db import METRIC_COLUMNS, Finding, PointRecord
 
 BASE = PointRecord(
     id=0, run_id="r", seq=0, key="", workload="rr", family="Random 8 KiB", mix="Read",
@@ -61,3 +63,15 @@ def test_clear_verdicts_state_their_margin() -> None:
 def test_one_measurement_keeps_the_plain_verdict() -> None:
     [v] = judge_all([Expectation(workload="rr", min_iops=98_000)], repeats([100_000.0]))
     assert v.verdict == PASS and "±" not in v.evidence
+
+
+def test_report_tables_say_spread_wins_and_flags() -> None:
+    pts = repeats([100.0, 130.0, 110.0]) + repeats([300.0, 280.0, 290.0], workers=2, first_id=9)
+    spread, won = spread_tables(pts)
+    assert spread.rows[0][:2] == ["rr/w1-qd1", "3"] and spread.rows[0][2].startswith("110 IOPS ±")
+    assert won.rows == [["rr", "3", "rr/w2-qd1 3 of 3", "rr/w2-qd1 3 of 3"]]
+    assert repeat_notes(pts) == [] and repeat_notes(pts[:1]) == [NO_SPREAD]
+    flag = Flag("generator-bound", "host CPU 97 % busy", "use fewer jobs")
+    [table] = flag_table(pts, [Finding(9, "validity", finding_data([flag]))])
+    assert table.rows == [["rr/w2-qd1", "generator-bound", "host CPU 97 % busy", "use fewer jobs"]]
+    assert flag_table(pts, []) == []

@@ -11,7 +11,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from arraybench.analysis.statistics import Spread, median, spread, within_noise
+from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
+from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
 from arraybench.plan.expand import repetition_in_key
 from arraybench.store.db import PointRecord
 
@@ -94,3 +95,47 @@ def noise_mark(a: Sequence[float], b: Sequence[float]) -> str:
     not, "" when either was measured once (nothing can be said)."""
     found = within_noise(a, b)
     return "" if found is None else ("within noise" if found else "beyond noise")
+
+
+def throughput_spread_pct(points: Sequence[PointRecord]) -> dict[str, float]:
+    """Level key -> the 95 % half-width of its throughput in % of the mean, for every level
+    measured more than once (the `±2.1 %` the tables show beside the median)."""
+    out: dict[str, float] = {}
+    for g in groups(points):
+        pct = g.throughput().half_width_pct
+        if g.repeats > 1 and pct is not None:
+            out[g.key] = pct
+    return out
+
+
+@dataclass(frozen=True)
+class SeriesWins:
+    """How often each level was the series' maximum, and its optimal point, across the
+    repetitions (the definitions of analysis.curves on each repetition's curve)."""
+
+    series: str
+    repetitions: int
+    maximum: list[tuple[str, int]]  # level key, times it won; most often first
+    optimal: list[tuple[str, int]]
+
+
+def level_wins(points: Sequence[PointRecord]) -> list[SeriesWins]:
+    """Per series (workload, device count, hosts) measured more than once."""
+    by_series: OrderedDict[tuple[str, int | None, int | None], dict[int, list[CurvePoint]]]
+    by_series = OrderedDict()
+    for p in sorted(points, key=lambda p: p.seq):
+        level, repetition = repetition_in_key(p.key)
+        curve = by_series.setdefault((p.workload, p.devices, p.hosts), {})
+        curve.setdefault(repetition, []).append(CurvePoint(
+            float(p.workers * p.iodepth), p.throughput(), p.metric("total", "lat_mean_us"),
+            p.metric("total", "lat_p99_us"), level))  # fmt: skip
+    found = []
+    for (workload, devices, hosts), reps in by_series.items():
+        if len(reps) < 2:
+            continue
+        name = workload + (f" ({devices} dev)" if devices else "") + (
+            f" ({hosts} hosts)" if hosts else "")  # fmt: skip
+        maxima = [m.key if (m := maximum(c)) else None for c in reps.values()]
+        optima = [o.key if (o := optimal_point(c)) else None for c in reps.values()]
+        found.append(SeriesWins(name, len(reps), wins(maxima), wins(optima)))
+    return found

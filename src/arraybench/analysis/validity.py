@@ -26,7 +26,7 @@ KIND = "validity"  # the findings kind
 
 @dataclass(frozen=True)
 class Flag:
-    kind: str  # "generator-bound", "fio-kernel", "not-steady", "page-cache", "ramp"
+    kind: str  # generator-bound, host-busy, fio-kernel, not-steady, page-cache, ramp
     why: str
     change: str
 
@@ -52,11 +52,15 @@ class PointFacts:
 
 
 def generator_bound(f: PointFacts) -> Flag | None:
-    """The load generator, not the storage, may have set the pace."""
+    """The load generator, not the storage, may have set the pace. A busy host with fewer fio
+    jobs than CPUs is something else competing (fio's jobs run one thread each)."""
     if f.cpu_busy_pct is not None and f.cpu_busy_pct >= BUSY_PCT:
-        cpus = f" of {f.cpus} CPUs" if f.cpus else ""
-        return Flag("generator-bound", f"host CPU {f.cpu_busy_pct:.0f} % busy{cpus} "
-                    f"(>= {BUSY_PCT:.0f} %) with {f.jobs} fio job(s)",
+        busy = f"host CPU {f.cpu_busy_pct:.0f} % busy (>= {BUSY_PCT:.0f} %)"
+        if f.cpus and f.jobs < f.cpus:
+            return Flag("host-busy", f"{busy} with {f.jobs} fio job(s) on {f.cpus} CPUs: "
+                        "other processes competed", "run on an otherwise idle host")  # fmt: skip
+        cpus = f" on {f.cpus} CPUs" if f.cpus else ""
+        return Flag("generator-bound", f"{busy} with {f.jobs} fio job(s){cpus}",
                     "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
     if f.usr_cpu is None or f.sys_cpu is None or f.jobs < 1:
         return None

@@ -10,7 +10,7 @@ import yaml
 from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
-from arraybench.analysis.repeats import collapse
+from arraybench.analysis.repeats import collapse, throughput_spread_pct
 from arraybench.plan.model import Expectation
 from arraybench.provenance import provenance_rows
 from arraybench.report.build import (
@@ -45,6 +45,7 @@ from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
+from arraybench.report.spread import flag_table, repeat_notes, spread_tables
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
@@ -102,7 +103,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     findings = store.findings(run_id)
     # curves and summaries on each level's median over its repetitions (repeat: N)
     once = collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
-    model = build_report(run, once)
+    model = build_report(run, once, throughput_spread_pct(points))
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
@@ -118,6 +119,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
+    model.tables += spread_tables(points) + flag_table(points, findings)
+    model.notes += repeat_notes(points)
     model.verdicts = verdict_tables(run, points, findings)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
@@ -216,7 +219,9 @@ def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, s
     return rows
 
 
-def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
+def build_report(
+    run: RunRecord, points: list[PointRecord], spreads: dict[str, float] | None = None
+) -> ReportModel:
     series = series_of(points)
     fabric = fabric_of(run)
     families: dict[str, dict[str, list[PointRecord]]] = {}
@@ -232,7 +237,7 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
         for mix, pts in mixes.items():
             summary = summarize_series(pts, run)
             ceiling = ceiling_for(fabric, pts[0])
-            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling)
+            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         summary_rows.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
