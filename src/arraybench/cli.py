@@ -488,6 +488,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         sys.stdout.write(points_csv([point_row(p) for p in points]) if points else "")
     else:
         _print_points_table(run.id, points)
+        flagged = flags_by_point(store.findings(run.id, KIND))
+        for p in points:  # why a figure may not be trusted, under the table (JSON: `flags`)
+            for f in flagged.get(p.id, []):
+                line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
+                console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
     return 0
 
 
