@@ -17,7 +17,7 @@ from arraybench.units import format_latency, format_pct, format_throughput
 SPREAD_CAPTION = (f"median of the repeats ± half-width of the 95 % interval of the mean "
                   f"({METHOD}), in % of the mean")  # fmt: skip
 NO_SPREAD = ("each point was measured once: its figures have no spread "
-             "(`repeat: N` in the plan or `run --repeat N` gives them one)")  # fmt: skip
+             "(repeat: N in the plan, or run --repeat N, gives them one)")  # fmt: skip
 
 
 def with_spread(value: str, pct: float | None) -> str:
