@@ -166,6 +166,7 @@ class Campaign:
         self.fleet: Fleet | None = None  # the plan's hosts, when it has any
         self.on_host_failure = "stop"
         self.allow_destroy: tuple[str, ...] = ()
+        self.max_start_spread_s = 1.0  # the plan's max_start_spread
         self.guard = TargetGuard()  # local targets as checked; rechecked before each fio
         self.interactive = False  # prompts ask the operator (observer.confirm) when True
         self.run_id: str | None = None  # once the run exists in the store (for a resume hint)
@@ -245,6 +246,7 @@ class Campaign:
         self.monitor = plan.monitor
         self.on_host_failure = plan.on_host_failure
         self.allow_destroy = tuple(plan.allow_destroy)
+        self.max_start_spread_s = plan.max_start_spread
 
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
@@ -562,7 +564,8 @@ class Campaign:
                    "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
                    "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
-        flags = point_finding(point, record, result.samples)  # fio's CPU only: no monitor
+        flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
+                              max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
         findings += [flags] if flags else []
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))

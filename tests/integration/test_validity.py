@@ -41,6 +41,9 @@ def test_each_check_says_why_and_what_to_change() -> None:
     rising = [20.0, 60.0, 100.0, 101.0, 99.0, 100.0, 100.0]
     assert kinds(PointFacts(jobs=1, iops=rising)) == ["ramp"]
     assert kinds(PointFacts(jobs=1, iops=[100.0, 80.0, *rising[2:]])) == []  # noise, not ramp
+    assert kinds(PointFacts(jobs=1, start_spread_ms=1500.0, max_start_spread_ms=1000.0)) == [
+        "start-spread"]  # fmt: skip
+    assert kinds(PointFacts(jobs=1, start_spread_ms=20.0, max_start_spread_ms=1000.0)) == []
     lines = ["kernel saw 40 % fewer IOPS than fio on sda (page cache?)",
              "host monitoring is off for this point: no /proc"]  # fmt: skip
     assert kinds(PointFacts(jobs=1, monitor_flags=lines)) == ["fio-kernel"]

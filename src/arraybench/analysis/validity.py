@@ -49,6 +49,8 @@ class PointFacts:
     file_target: bool = False  # a regular file (the page cache can serve it)
     monitor_flags: Sequence[str] = ()  # the monitor's lines (fio against the kernel)
     iops: Sequence[float] = field(default_factory=list)  # 1-second totals of the window
+    start_spread_ms: float | None = None  # many hosts: last host's first I/O - the first's
+    max_start_spread_ms: float | None = None  # the plan's bound
 
 
 def generator_bound(f: PointFacts) -> Flag | None:
@@ -107,8 +109,18 @@ def ramp_too_short(f: PointFacts) -> Flag | None:
                 "rest's median", "lengthen timing.ramp")  # fmt: skip
 
 
+def start_spread(f: PointFacts) -> Flag | None:
+    spread, bound = f.start_spread_ms, f.max_start_spread_ms
+    if spread is None or bound is None or spread <= bound:
+        return None
+    return Flag("start-spread", f"the hosts started {spread:,.0f} ms apart (bound "
+                f"{bound:,.0f} ms)", "raise start_lead, or check the hosts' clocks "
+                "(`arraybench hosts check`)")  # fmt: skip
+
+
 def point_flags(facts: PointFacts) -> list[Flag]:
-    found = [generator_bound(facts), not_steady(facts), page_cache(facts), ramp_too_short(facts)]
+    found = [generator_bound(facts), not_steady(facts), page_cache(facts), ramp_too_short(facts),
+             start_spread(facts)]  # fmt: skip
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
@@ -131,6 +143,7 @@ def point_finding(
     cpu_busy_pct: float | None = None,
     cpus: int | None = None,
     file_target: bool = False,
+    max_start_spread_ms: float | None = None,
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong)."""
     facts = PointFacts(
@@ -139,6 +152,7 @@ def point_finding(
         steady_asked=point.timing.steady is not None,
         steady_attained=record.get("steady_attained"), direct=point.direct,
         file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
+        start_spread_ms=record.get("start_spread_ms"), max_start_spread_ms=max_start_spread_ms,
     )  # fmt: skip
     flags = point_flags(facts)
     return Finding(None, KIND, finding_data(flags)) if flags else None

@@ -642,6 +642,15 @@ class Plan(Strict):
             "long after the point's fio command."
         ),
     )
+    max_start_spread: Annotated[float, _SECONDS, InRange(MIN_FIO_SECONDS, 3600.0, unit="s")] = (
+        Field(
+            1.0,
+            description=(
+                "Many hosts: a point whose hosts started their I/O further apart than this "
+                "is flagged start-spread (its per-second data do not line up)."
+            ),
+        )
+    )
     interference: InterferenceTest | None = Field(
         None,
         description=(
