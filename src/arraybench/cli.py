@@ -69,6 +69,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2)
 
 
+MAX_REPEAT = 100  # as plan.model.Repeats
+
+
+def _repeat_count(text: str) -> int:
+    """--repeat: how many times each point is measured, as the plan's `repeat` allows."""
+    if not (text.isdigit() and 1 <= int(text) <= MAX_REPEAT):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count from 1 to {MAX_REPEAT} "
+                                         "(e.g. --repeat 3)")  # fmt: skip
+    return int(text)
+
+
 def _scale_factor(text: str) -> float:
     """--scale: a finite factor above 0 and at most MAX_SCALE (inf or nan would overflow)."""
     try:
@@ -126,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)",
     )
-    run.add_argument("--repeat", type=int, metavar="N",
+    run.add_argument("--repeat", type=_repeat_count, metavar="N",
                      help="measure each point N times, the ladder once before again "
                      "(the plan's `repeat`)")  # fmt: skip
     run.add_argument(

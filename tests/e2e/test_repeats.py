@@ -72,6 +72,9 @@ def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None
     assert {p["key"] for p in again} == {p["key"] for p in points}
 
 
-def test_resume_refuses_repeat(tmp_path: Path) -> None:
+def test_resume_refuses_repeat_and_a_bad_count_is_one_line(tmp_path: Path) -> None:
     code = cli.main(["run", "--resume", "x", "--repeat", "2", "--results", str(tmp_path)])
     assert code == 2
+    with pytest.raises(SystemExit) as stopped:  # argparse's own exit, with one located line
+        cli.main(["run", "quick", "--repeat", "0", "--results", str(tmp_path)])
+    assert stopped.value.code == 2
