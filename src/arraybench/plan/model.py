@@ -669,7 +669,11 @@ class Plan(Strict):
     # PASS/FAIL verdicts
     acceptance: list[Expectation] = Field(
         default_factory=list,
-        description=("Acceptance criteria: PASS/FAIL verdicts (exit code 3 when one fails)."),
+        description=(
+            "Acceptance criteria: PASS/FAIL verdicts (exit code 3 when one fails). With "
+            "repeats, each is judged on the levels' medians and states its margin; a bound "
+            "inside the 95 % interval is NOT DECIDABLE (exit code 3 too: repeat more)."
+        ),
     )
 
     @model_validator(mode="after")
