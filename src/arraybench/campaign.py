@@ -27,6 +27,7 @@ from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.steady import steady_state
 from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
+from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.fio import runner
 from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.fio.jobfile import render_jobfile
@@ -34,7 +35,7 @@ from arraybench.fio.parse import parse_fio_json_file
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
-from arraybench.multihost import Fleet
+from arraybench.multihost import Fleet, host_spec
 from arraybench.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.plan.expand import (
     Point,
@@ -252,6 +253,7 @@ class Campaign:
         check_resolved(plan)
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
+        check_tuning(plan, self.results_dir, host_spec)  # a refused value stops before the run
         self._configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
@@ -261,10 +263,20 @@ class Campaign:
         self.store.lock_run(run_id)
         run = self._run_record(plan, run_id, scale, run_steps(plan))
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
-        self.store.create_run(run)
-        self.run_id = run.id
-        self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
-        return self._execute(run, plan, sizes, fio)
+        # before the run exists: a value the kernel refuses leaves no run marked running
+        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
+        try:
+            self.store.create_run(run)
+            self.run_id = run.id
+            found = provenance.collect(plan, sizes, tuning.applied())
+            self.store.add_finding(run.id, "provenance", found)
+            return self._execute(run, plan, sizes, fio)
+        finally:
+            self._restore(tuning)
+
+    def _restore(self, tuning: HostTuningSession) -> None:
+        for line in tuning.restore():  # the journal keeps it: `arraybench revert` retries
+            self.observer.warning(f"host_tuning not restored: {line}; run `arraybench revert`")
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
@@ -279,7 +291,11 @@ class Campaign:
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
         self.store.set_run_status(run_id, "running", None)
-        return self._execute(run, plan, sizes, fio)
+        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
+        try:
+            return self._execute(run, plan, sizes, fio)
+        finally:
+            self._restore(tuning)
 
     def _execute(
         self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-import yaml
-
-from arraybench.report.build import level_axis, series_of
+from arraybench.report.build import level_axis, plan_data, series_of
 from arraybench.report.model import Overlay, OverlayLine
 from arraybench.store.db import PointRecord
 from arraybench.units import format_size
@@ -15,7 +13,7 @@ from arraybench.units import format_size
 
 def chart_keys(plan_yaml: str) -> dict[str, str]:
     """Workload name -> its `chart` key, from the plan the run stored."""
-    data: dict[str, Any] = yaml.safe_load(plan_yaml) or {}
+    data: dict[str, Any] = plan_data(plan_yaml)
     return {w["name"]: w["chart"] for w in data.get("workloads", []) if w.get("chart")}
 
 
