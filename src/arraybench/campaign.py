@@ -526,7 +526,7 @@ class Campaign:
             # not printed per point: the report says it once per run (report.assemble)
         files = all(self.kinds.get(t.path) in ("file", "new-file") for t in point.targets)
         flags = point_finding(point, record, samples, monitor_flags=host.flags, cpus=os.cpu_count(),
-                              cpu_busy_pct=host.cpu_busy_pct, file_target=files)  # fmt: skip
+                              cpu=host.cpu, file_target=files)  # fmt: skip
         findings += [flags] if flags else []
         pause = self._pause_seconds(run, point, metrics, findings)
         record |= {

@@ -13,6 +13,7 @@ import pytest
 
 from arraybench import cli
 from arraybench.analysis.validity import PointFacts, point_flags
+from arraybench.store.db import Store
 from tests.conftest import needs_fio
 
 
@@ -32,8 +33,12 @@ def test_each_check_says_why_and_what_to_change() -> None:
     assert flag.kind == "generator-bound" and "97 %" in flag.why and "jobs" in flag.change
     assert "2 CPUs" in flag.why
     assert kinds(PointFacts(jobs=1, cpu_busy_pct=97.0, cpus=2)) == ["host-busy"]  # not fio
-    assert kinds(PointFacts(jobs=1, usr_cpu=60.0, sys_cpu=35.0)) == ["generator-bound"]
-    assert kinds(PointFacts(jobs=4, usr_cpu=60.0, sys_cpu=35.0)) == []  # 24 % a job
+    deep = PointFacts(jobs=1, iodepth=16, usr_cpu=60.0, sys_cpu=35.0)  # fio #1501
+    assert kinds(deep) == ["generator-bound"]
+    assert kinds(PointFacts(jobs=1, usr_cpu=60.0, sys_cpu=35.0)) == []  # QD1: the ladder's job
+    assert kinds(PointFacts(jobs=4, iodepth=16, usr_cpu=60.0, sys_cpu=35.0)) == []  # 24 % a job
+    assert kinds(PointFacts(jobs=6, usr_cpu=150.0, sys_cpu=15.0, cpus=2)) == ["generator-bound"]
+    assert kinds(PointFacts(jobs=6, usr_cpu=150.0, sys_cpu=15.0, cpus=4)) == []  # 41 % of 4
     assert kinds(PointFacts(jobs=1, steady_asked=True, steady_attained=0)) == ["not-steady"]
     assert kinds(PointFacts(jobs=1, steady_asked=True, steady_attained=1)) == []
     assert kinds(PointFacts(jobs=1, direct=False, file_target=True)) == ["page-cache"]
@@ -67,5 +72,7 @@ def test_null_engine_beyond_the_cores_is_generator_bound(tmp_path: Path) -> None
         assert cli.main(["show", "latest", "--results", str(results), "--format", "json"]) == 0
     points = {p["workers"]: p for p in json.loads(out.getvalue())["points"]}
     bound = [f["kind"] for f in points[many]["flags"]]
-    assert "generator-bound" in bound, points[many]
+    why = {k: points[many][k] for k in ("cpu_busy_pct", "usr_cpu", "sys_cpu", "jobs", "runtime_s")}
+    why["cpu"] = [round(c.busy_pct) for c in Store(results).cpu_samples(int(points[many]["id"]))]
+    assert "generator-bound" in bound, why
     assert "generator-bound" not in [f["kind"] for f in points[1]["flags"]], points[1]

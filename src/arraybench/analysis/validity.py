@@ -7,16 +7,18 @@ them back.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arraybench.analysis.findings import DISAGREEMENT, series
 from arraybench.plan.expand import Point
-from arraybench.store.db import Finding, Sample
+from arraybench.store.db import CpuSample, Finding, Sample
 
 BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: the host may be the limit
 CORE_PCT = 90.0  # one fio job's usr + sys at or above this share of one CPU: the same
+SHARE_PCT = 80.0  # fio's jobs together at or above this share of all CPUs: the same
 RAMP_HEAD_S = 2  # the first seconds of the measured window checked for a rising ramp
 RAMP_SHORT_BY = 0.9  # ...rising and below this share of the rest's median: ramp too short
 RAMP_MIN_SECONDS = 6  # fewer 1-second samples: too short to tell a ramp from noise
@@ -39,6 +41,7 @@ class PointFacts:
     """What the checks need of one point, as the store or the campaign holds it."""
 
     jobs: int
+    iodepth: int = 1  # per job
     usr_cpu: float | None = None  # fio's, summed over the jobs: % of one CPU
     sys_cpu: float | None = None
     cpu_busy_pct: float | None = None  # the monitor's host CPU busy, % of all CPUs
@@ -56,6 +59,11 @@ class PointFacts:
 def generator_bound(f: PointFacts) -> Flag | None:
     """The load generator, not the storage, may have set the pace. A busy host with fewer fio
     jobs than CPUs is something else competing (fio's jobs run one thread each)."""
+    fio_cpu = (f.usr_cpu or 0.0) + (f.sys_cpu or 0.0)  # % of one CPU, all jobs
+    if f.cpus and fio_cpu >= SHARE_PCT * f.cpus:
+        return Flag("generator-bound", f"fio's {f.jobs} job(s) used {fio_cpu / f.cpus:.0f} % of "
+                    f"the host's {f.cpus} CPUs (usr + sys, >= {SHARE_PCT:.0f} %)",
+                    "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
     if f.cpu_busy_pct is not None and f.cpu_busy_pct >= BUSY_PCT:
         busy = f"host CPU {f.cpu_busy_pct:.0f} % busy (>= {BUSY_PCT:.0f} %)"
         if f.cpus and f.jobs < f.cpus:
@@ -64,7 +72,9 @@ def generator_bound(f: PointFacts) -> Flag | None:
         cpus = f" on {f.cpus} CPUs" if f.cpus else ""
         return Flag("generator-bound", f"{busy} with {f.jobs} fio job(s){cpus}",
                     "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
-    if f.usr_cpu is None or f.sys_cpu is None or f.jobs < 1:
+    # one job near a core with a deep queue: it cannot keep the queue full (fio #1501); at
+    # iodepth 1 a job's CPU is the latency it measures, and the ladder adds jobs itself
+    if f.usr_cpu is None or f.sys_cpu is None or f.jobs < 1 or f.iodepth < 2:
         return None
     per_job = (f.usr_cpu + f.sys_cpu) / f.jobs
     if per_job >= CORE_PCT:
@@ -134,21 +144,28 @@ def flags_of(data: dict[str, Any]) -> list[Flag]:
             for d in data.get("flags", []) if isinstance(d, dict)]  # fmt: skip
 
 
+def busy_pct(cpu: Sequence[CpuSample]) -> float | None:
+    """The host's CPU busy while fio ran: the median second, so the partial seconds of fio's
+    start and exit do not dilute it as they do the mean."""
+    return statistics.median(c.busy_pct for c in cpu) if cpu else None
+
+
 def point_finding(
     point: Point,
     record: dict[str, Any],
     samples: Sequence[Sample],
     *,
     monitor_flags: Sequence[str] = (),
-    cpu_busy_pct: float | None = None,
+    cpu: Sequence[CpuSample] = (),
     cpus: int | None = None,
     file_target: bool = False,
     max_start_spread_ms: float | None = None,
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong)."""
     facts = PointFacts(
-        jobs=int(record.get("jobs") or 0), usr_cpu=record.get("usr_cpu"),
-        sys_cpu=record.get("sys_cpu"), cpu_busy_pct=cpu_busy_pct, cpus=cpus,
+        jobs=int(record.get("jobs") or 0), iodepth=int(record.get("iodepth") or 1),
+        usr_cpu=record.get("usr_cpu"),
+        sys_cpu=record.get("sys_cpu"), cpu_busy_pct=busy_pct(cpu), cpus=cpus,
         steady_asked=point.timing.steady is not None,
         steady_attained=record.get("steady_attained"), direct=point.direct,
         file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
