@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arraybench import cli
-from arraybench.analysis.validity import PointFacts, point_flags
-from arraybench.store.db import Store
+from arraybench.analysis.validity import PointFacts, busy_pct, point_flags
+from arraybench.store.db import CpuSample, Store
 from tests.conftest import needs_fio
 
 
@@ -76,3 +76,10 @@ def test_null_engine_beyond_the_cores_is_generator_bound(tmp_path: Path) -> None
     why["cpu"] = [round(c.busy_pct) for c in Store(results).cpu_samples(int(points[many]["id"]))]
     assert "generator-bound" in bound, why
     assert "generator-bound" not in [f["kind"] for f in points[1]["flags"]], points[1]
+
+
+def test_host_busy_leaves_out_the_partial_first_and_last_seconds() -> None:
+    # as measured here: 6 null jobs on 2 CPUs for 2 s, fio starting and exiting at the edges
+    seconds = [CpuSample(t, 0.0, 0.0, 0.0, busy) for t, busy in enumerate([77.0, 100.0, 75.0])]
+    assert busy_pct(seconds) == 100.0
+    assert busy_pct(seconds[:2]) == pytest.approx(88.5) and busy_pct([]) is None
