@@ -5,6 +5,7 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 import shutil
@@ -24,6 +25,7 @@ from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.steady import steady_state
+from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.fio import runner
@@ -165,6 +167,7 @@ class Campaign:
         self.fleet: Fleet | None = None  # the plan's hosts, when it has any
         self.on_host_failure = "stop"
         self.allow_destroy: tuple[str, ...] = ()
+        self.max_start_spread_s = 1.0  # the plan's max_start_spread
         self.guard = TargetGuard()  # local targets as checked; rechecked before each fio
         self.interactive = False  # prompts ask the operator (observer.confirm) when True
         self.run_id: str | None = None  # once the run exists in the store (for a resume hint)
@@ -244,6 +247,7 @@ class Campaign:
         self.monitor = plan.monitor
         self.on_host_failure = plan.on_host_failure
         self.allow_destroy = tuple(plan.allow_destroy)
+        self.max_start_spread_s = plan.max_start_spread
 
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
@@ -520,6 +524,10 @@ class Campaign:
                 Finding(None, "monitor", {"flags": host.flags, "devices": host.devices})
             )
             # not printed per point: the report says it once per run (report.assemble)
+        files = all(self.kinds.get(t.path) in ("file", "new-file") for t in point.targets)
+        flags = point_finding(point, record, samples, monitor_flags=host.flags, cpus=os.cpu_count(),
+                              cpu=host.cpu, file_target=files)  # fmt: skip
+        findings += [flags] if flags else []
         pause = self._pause_seconds(run, point, metrics, findings)
         record |= {
             "pause_s": pause,
@@ -572,6 +580,9 @@ class Campaign:
                    "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
                    "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+        flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
+                              max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
+        findings += [flags] if flags else []
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
         if result.failed:

@@ -21,6 +21,8 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
+from arraybench.analysis.repeats import point_spreads
+from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.events.tuning import change_lines, plan_changes, revert_all
@@ -68,6 +70,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> typing.NoReturn:
         console.print_error(f"{self.prog}: {message}; see `{self.prog} --help`")
         self.exit(2)
+
+
+MAX_REPEAT = 100  # as plan.model.Repeats
+
+
+def _repeat_count(text: str) -> int:
+    """--repeat: how many times each point is measured, as the plan's `repeat` allows."""
+    if not (text.isdigit() and 1 <= int(text) <= MAX_REPEAT):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count from 1 to {MAX_REPEAT} "
+                                         "(e.g. --repeat 3)")  # fmt: skip
+    return int(text)
 
 
 def _scale_factor(text: str) -> float:
@@ -127,6 +140,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)",
     )
+    run.add_argument("--repeat", type=_repeat_count, metavar="N",
+                     help="measure each point N times, the ladder once before again "
+                     "(the plan's `repeat`)")  # fmt: skip
     run.add_argument(
         "--resume", metavar="RUN_ID", help=f"continue an interrupted run ({RUN_ID_HELP})"
     )
@@ -277,7 +293,8 @@ def _check_scale(scale: float) -> None:
 def _load(args: argparse.Namespace, results: Path) -> Plan:
     """The plan as the user asked: template or file, --set, --only, --target, --scale."""
     _check_scale(args.scale)
-    plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, args.overrides)
+    repeat = [f"repeat={args.repeat}"] if getattr(args, "repeat", None) is not None else []
+    plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, [*args.overrides, *repeat])
     plan = select(plan, args.only)
     plan = with_targets(plan, args.target, scratch_path(results), os.path.exists)
     check_plan_values(plan)  # before anything runs: values fio, ssh or a host would misread
@@ -315,10 +332,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     campaign.interactive = sys.stdin.isatty() and sys.stdout.isatty()  # else prompts assumed
     try:
         if args.resume:
-            if args.plan or args.target or args.scale != 1.0 or args.overrides or args.only:
+            given = args.plan or args.target or args.scale != 1.0 or args.overrides
+            if given or args.only or args.repeat is not None:
                 raise PlanError(
                     f"--resume {args.resume} continues that run with its own plan and targets",
-                    "drop the plan, --target, --scale, --set and --only arguments",
+                    "drop the plan, --target, --scale, --set, --repeat and --only arguments",
                 )
             result = campaign.resume(_run_id(store, args.resume, args.results))
         else:
@@ -503,9 +521,12 @@ def _points_text(run: RunRecord, done: int) -> str:
     return f"{done}/{total}"
 
 
-def _point_dicts(points: Sequence[PointRecord]) -> list[dict[str, object]]:
+def _point_dicts(
+    points: Sequence[PointRecord], flags: dict[int, list[Flag]]
+) -> list[dict[str, object]]:
     names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
-    return [{name: getattr(p, name) for name in names} | p.metrics for p in points]
+    return [{name: getattr(p, name) for name in names} | p.metrics
+            | {"flags": [f.as_dict() for f in flags.get(p.id, [])]} for p in points]  # fmt: skip
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -513,9 +534,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
     if args.format == "json":
+        dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
+        spreads = point_spreads(points)
+        for p, d in zip(points, dicts, strict=True):
+            d |= asdict(spreads[p.id])
         provenance = [f.data for f in store.findings(run.id, "provenance")]
-        print(json.dumps({"run": asdict(run), "points": _point_dicts(points),
-                          "provenance": provenance}, indent=2))  # fmt: skip
+        print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance},
+                         indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
@@ -523,6 +548,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         sys.stdout.write(points_csv([point_row(p) for p in points]) if points else "")
     else:
         _print_points_table(run.id, points)
+        flagged = flags_by_point(store.findings(run.id, KIND))
+        for p in points:  # why a figure may not be trusted, under the table (JSON: `flags`)
+            for f in flagged.get(p.id, []):
+                line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
+                console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
     return 0
 
 

@@ -209,8 +209,11 @@ def _count(n: int, word: str) -> str:
 
 def _grid_phase(plan: Plan, points: list[Point]) -> Phase:
     names = list(dict.fromkeys(p.workload.name for p in points))
-    levels = {len([p for p in points if p.workload.name == n]) for n in names}
+    levels = {len([p for p in points if p.workload.name == n and p.repetition == 1])
+              for n in names}  # fmt: skip
     per = _count(levels.pop(), "load level") + " each" if len(levels) == 1 else "their load levels"
+    repeats = {p.repetition for p in points}
+    per += f", measured {len(repeats)} times" if len(repeats) > 1 else ""
     adaptive = " (adaptive: fewer when the optimum is found early)" if any(
         p.adaptive != "off" for p in points) else ""  # fmt: skip
     title = f"{_count(len(points), 'point')}: {_count(len(names), 'workload')} x {per}{adaptive}"

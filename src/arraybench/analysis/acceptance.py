@@ -9,14 +9,17 @@ A criterion with no measured point is NO DATA, which is not a pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
+from arraybench.analysis.repeats import RepeatGroup, groups, median_point
+from arraybench.analysis.statistics import bound_decidable, spread
 from arraybench.plan.model import Expectation
 from arraybench.store.db import PointRecord
-from arraybench.units import format_latency, format_throughput
+from arraybench.units import format_latency, format_pct, format_throughput
 
 PASS, FAIL, NO_DATA = "PASS", "FAIL", "NO DATA"
+UNDECIDED = "NOT DECIDABLE"  # the bound lies inside the 95 % interval of the repeats
 
 
 @dataclass(frozen=True)
@@ -104,4 +107,48 @@ def judge(e: Expectation, points: Sequence[PointRecord]) -> Verdict:
 
 
 def judge_all(expectations: Sequence[Expectation], points: Sequence[PointRecord]) -> list[Verdict]:
-    return [judge(e, points) for e in expectations]
+    """Each criterion on the levels' medians (repeats collapsed), with its margin against the
+    noise of the level that decides it."""
+    levels = groups(points)
+    medians = [median_point(g) for g in levels]
+    by_key = {g.key: g for g in levels}
+    return [with_noise(e, judge(e, medians), by_key) for e in expectations]
+
+
+def _bounds(e: Expectation) -> list[tuple[str, float, bool]]:
+    """(metric column, bound in its unit, True when the figure must stay at or above it)."""
+    found = [("iops", e.min_iops, True), ("mbps", e.min_mbps, True),
+             ("lat_mean_us", e.max_lat_mean * 1e6 if e.max_lat_mean else None, False),
+             ("lat_p99_us", e.max_lat_p99 * 1e6 if e.max_lat_p99 else None, False)]  # fmt: skip
+    return [(name, float(bound), above) for name, bound, above in found if bound]
+
+
+def _fmt(name: str, value: float | None) -> str:
+    if name in ("iops", "mbps"):
+        return format_throughput(value, "IOPS" if name == "iops" else "MB/s")
+    return format_latency(value)
+
+
+def with_noise(e: Expectation, v: Verdict, levels: dict[str, RepeatGroup]) -> Verdict:
+    """PASS/FAIL with its margin (`by 12 % ±3 %`), or NOT DECIDABLE when a bound lies inside
+    the 95 % interval (Student t) of the deciding level's repetitions."""
+    group = levels.get(v.point or "")
+    if v.verdict not in (PASS, FAIL) or group is None or group.repeats < 2:
+        return v
+    margins = []
+    for name, bound, above in _bounds(e):
+        values = [x for p in group.points if (x := p.metric("total", name)) is not None]
+        if len(values) < 2:
+            continue
+        s = spread(values)
+        if bound_decidable(values, bound) is False:
+            why = (f"not decidable at this noise: repeat (bound {_fmt(name, bound)} inside the "
+                   f"95 % interval {_fmt(name, s.low)} to {_fmt(name, s.high)} of "
+                   f"{group.repeats} repeats)")  # fmt: skip
+            return replace(v, verdict=UNDECIDED, evidence=f"{v.evidence}; {why}")
+        margin = (s.median - bound) / bound * 100 * (1 if above else -1)
+        margins.append(f"{name} by {format_pct(margin, signed=True)} "
+                       f"±{format_pct(s.half_width_pct or 0.0)}")  # fmt: skip
+    if not margins:
+        return v
+    return replace(v, evidence=f"{v.evidence}; {', '.join(margins)} (95 %, Student t)")

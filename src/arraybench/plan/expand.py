@@ -15,6 +15,7 @@ from arraybench.units import format_size
 
 DEFAULT_SCRATCH_SIZE = 1 << 30
 MAX_SCALE = 1000.0
+REPEAT_MARK = "#"  # `rr/w4-qd1#2`: the second repetition of rr/w4-qd1
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Point:
     targets: tuple[Target, ...]
     round: int | None = None  # SNIA round number of a repeated workload
     adaptive: str = "off"  # "exact"/"economy": the series' levels are chosen as it runs
+    repetition: int = 1  # of `repeat`: the first keeps the plain key (stores stay readable)
 
     @property
     def series(self) -> tuple[str, int | None, tuple[str, ...], int | None]:
@@ -55,8 +57,9 @@ class Point:
         devices = f"-d{self.level.devices}" if self.level.devices else ""
         hosts = f"-h{len(self.level.hosts)}" if self.level.hosts else ""
         at = f"@r{self.round}" if self.round else ""
+        again = f"{REPEAT_MARK}{self.repetition}" if self.repetition > 1 else ""
         level = f"w{self.level.workers}-qd{self.level.iodepth}{devices}{hosts}"
-        return f"{self.workload.name}/{level}{at}"
+        return f"{self.workload.name}/{level}{at}{again}"
 
     @property
     def expected_seconds(self) -> float:
@@ -65,6 +68,12 @@ class Point:
     @property
     def writes(self) -> bool:
         return self.workload.read < 100
+
+
+def repetition_in_key(key: str) -> tuple[str, int]:
+    """The level's key without its repetition, and the repetition (1 for a plain key)."""
+    base, mark, number = key.rpartition(REPEAT_MARK)
+    return (base, int(number)) if mark and number.isdigit() else (key, 1)
 
 
 def round_in_key(key: str) -> int | None:
@@ -153,7 +162,13 @@ def _points(
     points: list[Point] = []
     for workload in workloads:
         load = effective_load(plan.load, workload.load)
-        for level in levels(load, target_count(plan), host_sets(plan)):
+        repeat = 1 if round_no else workload.repeat or plan.repeat
+        if repeat > 1 and load.adaptive != "off":
+            raise PlanError(f"workload {workload.name}: repeat and an adaptive load do not mix",
+                            "set repeat: 1 or load.adaptive: off for it")  # fmt: skip
+        ladder = levels(load, target_count(plan), host_sets(plan))
+        # the whole ladder once, then again: a drift of the target spreads over every level
+        for repetition, level in ((r, lv) for r in range(1, repeat + 1) for lv in ladder):
             points.append(
                 Point(
                     seq=first_seq + len(points),
@@ -167,6 +182,7 @@ def _points(
                     targets=tuple(plan.targets[: level.devices] if level.devices else plan.targets),
                     round=round_no,
                     adaptive=load.adaptive,
+                    repetition=repetition,
                 )
             )
     return points

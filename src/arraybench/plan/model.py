@@ -56,6 +56,15 @@ Rate = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e12, low_open=Tru
 Mtu = Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)]
 Passes = Annotated[float, _REAL, Field(strict=True), InRange(0, 1000, low_open=True)]
 Steps = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)]  # rounds, steps
+Repeats = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 100)]
+REPEAT_TEXT = (
+    "Measure each point this many times, the whole ladder once before it is measured again, "
+    "so a drift of the target does not land on one level. Each repetition is stored with its "
+    "raw files; `show --format json` gives every point `repetition`, `repeats` (how many are "
+    "stored for its level), `throughput_median`, `throughput_ci95_pct` and "
+    "`lat_mean_us_median`, `lat_mean_us_ci95_pct`: the median and the half-width of the 95 % "
+    "Student t interval of the mean, in % of the mean (null when measured once)."
+)
 RoundWindow = Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)]
 Increase = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e6, low_open=True)]  # %
 Files = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)]
@@ -351,6 +360,9 @@ class Workload(Strict):
             "Failures and disturbances injected while the load runs (see docs/failure-tests.md)."
         ),
     )
+    repeat: Repeats | None = Field(
+        None, description="Repetitions of this workload's points (default: the plan's repeat)."
+    )
     # prove no acknowledged write was lost (see integrity/)
     verify: Verify | None = Field(
         None,
@@ -636,6 +648,15 @@ class Plan(Strict):
             "long after the point's fio command."
         ),
     )
+    max_start_spread: Annotated[float, _SECONDS, InRange(MIN_FIO_SECONDS, 3600.0, unit="s")] = (
+        Field(
+            1.0,
+            description=(
+                "Many hosts: a point whose hosts started their I/O further apart than this "
+                "is flagged start-spread (its per-second data do not line up)."
+            ),
+        )
+    )
     interference: InterferenceTest | None = Field(
         None,
         description=(
@@ -647,13 +668,18 @@ class Plan(Strict):
         None,
         description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
     )
+    repeat: Repeats = Field(1, description=REPEAT_TEXT)
     workloads: list[Workload] = Field(
         min_length=1, description="The workloads, each run at every load level."
     )
     # PASS/FAIL verdicts
     acceptance: list[Expectation] = Field(
         default_factory=list,
-        description=("Acceptance criteria: PASS/FAIL verdicts (exit code 3 when one fails)."),
+        description=(
+            "Acceptance criteria: PASS/FAIL verdicts (exit code 3 when one fails). With "
+            "repeats, each is judged on the levels' medians and states its margin; a bound "
+            "inside the 95 % interval is NOT DECIDABLE (exit code 3 too: repeat more)."
+        ),
     )
 
     @model_validator(mode="after")

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
+from arraybench.analysis.repeats import collapse, throughput_spread_pct
 from arraybench.plan.model import Expectation
 from arraybench.provenance import provenance_rows
 from arraybench.report.arrayside import add_array_view
@@ -44,6 +45,7 @@ from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
+from arraybench.report.spread import flag_table, repeat_notes, spread_tables
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
@@ -99,8 +101,9 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     run = store.get_run(run_id)
     points = store.points(run_id)
     findings = store.findings(run_id)
-    once = [p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS]
-    model = build_report(run, once, rows=False)
+    # curves and summaries on each level's median over its repetitions (repeat: N)
+    once = collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
+    model = build_report(run, once, throughput_spread_pct(points), rows=False)
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
@@ -116,6 +119,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
+    model.tables += spread_tables(points) + flag_table(points, findings)
+    model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings)
     model.provenance = run_provenance(run, findings)
@@ -230,8 +235,12 @@ def summary_rows_of(series: list[list[PointRecord]]) -> dict[str, dict[str, list
     return rows
 
 
-def build_report(run: RunRecord, points: list[PointRecord], *, rows: bool = True) -> ReportModel:
-    """The model of `points`; without `rows` the points table is left to the caller."""
+def build_report(
+    run: RunRecord, points: list[PointRecord], spreads: dict[str, float] | None = None,
+    *, rows: bool = True,
+) -> ReportModel:  # fmt: skip
+    """The model of `points`; without `rows` the points table is left to the caller.
+    `spreads`: level key -> its throughput's 95 % half-width in % (repeated levels)."""
     series = series_of(points)
     fabric = fabric_of(run)
     families = summary_rows_of(list(series.values()))
@@ -242,7 +251,7 @@ def build_report(run: RunRecord, points: list[PointRecord], *, rows: bool = True
         for mix, pts in mixes.items():
             summary = summarize_series(pts, run)
             ceiling = ceiling_for(fabric, pts[0])
-            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling)
+            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         summary_rows.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import yaml
 
 from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord, Store
-from arraybench.units import format_latency, format_throughput
+from arraybench.units import format_latency, format_pct, format_throughput
 
 
 @lru_cache(maxsize=4)
@@ -114,17 +115,25 @@ def mix_sort_key(mix: str) -> tuple[int, str]:
 
 
 def cell_texts(
-    summary: SeriesSummary, unit: str, run: RunRecord, ceiling: float | None = None
-) -> tuple[str, str, str]:
+    summary: SeriesSummary, unit: str, run: RunRecord, ceiling: float | None = None,
+    spreads: Mapping[str, float] | None = None,
+) -> tuple[str, str, str]:  # fmt: skip
+    """`spreads`: level key -> the throughput's 95 % half-width in % (repeated levels)."""
+
+    def pm(point: CurvePoint | None) -> str:  # `±2.1 %` after a repeated level's median
+        pct = (spreads or {}).get(point.key) if point else None
+        return f" ±{format_pct(pct)}" if pct is not None else ""
+
     def at(point: CurvePoint | None) -> str:
         if point is None:
             return "–"
-        return f"{format_throughput(point.throughput, unit)} @ {format_latency(point.lat_mean_us)}"
+        return (f"{format_throughput(point.throughput, unit)}{pm(point)} @ "
+                f"{format_latency(point.lat_mean_us)}")  # fmt: skip
 
     mx, mn = summary.maximum, summary.min_latency
     share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
     extremes = (
-        f"{format_throughput(mx.throughput if mx else None, unit)} max{share}, "
+        f"{format_throughput(mx.throughput if mx else None, unit)}{pm(mx)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"
     )
     bounded = summary.bounded

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.analysis.repeats import collapse, level_throughputs, noise_mark
 from arraybench.errors import ArraybenchError
 from arraybench.report.assemble import point_row
 from arraybench.report.build import (
@@ -31,6 +32,8 @@ from arraybench.targets.queue import differences, recorded_queues
 from arraybench.units import format_latency, format_pct, format_throughput
 
 SPECIAL_WORKLOADS = {"interference", "metadata"}  # not curves over load levels
+NOISE_NOTE = ("within noise: the 95 % intervals (Student t) of the two levels' repeats "
+              "overlap; beyond noise: they do not")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ def _series_key(point: PointRecord) -> str:
 def curves_of(scenario: Scenario) -> OrderedDict[str, list[PointRecord]]:
     several_host_counts = len({p.hosts or 1 for p in scenario.points}) > 1
     curves: OrderedDict[str, list[PointRecord]] = OrderedDict()
-    for point in sorted(scenario.points, key=lambda p: p.seq):
+    for point in sorted(collapse(scenario.points), key=lambda p: p.seq):  # repeats: medians
         key = _series_key(point)
         if several_host_counts:
             key += f" ({point.hosts or 1} hosts)"
@@ -82,6 +85,18 @@ def _delta(value: float | None, base: float | None) -> str:
     if value is None or not base:
         return "–"
     return format_pct((value - base) / base * 100, signed=True)
+
+
+def _noisy(
+    p: CurvePoint | None, raw: list[PointRecord], b: CurvePoint | None, base_raw: list[PointRecord]
+) -> str:
+    """The delta of two levels' throughputs, marked within or beyond noise when both were
+    repeated (their 95 % Student t intervals overlap or not)."""
+    text = _delta(_thr(p), _thr(b))
+    if p is None or b is None or text == "–":
+        return text
+    mark = noise_mark(level_throughputs(raw, p.key), level_throughputs(base_raw, b.key))
+    return f"{text} ({mark})" if mark else text
 
 
 def _thr(p: CurvePoint | None) -> float | None:
@@ -99,8 +114,9 @@ def _lat(p: CurvePoint | None) -> str:
 
 
 def _row(
-    key: str, scenario: Scenario, curve: list[PointRecord], base: list[PointRecord] | None
-) -> list[str]:
+    key: str, scenario: Scenario, curve: list[PointRecord], base: list[PointRecord] | None,
+    base_raw: list[PointRecord] | None = None,
+) -> list[str]:  # fmt: skip
     """One scenario's figures for one workload; `base` is None for the baseline itself."""
     unit = curve[0].unit
     s = summarize(curve_points(curve), scenario.run.latency_bound_us, scenario.run.latency_stat)
@@ -113,9 +129,9 @@ def _row(
         key,
         scenario.label,
         format_throughput(_thr(s.maximum), unit),
-        _delta(_thr(s.maximum), _thr(b.maximum) if b else None),
+        _noisy(s.maximum, scenario.points, b.maximum if b else None, base_raw or []),
         _at(opt, unit),
-        _delta(_thr(opt), _thr(b.optimal) if b else None),
+        _noisy(opt, scenario.points, b.optimal if b else None, base_raw or []),
         _lat(s.min_latency),
         _delta(
             s.min_latency.lat_mean_us if s.min_latency else None,
@@ -162,9 +178,11 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
             theirs = None if s is base else base_curve
             if s is not base and base_curve is None:
                 theirs = []  # no baseline for this workload: no delta
-            rows.append(_row(key, s, curves[s.label][key], theirs))
+            rows.append(_row(key, s, curves[s.label][key], theirs, base.points))
         labelled = [(s.label, curves[s.label][key]) for s in having]
         overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled))
+    if any("noise)" in cell for row in rows for cell in row):
+        notes.append(NOISE_NOTE)
     for s in scenarios:  # host settings that differ make the runs less comparable
         if s is not base:
             notes += differences(s.label, base.label, s.queues, base.queues)
@@ -211,8 +229,8 @@ def _summary(
             optimal, extremes, bounded = cell_texts(mine, curve[0].unit, s.run)
             if s is not base and b is not None:
                 extremes += (
-                    f" · Δ max {_delta(_thr(mine.maximum), _thr(b.maximum))}, Δ optimal "
-                    f"{_delta(_thr(mine.optimal), _thr(b.optimal))}"
+                    f" · Δ max {_noisy(mine.maximum, s.points, b.maximum, base.points)}, "
+                    f"Δ optimal {_noisy(mine.optimal, s.points, b.optimal, base.points)}"
                 )
             elif s is base:
                 extremes += " · baseline"

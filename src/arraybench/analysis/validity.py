@@ -1,0 +1,185 @@
+"""Validity flags of one point: reasons its figures may not measure the storage.
+
+Pure: the stored facts of a point in, flags out. Each flag says why, and what to change. The
+campaign stores them as one `validity` finding beside the point; `show` and the reports read
+them back.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arraybench.analysis.findings import DISAGREEMENT, series
+from arraybench.plan.expand import Point
+from arraybench.store.db import CpuSample, Finding, Sample
+
+BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: the host may be the limit
+CORE_PCT = 90.0  # one fio job's usr + sys at or above this share of one CPU: the same
+SHARE_PCT = 80.0  # fio's jobs together at or above this share of all CPUs: the same
+RAMP_HEAD_S = 2  # the first seconds of the measured window checked for a rising ramp
+RAMP_SHORT_BY = 0.9  # ...rising and below this share of the rest's median: ramp too short
+RAMP_MIN_SECONDS = 6  # fewer 1-second samples: too short to tell a ramp from noise
+
+KIND = "validity"  # the findings kind
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # generator-bound, host-busy, fio-kernel, not-steady, page-cache, ramp
+    why: str
+    change: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PointFacts:
+    """What the checks need of one point, as the store or the campaign holds it."""
+
+    jobs: int
+    iodepth: int = 1  # per job
+    usr_cpu: float | None = None  # fio's, summed over the jobs: % of one CPU
+    sys_cpu: float | None = None
+    cpu_busy_pct: float | None = None  # the monitor's host CPU busy, % of all CPUs
+    cpus: int | None = None  # the load generator's CPU count
+    steady_asked: bool = False  # timing.steady set in the plan
+    steady_attained: int | None = None  # fio's verdict
+    direct: bool = True
+    file_target: bool = False  # a regular file (the page cache can serve it)
+    monitor_flags: Sequence[str] = ()  # the monitor's lines (fio against the kernel)
+    iops: Sequence[float] = field(default_factory=list)  # 1-second totals of the window
+    start_spread_ms: float | None = None  # many hosts: last host's first I/O - the first's
+    max_start_spread_ms: float | None = None  # the plan's bound
+
+
+def generator_bound(f: PointFacts) -> Flag | None:
+    """The load generator, not the storage, may have set the pace. A busy host with fewer fio
+    jobs than CPUs is something else competing (fio's jobs run one thread each)."""
+    fio_cpu = (f.usr_cpu or 0.0) + (f.sys_cpu or 0.0)  # % of one CPU, all jobs
+    if f.cpus and fio_cpu >= SHARE_PCT * f.cpus:
+        return Flag("generator-bound", f"fio's {f.jobs} job(s) used {fio_cpu / f.cpus:.0f} % of "
+                    f"the host's {f.cpus} CPUs (usr + sys, >= {SHARE_PCT:.0f} %)",
+                    "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
+    if f.cpu_busy_pct is not None and f.cpu_busy_pct >= BUSY_PCT:
+        busy = f"host CPU {f.cpu_busy_pct:.0f} % busy (>= {BUSY_PCT:.0f} %)"
+        if f.cpus and f.jobs < f.cpus:
+            return Flag("host-busy", f"{busy} with {f.jobs} fio job(s) on {f.cpus} CPUs: "
+                        "other processes competed", "run on an otherwise idle host")  # fmt: skip
+        cpus = f" on {f.cpus} CPUs" if f.cpus else ""
+        return Flag("generator-bound", f"{busy} with {f.jobs} fio job(s){cpus}",
+                    "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
+    # one job near a core with a deep queue: it cannot keep the queue full (fio #1501); at
+    # iodepth 1 a job's CPU is the latency it measures, and the ladder adds jobs itself
+    if f.usr_cpu is None or f.sys_cpu is None or f.jobs < 1 or f.iodepth < 2:
+        return None
+    per_job = (f.usr_cpu + f.sys_cpu) / f.jobs
+    if per_job >= CORE_PCT:
+        return Flag("generator-bound", f"fio jobs use {per_job:.0f} % of a CPU each "
+                    f"(usr + sys, >= {CORE_PCT:.0f} %)",
+                    "spread the load over more jobs (workers) at a lower iodepth each")  # fmt: skip
+    return None
+
+
+def fio_kernel(f: PointFacts) -> list[Flag]:
+    """The monitor's disagreements of fio with the kernel's own counters."""
+    change = "check for other I/O on the device, or fio's accounting (see the run's notes)"
+    lines = [line for line in f.monitor_flags if DISAGREEMENT.search(line)]
+    return [Flag("fio-kernel", line, change) for line in lines]
+
+
+def not_steady(f: PointFacts) -> Flag | None:
+    if f.steady_asked and f.steady_attained == 0:
+        return Flag("not-steady", "the plan asked for steady state and fio did not attain it",
+                    "lengthen timing.duration or loosen timing.steady")  # fmt: skip
+    return None
+
+
+def page_cache(f: PointFacts) -> Flag | None:
+    if f.file_target and not f.direct:
+        return Flag("page-cache", "buffered I/O on a file: the page cache may have served it",
+                    "set direct: true, or use a file much larger than the memory")  # fmt: skip
+    return None
+
+
+def ramp_too_short(f: PointFacts) -> Flag | None:
+    """The first seconds of the window still rising towards the level of the rest."""
+    iops = list(f.iops)
+    if len(iops) < RAMP_MIN_SECONDS:
+        return None
+    head, rest = iops[:RAMP_HEAD_S], sorted(iops[RAMP_HEAD_S:])
+    level = rest[len(rest) // 2]
+    rising = all(a < b for a, b in zip(head, [*head[1:], level], strict=True))
+    if level <= 0 or not rising or head[0] >= RAMP_SHORT_BY * level:
+        return None
+    return Flag("ramp", f"the first {RAMP_HEAD_S} s rose from {head[0] / level:.0%} of the "
+                "rest's median", "lengthen timing.ramp")  # fmt: skip
+
+
+def start_spread(f: PointFacts) -> Flag | None:
+    spread, bound = f.start_spread_ms, f.max_start_spread_ms
+    if spread is None or bound is None or spread <= bound:
+        return None
+    return Flag("start-spread", f"the hosts started {spread:,.0f} ms apart (bound "
+                f"{bound:,.0f} ms)", "raise start_lead, or check the hosts' clocks "
+                "(`arraybench hosts check`)")  # fmt: skip
+
+
+def point_flags(facts: PointFacts) -> list[Flag]:
+    found = [generator_bound(facts), not_steady(facts), page_cache(facts), ramp_too_short(facts),
+             start_spread(facts)]  # fmt: skip
+    return [f for f in found if f is not None] + fio_kernel(facts)
+
+
+def finding_data(flags: Sequence[Flag]) -> dict[str, Any]:
+    return {"flags": [f.as_dict() for f in flags]}
+
+
+def flags_of(data: dict[str, Any]) -> list[Flag]:
+    """A stored `validity` finding's flags back (unknown keys of later versions ignored)."""
+    return [Flag(str(d.get("kind", "")), str(d.get("why", "")), str(d.get("change", "")))
+            for d in data.get("flags", []) if isinstance(d, dict)]  # fmt: skip
+
+
+def busy_pct(cpu: Sequence[CpuSample]) -> float | None:
+    """The host's CPU busy while fio ran: the median of the whole seconds, the first and the
+    last left out (fio starting and exiting in them dilute a 2-second point's mean by 20 %)."""
+    inner = list(cpu[1:-1]) if len(cpu) >= 3 else list(cpu)
+    return statistics.median(c.busy_pct for c in inner) if inner else None
+
+
+def point_finding(
+    point: Point,
+    record: dict[str, Any],
+    samples: Sequence[Sample],
+    *,
+    monitor_flags: Sequence[str] = (),
+    cpu: Sequence[CpuSample] = (),
+    cpus: int | None = None,
+    file_target: bool = False,
+    max_start_spread_ms: float | None = None,
+) -> Finding | None:
+    """The `validity` finding of a point just measured (None when nothing is wrong)."""
+    facts = PointFacts(
+        jobs=int(record.get("jobs") or 0), iodepth=int(record.get("iodepth") or 1),
+        usr_cpu=record.get("usr_cpu"),
+        sys_cpu=record.get("sys_cpu"), cpu_busy_pct=busy_pct(cpu), cpus=cpus,
+        steady_asked=point.timing.steady is not None,
+        steady_attained=record.get("steady_attained"), direct=point.direct,
+        file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
+        start_spread_ms=record.get("start_spread_ms"), max_start_spread_ms=max_start_spread_ms,
+    )  # fmt: skip
+    flags = point_flags(facts)
+    return Finding(None, KIND, finding_data(flags)) if flags else None
+
+
+def flags_by_point(findings: Sequence[Finding]) -> dict[int, list[Flag]]:
+    """Stored `validity` findings -> each point id's flags."""
+    found: dict[int, list[Flag]] = {}
+    for f in findings:
+        if f.kind == KIND and f.point_id is not None:
+            found.setdefault(f.point_id, []).extend(flags_of(f.data))
+    return found

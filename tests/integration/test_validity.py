@@ -1,0 +1,85 @@
+"""Validity flags: pure checks pinned on made-up facts, and the generator-bound flag on real fio
+(the null engine is all CPU: more jobs than cores saturate the host, one job does not)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from arraybench import cli
+from arraybench.analysis.validity import PointFacts, busy_pct, point_flags
+from arraybench.store.db import CpuSample, Store
+from tests.conftest import needs_fio
+
+
+def kinds(facts: PointFacts) -> list[str]:
+    return [f.kind for f in point_flags(facts)]
+
+
+def test_clean_point_has_no_flags() -> None:
+    facts = PointFacts(jobs=2, usr_cpu=20.0, sys_cpu=30.0, cpu_busy_pct=40.0, cpus=2,
+                       iops=[100.0] * 10)  # fmt: skip
+    assert point_flags(facts) == []
+
+
+def test_each_check_says_why_and_what_to_change() -> None:
+    busy = PointFacts(jobs=4, cpu_busy_pct=97.0, cpus=2)
+    [flag] = point_flags(busy)
+    assert flag.kind == "generator-bound" and "97 %" in flag.why and "jobs" in flag.change
+    assert "2 CPUs" in flag.why
+    assert kinds(PointFacts(jobs=1, cpu_busy_pct=97.0, cpus=2)) == ["host-busy"]  # not fio
+    deep = PointFacts(jobs=1, iodepth=16, usr_cpu=60.0, sys_cpu=35.0)  # fio #1501
+    assert kinds(deep) == ["generator-bound"]
+    assert kinds(PointFacts(jobs=1, usr_cpu=60.0, sys_cpu=35.0)) == []  # QD1: the ladder's job
+    assert kinds(PointFacts(jobs=4, iodepth=16, usr_cpu=60.0, sys_cpu=35.0)) == []  # 24 % a job
+    assert kinds(PointFacts(jobs=6, usr_cpu=150.0, sys_cpu=15.0, cpus=2)) == ["generator-bound"]
+    assert kinds(PointFacts(jobs=6, usr_cpu=150.0, sys_cpu=15.0, cpus=4)) == []  # 41 % of 4
+    assert kinds(PointFacts(jobs=1, steady_asked=True, steady_attained=0)) == ["not-steady"]
+    assert kinds(PointFacts(jobs=1, steady_asked=True, steady_attained=1)) == []
+    assert kinds(PointFacts(jobs=1, direct=False, file_target=True)) == ["page-cache"]
+    assert kinds(PointFacts(jobs=1, direct=False, file_target=False)) == []  # a block device
+    rising = [20.0, 60.0, 100.0, 101.0, 99.0, 100.0, 100.0]
+    assert kinds(PointFacts(jobs=1, iops=rising)) == ["ramp"]
+    assert kinds(PointFacts(jobs=1, iops=[100.0, 80.0, *rising[2:]])) == []  # noise, not ramp
+    assert kinds(PointFacts(jobs=1, start_spread_ms=1500.0, max_start_spread_ms=1000.0)) == [
+        "start-spread"]  # fmt: skip
+    assert kinds(PointFacts(jobs=1, start_spread_ms=20.0, max_start_spread_ms=1000.0)) == []
+    lines = ["kernel saw 40 % fewer IOPS than fio on sda (page cache?)",
+             "host monitoring is off for this point: no /proc"]  # fmt: skip
+    assert kinds(PointFacts(jobs=1, monitor_flags=lines)) == ["fio-kernel"]
+
+
+@needs_fio
+@pytest.mark.slow
+def test_null_engine_beyond_the_cores_is_generator_bound(tmp_path: Path) -> None:
+    many = 2 * (os.cpu_count() or 1) + 2
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        'name: bound\nioengine: "null"\ntiming: {ramp: 0s, duration: 2s}\n'
+        f"load: {{pairs: [[1, 1], [{many}, 1]]}}\n"
+        f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
+        "workloads:\n  - {name: rr, pattern: random, bs: 4k, read: 100}\n"
+    )
+    results = tmp_path / "res"
+    assert cli.main(["run", str(plan), "--results", str(results)]) == 0
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["show", "latest", "--results", str(results), "--format", "json"]) == 0
+    points = {p["workers"]: p for p in json.loads(out.getvalue())["points"]}
+    bound = [f["kind"] for f in points[many]["flags"]]
+    why = {k: points[many][k] for k in ("cpu_busy_pct", "usr_cpu", "sys_cpu", "jobs", "runtime_s")}
+    why["cpu"] = [round(c.busy_pct) for c in Store(results).cpu_samples(int(points[many]["id"]))]
+    assert "generator-bound" in bound, why
+    assert "generator-bound" not in [f["kind"] for f in points[1]["flags"]], points[1]
+
+
+def test_host_busy_leaves_out_the_partial_first_and_last_seconds() -> None:
+    # as measured here: 6 null jobs on 2 CPUs for 2 s, fio starting and exiting at the edges
+    seconds = [CpuSample(t, 0.0, 0.0, 0.0, busy) for t, busy in enumerate([77.0, 100.0, 75.0])]
+    assert busy_pct(seconds) == 100.0
+    assert busy_pct(seconds[:2]) == pytest.approx(88.5) and busy_pct([]) is None

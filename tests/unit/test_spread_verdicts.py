@@ -1,0 +1,77 @@
+"""Repeats in verdicts: a bound inside the interval is not decidable, else the margin is said;
+repeats collapse to one median point per level."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arraybench.analysis.acceptance import FAIL, PASS, UNDECIDED, judge_all
+from arraybench.analysis.repeats import collapse, point_spreads
+from arraybench.analysis.validity import Flag, finding_data
+from arraybench.plan.model import Expectation
+from arraybench.report.spread import NO_SPREAD, flag_table, repeat_notes, spread_tables
+from arraybench.store.db import METRIC_COLUMNS, Finding, PointRecord
+
+BASE = PointRecord(
+    id=0, run_id="r", seq=0, key="", workload="rr", family="Random 8 KiB", mix="Read",
+    pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio", unit="IOPS",
+    workers=1, iodepth=1, jobs=1, targets="/dev/x", folder="/nonexistent", started="",
+    finished="", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
+    steady_attained=None, ended_early=None, pause_s=None, kernel_iops=None, kernel_mbps=None,
+    cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
+    metrics=dict.fromkeys(METRIC_COLUMNS),
+)  # fmt: skip
+
+
+def repeats(iops: list[float], workers: int = 1, first_id: int = 1) -> list[PointRecord]:
+    """One level measured len(iops) times, keyed as plan.expand keys repetitions."""
+    level = f"rr/w{workers}-qd1"
+    return [
+        replace(BASE, id=first_id + n, seq=first_id + n, workers=workers,
+                key=level if n == 0 else f"{level}#{n + 1}",
+                metrics=dict(BASE.metrics) | {"total_iops": v, "total_lat_mean_us": 100.0})
+        for n, v in enumerate(iops)
+    ]  # fmt: skip
+
+
+def test_collapse_gives_each_level_its_median() -> None:
+    pts = repeats([100.0, 130.0, 110.0]) + repeats([300.0, 280.0, 290.0], workers=2, first_id=9)
+    medians = collapse(pts)
+    assert [(p.key, p.metric("total", "iops")) for p in medians] == [
+        ("rr/w1-qd1", 110.0), ("rr/w2-qd1", 290.0)]  # fmt: skip
+    spreads = point_spreads(pts)
+    assert spreads[1].repeats == 3 and spreads[3].repetition == 3
+    assert spreads[1].throughput_median == 110.0 and spreads[1].throughput_ci95_pct
+
+
+def test_bound_inside_the_interval_is_not_decidable() -> None:
+    pts = repeats([95_000.0, 105_000.0, 100_000.0])
+    e = Expectation(workload="rr", min_iops=98_000)
+    [v] = judge_all([e], pts)
+    assert v.verdict == UNDECIDED and "not decidable at this noise: repeat" in v.evidence
+    assert v.point == "rr/w1-qd1"
+
+
+def test_clear_verdicts_state_their_margin() -> None:
+    pts = repeats([99_000.0, 101_000.0, 100_000.0])
+    [passed] = judge_all([Expectation(workload="rr", min_iops=80_000)], pts)
+    assert passed.verdict == PASS and "iops by +25 % ±" in passed.evidence
+    [failed] = judge_all([Expectation(workload="rr", min_iops=200_000)], pts)
+    assert failed.verdict == FAIL and "iops by -50 % ±" in failed.evidence
+
+
+def test_one_measurement_keeps_the_plain_verdict() -> None:
+    [v] = judge_all([Expectation(workload="rr", min_iops=98_000)], repeats([100_000.0]))
+    assert v.verdict == PASS and "±" not in v.evidence
+
+
+def test_report_tables_say_spread_wins_and_flags() -> None:
+    pts = repeats([100.0, 130.0, 110.0]) + repeats([300.0, 280.0, 290.0], workers=2, first_id=9)
+    spread, won = spread_tables(pts)
+    assert spread.rows[0][:2] == ["rr/w1-qd1", "3"] and spread.rows[0][2].startswith("110 IOPS ±")
+    assert won.rows == [["rr", "3", "rr/w2-qd1 3 of 3", "rr/w2-qd1 3 of 3"]]
+    assert repeat_notes(pts) == [] and repeat_notes(pts[:1]) == [NO_SPREAD]
+    flag = Flag("generator-bound", "host CPU 97 % busy", "use fewer jobs")
+    [table] = flag_table(pts, [Finding(9, "validity", finding_data([flag]))])
+    assert table.rows == [["rr/w2-qd1", "generator-bound", "host CPU 97 % busy", "use fewer jobs"]]
+    assert flag_table(pts, []) == []
