@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
-from arraybench.campaign import plan_yaml, point_findings
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.expand import Level, Point, expand, family_label, mix_label, throughput_unit
 from arraybench.plan.load import parse_plan_text
+from arraybench.run.campaign import plan_yaml, point_findings
 from arraybench.store.db import CpuSample, Finding, HostSample, RunRecord, Sample, Store
 
 RUN_ID = "20260101-000000-scale"

@@ -21,14 +21,12 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
-from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
+from arraybench.hosts.fleet import host_spec, host_targets, target_safety
 from arraybench.importer import import_paths
-from arraybench.multihost import host_spec, host_targets, target_safety
-from arraybench.outline import plan_outline, target_facts
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
@@ -42,11 +40,13 @@ from arraybench.plan.expand import (
 from arraybench.plan.model import Plan
 from arraybench.plan.reference import plan_reference
 from arraybench.plan.schema import plan_schema
-from arraybench.plan_values import check_plan_values
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.run.campaign import Campaign, scratch_path
+from arraybench.run.outline import plan_outline, target_facts
+from arraybench.run.plan_values import check_plan_values
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
 from arraybench.units import format_latency, format_throughput
 

@@ -53,7 +53,6 @@ import yaml
 
 from arraybench import __version__
 from arraybench.analysis.aggregate import point_metrics
-from arraybench.campaign import new_run_id, now_iso
 from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.fio.logs import (
     hist_log_bins,
@@ -74,8 +73,9 @@ from arraybench.importer.reading import Skip, pick_docs, read_docs
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import LatencyBound, Workload
+from arraybench.run.campaign import new_run_id, now_iso
+from arraybench.run.timeseries import full_seconds
 from arraybench.store.db import Finding, RunRecord, Sample, Store
-from arraybench.timeseries import full_seconds
 from arraybench.units import fio_size, parse_size
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",

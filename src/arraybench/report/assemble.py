@@ -11,7 +11,6 @@ from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.plan.model import Expectation
-from arraybench.provenance import provenance_rows
 from arraybench.report.build import (
     HOST_COLUMNS,
     MAX_JOB_FILES,
@@ -45,6 +44,7 @@ from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_no
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.timelines import timelines, untimed_note
+from arraybench.run.provenance import provenance_rows
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size

@@ -18,8 +18,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from arraybench import __version__, provenance
-from arraybench.adaptive_series import run_adaptive
+from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
@@ -31,9 +30,8 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import HostError
+from arraybench.hosts.fleet import Fleet
 from arraybench.monitor.point import PointMonitor
-from arraybench.multihost import Fleet
-from arraybench.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.plan.expand import (
     Point,
     check_resolved,
@@ -46,21 +44,24 @@ from arraybench.plan.expand import (
 )
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
-from arraybench.plan_values import check_plan_values, resolve_targets
-from arraybench.point_extras import PointExtras
-from arraybench.progress import run_steps
-from arraybench.special_points import (
+from arraybench.run import provenance
+from arraybench.run.adaptive_series import run_adaptive
+from arraybench.run.outline import OVERHEAD_S, metadata_seconds, write_seconds
+from arraybench.run.plan_values import check_plan_values, resolve_targets
+from arraybench.run.progress import run_steps
+from arraybench.run.sidecars import PointExtras
+from arraybench.run.special_tests import (
     INTERFERENCE_KEY,
     interference_spec,
     metadata_directory,
     run_interference,
     run_metadata,
 )
+from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
 from arraybench.targets.prepare import file_size, needs_layout
-from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
 MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)

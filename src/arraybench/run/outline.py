@@ -17,7 +17,7 @@ from pathlib import Path
 from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.plan.expand import Point, expand, round_points
 from arraybench.plan.model import MetadataTest, Plan, Target, Workload
-from arraybench.special_points import interference_spec
+from arraybench.run.special_tests import interference_spec
 from arraybench.targets.prepare import needs_layout
 from arraybench.targets.safety import check_target
 from arraybench.units import format_duration, format_size
