@@ -157,6 +157,17 @@ def plan_yaml(plan: Plan) -> str:
     return yaml.safe_dump(plan.model_dump(mode="json", exclude_none=True), sort_keys=False)
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """What every step of one run needs: its stored record, its plan (targets resolved), the
+    targets' sizes in bytes and the fio binary."""
+
+    run: RunRecord
+    plan: Plan
+    sizes: dict[str, int]
+    fio: str
+
+
 class Campaign:
     def __init__(self, store: Store, results_dir: Path, observer: Observer) -> None:
         self.gc_rate: float | None = None  # declared in the plan (gc_throughput), if any
@@ -261,7 +272,7 @@ class Campaign:
         self.store.create_run(run)
         self.run_id = run.id
         self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
-        return self._execute(run, plan, sizes, fio)
+        return self._execute(RunContext(run, plan, sizes, fio))
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
@@ -276,11 +287,10 @@ class Campaign:
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
         self.store.set_run_status(run_id, "running", None)
-        return self._execute(run, plan, sizes, fio)
+        return self._execute(RunContext(run, plan, sizes, fio))
 
-    def _execute(
-        self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str
-    ) -> CampaignResult:
+    def _execute(self, ctx: RunContext) -> CampaignResult:
+        run, plan, fio = ctx.run, ctx.plan, ctx.fio
         done = self.store.completed_keys(run.id)
         points = expand(plan)
         todo = [p for p in points if p.key not in done]
@@ -295,11 +305,11 @@ class Campaign:
             if plan.hosts:
                 self.fleet = Fleet(plan, fio, self.observer.warning)
                 self.fleet.start(version)
-            self._condition(run, plan, sizes, fio)
+            self._condition(ctx)
             if plan.rounds:  # right after preconditioning, as SNIA runs them
-                self._run_rounds(run, plan, sizes, fio)
-            self._run_grid(run, points, done, len(todo), sizes, fio)
-            self._run_special(run, plan, sizes, fio, first_seq=len(all_points(plan)) + 1)
+                self._run_rounds(ctx)
+            self._run_grid(ctx, points, done, len(todo))
+            self._run_special(ctx, first_seq=len(all_points(plan)) + 1)
             status = "complete"
         except (FioRunError, HostError):
             status = "failed"
@@ -311,11 +321,9 @@ class Campaign:
         ran = len(self.store.completed_keys(run.id)) - len(done)
         return CampaignResult(run.id, status, ran, len(done))
 
-    def _run_grid(
-        self, run: RunRecord, points: list[Point], done: set[str], total: int,
-        sizes: dict[str, int], fio: str,
-    ) -> None:  # fmt: skip
+    def _run_grid(self, ctx: RunContext, points: list[Point], done: set[str], total: int) -> None:
         """The plan's points in order; an adaptive series runs where its first point is."""
+        run = ctx.run
         index = 0
 
         def run_one(point: Point) -> None:
@@ -323,7 +331,7 @@ class Campaign:
             if point.key not in done:
                 index += 1
                 self.observer.point_started(point, index, total)
-                self._run_point(run, point, sizes, fio)
+                self._run_point(ctx, point)
 
         def measure(point: Point) -> PointRecord | None:  # the adaptive search's view
             run_one(point)
@@ -349,8 +357,9 @@ class Campaign:
                 return
         self.store.add_finding(run.id, "adaptive", finding)
 
-    def _condition(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
+    def _condition(self, ctx: RunContext) -> None:
         """Purge and precondition once per run (a resumed run does not repeat them)."""
+        run, plan, sizes, fio = ctx.run, ctx.plan, ctx.sizes, ctx.fio
         kinds = {f.kind for f in self.store.findings(run.id)}
         if plan.purge and "purge" not in kinds:
             self._phase("purge", "blkdiscard of the block devices", 1.0)
@@ -383,10 +392,9 @@ class Campaign:
         else:  # an observer without phases sees them as before
             self.observer.warning(f"{kind}: {text}")
 
-    def _run_special(
-        self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str, first_seq: int
-    ) -> None:
+    def _run_special(self, ctx: RunContext, first_seq: int) -> None:
         """dbi's interference test and CSCS's metadata test, after the grid of points."""
+        run, plan, sizes, fio = ctx.run, ctx.plan, ctx.sizes, ctx.fio
         done = self.store.completed_keys(run.id)
         seq = first_seq
         test = plan.interference
@@ -438,15 +446,16 @@ class Campaign:
         }  # fmt: skip
         self.store.add_point(record, point_metrics(doc.jobs), [], findings=[finding])
 
-    def _run_rounds(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
+    def _run_rounds(self, ctx: RunContext) -> None:
         """SNIA rounds: repeat until the tracked workload is steady over the last window."""
+        run, plan = ctx.run, ctx.plan
         assert plan.rounds is not None
         for round_no in range(1, plan.rounds.max + 1):
             done = self.store.completed_keys(run.id)
             for point in round_points(plan, round_no):
                 if point.key not in done:
                     self.observer.point_started(point, round_no, plan.rounds.max)
-                    self._run_point(run, point, sizes, fio)
+                    self._run_point(ctx, point)
             verdict = rounds_verdict(self.store.points(run.id), plan.rounds, round_no)
             self.store.add_finding(run.id, "rounds", verdict)
             if verdict["steady"]:
@@ -455,14 +464,15 @@ class Campaign:
                 self._notify("rounds_ended", round_no, later)
                 return
 
-    def _run_point(self, run: RunRecord, point: Point, sizes: dict[str, int], fio: str) -> None:
+    def _run_point(self, ctx: RunContext, point: Point) -> None:
+        run, sizes, fio = ctx.run, ctx.sizes, ctx.fio
         folder = Path(run.folder) / "points" / f"{point.seq:03d}-{point.key.replace('/', '-')}"
         if folder.exists():  # left by an interrupted attempt: start it afresh
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
         started = now_iso()
         if point.level.hosts:
-            self._run_point_on_hosts(run, point, folder, sizes, started)
+            self._run_point_on_hosts(ctx, point, folder, started)
             return
         extras = self._extras(point, folder, sizes)
         jobfile = folder / "point.fio"
@@ -540,9 +550,10 @@ class Campaign:
                                       f"{r.outcome}: {r.detail}")  # fmt: skip
 
     def _run_point_on_hosts(
-        self, run: RunRecord, point: Point, folder: Path, sizes: dict[str, int], started: str
+        self, ctx: RunContext, point: Point, folder: Path, started: str
     ) -> None:
         """One point on all of its hosts at once; a failed host leaves a partial point."""
+        run, sizes = ctx.run, ctx.sizes
         assert self.fleet is not None
         timeout = runner.watchdog_seconds(point.expected_seconds)
         result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
