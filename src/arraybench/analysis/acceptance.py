@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from arraybench.plan.model import Expectation
-from arraybench.store.db import PointRecord
+from arraybench.store.records import PointRecord
 from arraybench.units import format_latency, format_throughput
 
 PASS, FAIL, NO_DATA = "PASS", "FAIL", "NO DATA"
