@@ -25,7 +25,6 @@ from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
-from arraybench.hosts.fleet import host_spec, host_targets, target_safety
 from arraybench.importer import import_paths
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
@@ -45,6 +44,7 @@ from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
 from arraybench.run.campaign import Campaign, scratch_path
+from arraybench.run.fleet import host_spec, host_targets, target_safety
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error

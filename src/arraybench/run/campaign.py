@@ -30,7 +30,6 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import HostError
-from arraybench.hosts.fleet import Fleet
 from arraybench.monitor.point import PointMonitor
 from arraybench.plan.expand import (
     Point,
@@ -46,6 +45,7 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
+from arraybench.run.fleet import Fleet
 from arraybench.run.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.progress import run_steps
