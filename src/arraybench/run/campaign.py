@@ -11,7 +11,7 @@ import shutil
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,14 +28,13 @@ from arraybench.fio import runner
 from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
-from arraybench.fio.results import FioJobResult
+from arraybench.fio.results import FioDocument
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
 from arraybench.plan.expand import (
     Point,
     check_resolved,
     expand,
-    family_label,
     mix_label,
     round_in_key,
     round_points,
@@ -45,10 +44,11 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
-from arraybench.run.fleet import Fleet
+from arraybench.run.fleet import Fleet, HostRun
 from arraybench.run.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.progress import run_steps
+from arraybench.run.record import PointPlace, SeriesNames, names_of, new_point
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.special_tests import (
     INTERFERENCE_KEY,
@@ -58,7 +58,7 @@ from arraybench.run.special_tests import (
     run_metadata,
 )
 from arraybench.run.timeseries import point_samples
-from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
+from arraybench.store.db import Finding, NewPoint, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
 from arraybench.targets.prepare import file_size, needs_layout
@@ -407,12 +407,12 @@ class Campaign:
             size = min(sizes.values()) if sizes else None
             self.guard.recheck(t.path for t in plan.targets)
             doc, data = run_interference(plan, test, folder, fio, size)
-            fields = {"workload": "interference", "family": "Mixed workload interference",
-                      "mix": mix_label(test.base_read), "pattern": "interference",
-                      "bs": test.base_bs, "read_pct": test.base_read, "unit": "IOPS",
-                      "workers": test.base_jobs, "iodepth": test.base_iodepth}  # fmt: skip
-            self._store_special(run, INTERFERENCE_KEY, seq, folder, started, doc, fields,
-                                Finding(None, "interference", data))  # fmt: skip
+            names = SeriesNames("interference", "Mixed workload interference",
+                                mix_label(test.base_read), "interference", test.base_bs,
+                                test.base_read, "IOPS")  # fmt: skip
+            place = PointPlace(run.id, seq, INTERFERENCE_KEY, _engine(doc), test.base_jobs,
+                               test.base_iodepth, run.targets, str(folder))  # fmt: skip
+            self._store_special(place, names, started, doc, Finding(None, "interference", data))
             self._notify("phase_finished", True)
         seq += 1
         meta = plan.metadata
@@ -426,24 +426,18 @@ class Campaign:
             started = now_iso()
             directory = metadata_directory(plan, meta, self.results_dir)
             doc, data = run_metadata(meta, threads, directory, folder, fio)
-            fields = {"workload": "metadata", "family": "Metadata", "mix": "metadata",
-                      "pattern": "metadata", "bs": 0, "read_pct": 0, "unit": "IOPS",
-                      "workers": threads, "iodepth": 1}  # fmt: skip
-            self._store_special(run, key, seq + threads, folder, started, doc, fields,
-                                Finding(None, "metadata", data))  # fmt: skip
+            names = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
+            place = PointPlace(run.id, seq + threads, key, _engine(doc), threads, 1, run.targets,
+                               str(folder))  # fmt: skip
+            self._store_special(place, names, started, doc, Finding(None, "metadata", data))
             self._notify("phase_finished", True)
 
     def _store_special(
-        self, run: RunRecord, key: str, seq: int, folder: Path, started: str, doc: Any,
-        fields: dict[str, Any], finding: Finding,
+        self, place: PointPlace, names: SeriesNames, started: str, doc: FioDocument,
+        finding: Finding,
     ) -> None:  # fmt: skip
-        record = {
-            "run_id": run.id, "seq": seq, "key": key, "region": "backend",
-            "ioengine": doc.global_options.get("ioengine", ""), "jobs": len(doc.jobs),
-            "targets": ",".join(run.targets), "folder": str(folder), "started": started,
-            "finished": now_iso(), "runtime_s": max((j.elapsed_s or 0.0) for j in doc.jobs),
-            "fio_version": doc.fio_version, **fields,
-        }  # fmt: skip
+        runtime = max((j.elapsed_s or 0.0) for j in doc.jobs)
+        record = new_point(place, names, doc.jobs, started, now_iso(), runtime, doc.fio_version)
         self.store.add_point(record, point_metrics(doc.jobs), [], findings=[finding])
 
     def _run_rounds(self, ctx: RunContext) -> None:
@@ -500,8 +494,7 @@ class Campaign:
             raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
         runner.check_job_errors(point.key, document.jobs, folder)
         metrics = point_metrics(document.jobs)
-        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document.jobs)
-        record["fio_version"] = document.fio_version
+        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document)
         samples = point_samples(folder)
         findings = point_findings(point, samples)
         if extras:
@@ -516,12 +509,13 @@ class Campaign:
             )
             # not printed per point: the report says it once per run (report.assemble)
         pause = self._pause_seconds(run, point, metrics, findings)
-        record |= {
-            "pause_s": pause,
-            "kernel_iops": host.kernel_iops,
-            "kernel_mbps": host.kernel_mbps,
-            "cpu_busy_pct": host.cpu_busy_pct,
-        }
+        record = replace(
+            record,
+            pause_s=pause,
+            kernel_iops=host.kernel_iops,
+            kernel_mbps=host.kernel_mbps,
+            cpu_busy_pct=host.cpu_busy_pct,
+        )
         self.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
         if pause > 0:
@@ -563,10 +557,10 @@ class Campaign:
                             f"see {folder}")  # fmt: skip
         runner.check_job_errors(point.key, result.jobs, folder)
         metrics = point_metrics(result.jobs)
-        record = self._point_fields(run, point, folder, started, result.elapsed_s, result.jobs)
-        record |= {"fio_version": result.fio_version, "hosts": len(point.level.hosts),
-                   "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
-                   "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip
+        record = self._point_fields(run, point, folder, started, result.elapsed_s, result)
+        record = replace(record, hosts=len(point.level.hosts), partial=int(bool(result.failed)),
+                         failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
+                         pause_s=0.0)  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
@@ -605,37 +599,15 @@ class Campaign:
         folder: Path,
         started: str,
         elapsed: float,
-        jobs: Sequence[FioJobResult],
-    ) -> dict[str, Any]:
-        w = point.workload
-        cpu = [(j.usr_cpu or 0.0, j.sys_cpu or 0.0) for j in jobs]
-        steady = [j.steadystate for j in jobs if j.steadystate]
-        attained = int(all(s.get("attained") for s in steady)) if steady else None
-        return {
-            "devices": point.level.devices,
-            "steady_attained": attained,
-            "ended_early": int(bool(attained)) if steady else 0,
-            "run_id": run.id,
-            "seq": point.seq,
-            "key": point.key,
-            "workload": w.name,
-            "family": family_label(w, point.ioengine),
-            "mix": mix_label(w.read),
-            "pattern": w.pattern,
-            "bs": w.bs,
-            "read_pct": w.read,
-            "region": w.region,
-            "ioengine": point.ioengine,
-            "unit": throughput_unit(w),
-            "workers": point.level.workers,
-            "iodepth": point.level.iodepth,
-            "jobs": len(jobs),
-            "targets": ",".join(t.path for t in point.targets),
-            "folder": str(folder),
-            "started": started,
-            "finished": now_iso(),
-            "runtime_s": elapsed,
-            # fio's per-job CPU % is of one CPU; the sum is the load's CPU use in CPUs x 100
-            "usr_cpu": sum(u for u, _ in cpu) if cpu else None,
-            "sys_cpu": sum(s for _, s in cpu) if cpu else None,
-        }
+        ran: FioDocument | HostRun,
+    ) -> NewPoint:
+        targets = [t.path for t in point.targets]
+        level = point.level
+        place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+                           level.iodepth, targets, str(folder), level.devices)  # fmt: skip
+        names = names_of(point.workload, point.ioengine)
+        return new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)
+
+
+def _engine(doc: FioDocument) -> str:
+    return str(doc.global_options.get("ioengine", ""))

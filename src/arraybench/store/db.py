@@ -9,6 +9,7 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from arraybench.store.records import (
     CpuSample,
     Finding,
     HostSample,
+    NewPoint,
     PointRecord,
     RunRecord,
     Sample,
@@ -29,6 +31,7 @@ __all__ = [
     "CpuSample",
     "Finding",
     "HostSample",
+    "NewPoint",
     "PointRecord",
     "RunRecord",
     "Sample",
@@ -40,7 +43,7 @@ DB_NAME = "arraybench.db"
 BUSY_S = 30.0  # how long a statement waits for another process's transaction
 LOCK_NAME = ".arraybench.lock"  # in a run's folder, held by the process running it
 METRIC_COLUMNS = [f"{scope}_{name}" for scope in SCOPES for name in METRIC_NAMES]
-_POINT_FIELDS = [f for f in PointRecord.__dataclass_fields__ if f not in ("id", "metrics")]
+_POINT_FIELDS = [f.name for f in fields(NewPoint)]
 
 
 class Store:
@@ -187,7 +190,7 @@ class Store:
     # points -------------------------------------------------------------------------------
     def add_point(
         self,
-        record: dict[str, Any],
+        point: NewPoint,
         metrics: PointMetrics,
         samples: Sequence[Sample],
         host: Sequence[HostSample] = (),
@@ -195,7 +198,9 @@ class Store:
         findings: Sequence[Finding] = (),
     ) -> int:
         """Store a completed point with everything measured beside it: all or nothing."""
-        values = {f: record.get(f) for f in _POINT_FIELDS} | metrics.as_dict()
+        if not isinstance(point, NewPoint):  # a dict would let a misspelt key store NULL
+            raise TypeError(f"add_point takes a NewPoint, not {type(point).__name__}")
+        values = {f: getattr(point, f) for f in _POINT_FIELDS} | metrics.as_dict()
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction() as db:
@@ -211,7 +216,7 @@ class Store:
                     )
             db.executemany(
                 "INSERT INTO findings (run_id, point_id, kind, data_json) VALUES (?, ?, ?, ?)",
-                [(record["run_id"], point_id, f.kind, json.dumps(f.data)) for f in findings],
+                [(point.run_id, point_id, f.kind, json.dumps(f.data)) for f in findings],
             )
         return point_id
 

@@ -88,6 +88,50 @@ class PointRecord:
         return self.metric(scope, "iops" if self.unit == "IOPS" else "mbps") or 0.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class NewPoint:
+    """A point to store: every column of `points` but its id and metrics, by keyword only, so a
+    misspelt field is a TypeError (and a mypy error), never a silent NULL. Built by
+    ``run.record.new_point`` for measured and imported points alike."""
+
+    run_id: str
+    seq: int
+    key: str
+    workload: str
+    family: str
+    mix: str
+    pattern: str
+    bs: int
+    read_pct: int
+    region: str
+    ioengine: str
+    unit: str
+    workers: int
+    iodepth: int
+    jobs: int
+    targets: str
+    folder: str
+    started: str
+    finished: str
+    runtime_s: float
+    fio_version: str | None
+    usr_cpu: float | None = None
+    sys_cpu: float | None = None
+    devices: int | None = None
+    steady_attained: int | None = None
+    ended_early: int | None = None
+    pause_s: float | None = None
+    kernel_iops: float | None = None
+    kernel_mbps: float | None = None
+    cpu_busy_pct: float | None = None
+    hosts: int | None = None
+    partial: int | None = None
+    failed_hosts: str | None = None
+    start_spread_ms: float | None = None
+    scenario: str | None = None
+    labels_json: str | None = None
+
+
 @dataclass(frozen=True)
 class HostSample:
     t: int  # Unix seconds, same clock as Sample.t
