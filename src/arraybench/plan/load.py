@@ -124,6 +124,15 @@ def parse_plan_text(text: str, source: str, overrides: Sequence[str] = ()) -> Pl
         raise plan_error_from_validation(exc, source, lines, overridden) from None
 
 
+def stored_plan(text: str, source: str) -> Plan | None:
+    """The plan a run stored, read through the same loader as at its start; None when the text
+    is no plan (an import stores its description of the sources there)."""
+    try:
+        return parse_plan_text(text, source)
+    except PlanError:
+        return None
+
+
 def load_plan_file(path: Path, overrides: Sequence[str] = ()) -> Plan:
     try:
         with path.open("rb") as stream:  # bounded: a FIFO or /dev/zero must not hang us

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Literal
 
-import yaml
-
 from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
+from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
 from arraybench.report.build import (
     HOST_COLUMNS,
@@ -75,9 +74,8 @@ def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> 
 
 
 def fabric_of(run: RunRecord) -> dict[str, Any] | None:
-    data = yaml.safe_load(run.plan_yaml) or {}
-    fabric = data.get("fabric")
-    return fabric if isinstance(fabric, dict) else None
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return plan.fabric.model_dump() if plan and plan.fabric else None
 
 
 def ceiling_for(fabric: dict[str, Any] | None, point: PointRecord) -> float | None:
@@ -169,9 +167,8 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
 
 
 def expectations_of(run: RunRecord) -> list[Expectation]:
-    data = yaml.safe_load(run.plan_yaml) or {}
-    listed = data.get("acceptance") if isinstance(data, dict) else None
-    return [Expectation.model_validate(e) for e in listed or []]
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return list(plan.acceptance) if plan else []
 
 
 def integrity_verdicts(points: list[PointRecord], findings: list[Finding]) -> list[Verdict]:
