@@ -25,7 +25,6 @@ from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.steady import steady_state
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.fio import runner
-from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
 from arraybench.fio.results import FioDocument
@@ -35,7 +34,6 @@ from arraybench.plan.expand import (
     Point,
     check_resolved,
     expand,
-    mix_label,
     round_in_key,
     round_points,
     throughput_unit,
@@ -44,19 +42,14 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
+from arraybench.run.context import RunContext
 from arraybench.run.fleet import Fleet, HostRun
-from arraybench.run.outline import OVERHEAD_S, metadata_seconds, write_seconds
+from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
+from arraybench.run.outline import write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, names_of, new_point
 from arraybench.run.sidecars import PointExtras
-from arraybench.run.special_tests import (
-    INTERFERENCE_KEY,
-    interference_spec,
-    metadata_directory,
-    run_interference,
-    run_metadata,
-)
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Finding, NewPoint, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
@@ -155,17 +148,6 @@ def scratch_path(results_dir: Path) -> str:
 
 def plan_yaml(plan: Plan) -> str:
     return yaml.safe_dump(plan.model_dump(mode="json", exclude_none=True), sort_keys=False)
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What every step of one run needs: its stored record, its plan (targets resolved), the
-    targets' sizes in bytes and the fio binary."""
-
-    run: RunRecord
-    plan: Plan
-    sizes: dict[str, int]
-    fio: str
 
 
 class Campaign:
@@ -272,7 +254,7 @@ class Campaign:
         self.store.create_run(run)
         self.run_id = run.id
         self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
-        return self._execute(RunContext(run, plan, sizes, fio))
+        return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
@@ -287,7 +269,7 @@ class Campaign:
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
         self.store.set_run_status(run_id, "running", None)
-        return self._execute(RunContext(run, plan, sizes, fio))
+        return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
 
     def _execute(self, ctx: RunContext) -> CampaignResult:
         run, plan, fio = ctx.run, ctx.plan, ctx.fio
@@ -393,44 +375,26 @@ class Campaign:
             self.observer.warning(f"{kind}: {text}")
 
     def _run_special(self, ctx: RunContext, first_seq: int) -> None:
-        """dbi's interference test and CSCS's metadata test, after the grid of points."""
-        run, plan, sizes, fio = ctx.run, ctx.plan, ctx.sizes, ctx.fio
-        done = self.store.completed_keys(run.id)
+        """The registered test kinds (run.kinds: interference, metadata), after the grid."""
+        done = self.store.completed_keys(ctx.run.id)
         seq = first_seq
-        test = plan.interference
-        if test and INTERFERENCE_KEY not in done:
-            seconds = interference_seconds(interference_spec(plan, test))
-            self._phase("interference", f"base load, then {test.steps} background steps "
-                        f"({INTERFERENCE_KEY})", seconds + OVERHEAD_S)  # fmt: skip
-            folder = Path(run.folder) / "points" / f"{seq:03d}-interference"
-            started = now_iso()
-            size = min(sizes.values()) if sizes else None
-            self.guard.recheck(t.path for t in plan.targets)
-            doc, data = run_interference(plan, test, folder, fio, size)
-            names = SeriesNames("interference", "Mixed workload interference",
-                                mix_label(test.base_read), "interference", test.base_bs,
-                                test.base_read, "IOPS")  # fmt: skip
-            place = PointPlace(run.id, seq, INTERFERENCE_KEY, _engine(doc), test.base_jobs,
-                               test.base_iodepth, run.targets, str(folder))  # fmt: skip
-            self._store_special(place, names, started, doc, Finding(None, "interference", data))
-            self._notify("phase_finished", True)
-        seq += 1
-        meta = plan.metadata
-        for threads in meta.threads if meta else []:
-            key = f"metadata/t{threads}"
-            if meta is None or key in done:
-                continue
-            self._phase("metadata", f"{key}: {', '.join(meta.ops)} x {meta.files_per_thread} "
-                        "files per thread", metadata_seconds(meta, threads).typical)  # fmt: skip
-            folder = Path(run.folder) / "points" / f"{seq + threads:03d}-metadata-t{threads}"
-            started = now_iso()
-            directory = metadata_directory(plan, meta, self.results_dir)
-            doc, data = run_metadata(meta, threads, directory, folder, fio)
-            names = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
-            place = PointPlace(run.id, seq + threads, key, _engine(doc), threads, 1, run.targets,
-                               str(folder))  # fmt: skip
-            self._store_special(place, names, started, doc, Finding(None, "metadata", data))
-            self._notify("phase_finished", True)
+        for kind in TEST_KINDS:
+            for step in kind.steps(ctx.plan, seq):
+                if step.key not in done:
+                    self._run_kind_step(ctx, kind, step)
+            seq += kind.slots(ctx.plan)
+
+    def _run_kind_step(self, ctx: RunContext, kind: TestKind, step: KindStep) -> None:
+        self._phase(kind.name, step.phase, step.phase_s)
+        folder = Path(ctx.run.folder) / "points" / step.folder_name
+        started = now_iso()
+        if kind.touches_targets:
+            self.guard.recheck(t.path for t in ctx.plan.targets)
+        doc, data = run_step(kind, step, ctx, folder)
+        place = PointPlace(ctx.run.id, step.seq, step.key, _engine(doc), step.workers,
+                           step.iodepth, ctx.run.targets, str(folder))  # fmt: skip
+        self._store_special(place, step.names, started, doc, Finding(None, kind.name, data))
+        self._notify("phase_finished", True)
 
     def _store_special(
         self, place: PointPlace, names: SeriesNames, started: str, doc: FioDocument,

@@ -1,9 +1,8 @@
-"""The two tests that are not a workload x level grid: dbi's mixed-workload interference
-test and CSCS's metadata test. Each runs as stored points with findings for the report."""
+"""dbi's mixed-workload interference test as a test kind: a rate-limited base load alone, then
+beside growing background streams; one stored point, one `interference` finding."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -16,14 +15,17 @@ from arraybench.analysis.interference import (
     step_table,
     verdict,
 )
-from arraybench.analysis.metadata import metadata_results
 from arraybench.errors import PlanError
-from arraybench.fio import runner
 from arraybench.fio.interference import InterferenceSpec, render_interference_jobfile
 from arraybench.fio.interference import total_seconds as interference_seconds
-from arraybench.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
-from arraybench.fio.parse import FioDocument, parse_fio_json_file
-from arraybench.plan.model import InterferenceTest, MetadataTest, Plan
+from arraybench.fio.parse import FioDocument
+from arraybench.plan.expand import mix_label
+from arraybench.plan.model import InterferenceTest, Plan, Target
+from arraybench.run.context import RunContext
+from arraybench.run.kinds.base import KindStep
+from arraybench.run.record import SeriesNames
+from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
+from arraybench.units import format_duration
 
 INTERFERENCE_KEY = "interference/base+steps"
 
@@ -52,28 +54,6 @@ def interference_spec(plan: Plan, test: InterferenceTest) -> InterferenceSpec:
         raise PlanError(f"interference: {exc}", "fix the interference section") from None
 
 
-def metadata_directory(plan: Plan, test: MetadataTest, results_dir: Path) -> Path:
-    """Absolute: fio runs in the point's folder, where a relative path (the default
-    ./arraybench-results) would name another directory."""
-    folder = Path(test.directory) if test.directory else results_dir / "scratch" / "metadata"
-    return folder.resolve()
-
-
-def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) -> FioDocument:
-    """Write the job file into a fresh point folder, run fio, return its last JSON document."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    jobfile = folder / "point.fio"
-    jobfile.write_text(text)
-    outcome = runner.run_jobfile(
-        jobfile, label=label, timeout_s=runner.watchdog_seconds(expected_s), binary=fio
-    )
-    document = parse_fio_json_file(outcome.json_path)[-1]
-    runner.check_job_errors(label, document.jobs, folder)
-    return document
-
-
 def interference_findings(
     spec: InterferenceSpec, test: InterferenceTest, folder: Path
 ) -> dict[str, Any]:
@@ -94,28 +74,52 @@ def interference_findings(
     }
 
 
-def run_interference(
-    plan: Plan, test: InterferenceTest, folder: Path, fio: str, size: int | None
-) -> tuple[FioDocument, dict[str, Any]]:
-    spec = interference_spec(plan, test)
-    seconds = interference_seconds(spec)
-    document = run_fio(
-        folder, render_interference_jobfile(spec, size), INTERFERENCE_KEY, seconds, fio
-    )
-    return document, interference_findings(spec, test, folder)
+def _with_a_target(plan: Plan) -> Plan:
+    """The interference test's timing does not depend on its target; a template has none."""
+    if plan.targets:
+        return plan
+    return plan.model_copy(update={"targets": [Target(path="target")]})
 
 
-def run_metadata(
-    test: MetadataTest, threads: int, directory: Path, folder: Path, fio: str
-) -> tuple[FioDocument, dict[str, Any]]:
-    directory.mkdir(parents=True, exist_ok=True)
-    spec = MetadataSpec(str(directory), threads, test.files_per_thread, tuple(test.ops))
-    stale = leftovers(spec)
-    if stale:  # a create phase over existing files would only time opens
-        for path in stale:
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-    label = f"metadata/t{threads}"
-    expected = 10 + threads * test.files_per_thread / 500  # generous: slow metadata servers
-    document = run_fio(folder, render_metadata_jobfile(spec), label, expected, fio)
-    rows = metadata_results(document, spec)
-    return document, {"threads": threads, "rows": [asdict(r) for r in rows]}
+class InterferenceKind:
+    name = "interference"
+    report_section = "report.special.interference_report"
+    touches_targets = True
+
+    def slots(self, plan: Plan) -> int:
+        return 1
+
+    def steps(self, plan: Plan, first_seq: int) -> list[KindStep]:
+        test = plan.interference
+        if test is None:
+            return []
+        seconds = interference_seconds(interference_spec(plan, test))
+        names = SeriesNames("interference", "Mixed workload interference",
+                            mix_label(test.base_read), "interference", test.base_bs,
+                            test.base_read, "IOPS")  # fmt: skip
+        phase = f"base load, then {test.steps} background steps ({INTERFERENCE_KEY})"
+        return [KindStep(INTERFERENCE_KEY, first_seq, f"{first_seq:03d}-interference", phase,
+                         seconds + OVERHEAD_S, seconds, names, test.base_jobs,
+                         test.base_iodepth)]  # fmt: skip
+
+    def outline(self, plan: Plan) -> Phase | None:
+        test = plan.interference
+        if test is None:
+            return None
+        seconds = interference_seconds(interference_spec(_with_a_target(plan), test))
+        title = (f"interference test: base load alone, then {test.steps} background steps of "
+                 f"{format_duration(test.interval)}")  # fmt: skip
+        return Phase("interference", title, Span(seconds, seconds + OVERHEAD_S,
+                                                 seconds + OVERHEAD_HIGH_S), 1)  # fmt: skip
+
+    def job_file(self, step: KindStep, ctx: RunContext) -> str:
+        assert ctx.plan.interference is not None  # steps() gave this step
+        size = min(ctx.sizes.values()) if ctx.sizes else None
+        return render_interference_jobfile(interference_spec(ctx.plan, ctx.plan.interference), size)
+
+    def finding(
+        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+    ) -> dict[str, Any]:
+        test = ctx.plan.interference
+        assert test is not None
+        return interference_findings(interference_spec(ctx.plan, test), test, folder)
