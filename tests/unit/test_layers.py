@@ -42,13 +42,7 @@ LAYERS: dict[str, int] = {
 }
 
 # upward imports not fixed yet: (importer, imported) -> why; printed by the test
-ALLOWED: dict[tuple[str, str], str] = {
-    ("arraybench.plan.model", "arraybench.analysis.fabric"): (
-        "the plan validates `fabric:` links with parse_link; the link vocabulary (kinds, "
-        "speeds, protocols) shares its tables with the ceiling arithmetic in one module. "
-        "Fix: the link parser into plan/, the ceilings stay in analysis."
-    ),
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
