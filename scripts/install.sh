@@ -22,14 +22,23 @@ if [ "${#packages[@]}" -gt 0 ]; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
-# --dev: headless Chromium for the PDF/PNG report tests (they are skipped without it)
-if [ -n "$extras" ] && [ ! -x /usr/bin/chromium ]; then
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    echo "installing system packages: chromium"
-    { $sudo apt-get update -qq &&
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null; } ||
-        echo "chromium could not be installed: PDF/PNG report tests will be skipped" >&2
+# --dev: what the tests use beyond fio, each skipped without it: headless Chromium (PDF/PNG
+# reports, interactive charts), pdftotext (the PDF's text), sshd (hosts started over SSH)
+if [ -n "$extras" ]; then
+    dev_packages=()
+    [ -x /usr/bin/chromium ] || dev_packages+=(chromium)
+    command -v pdftotext >/dev/null 2>&1 || dev_packages+=(poppler-utils)
+    [ -x /usr/sbin/sshd ] || dev_packages+=(openssh-server)
+    command -v ssh >/dev/null 2>&1 || dev_packages+=(openssh-client)
+    if [ "${#dev_packages[@]}" -gt 0 ]; then
+        sudo=""
+        [ "$(id -u)" -ne 0 ] && sudo="sudo"
+        echo "installing system packages: ${dev_packages[*]}"
+        { $sudo apt-get update -qq &&
+            DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${dev_packages[@]}" \
+                >/dev/null; } ||
+            echo "could not install ${dev_packages[*]}: the tests that need them are skipped" >&2
+    fi
 fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv

@@ -22,10 +22,12 @@ from rich.cells import cell_len
 
 from arraybench import __version__, console
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
+from arraybench.events.tuning import change_lines, plan_changes, revert_all
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
 from arraybench.importer import import_paths
+from arraybench.monitor.arrayside import parse_map, read_csv
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
@@ -39,6 +41,7 @@ from arraybench.plan.expand import (
 from arraybench.plan.model import Plan
 from arraybench.plan.reference import plan_reference
 from arraybench.plan.schema import plan_schema
+from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
@@ -209,6 +212,18 @@ def _parser() -> argparse.ArgumentParser:
     hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
+    revert = sub.add_parser("revert", help="restore host_tuning a killed run left in place")
+    _results_option(revert)
+    attach = sub.add_parser("attach", help="store the array's own monitor CSV beside a run")
+    attach.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
+    attach.add_argument("file", metavar="FILE", help="CSV exported from the array's monitor")
+    attach.add_argument("--map", required=True, metavar="FIELD=COLUMN,...",
+                        help="time=COL and any of iops, mbps, latency_us, cpu_pct")  # fmt: skip
+    attach.add_argument("--offset", type=float, default=0.0, metavar="SECONDS",
+                        help="added to the array's times (its clock behind: positive)")  # fmt: skip
+    attach.add_argument("--format", choices=("csv",), default="csv",
+                        help="the file's format (csv, the documented columns)")  # fmt: skip
+    _results_option(attach)
     runs = sub.add_parser("runs", help="list runs in the results directory")
     _results_option(runs)
     runs.add_argument("--format", choices=("table", "json"), default="table",
@@ -238,8 +253,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
     imp = sub.add_parser(
         "import",
-        help="existing fio results (JSON, json+, normal text, terse, logs) "
-        "into a run, to report and compare",
+        help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
+        "vdbench flatfile.html, elbencho CSV) into a run, to report and compare",
     )
     imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     imp.add_argument("--name", default="imported", help="the run's name (default: imported)")
@@ -354,11 +369,14 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
         plan = plan.model_copy(update={"allow_destroy": [*plan.allow_destroy,
                                                          *args.allow_destroy]})  # fmt: skip
     check_resolved(plan)
+    tuning = change_lines(plan_changes(plan, host_spec))  # a value the device refuses stops here
     # the verdict `run` gives: a target it would refuse is refused here too
     facts = target_facts(plan, scratch_path(results))
     report = plan_outline(plan, facts)
     console.print_outline(plan, report, facts)
     points = expand(plan)
+    for line in tuning:  # restored after the run
+        console.out.print(line, markup=False)
     console.out.print("points:" if points else "no points outside the rounds")
     for point in points:
         console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
@@ -424,6 +442,35 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks) else 1
 
 
+def cmd_revert(args: argparse.Namespace) -> int:
+    done = revert_all(Path(args.results))
+    for line in done or [f"nothing to revert in {args.results}"]:
+        console.out.print(line, markup=False)
+    return 0
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
+    columns = parse_map(args.map)
+    samples = read_csv(Path(args.file), columns, args.offset)
+    store.add_finding(run.id, "array_series", {
+        "file": str(args.file), "map": columns, "offset_s": args.offset,
+        "samples": [[s.t, s.values] for s in samples]})  # fmt: skip
+    pairs = point_agreements(store, run.id, store.points(run.id))
+    matched = [(p, a) for p, a in pairs if a is not None]
+    console.out.print(
+        f"attached {len(samples)} samples from {args.file} to run {run.id}; "
+        f"{len(matched)} of {len(pairs)} points have array samples",
+        markup=False,
+    )
+    for p, a in matched:
+        verdict = "DISAGREE" if a.flagged else "agree"
+        console.out.print(f"  {p.key}: fio {a.fio_iops:,.0f} IOPS, array {a.array_iops:,.0f} "
+                          f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
+    return 0
+
+
 def cmd_templates(_: argparse.Namespace) -> int:
     names = catalog.template_names()
     lines = [(n, " ".join(catalog.load_template(n).description.split())) for n in names]
@@ -466,7 +513,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
     if args.format == "json":
-        print(json.dumps({"run": asdict(run), "points": _point_dicts(points)}, indent=2))
+        provenance = [f.data for f in store.findings(run.id, "provenance")]
+        print(json.dumps({"run": asdict(run), "points": _point_dicts(points),
+                          "provenance": provenance}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
@@ -613,6 +662,8 @@ COMMANDS = {
     "report": cmd_report,
     "compare": cmd_compare,
     "import": cmd_import,
+    "revert": cmd_revert,
+    "attach": cmd_attach,
 }
 
 

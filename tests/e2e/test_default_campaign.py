@@ -24,7 +24,9 @@ def test_default_campaign_prints_table_writes_report_and_equals_fio(tmp_path: Pa
     assert "MB/s max" in out and "µs min" in out
     report = Path(out.split("HTML report:")[1].strip())
     html = report.read_text()
-    assert html.count("<svg") == 5 and "fio-" in html
+    # per workload: its curve, its levels over time and its latency percentiles
+    assert html.count('<svg class="chart"') == 5 and "fio-" in html
+    assert html.count("every level over time") == 5 and html.count("latency percentiles:") == 5
 
     run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
         "id"

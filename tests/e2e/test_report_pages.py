@@ -39,8 +39,8 @@ pytestmark = [
 def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     tmp = tmp_path_factory.mktemp("pages")
     results = tmp / "res"
-    plan = small_plan(tmp)  # 3-second points: each logs a few 1-second samples
-    plan.write_text(plan.read_text().replace("duration: 1s", "duration: 3s"))
+    plan = small_plan(tmp)  # 2-second points: each logs 1-second samples
+    plan.write_text(plan.read_text().replace("duration: 1s", "duration: 2s"))
     done = run_cli("run", str(plan), "--results", str(results), timeout=120)
     assert done.returncode == 0, done.stderr
     return Store(results, create=False)
@@ -73,13 +73,23 @@ def _widest_table(html_path: Path) -> float:
     return float(got["result"]["value"])
 
 
+@pytest.fixture(scope="module")
+def printed(store: Store, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The HTML and the PDF of the run and of the compare, each written once."""
+    tmp = tmp_path_factory.mktemp("printed")
+    out = {}
+    for kind, model in _models(store).items():
+        write_report(model, tmp / f"{kind}.html", "html")
+        out[kind] = write_report(model, tmp / f"{kind}.pdf", "pdf")
+    return out
+
+
 @pytest.mark.parametrize("kind", ["run", "compare"])
 def test_pdf_has_every_column_and_no_table_is_wider_than_the_page(
-    store: Store, kind: str, tmp_path: Path
+    printed: dict[str, Path], kind: str
 ) -> None:
-    model = _models(store)[kind]
-    html = write_report(model, tmp_path / "r.html", "html").read_text()
-    pdf = write_report(model, tmp_path / "r.pdf", "pdf")
+    pdf = printed[kind]
+    html = pdf.with_suffix(".html").read_text()
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout  # fmt: skip
     flat = re.sub(r"\s+", " ", text)
@@ -87,7 +97,7 @@ def test_pdf_has_every_column_and_no_table_is_wider_than_the_page(
     assert {"IOPS", "MB/s", "p99.9", "max"} <= set(headings) or kind == "compare"
     missing = [h for h in dict.fromkeys(headings) if re.sub(r"\s+", " ", h) not in flat]
     assert not missing, f"columns of the HTML that the PDF lacks: {missing}"
-    assert _widest_table(tmp_path / "r.html") <= A4_PRINTABLE_PX + 1  # half a border
+    assert _widest_table(pdf.with_suffix(".html")) <= A4_PRINTABLE_PX + 1  # half a border
 
 
 def test_show_csv_is_the_report_csv(store: Store, tmp_path: Path) -> None:
@@ -217,21 +227,66 @@ def test_latency_distribution_from_merged_bins_agrees_with_the_stored_p99(
     assert html.count("latency percentiles") >= len(model.distributions)
 
 
-def test_customer_order_page_numbers_and_contents(store: Store, tmp_path: Path) -> None:
+def test_customer_order_page_numbers_and_contents(printed: dict[str, Path]) -> None:
     """Set-up first, then the summary, the charts, the points, the appendix (plan, job files);
     the PDF numbers its pages and carries an outline of the sections."""
-    ((run, _),) = store.list_runs()
-    model = report_for_run(store, run.id)
-    html = write_report(model, tmp_path / "o.html", "html").read_text()
+    pdf = printed["run"]
+    html = pdf.with_suffix(".html").read_text()
     order = ['id="run"', 'id="provenance"', 'id="summary"', 'id="workloads"', 'id="timelines"',
              'id="points"', 'id="appendix"', 'id="plan"', 'id="jobs"']  # fmt: skip
     places = [html.index(anchor) for anchor in order]
     assert places == sorted(places)
     assert '<nav class="contents">' in html and "Appendix: plan and job files" in html
-    pdf = write_report(model, tmp_path / "o.pdf", "pdf")
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout  # fmt: skip
     pages = len(re.findall(r"page \d+ of (\d+)", text))
     total = re.search(r"page 1 of (\d+)", text)
     assert total is not None and pages == int(total.group(1)) > 1
     assert b"/Outlines" in pdf.read_bytes()
+    where = printout.outline_pages(pdf.read_bytes())
+    assert where["Set-up"] == 1 <= where["Summary"] <= where["Appendix: plan and job files"]
+    numbered = printout.number_contents(html, where)
+    appendix = where["Appendix: plan and job files"]
+    assert f'job files</a><span class="pg">{appendix}</span>' in numbered
+
+
+ZOOM_STATE = """
+(function (selector) {
+  var rect = document.querySelectorAll(selector)[0], svg = rect.ownerSVGElement;
+  var zoom = svg.querySelector("g.zoom");
+  var ticks = Array.prototype.map.call(svg.querySelectorAll("text.tick-x"),
+                                       function (t) { return t.textContent; });
+  return JSON.stringify([+(zoom.getAttribute("data-k") || 1), ticks,
+                         svg.classList.contains("zoomed")]);
+})
+"""
+
+
+def test_time_series_zoom_with_the_wheel_and_reset_with_a_double_click(
+    store: Store, tmp_path: Path
+) -> None:
+    ((run, _),) = store.list_runs()
+    html = write_report(report_for_run(store, run.id), tmp_path / "z.html", "html")
+    selector = "#timelines details.series svg.timechart rect.hover"
+    with printout._Chromium([], pipe=True, timeout=60, what="zooming") as c:
+        session = c.open_page(printout._file_url(html), width=1280)
+
+        def run_js(expression: str) -> object:
+            got = c.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                         session=session)  # fmt: skip
+            return json.loads(got["result"]["value"])
+
+        x, y = run_js(f"{HOVER_AT}({selector!r}, 1)")  # type: ignore[misc]
+        before = run_js(f"{ZOOM_STATE}({selector!r})")
+        wheel = {"type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": -120}
+        for _ in range(3):  # three notches in: 1.25^3
+            c.send("Input.dispatchMouseEvent", wheel, session=session)
+        zoomed = run_js(f"{ZOOM_STATE}({selector!r})")
+        for kind in ("mousePressed", "mouseReleased", "mousePressed", "mouseReleased"):
+            c.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                "clickCount": 2 if kind.endswith("d") else 1},
+                   session=session)  # fmt: skip
+        reset = run_js(f"{ZOOM_STATE}({selector!r})")
+    assert before[0] == 1 and not before[2]  # type: ignore[index]
+    assert zoomed[0] > 1.9 and zoomed[2] and zoomed[1] != before[1]  # type: ignore[index]
+    assert reset == before

@@ -106,7 +106,7 @@ def test_hus_fmd_cliff_group_then_profiles_with_gc_pauses(tmp_path: Path):
     assert "psync" in (Path(points[1]["folder"]) / "point.fio").read_text()
     # one chart per (mix, engine, depth) with one line per block size
     assert "Curves together" in report
-    assert "Group 2: random 70/30, async qd64: IOPS" in report
+    assert "Group 2: random 70/30, async qd64: against" in report  # one dual-axis chart
     assert "iodepth=64" in (Path(points[-1]["folder"]) / "point.fio").read_text()
     _check_numbers(points)
 

@@ -225,9 +225,12 @@ def test_self_contained_offline(doc: str) -> None:
 
 
 def test_one_svg_per_panel(tree: Node) -> None:
-    assert len(tree.find_all("svg")) == len(PANELS) == 5
+    """A panel of one load level is said in words, not drawn as one dot."""
+    assert len(tree.find_all("svg")) == len(PANELS) - 1 == 4
     sections = tree.find_all("section", "workload")
-    assert [len(s.find_all("svg")) for s in sections] == [3, 2]
+    assert [len(s.find_all("svg")) for s in sections] == [3, 1]
+    (single,) = tree.find_all("figure", "single")
+    assert "12 kIOPS" in single.all_text() and "mean latency 300 µs" in single.all_text()
 
 
 def test_user_text_is_escaped(doc: str) -> None:
@@ -240,8 +243,7 @@ def test_user_text_is_escaped(doc: str) -> None:
 def test_optimal_label_in_chart_and_summary(tree: Node, doc: str) -> None:
     labels = [t.all_text() for t in tree.find_all("text", "label-optimal")]
     assert "optimal 304 kIOPS @ 208 µs" in labels
-    assert "optimal = max 12 kIOPS @ 300 µs" in labels  # single point: optimal is the max
-    assert len(tree.find_all("circle", "mark-optimal")) == len(PANELS)
+    assert len(tree.find_all("circle", "mark-optimal")) == len(PANELS) - 1  # SINGLE: words
     bold = [d.all_text() for d in tree.find_all("table", "summary")[0].find_all("div", "opt")]
     assert bold == ["304 kIOPS @ 208 µs"] * 3
 
@@ -420,3 +422,12 @@ def test_nice_ticks(vmax: float) -> None:
     assert _is_nice(ticks[1])
     shared = ticks_with_count(vmax, 4)
     assert len(shared) == 5 and shared[-1] >= vmax and _is_nice(shared[1])
+
+
+def test_a_far_ceiling_is_named_not_drawn_to_scale() -> None:
+    """A 1,151 kIOPS fabric ceiling over a 62 kIOPS curve would squash it to the floor."""
+    panel = _panel("Read", [20_000, 45_000, 62_000], [100, 150, 300], ceiling=1_151_000,
+                   optimal_index=1, max_index=2)  # fmt: skip
+    svg = _svg(panel)
+    assert _texts(svg, "label-ceiling") == ["theoretical 1.15 MIOPS ↑ (off the scale)"]
+    assert _num(_texts(svg, "tick-y1")[-1]) < 100_000  # the axis follows the curve

@@ -51,8 +51,8 @@ def test_maximum_recorded_per_mix_with_its_latency_and_the_minimum_latency() -> 
     (table,) = maximum_recorded(pts)
     read = table.rows[0]
     assert read[:2] == ["Read", "147 kIOPS @ 1,700 µs"]
-    assert read[2] == "8 KiB random, libaio qd32 x 1 worker"
-    assert read[3:] == ["90 µs", "8 KiB random, libaio qd1 x 1 worker"]
+    assert read[2] == "8 KiB random backend, libaio qd32 x 1 worker"
+    assert read[3:] == ["90 µs", "8 KiB random backend, libaio qd1 x 1 worker"]
     assert table.rows[1][0] == "Write"
 
 
@@ -75,3 +75,15 @@ def test_excel_sheet_names_stay_readable() -> None:
     long = sheet_title("Sequential 128 KiB (frontend), 16 devices, 8 hosts", used)
     assert long == "Seq 128 KiB front 16 dev 8 h" and len(long) <= 31
     assert sheet_title("Random 8 KiB", used) == "Random 8 KiB"  # short names stay whole
+
+
+def test_summary_rows_name_every_workload_of_a_crowded_family() -> None:
+    from arraybench.report.assemble import summary_rows_of
+
+    a = [point(1, 1000.0, 100.0, workload="fe-rand-8k-read")]
+    b = [point(2, 2000.0, 100.0, workload="be-rand-8k-read")]
+    w = [point(3, 500.0, 100.0, workload="fe-rand-8k-write", mix="Write")]
+    rows = summary_rows_of([a, b, w])
+    assert list(rows) == ["Random 8 KiB · fe-rand-8k-read", "Random 8 KiB · be-rand-8k-read",
+                          "Random 8 KiB · fe-rand-8k-write"]  # fmt: skip
+    assert list(summary_rows_of([a, w])) == ["Random 8 KiB"]  # one series a cell: one row

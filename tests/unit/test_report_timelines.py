@@ -30,3 +30,22 @@ def test_events_sit_at_their_at_and_the_ramp_is_said() -> None:
 def test_without_events_zero_is_the_first_logged_second_and_the_axis_says_so() -> None:
     zero, label = time_zero(_samples(1003, 10), [])
     assert zero == 1003 and "after the ramp" in label
+
+
+def test_snia_window_is_drawn_with_its_band_and_slope() -> None:
+    from arraybench.report.html import _timeline
+    from arraybench.report.rounds import steady_timeline, window_guides
+
+    values = [90_000.0, 70_000.0, 61_000.0, 60_000.0, 59_000.0, 60_500.0, 59_500.0]
+    guides = dict(window_guides(values, [3, 4, 5, 6, 7]))
+    assert set(guides) == {"window average", "+10 %", "-10 %", "slope"}
+    assert guides["window average"][:2] == [None, None]  # outside the window: no line
+    assert guides["+10 %"][2] == 60_000.0 * 1.1
+    slope = [v for v in guides["slope"] if v is not None]
+    assert slope[0] > slope[-1]  # a falling window has a falling slope line
+    verdict = {"values": values, "steady": True, "window_start": 2, "window_end": 7,
+               "round": 7, "average": 60_000.0, "range_excursion": 0.03,
+               "slope_excursion": 0.02, "track": "IOPS", "window": 5}  # fmt: skip
+    html = _timeline(steady_timeline(verdict))
+    assert "window average" in html and "slope" in html
+    assert "latency (" not in html  # no empty latency axis

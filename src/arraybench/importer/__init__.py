@@ -5,8 +5,9 @@ Accepted inputs, given as files or directories (read recursively):
 * fio JSON / json+ output (parse.py), including client/server ``client_stats``;
 * fio's normal text output (textparse.py), including ``fio --client`` text;
 * fio's terse output, versions 2 to 5 (terse.py);
-* DiskSpd's text results (diskspd.py) and vdbench's flatfile.html (vdbench.py), recorded
-  with their tool ("tool" in the import finding, ioengine "diskspd" / "vdbench");
+* DiskSpd's text results (diskspd.py), vdbench's flatfile.html (vdbench.py) and elbencho's
+  CSV result file (elbencho.py), recorded with their tool ("tool" in the import finding,
+  ioengine "diskspd" / "vdbench" / "elbencho");
 * fio interval logs ``<prefix>_bw|iops|lat[.N].log``, attached as 1-second samples to the
   point whose jobs wrote them (the ``write_*_log`` option names the prefix, or the result
   file has the same name as the prefix, beside the logs); logs no result file names become
@@ -26,7 +27,8 @@ per-host jobs, never fio's "All clients" entry (which adds up every group of eve
 
 When two sources give the same workload at the same load level (the same test on two
 devices, in two folders, or several runs in one file), the workload names get the first
-qualifier that tells the sources apart: the ioengine, the folder, the file name, the path,
+qualifier that tells the sources apart: the scenario or labels the name pattern gave, the
+ioengine, the folder, the file name, the path,
 the job name, or the path and the run number. Sources that do not overlap keep one name, so
 one file per load level (fio-plot's ``randread-1-1.json``, ``randread-1-2.json`` ...) makes
 one curve.
@@ -69,6 +71,7 @@ from arraybench.fio.results import (
     IntervalSample,
 )
 from arraybench.importer.diskspd import TOOL as DISKSPD
+from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.reading import Skip, pick_docs, read_docs
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.plan.model import LatencyBound, Workload
@@ -118,7 +121,7 @@ _SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
 class _Source:
     path: Path
     rel: str  # relative to the import root, for messages and names
-    fmt: str  # "json", "text", "terse", "logs", "diskspd" or "vdbench" (the source tool)
+    fmt: str  # "json", "text", "terse", "logs", or the other tool: diskspd, vdbench, elbencho
 
 
 @dataclass(eq=False)
@@ -254,10 +257,10 @@ def _nothing_error(examined: int, skipped: list[Skipped]) -> ArraybenchError:
     shown = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:3])
     more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
     return ArraybenchError(
-        f"nothing to import: {examined} file(s) examined, none holds fio results"
+        f"nothing to import: {examined} file(s) examined, none holds results to import"
         + (f" ({shown}{more})" if shown else ""),
-        "give fio's JSON output (--output-format=json or json+) or its normal text output, "
-        "as files or folders",
+        "give fio's output (--output-format=json, json+, normal or terse) or its logs, DiskSpd "
+        "text, vdbench flatfile.html or elbencho CSV results, as files or folders",
     )
 
 
@@ -417,7 +420,9 @@ def _candidate(
         source=source, doc=doc, doc_index=index, groupid=groupid, jobs=jobs, options=options,
         rw=rw, pattern=pattern, read_pct=read_pct, bs=bs,
         ioengine=options.get("ioengine", ""), workers=workers,
-        iodepth=_int(options.get("iodepth")) or 1, hosts=len(hostnames) or None, notes=notes,
+        iodepth=_int(options.get("iodepth")) or 1, notes=notes,
+        # elbencho's CSV states its host count but has no per-host figures
+        hosts=len(hostnames) or (_int(options.get("hosts")) if source.fmt == ELBENCHO else None),
     )  # fmt: skip
 
 
@@ -543,6 +548,8 @@ def _qualifiers() -> list[tuple[str, Callable[[list[_Candidate]], str | None]]]:
         return found.pop() if len(found) == 1 and "" not in found else None
 
     return [
+        ("scenario", lambda m: uniform(c.scenario or "" for c in m)),
+        ("labels", lambda m: uniform("-".join(v for _, v in sorted(c.labels.items())) for c in m)),
         ("ioengine", lambda m: uniform(c.ioengine for c in m)),
         ("folder", lambda m: _folder(m[0].source.rel)),
         ("file", lambda m: Path(m[0].source.rel).stem),
@@ -1027,11 +1034,17 @@ def _record(run_id: str, seq: int, c: _Candidate) -> NewPoint:
 def _finding(c: _Candidate) -> Finding:
     return Finding(None, "import", {
         "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
-        "tool": c.source.fmt if c.source.fmt in (DISKSPD, VDBENCH) else "fio",
+        "tool": _tools([c])[0],
         "jobs": sorted({j.name for j in c.jobs})[:10],
         "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
         "logs": c.logs, "notes": c.notes,
     })  # fmt: skip
+
+
+def _tools(cands: list[_Candidate]) -> list[str]:
+    """The tools that wrote the imported results (fio unless another tool's reader read it)."""
+    other = (DISKSPD, VDBENCH, ELBENCHO)
+    return sorted({c.source.fmt if c.source.fmt in other else "fio" for c in cands})
 
 
 def _run_record(
@@ -1044,7 +1057,8 @@ def _run_record(
     bound = LatencyBound()
     return RunRecord(
         id=run_id, plan_name=run_name, scenario="imported",
-        labels={"source": "imported fio results"}, plan_yaml=plan_text, folder=str(folder),
+        labels={"source": "imported results", "tools": ", ".join(_tools(cands))},
+        plan_yaml=plan_text, folder=str(folder),
         scale=1.0, status="running", started=starts[0] if starts else now_iso(), finished=None,
         total_points=len(cands), fio_version=", ".join(versions) or None,
         arraybench_version=__version__,

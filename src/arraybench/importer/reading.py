@@ -21,6 +21,8 @@ from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.diskspd import looks_like_diskspd, parse_diskspd
+from arraybench.importer.elbencho import TOOL as ELBENCHO
+from arraybench.importer.elbencho import looks_like_elbencho, parse_elbencho
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.importer.vdbench import looks_like_vdbench, parse_vdbench
 
@@ -56,6 +58,8 @@ def read_docs(path: Path) -> tuple[list[FioDocument], str]:
         return _read_lines(path, parse_diskspd), DISKSPD
     if looks_like_vdbench(text_head):
         return _read_lines(path, parse_vdbench), VDBENCH
+    if looks_like_elbencho(text_head):
+        return _read_lines(path, parse_elbencho), ELBENCHO
     if looks_like_terse(text_head):
         return _read_lines(path, parse_fio_terse), "terse"
     json_like = any(k in text_head for k in ('"fio version"', '"jobs"', '"client_stats"'))
@@ -134,6 +138,8 @@ def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
     if shape != [(j.name, j.groupid, j.hostname) for j in doc.jobs]:
         return False
     pairs = list(zip(prev.jobs, doc.jobs, strict=True))
+    if pairs and all(a.elapsed_s is None and b.elapsed_s is None for a, b in pairs):
+        return True  # old fio (no elapsed): nothing tells them apart, the cumulative reading
     if not pairs or any((b.elapsed_s or 0) <= (a.elapsed_s or 0) for a, b in pairs):
         return False
     if any(b.direction(d).ios < a.direction(d).ios for a, b in pairs for d in DIRECTIONS):

@@ -12,6 +12,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from arraybench.plan.events import Event
 from arraybench.plan.links import parse_link
+from arraybench.plan.tuning import HostTuning
 from arraybench.plan.types import (
     _NUMBER,
     _REAL,
@@ -593,6 +594,11 @@ class Plan(Strict):
     monitor: Bool = Field(
         True,
         description=("Sample /proc/diskstats and CPU of the targets' devices during each point."),
+    )
+    host_tuning: HostTuning | None = Field(
+        None,
+        description="Block queue settings (scheduler, nr_requests, read_ahead_kb ...) set on the "
+        "targets' devices for the run, restored after it (also by `arraybench revert`).",
     )
     # SNIA: return block devices to fresh-out-of-box first (blkdiscard)
     purge: Bool = Field(

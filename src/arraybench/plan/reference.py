@@ -29,8 +29,9 @@ def _ref_name(node: JsonSchema) -> str | None:
     """The object a key holds: its $ref, or the $ref inside anyOf / items."""
     if "$ref" in node:
         return str(node["$ref"]).rsplit("/", 1)[-1]
-    items = node.get("items")
-    for branch in [*node.get("anyOf", []), *([items] if isinstance(items, dict) else [])]:
+    items, values = node.get("items"), node.get("additionalProperties")  # lists and maps
+    nested = [b for b in (items, values) if isinstance(b, dict)]
+    for branch in [*node.get("anyOf", []), *nested]:
         if name := _ref_name(branch):
             return name
     return None
@@ -116,7 +117,8 @@ def _walk(data: Any, name: str, defs: JsonSchema, found: Examples) -> None:
         ref = _ref_name(props[key])
         if ref is None:
             continue
-        for item in value if isinstance(value, list) else [value]:
+        mapped = isinstance(value, dict) and "additionalProperties" in props[key]
+        for item in value if isinstance(value, list) else value.values() if mapped else [value]:
             _walk(item, ref, defs, found)
 
 
@@ -139,6 +141,9 @@ on_host_failure: continue
 start_lead: 5s
 fabric: {links: [4 x FC 16G], mtu: 9000}
 gc_throughput: 200m
+host_tuning: {scheduler: none, nr_requests: 1024, nomerges: 1, read_ahead_kb: 0, rotational: 0,
+              max_sectors_kb: 512, write_cache: write through, rq_affinity: 2, add_random: 0,
+              iostats: 1, wbt_lat_usec: 0, queue_depth: 64, hosts: {load1: {nomerges: 2}}}
 latency_bound: {value: 1ms, stat: p99}
 acceptance: [{name: OLTP target, workload: rand-8k-rw70, min_iops: 400000, min_mbps: 3000,
               max_lat_mean: 500us, max_lat_p99: 1ms, hosts: 4}]

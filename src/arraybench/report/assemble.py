@@ -10,6 +10,7 @@ from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
+from arraybench.report.arrayside import add_array_view
 from arraybench.report.build import (
     HOST_COLUMNS,
     MAX_JOB_FILES,
@@ -98,7 +99,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     points = store.points(run_id)
     findings = store.findings(run_id)
     once = [p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS]
-    model = build_report(run, once)
+    model = build_report(run, once, rows=False)
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
@@ -114,6 +115,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
+    add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
@@ -142,7 +144,7 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
     return [
         f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {found.points} of "
         f"{found.of} points; worst {found.worst_point}: {found.worst}; likely cause: "
-        f"{found.likely_cause}. Per point: the column 'kernel vs fio' of the points table."
+        f"{found.likely_cause} (per point: the column 'kernel vs fio' of the points table)"
     ]
 
 
@@ -211,15 +213,26 @@ def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, s
     return rows
 
 
-def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
+def summary_rows_of(series: list[list[PointRecord]]) -> dict[str, dict[str, list[PointRecord]]]:
+    """Summary row -> mix -> series. A family is one row; when two of its series would share
+    a cell, each of its series gets a row named with its workload, the first one too."""
+    mixes: dict[str, list[str]] = {}
+    for pts in series:
+        mixes.setdefault(family_of(pts[0]), []).append(pts[0].mix)
+    crowded = {family for family, seen in mixes.items() if len(seen) != len(set(seen))}
+    rows: dict[str, dict[str, list[PointRecord]]] = {}
+    for pts in series:
+        family = family_of(pts[0])
+        name = f"{family} · {pts[0].workload}" if family in crowded else family
+        rows.setdefault(name, {})[pts[0].mix] = pts
+    return rows
+
+
+def build_report(run: RunRecord, points: list[PointRecord], *, rows: bool = True) -> ReportModel:
+    """The model of `points`; without `rows` the points table is left to the caller."""
     series = series_of(points)
     fabric = fabric_of(run)
-    families: dict[str, dict[str, list[PointRecord]]] = {}
-    for pts in series.values():
-        row = families.setdefault(family_of(pts[0]), {})
-        if pts[0].mix in row:  # two series would share a cell: give this one its own row
-            row = families.setdefault(f"{family_of(pts[0])} · {pts[0].workload}", {})
-        row[pts[0].mix] = pts
+    families = summary_rows_of(list(series.values()))
     columns = sorted({mix for fam in families.values() for mix in fam}, key=mix_sort_key)
     summary_rows, sections = [], []
     for family, mixes in families.items():
@@ -250,7 +263,7 @@ def build_report(run: RunRecord, points: list[PointRecord]) -> ReportModel:
         summary_columns=columns,
         summary=summary_rows,
         sections=sections,
-        points=[point_row(p) for p in sorted(points, key=lambda p: p.seq)],
+        points=[point_row(p) for p in sorted(points, key=lambda p: p.seq)] if rows else [],
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
@@ -292,6 +305,9 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     return notes
 
 
+RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+
+
 def kernel_vs_fio(point: PointRecord) -> float | None:
     """The kernel's throughput against fio's, in % (+ = the kernel saw more), in the
     series' unit; None without kernel counters."""
@@ -306,7 +322,7 @@ def kernel_vs_fio(point: PointRecord) -> float | None:
 def point_row(point: PointRecord) -> PointRow:
     """One stored point as a row of the points tables (and of the CSV, under raw names)."""
     record: dict[str, str | int | float | None] = {"series": series_name(point)}
-    record |= {f.name: getattr(point, f.name) for f in fields(PointRecord) if f.name != "metrics"}
+    record |= {name: getattr(point, name) for name in RECORD_FIELDS}
     return PointRow(
         series=series_name(point),
         level=f"{point.workers}x{point.iodepth}",

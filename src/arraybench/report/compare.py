@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.errors import ArraybenchError
@@ -27,6 +27,7 @@ from arraybench.report.build import (
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.overlays import curves_overlay
 from arraybench.store.db import PointRecord, RunRecord, Store
+from arraybench.targets.queue import differences, recorded_queues
 from arraybench.units import format_latency, format_pct, format_throughput
 
 SPECIAL_WORKLOADS = {"interference", "metadata"}  # not curves over load levels
@@ -37,6 +38,7 @@ class Scenario:
     label: str
     run: RunRecord
     points: list[PointRecord]
+    queues: dict[str, dict[str, str]] = field(default_factory=dict)  # target -> its settings
 
 
 def load_scenario(store: Store, spec: str) -> Scenario:
@@ -54,7 +56,9 @@ def load_scenario(store: Store, spec: str) -> Scenario:
                 f"{spec}: run {run_id} has no points on {hosts.group(1)} host(s)",
                 "see `arraybench show RUN` for its host counts",
             )
-    return Scenario(label, run, points)
+    queues = {k: v for f in store.findings(run_id, "provenance") for k, v in
+              recorded_queues(f.data).items()}  # fmt: skip
+    return Scenario(label, run, points, queues)
 
 
 def _series_key(point: PointRecord) -> str:
@@ -161,6 +165,9 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
             rows.append(_row(key, s, curves[s.label][key], theirs))
         labelled = [(s.label, curves[s.label][key]) for s in having]
         overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled))
+    for s in scenarios:  # host settings that differ make the runs less comparable
+        if s is not base:
+            notes += differences(s.label, base.label, s.queues, base.queues)
     summary = _summary(scenarios, base, curves, keys)
     table = ReportTable(
         f"Max, optimal point and min latency per scenario (Δ against {base_label})",

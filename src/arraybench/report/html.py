@@ -14,6 +14,7 @@ from datetime import datetime
 from arraybench.report import interact
 from arraybench.report.escape import for_html
 from arraybench.report.model import (
+    CurvePanel,
     Distribution,
     Overlay,
     PointRow,
@@ -31,7 +32,7 @@ from arraybench.report.pointstable import (
     points_layout,
     value,
 )
-from arraybench.report.svg import curve_chart
+from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import (
     ChartEvent,
     TimeSeries,
@@ -45,6 +46,7 @@ from arraybench.units import format_number
 DASH = "–"
 MAX_INLINE_TARGETS = 6
 LADDER_CHART_POINTS = 400
+C_GUIDE = "#9aa0a6"
 LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 CSS = """
@@ -120,7 +122,8 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
   nav.contents { display:block; margin:8px 0 0; font-size:12px; }
-  nav.contents ol { margin:4px 0 0 18px; padding:0; columns:2; }
+  nav.contents ol { margin:4px 0 0 18px; padding:0; max-width:120mm; }
+  nav.contents span.pg { float:right; }
   nav.contents a { color:inherit; text-decoration:none; }
   .contents-title { font-weight:600; margin:0; }
   #appendix { break-before:page; page-break-before:always; }
@@ -361,8 +364,21 @@ def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
     )
 
 
+def _single(panel: CurvePanel) -> str:
+    """One load level: a chart would be one dot; its numbers say more."""
+    level = panel.x_ticks[0] if panel.x_ticks else format_value(panel.x_values[0])
+    text = point_tip(panel, 0, level).replace("\n", " · ")
+    return (
+        f'<figure class="panel single"><p><strong>{_e(panel.mix_label)}</strong>, one load '
+        f"level: {_e(text)}. Its 1-second samples are under Time series.</p></figure>"
+    )
+
+
 def _section(section: WorkloadSection, anchor: str) -> str:
-    figs = "".join(f'<figure class="panel">{curve_chart(p)}</figure>' for p in section.panels)
+    figs = "".join(
+        _single(p) if len(p.x_values) == 1 else f'<figure class="panel">{curve_chart(p)}</figure>'
+        for p in section.panels
+    )
     figs = figs or f'<p class="caption">no series {DASH} nothing measured for this workload</p>'
     return f'<section class="workload" id="{anchor}"><h3>{_e(section.title)}</h3>{figs}</section>'
 
@@ -380,11 +396,16 @@ def _timeline(t: Timeline) -> str:
     if t.kernel is not None:
         series.append(TimeSeries(f"kernel {t.throughput_unit}", t.kernel, t.throughput_unit,
                                  dashed=True))  # fmt: skip
-    latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")]
+    if t.array is not None:  # `arraybench attach`
+        series.append(TimeSeries(f"array {t.throughput_unit}", t.array, t.throughput_unit))
+    series += [TimeSeries(label, values, t.throughput_unit, dashed=True, color=C_GUIDE)
+               for label, values in t.guides]  # fmt: skip
+    has_latency = any(v is not None for v in t.lat_mean_us)
+    latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")] if has_latency else []
     events = [ChartEvent(at, label) for at, label in t.events]
     most = LADDER_CHART_POINTS if t.series else 2000  # many ladders: each drawn a little coarser
     charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label,
-                        max_points=most)  # fmt: skip
+                        max_points=most, neutral_marks=bool(t.series))  # fmt: skip
     if t.gb_written is not None:
         charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
                            events=events, t_s=t.t_s)  # fmt: skip

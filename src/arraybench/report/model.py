@@ -57,11 +57,14 @@ class Timeline:
     throughput: list[float | None]
     lat_mean_us: list[float | None]
     kernel: list[float | None] | None = None  # the kernel's view, same unit, if sampled
+    array: list[float | None] | None = None  # the array monitor's view (`arraybench attach`)
     events: list[tuple[float, str]] = field(default_factory=list)  # (t_s, label)
     gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
     x_label: str = "time (s)"
     series: str = ""  # set for a load ladder's points drawn one after the other: its series
+    # reference lines on the throughput axis, e.g. the SNIA window's average, band and slope
+    guides: list[tuple[str, list[float | None]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ GROUPS = [
             Column("kernel_iops", "kernel IOPS", "IOPS"),
             Column("kernel_mbps", "kernel MB/s", "MB/s"),
             Column("kernel_vs_fio_pct", "kernel vs fio", "%"),
+            Column("array_vs_fio_pct", "array vs fio", "%"),  # `arraybench attach`
             Column("cpu_busy_pct", "CPU busy", "%"),
         ],
     ),
@@ -157,7 +158,8 @@ _NAMES = {"ios": ("I/Os", ""), "bytes": ("bytes", ""), "iops": ("IOPS", ""), "mb
           "lat_p99_us": ("p99 latency", "µs"), "lat_p999_us": ("p99.9 latency", "µs"),
           "lat_max_us": ("max latency", "µs")}  # fmt: skip
 _HOST = {"kernel_iops": "kernel IOPS", "kernel_mbps": "kernel MB/s", "cpu_busy_pct": "CPU busy (%)",
-         "kernel_vs_fio_pct": "kernel vs fio (%)"}  # fmt: skip
+         "kernel_vs_fio_pct": "kernel vs fio (%)",
+         "array_vs_fio_pct": "array vs fio (%)"}  # fmt: skip
 
 
 def column_title(raw: str) -> str:

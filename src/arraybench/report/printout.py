@@ -318,9 +318,25 @@ FOOTER = (
 
 def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> None:
     """Print the HTML page to an A4 PDF (the page's print CSS) through the DevTools protocol:
-    page numbers in the footer ("page 3 of 17") and a document outline (PDF bookmarks) from
-    the headings, so a reader finds each section from the viewer's contents pane."""
-    url = _file_url(html_path)
+    page numbers in the footer ("page 3 of 17"), a document outline (PDF bookmarks) from the
+    headings, and the page of each section in the printed contents list: printed once to
+    learn where the sections fall, then again with those numbers."""
+    pdf = _print_pdf(html_path, timeout)
+    pages = outline_pages(pdf)
+    html = html_path.read_text(encoding="utf-8")
+    numbered = number_contents(html, pages)
+    if numbered != html:
+        with tempfile.TemporaryDirectory(prefix="arraybench-toc-") as tmp:
+            again = Path(tmp) / html_path.name
+            again.write_text(numbered, encoding="utf-8")
+            second = _print_pdf(again, timeout)
+        if outline_pages(second) == pages:  # the numbers did not move the sections
+            pdf = second
+    pdf_path.parent.mkdir(parents=True, exist_ok=True)
+    pdf_path.write_bytes(pdf)
+
+
+def _print_pdf(html_path: Path, timeout: float) -> bytes:
     params = {
         "printBackground": True,
         "preferCSSPageSize": True,
@@ -332,13 +348,75 @@ def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> No
         "transferMode": "ReturnAsBase64",
     }
     with _Chromium([], pipe=True, timeout=timeout, what=f"printing {html_path}") as c:
-        session = c.open_page(url)
+        session = c.open_page(_file_url(html_path))
         c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
         data = c.send("Page.printToPDF", params, session=session).get("data")
         if not data:
             raise c.error(f"chromium could not print {html_path} to PDF")
-    pdf_path.parent.mkdir(parents=True, exist_ok=True)
-    pdf_path.write_bytes(base64.b64decode(data))
+    return base64.b64decode(data)
+
+
+_OBJ = re.compile(rb"(\d+) 0 obj\s*(.*?)endobj", re.S)
+_REF = re.compile(rb"(\d+) 0 R")
+
+
+def _pdf_text(raw: bytes) -> str:
+    """A PDF string: `(literal)` or `<FEFF...>` (UTF-16)."""
+    if raw.startswith(b"<"):
+        data = bytes.fromhex(raw[1:-1].decode("ascii"))
+        return data[2:].decode("utf-16-be") if data[:2] == b"\xfe\xff" else data.decode("latin-1")
+    text = raw[1:-1].replace(b"\\(", b"(").replace(b"\\)", b")").replace(b"\\\\", b"\\")
+    return text.decode("latin-1")
+
+
+def outline_pages(pdf: bytes) -> dict[str, int]:
+    """Outline title -> 1-based page, from the bookmarks Chromium writes; {} if unreadable."""
+    objects = {int(m.group(1)): m.group(2) for m in _OBJ.finditer(pdf)}
+    catalog = next((o for o in objects.values() if b"/Type /Catalog" in o), None)
+    root = re.search(rb"/Pages (\d+) 0 R", catalog or b"")
+    if root is None:
+        return {}
+    order: list[int] = []
+
+    def walk(number: int, depth: int = 0) -> None:
+        body = objects.get(number, b"")
+        kids = re.search(rb"/Kids \[(.*?)\]", body, re.S)
+        if b"/Type /Pages" in body and kids and depth < 32:
+            for ref in _REF.findall(kids.group(1)):
+                walk(int(ref), depth + 1)
+        elif b"/Type /Page" in body:
+            order.append(number)
+
+    walk(int(root.group(1)))
+    page = {number: i + 1 for i, number in enumerate(order)}
+    found: dict[str, int] = {}
+    for body in objects.values():
+        title = re.search(rb"/Title (\(.*?(?<!\\)\)|<[0-9A-Fa-f]*>)", body, re.S)
+        dest = re.search(rb"/Dest \[(\d+) 0 R", body)
+        if title and dest and int(dest.group(1)) in page:
+            found.setdefault(_pdf_text(title.group(1)), page[int(dest.group(1))])
+    return found
+
+
+def number_contents(html: str, pages: dict[str, int]) -> str:
+    """The printed contents list with each section's page: a heading "Points (25)" is the
+    entry "Points"."""
+
+    def entry(match: re.Match[str]) -> str:
+        title = match.group(2)
+        shown = title.replace("&amp;", "&")
+        page = next((n for t, n in pages.items() if t == shown or t.startswith(shown + " (")),
+                    None)  # fmt: skip
+        if page is None:
+            return match.group(0)
+        return f'{match.group(1)}{title}</a><span class="pg">{page}</span></li>'
+
+    start = html.find('<nav class="contents">')
+    end = html.find("</nav>", start)
+    if start < 0 or end < 0:
+        return html
+    part = re.sub(r'(<li><a href="#[^"]*">)([^<]*)</a></li>', entry, html[start:end])
+    return html[:start] + part + html[end:]
 
 
 def write_png(

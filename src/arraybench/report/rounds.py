@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from typing import Any
 
 from arraybench.plan.expand import mix_label, round_in_key
@@ -37,6 +38,7 @@ def steady_timeline(verdict: dict[str, Any]) -> Timeline:
     else:
         line = f"NOT steady after {verdict['round']} round(s): the figures use the last window"
     return Timeline(
+        guides=window_guides(values, rounds),
         title=f"SNIA steady state: {verdict['track']} per round",
         t_s=[float(i) for i in range(1, len(values) + 1)],
         throughput_unit="IOPS",
@@ -46,6 +48,27 @@ def steady_timeline(verdict: dict[str, Any]) -> Timeline:
         findings=[line],
         x_label="round",
     )
+
+
+def window_guides(values: list[float], rounds: list[int]) -> list[tuple[str, list[float | None]]]:
+    """The SNIA window drawn over the rounds: its average, the ±10 % band around it (a range
+    within 20 % of the average) and the least-squares slope line, over the window only."""
+    window = [(r, values[r - 1]) for r in rounds if 0 < r <= len(values)]
+    if len(window) < 2:
+        return []
+    average = statistics.fmean(v for _, v in window)
+    fit = statistics.linear_regression([float(r) for r, _ in window], [v for _, v in window])
+    inside = {r for r, _ in window}
+
+    def over(f: Callable[[int], float]) -> list[float | None]:
+        return [f(r) if r in inside else None for r in range(1, len(values) + 1)]
+
+    return [
+        ("window average", over(lambda r: average)),
+        ("+10 %", over(lambda r: average * 1.1)),
+        ("-10 %", over(lambda r: average * 0.9)),
+        ("slope", over(lambda r: fit.intercept + fit.slope * r)),
+    ]
 
 
 def _cell(points: list[PointRecord]) -> str:

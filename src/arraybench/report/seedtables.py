@@ -83,7 +83,8 @@ def maximum_recorded(points: list[PointRecord]) -> list[ReportTable]:
 
 
 def _where(p: PointRecord) -> str:
-    """`8 KiB random, libaio qd32 x 4 workers`"""
+    """`8 KiB random backend, libaio qd32 x 4 workers`"""
     devices = f", {p.devices} devices" if p.devices else ""
-    return (f"{format_size(p.bs)} {p.pattern}, {p.ioengine} qd{p.iodepth} x {p.workers} "
-            f"worker{'s' if p.workers != 1 else ''}{devices}")  # fmt: skip
+    region = f" {p.region}" if p.region else ""  # frontend / backend (In&Out)
+    return (f"{format_size(p.bs)} {p.pattern}{region}, {p.ioengine} qd{p.iodepth} x "
+            f"{p.workers} worker{'s' if p.workers != 1 else ''}{devices}")  # fmt: skip

@@ -398,8 +398,13 @@ def optimal_label(panel: CurvePanel) -> str | None:
 def _ceiling(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
     if panel.ceiling is None or not _finite(panel.ceiling) or panel.ceiling <= 0:
         return []
-    y = fr.y1(panel.ceiling)
     s = f"theoretical {fmt_throughput(panel.ceiling, panel.throughput_unit)}"
+    if not _ceiling_on_scale(panel):  # said at the top edge, above the axis' range
+        s += " ↑ (off the scale)"
+        pos = (fr.right - 6, fr.top + 12, "end")
+        lab.taken.append(_label_box(*pos[:2], _text_width(s, 11), 11, "end"))
+        return [_halo_label(pos, s, "#5f6368", "label-ceiling")]
+    y = fr.y1(panel.ceiling)
     pos = (fr.right - 6, y - 5, "end")
     lab.taken.append(_label_box(*pos[:2], _text_width(s, 11), 11, "end"))
     return [
@@ -531,9 +536,21 @@ def _header(panel: CurvePanel, width: int, left: float) -> tuple[list[str], floa
     return legend_header(panel.mix_label, samples, width, left)
 
 
+CEILING_ON_SCALE = 3.0  # a ceiling further above the curve is named, not drawn to scale
+
+
+def _ceiling_on_scale(panel: CurvePanel) -> bool:
+    """Is the fabric ceiling close enough to the curve to share its axis? A 1,151 kIOPS
+    ceiling would squash a 62 kIOPS curve to the floor."""
+    if panel.ceiling is None or not _finite(panel.ceiling) or panel.ceiling <= 0:
+        return False
+    top = max((v for v in panel.throughput if _finite(v)), default=0.0)
+    return top <= 0 or panel.ceiling <= CEILING_ON_SCALE * top
+
+
 def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], list[float] | None]:
     tvals = [v for v in panel.throughput if _finite(v)]
-    if panel.ceiling is not None and _finite(panel.ceiling):
+    if panel.ceiling is not None and _ceiling_on_scale(panel):
         tvals.append(panel.ceiling)
     y1 = nice_ticks(max(tvals, default=0.0) * HEADROOM)
     lats = [v for v in [*panel.lat_mean_us, *panel.lat_p99_us] if v is not None and _finite(v)]

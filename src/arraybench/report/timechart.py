@@ -332,7 +332,7 @@ class _Taken:
 
 
 def _events(
-    p: _Plot, events: list[tuple[float, str]], taken: _Taken
+    p: _Plot, events: list[tuple[float, str]], taken: _Taken, color: str = C_EVENT
 ) -> tuple[list[str], list[str]]:
     """(dashed lines drawn under the series, labels drawn over them)."""
     lines, labels = [], []
@@ -345,7 +345,7 @@ def _events(
                 x,
                 p.top,
                 p.bottom,
-                C_EVENT,
+                color,
                 ' class="event" stroke-width="1.3" stroke-dasharray="5 3" stroke-opacity="0.85"',
             )
         )
@@ -364,7 +364,7 @@ def _events(
                 break
             row_y += size + 4
         taken.boxes.append(box)
-        labels.append(_halo_label((lx, row_y, anchor), label, C_EVENT, "label-event", size))
+        labels.append(_halo_label((lx, row_y, anchor), label, color, "label-event", size))
     return lines, labels
 
 
@@ -555,6 +555,7 @@ def xy_chart(
     mark_max: bool = True,
     x_names: Sequence[str] | None = None,
     log_y: bool = False,
+    neutral_marks: bool = False,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
     `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`.
@@ -629,7 +630,7 @@ def xy_chart(
         height,
     )
     taken = _Taken([])
-    event_lines, event_labels = _events(p, mark_pts, taken)
+    event_lines, event_labels = _events(p, mark_pts, taken, C_AXIS if neutral_marks else C_EVENT)
     clip = clip_id()
     body.append(
         f'<defs><clipPath id="{clip}"><rect x="{_f(p.left)}" y="{_f(p.top - 6)}" '
@@ -749,9 +750,11 @@ def time_chart(
     height: int = 280,
     max_points: int = 2000,
     mark_max: bool = True,
+    neutral_marks: bool = False,
 ) -> str:
     """Series against seconds since the start (x ticks in s, min or h as the run gets longer;
-    a title ending in "(s)" follows), events as labelled vertical lines."""
+    a title ending in "(s)" follows), events as labelled vertical lines (grey with
+    `neutral_marks`: where a ladder's levels start, not something that happened)."""
     return xy_chart(
         title,
         t_s,
@@ -764,6 +767,7 @@ def time_chart(
         height=height,
         max_points=max_points,
         mark_max=mark_max,
+        neutral_marks=neutral_marks,
     )
 
 

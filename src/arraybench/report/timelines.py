@@ -6,6 +6,7 @@ from itertools import accumulate
 from typing import Any
 
 from arraybench.analysis.findings import kernel_drop_pct
+from arraybench.report.arrayside import array_seconds
 from arraybench.report.build import series_name
 from arraybench.report.failures import RECOVERY, recovery_text
 from arraybench.report.model import Timeline
@@ -119,6 +120,7 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
     events: list[tuple[float, str]] = []
     gb = None
     kernel = _kernel(store, point, samples, mbps)
+    array = array_seconds(store, point.run_id, mbps)
     t_rel = [float(s.t - samples[0].t) for s in samples]
     for finding in findings:
         if finding.kind == "cliff":
@@ -146,6 +148,7 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
         throughput=thr,
         lat_mean_us=[_weighted_lat(s) for s in samples],
         kernel=kernel,
+        array=[array.get(s.t) for s in samples] if array else None,
         events=events,
         gb_written=gb,
         findings=lines,
@@ -162,6 +165,8 @@ def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timel
     lat: list[float | None] = []
     events: list[tuple[float, str]] = []
     t0: float | None = None
+    array = array_seconds(store, points[0].run_id, mbps)
+    arr: list[float | None] = []  # the array's view, beside thr
     for point in sorted(points, key=lambda p: p.seq):
         samples = store.samples(point.id)
         if not samples:
@@ -171,6 +176,7 @@ def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timel
             t_s.append((t_s[-1] + samples[0].t - t0) / 2)
             thr.append(None)
             lat.append(None)
+            arr.append(None)
         events.append((float(samples[0].t - t0), point.key.rsplit("/", 1)[-1]))
         for sample in samples:
             t_s.append(float(sample.t - t0))
@@ -181,11 +187,13 @@ def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timel
             )
             thr.append(_sum(*values))
             lat.append(_weighted_lat(sample))
+            arr.append(array.get(sample.t))
     if len([v for v in thr if v is not None]) < 2:
         return None
     return Timeline(
         title=f"{name}: every level over time", t_s=t_s, throughput_unit=points[0].unit,
         throughput=thr, lat_mean_us=lat, events=events, series=name,
+        array=arr if any(v is not None for v in arr) else None,
         x_label="seconds since the series' first logged second (each level after its ramp) (s)",
     )  # fmt: skip
 

@@ -601,6 +601,8 @@ def _timeline_block(ws: Worksheet, col: int, t: Timeline, chart_col: int, chart_
     ]
     if t.kernel is not None:
         columns.append((f"kernel ({unit})", t.kernel))
+    if t.array is not None:
+        columns.append((f"array ({unit})", t.array))
     if t.gb_written is not None:
         columns.append(("GB written", t.gb_written))
     keep = downsample(t.throughput)

@@ -24,6 +24,7 @@ from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.steady import steady_state
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
+from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
@@ -43,7 +44,7 @@ from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import RunContext
-from arraybench.run.fleet import Fleet, HostRun
+from arraybench.run.fleet import Fleet, HostRun, host_spec
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
 from arraybench.run.outline import write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
@@ -242,6 +243,7 @@ class Campaign:
         check_resolved(plan)
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
+        check_tuning(plan, self.results_dir, host_spec)  # a refused value stops before the run
         self._configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
@@ -251,10 +253,20 @@ class Campaign:
         self.store.lock_run(run_id)
         run = self._run_record(plan, run_id, scale, run_steps(plan))
         (Path(run.folder) / "plan.yaml").write_text(run.plan_yaml)
-        self.store.create_run(run)
-        self.run_id = run.id
-        self.store.add_finding(run.id, "provenance", provenance.collect(plan, sizes))
-        return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
+        # before the run exists: a value the kernel refuses leaves no run marked running
+        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
+        try:
+            self.store.create_run(run)
+            self.run_id = run.id
+            found = provenance.collect(plan, sizes, tuning.applied())
+            self.store.add_finding(run.id, "provenance", found)
+            return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
+        finally:
+            self._restore(tuning)
+
+    def _restore(self, tuning: HostTuningSession) -> None:
+        for line in tuning.restore():  # the journal keeps it: `arraybench revert` retries
+            self.observer.warning(f"host_tuning not restored: {line}; run `arraybench revert`")
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
@@ -269,7 +281,11 @@ class Campaign:
         self._check_engines(points, fio)
         sizes = self._prepare_targets(plan, points, fio)
         self.store.set_run_status(run_id, "running", None)
-        return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
+        tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
+        try:
+            return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
+        finally:
+            self._restore(tuning)
 
     def _execute(self, ctx: RunContext) -> CampaignResult:
         run, plan, fio = ctx.run, ctx.plan, ctx.fio

@@ -11,6 +11,8 @@ from typing import Any
 
 from arraybench.errors import TargetError
 from arraybench.plan.model import Plan
+from arraybench.run.fleet import host_spec
+from arraybench.targets.queue import read_queue, read_remote_queues, settings_text
 from arraybench.targets.safety import block_name, device_model, device_size, inspect_target
 from arraybench.units import format_size
 
@@ -45,7 +47,7 @@ def describe_target(path: str) -> dict[str, Any]:
     except TargetError as exc:
         return {"path": path, "kind": "unknown", "note": exc.message}
     found: dict[str, Any] = {"path": path, "kind": info.kind, "size_bytes": info.size_bytes,
-                             "model": info.model}  # fmt: skip
+                             "model": info.model, "queue": read_queue(path).to_dict()}  # fmt: skip
     if info.kind != "block":
         where = (
             info.real_path if os.path.exists(info.real_path) else os.path.dirname(info.real_path)
@@ -57,8 +59,20 @@ def describe_target(path: str) -> dict[str, Any]:
     return found
 
 
-def collect(plan: Plan, sizes: dict[str, int]) -> dict[str, Any]:
-    """Everything worth a reader's eye; remote targets are listed as the plan names them."""
+def _remote_queues(plan: Plan) -> dict[str, list[dict[str, Any]] | str]:
+    """Each host's queue settings over SSH (or why they could not be read)."""
+    found: dict[str, list[dict[str, Any]] | str] = {}
+    for h in plan.hosts:
+        read = read_remote_queues(host_spec(h), [t.path for t in (h.targets or plan.targets)])
+        found[h.name] = read if isinstance(read, str) else [q.to_dict() for q in read]
+    return found
+
+
+def collect(
+    plan: Plan, sizes: dict[str, int], tuning: list[dict[str, str]] | None = None
+) -> dict[str, Any]:
+    """Everything worth a reader's eye; remote targets are listed as the plan names them.
+    `tuning`: the host_tuning changes in effect (device, attribute, original, value)."""
     targets = [] if plan.hosts else [describe_target(t.path) for t in plan.targets]
     for t in targets:
         t["size_bytes"] = t.get("size_bytes") or sizes.get(t["path"])
@@ -67,7 +81,10 @@ def collect(plan: Plan, sizes: dict[str, int]) -> dict[str, Any]:
          "targets": [t.path for t in (h.targets or plan.targets)]}
         for h in plan.hosts
     ]  # fmt: skip
-    return {"machine": machine(), "targets": targets, "hosts": hosts}
+    queues = _remote_queues(plan)
+    for h in hosts:
+        h["queue"] = queues[str(h["name"])]
+    return {"machine": machine(), "targets": targets, "hosts": hosts, "host_tuning": tuning or []}
 
 
 def _size(value: Any) -> str:
@@ -91,8 +108,26 @@ def provenance_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
             model = f" ({t['device_model']})" if t.get("device_model") else ""
             text += f", on {t['on_device']}{model} of {_size(t.get('device_size_bytes'))}"
         rows.append((f"target {t['path']}", text))
+        rows += _queue_rows(t.get("queue"))
     for h in data.get("hosts", []):
         how = "fio server started over SSH" if h.get("ssh") else "fio server already running"
         rows.append((f"host {h['name']}", f"{h['address']}, {how}; targets "
                      f"{', '.join(h.get('targets', []))}"))  # fmt: skip
+        queue = h.get("queue")
+        if isinstance(queue, str):
+            rows.append((f"queue on {h['name']}", queue))
+        for q in queue if isinstance(queue, list) else []:
+            rows += _queue_rows(q, f" on {h['name']}")
+    changes = [f"{c['device']} {c['attribute']} {c['original']} -> {c['value']}"
+               for c in data.get("host_tuning", [])]  # fmt: skip
+    if changes:
+        rows.append(("host tuning (restored after the run)", ", ".join(changes)))
     return rows
+
+
+def _queue_rows(queue: dict[str, Any] | None, where: str = "") -> list[tuple[str, str]]:
+    if not queue:
+        return []
+    text = settings_text(queue.get("settings") or {}) or queue.get("note") or "?"
+    device = queue.get("device") or "no device"
+    return [(f"queue of {queue['target']}{where}", f"{device}: {text}")]

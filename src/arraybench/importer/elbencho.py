@@ -1,0 +1,98 @@
+"""Read elbencho's CSV result file (``elbencho --csvfile``) into fio's records.
+
+One row per operation phase (SYNC, MKDIRS, WRITE, READ, ...), columns named in the first
+line (elbencho's csv-docs.md): hosts, threads (per host), block size, IO depth, random,
+``time ms``, ``IOPS``, ``MiB/s``, ``MiB`` each as [first] (when the fastest thread finished)
+and [last] (when the slowest did: the whole phase), ``IO lat us [min/avg/max]``.
+
+Each WRITE or READ phase with I/O becomes one job (units of fio/results.py) from its [last]
+columns, the aggregate over every host and thread: I/Os = IOPS x time, bytes = I/Os x block
+size, mean latency = IO lat us [avg]. Options say what ran: rw, bs, iodepth, numjobs =
+threads per host, hosts = hosts (the CSV has no per-host figures), ioengine "elbencho".
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+
+from arraybench.errors import FioParseError
+from arraybench.fio.results import DirStats, FioDocument, FioJobResult
+
+TOOL = "elbencho"
+_EMPTY = DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat")
+_HINT = "is this elbencho's CSV result file (--csvfile)?"
+_DIRECTION = {"WRITE": "write", "READ": "read"}
+
+
+def looks_like_elbencho(text: str) -> bool:
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    return first.startswith("ISO date,") and "IOPS [last]" in first
+
+
+def _number(row: dict[str, str], name: str) -> float | None:
+    text = (row.get(name) or "").strip()
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def _direction(row: dict[str, str]) -> DirStats:
+    iops, time_ms = _number(row, "IOPS [last]"), _number(row, "time ms [last]")
+    bs = _number(row, "block size")
+    if not iops or not time_ms or not bs:
+        return _EMPTY
+    ios = round(iops * time_ms / 1000)
+    moved = round(ios * bs)
+    lat_us = _number(row, "IO lat us [avg]")
+    return DirStats(ios=ios, io_bytes=moved, runtime_ms=round(time_ms),
+                    iops=ios * 1000 / time_ms, bw_bytes=moved * 1000 / time_ms,
+                    lat_mean_ns=lat_us * 1000 if lat_us is not None else None,
+                    lat_min_ns=_scaled(row, "IO lat us [min]"),
+                    lat_max_ns=_scaled(row, "IO lat us [max]"), lat_kind="lat")  # fmt: skip
+
+
+def _scaled(row: dict[str, str], name: str) -> float | None:
+    value = _number(row, name)
+    return value * 1000 if value is not None else None
+
+
+def _options(row: dict[str, str], operation: str) -> dict[str, str]:
+    random = "rand" if row.get("random", "0").strip() == "1" else ""
+    options = {"rw": f"{random}{operation.lower()}", "ioengine": TOOL}
+    for option, column in (("bs", "block size"), ("iodepth", "IO depth"),
+                           ("numjobs", "threads"), ("hosts", "hosts")):  # fmt: skip
+        value = _number(row, column)
+        if value:
+            options[option] = str(round(value))
+    if row.get("direct IO", "").strip() == "1":
+        options["direct"] = "1"
+    return options
+
+
+def parse_elbencho(lines: Iterable[str], source: str = "") -> list[FioDocument]:
+    """One FioDocument per READ or WRITE phase with I/O in an elbencho CSV file."""
+    docs = []
+    for row in csv.DictReader(line.lstrip("\ufeff") for line in lines):
+        operation = (row.get("operation") or "").strip().upper()
+        if operation not in _DIRECTION:
+            continue
+        stats = _direction(row)
+        if stats.empty:
+            continue
+        dirs = {"read": _EMPTY, "write": _EMPTY, _DIRECTION[operation]: stats}
+        job = FioJobResult(name=f"elbencho-{operation.lower()}", groupid=0, error=0,
+                           read=dirs["read"], write=dirs["write"], trim=_EMPTY,
+                           options=_options(row, operation))  # fmt: skip
+        version = (row.get("version") or "").strip()
+        docs.append(FioDocument(
+            fio_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
+            all_clients=None, disk_util=[], preamble="",
+            notes=(f"elbencho {version} {operation}: the [last] columns (every host and "
+                   "thread, until the slowest finished)",),
+        ))  # fmt: skip
+    if not docs:
+        raise FioParseError(f"{source or 'elbencho CSV'}: no READ or WRITE phase with I/O",
+                            _HINT)  # fmt: skip
+    return docs

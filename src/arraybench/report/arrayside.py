@@ -1,0 +1,84 @@
+"""The array's own view beside fio's: per point, fio's IOPS against the attached monitor's
+(`arraybench attach`), flagged beyond 10 % as the kernel check is."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
+from arraybench.report.model import PointRow, ReportModel, ReportTable
+from arraybench.store.db import PointRecord, Store
+from arraybench.units import format_pct
+
+
+def point_agreements(
+    store: Store, run_id: str, points: list[PointRecord]
+) -> list[tuple[PointRecord, Agreement | None]]:
+    """Each point against the latest attached series (none attached: empty)."""
+    found = store.findings(run_id, "array_series")
+    if not found:
+        return []
+    array = [ArraySample(float(t), values) for t, values in found[-1].data["samples"]]
+    result = []
+    for point in points:
+        seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
+                   for s in store.samples(point.id)]  # fmt: skip
+        result.append((point, agreement(seconds, array)))
+    return result
+
+
+def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[ReportTable]:
+    pairs = point_agreements(store, run_id, points)
+    if not pairs:
+        return []
+    data = store.findings(run_id, "array_series")[-1].data
+    rows = [[p.key, f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}",
+             format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
+            if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
+    caption = (
+        f"From {data['file']} (array clock {data['offset_s']:+g} s); mean IOPS over the "
+        f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
+    )
+    return [ReportTable("Array monitor vs fio (IOPS)",
+                        ["Point", "fio IOPS", "array IOPS", "array vs fio", "verdict"], rows,
+                        caption)]  # fmt: skip
+
+
+def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
+    """The attached series per Unix second (mean of its samples in that second), in IOPS or
+    MB/s as the point is measured; empty when nothing (or not that value) is attached."""
+    found = store.findings(run_id, "array_series")
+    if not found:
+        return {}
+    field = "mbps" if mbps else "iops"
+    buckets: dict[int, list[float]] = {}
+    for t, values in found[-1].data["samples"]:
+        if field in values:
+            buckets.setdefault(int(t), []).append(float(values[field]))
+    return {t: sum(v) / len(v) for t, v in buckets.items()}
+
+
+def with_array(
+    rows: list[PointRow], pairs: list[tuple[PointRecord, Agreement | None]]
+) -> list[PointRow]:
+    """The points table's rows with the column `array_vs_fio_pct` (None without samples)."""
+    by_key = {p.key: a.diff_pct for p, a in pairs if a is not None}
+    if not by_key:
+        return rows
+    rows = [replace(r, values=r.values | {"array_vs_fio_pct": by_key.get(str(r.record.get("key")))})
+            for r in rows]  # fmt: skip
+    return [replace(r, record=r.record | {"array_vs_fio_pct": r.values["array_vs_fio_pct"]})
+            for r in rows]  # fmt: skip
+
+
+def add_array_view(
+    model: ReportModel, store: Store, run_id: str, points: list[PointRecord]
+) -> None:
+    """An attached array series into a run's report: its table, and its column of the points
+    table (every format); nothing when none is attached."""
+    pairs = point_agreements(store, run_id, points)
+    if not pairs:
+        return
+    model.tables += array_tables(store, run_id, points)
+    model.points = with_array(model.points, pairs)
+    model.point_columns = [*model.point_columns, "array_vs_fio_pct"]
