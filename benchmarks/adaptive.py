@@ -31,10 +31,10 @@ from datetime import datetime
 from pathlib import Path
 
 from arraybench.analysis.curves import maximum, optimal_point
-from arraybench.campaign import Campaign
 from arraybench.errors import StoreError
 from arraybench.plan.load import parse_plan_text
 from arraybench.report.build import curve_points, order_points
+from arraybench.run.campaign import Campaign
 from arraybench.store.db import Store
 
 LADDER = [1, 2, 4, 8, 16, 32, 64, 96, 128, 192]  # iodepth, HUS VM's numjobs ladder

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arraybench.campaign import Campaign
 from arraybench.plan.load import parse_plan_text
+from arraybench.run.campaign import Campaign
 from arraybench.store.db import Store
 
 PLAN = """\

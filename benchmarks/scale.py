@@ -34,11 +34,19 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
-from arraybench.campaign import plan_yaml, point_findings
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.expand import Level, Point, expand, family_label, mix_label, throughput_unit
 from arraybench.plan.load import parse_plan_text
-from arraybench.store.db import CpuSample, Finding, HostSample, RunRecord, Sample, Store
+from arraybench.run.campaign import plan_yaml, point_findings
+from arraybench.store.db import (
+    CpuSample,
+    Finding,
+    HostSample,
+    NewPoint,
+    RunRecord,
+    Sample,
+    Store,
+)
 
 RUN_ID = "20260101-000000-scale"
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z, the first sample's Unix second
@@ -208,6 +216,7 @@ class Built:
 
 
 def _record(run: RunRecord, point: Point, folder: Path, runtime: float) -> dict[str, Any]:
+    """NewPoint's fields (the callers add theirs before it is built)."""
     w = point.workload
     return {
         "run_id": run.id, "seq": point.seq, "key": point.key, "workload": w.name,
@@ -258,7 +267,7 @@ def build_store(results: Path, points: int, seconds: int, hosts: int, point_seco
         host = host_rows(samples, devices, rng)
         kernel = {"kernel_iops": metrics.total.iops * rng.uniform(0.99, 1.01),
                   "kernel_mbps": metrics.total.mbps * rng.uniform(0.99, 1.01)}  # fmt: skip
-        record = _record(run, point, folder, 70.0) | kernel
+        record = NewPoint(**(_record(run, point, folder, 70.0) | kernel))
         store.add_point(record, metrics, samples, host, cpu_rows(samples, rng))
         nsamples += len(samples)
         nhost += len(host)
@@ -268,10 +277,10 @@ def build_store(results: Path, points: int, seconds: int, hosts: int, point_seco
     folder = run_folder / "points" / f"{long.seq:05d}-{long.key.replace('/', '-')}"
     folder.mkdir(parents=True)
     (folder / "point.fio").write_text(render_jobfile(long, sizes, title=f"run {RUN_ID}"))
-    record = _record(run, long, folder, float(seconds)) | {
+    record = NewPoint(**(_record(run, long, folder, float(seconds)) | {
         "hosts": hosts, "partial": 0, "failed_hosts": "", "start_spread_ms": 3.2,
         "started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T10:00:00+00:00",
-    }  # fmt: skip
+    }))  # fmt: skip
     totals = [sum((v or 0.0) for v in (s.read_iops, s.write_iops)) for s in samples]
     mean = sum(totals) / len(totals)
     d = _dir(mean * 0.3 * seconds, 8192, seconds, 2400.0)

@@ -23,7 +23,6 @@ from rich.cells import cell_len
 from arraybench import __version__, console
 from arraybench.analysis.repeats import point_spreads
 from arraybench.analysis.validity import KIND, Flag, flags_by_point
-from arraybench.campaign import Campaign, scratch_path
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.events.tuning import change_lines, plan_changes, revert_all
 from arraybench.fio.jobfile import render_jobfile
@@ -31,8 +30,6 @@ from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
 from arraybench.importer import import_paths
 from arraybench.monitor.arrayside import parse_map, read_csv
-from arraybench.multihost import host_spec, host_targets, target_safety
-from arraybench.outline import plan_outline, target_facts
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
     Point,
@@ -46,12 +43,15 @@ from arraybench.plan.expand import (
 from arraybench.plan.model import Plan
 from arraybench.plan.reference import plan_reference
 from arraybench.plan.schema import plan_schema
-from arraybench.plan_values import check_plan_values
 from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.run.campaign import Campaign, scratch_path
+from arraybench.run.fleet import host_spec, host_targets, target_safety
+from arraybench.run.outline import plan_outline, target_facts
+from arraybench.run.plan_values import check_plan_values
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
 from arraybench.units import format_latency, format_throughput
 

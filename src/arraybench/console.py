@@ -32,12 +32,12 @@ from rich.table import Table
 from rich.text import Text
 
 from arraybench.analysis.aggregate import PointMetrics
-from arraybench.outline import OVERHEAD_S, Outline, TargetFacts
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
-from arraybench.progress import RunProgress
 from arraybench.report.model import ReportModel
+from arraybench.run.outline import OVERHEAD_S, Outline, TargetFacts
+from arraybench.run.progress import RunProgress
 from arraybench.store.db import RunRecord
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 

@@ -10,7 +10,7 @@ import pytest
 
 from arraybench.plan import catalog
 from arraybench.plan.expand import with_targets
-from arraybench.progress import RunProgress, run_steps
+from arraybench.run.progress import RunProgress, run_steps
 from tests.conftest import needs_fio, run_cli
 
 COUNTS = re.compile(r"^\[(\d+)/(\d+)\]")

@@ -8,8 +8,8 @@ import sys
 import threading
 import time
 
-from arraybench.campaign import new_run_id
 from arraybench.errors import RunLockedError
+from arraybench.run.campaign import new_run_id
 from arraybench.store.db import Store
 from arraybench.store.migrations import MIGRATIONS
 from tests.conftest import needs_fio

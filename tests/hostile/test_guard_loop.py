@@ -19,10 +19,10 @@ import pytest
 
 from arraybench import cli
 from arraybench.analysis.aggregate import PointMetrics
-from arraybench.campaign import Campaign
 from arraybench.errors import TargetError, UnsafeTargetError
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
+from arraybench.run.campaign import Campaign
 from arraybench.store.db import RunRecord, Store
 from arraybench.targets import prepare
 from arraybench.targets.guard import TargetGuard

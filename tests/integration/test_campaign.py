@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.campaign import Campaign
 from arraybench.plan.catalog import resolve
+from arraybench.run.campaign import Campaign
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
 from tests.crosscheck import assert_point_matches_fio

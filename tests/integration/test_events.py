@@ -45,8 +45,8 @@ from arraybench.events.records import EventRecord
 from arraybench.events.timeline import EventTimeline
 from arraybench.fio.jobfile import LOG_PREFIX
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
+from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Sample
-from arraybench.timeseries import point_samples
 from tests.loopdev import attached, sparse_file
 
 IS_ROOT = os.geteuid() == 0

@@ -19,6 +19,7 @@ from typing import BinaryIO, TypeVar
 
 import pytest
 
+from arraybench.analysis.hosts import combine_hosts
 from arraybench.errors import ArraybenchError
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts.address import AddressError
@@ -26,7 +27,6 @@ from arraybench.hosts.client import (
     MultiHostOutcome,
     aligned_per_second,
     client_command,
-    combine_hosts,
     run_on_hosts,
 )
 from arraybench.hosts.clock import estimate_offset

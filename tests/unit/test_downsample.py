@@ -13,7 +13,7 @@ from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.report.assemble import report_for_run
 from arraybench.report.html import render_html
 from arraybench.report.timechart import Bucket, TimeSeries, envelope, time_chart
-from arraybench.store.db import HostSample, RunRecord, Sample, Store
+from arraybench.store.db import HostSample, NewPoint, RunRecord, Sample, Store
 
 TEN_HOURS = 36_000
 
@@ -178,7 +178,7 @@ def test_a_one_second_dip_in_36000_samples_reaches_the_report(tmp_path: Path) ->
              for s in samples for h in range(1, 9)]  # fmt: skip
     store = Store(tmp_path)
     store.create_run(_run(tmp_path / "runs" / "long"))
-    record = dict(
+    record = NewPoint(
         run_id="long", seq=1, key="long-rand-8k/w32-qd32-h8", workload="long-rand-8k",
         family="Random 8 KiB", mix="Read", pattern="random", bs=8192, read_pct=100,
         region="backend", ioengine="libaio", unit="IOPS", workers=32, iodepth=32, jobs=256,

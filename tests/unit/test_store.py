@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -9,7 +10,16 @@ import pytest
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.errors import StoreError
-from arraybench.store.db import CpuSample, Finding, HostSample, RunRecord, Sample, Store
+from arraybench.store.db import (
+    CpuSample,
+    Finding,
+    HostSample,
+    NewPoint,
+    PointRecord,
+    RunRecord,
+    Sample,
+    Store,
+)
 from arraybench.store.migrations import MIGRATIONS
 
 
@@ -28,8 +38,8 @@ def _metrics(iops: float) -> PointMetrics:
                         total=d)  # fmt: skip
 
 
-def _fields(key: str, seq: int) -> dict[str, object]:
-    return dict(
+def _fields(key: str, seq: int) -> NewPoint:
+    return NewPoint(
         run_id="r1", seq=seq, key=key, workload="w", family="Random 8 KiB", mix="Read",
         pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio",
         unit="IOPS", workers=1, iodepth=1, jobs=1, targets="/t", folder="/tmp/x/p",
@@ -82,3 +92,26 @@ def test_missing_store_and_run_are_user_errors(tmp_path: Path):
         Store(tmp_path / "nothing", create=False)
     with pytest.raises(StoreError, match="no run 'x'"):
         Store(tmp_path).get_run("x")
+
+
+def test_a_misspelt_point_field_is_an_error_never_a_null(tmp_path: Path):
+    store = Store(tmp_path)
+    store.create_run(_run())
+    good = dataclasses.asdict(_fields("w/w1-qd1", 1))
+    misspelt = {("kernel_iop" if k == "kernel_iops" else k): v for k, v in good.items()}
+    with pytest.raises(TypeError, match="kernel_iop"):
+        NewPoint(**misspelt)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="kernel_iop"):
+        dataclasses.replace(_fields("w/w1-qd1", 1), kernel_iop=5.0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="NewPoint"):  # the old dict form: refused, not stored
+        store.add_point(misspelt, _metrics(1.0), [])  # type: ignore[arg-type]
+    assert store.points("r1") == []
+    store.add_point(_fields("w/w1-qd1", 1), _metrics(1.0), [])
+    [point] = store.points("r1")
+    assert point.kernel_iops == 1200.0 and point.cpu_busy_pct == 12.5
+
+
+def test_what_goes_in_is_what_comes_out():
+    """Every column of a new point is a field of the stored record, in the same order."""
+    stored = [f.name for f in dataclasses.fields(PointRecord) if f.name not in ("id", "metrics")]
+    assert [f.name for f in dataclasses.fields(NewPoint)] == stored

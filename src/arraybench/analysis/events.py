@@ -1,7 +1,7 @@
 """The impact of an event (a path failure, a throttle, a controller reboot) on a point's
 1-second throughput and latency, and the availability table across failure scenarios.
 
-Sample convention (store.db.Sample, fio 1-second logs): the sample stamped `t` is the rate
+Sample convention (store.records.Sample, fio 1-second logs): the sample stamped `t` is the rate
 over the second that ENDS at t, i.e. the interval (t - 1, t]. For an event that starts at S
 and is reverted at E (Unix seconds, EventRecord times):
 
@@ -35,7 +35,7 @@ from typing import Literal
 
 from arraybench.events.errors import EventError
 from arraybench.events.records import EventRecord
-from arraybench.store.db import Sample
+from arraybench.store.records import Sample
 from arraybench.units import format_throughput
 
 Metric = Literal["iops", "mbps"]

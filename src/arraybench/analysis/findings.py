@@ -13,7 +13,7 @@ from typing import Any
 
 from arraybench.analysis.cliff import find_write_cliff, gc_throughput_estimate
 from arraybench.analysis.steady import steady_state
-from arraybench.store.db import Sample
+from arraybench.store.records import Sample
 
 SNIA_WINDOW = 5
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from arraybench.analysis.findings import DISAGREEMENT, series
 from arraybench.plan.expand import Point
-from arraybench.store.db import CpuSample, Finding, Sample
+from arraybench.store.records import CpuSample, Finding, NewPoint, Sample
 
 BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: the host may be the limit
 CORE_PCT = 90.0  # one fio job's usr + sys at or above this share of one CPU: the same
@@ -153,7 +153,7 @@ def busy_pct(cpu: Sequence[CpuSample]) -> float | None:
 
 def point_finding(
     point: Point,
-    record: dict[str, Any],
+    record: NewPoint,
     samples: Sequence[Sample],
     *,
     monitor_flags: Sequence[str] = (),
@@ -164,13 +164,13 @@ def point_finding(
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong)."""
     facts = PointFacts(
-        jobs=int(record.get("jobs") or 0), iodepth=int(record.get("iodepth") or 1),
-        usr_cpu=record.get("usr_cpu"),
-        sys_cpu=record.get("sys_cpu"), cpu_busy_pct=busy_pct(cpu), cpus=cpus,
+        jobs=record.jobs or 0, iodepth=record.iodepth or 1,
+        usr_cpu=record.usr_cpu,
+        sys_cpu=record.sys_cpu, cpu_busy_pct=busy_pct(cpu), cpus=cpus,
         steady_asked=point.timing.steady is not None,
-        steady_attained=record.get("steady_attained"), direct=point.direct,
+        steady_attained=record.steady_attained, direct=point.direct,
         file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
-        start_spread_ms=record.get("start_spread_ms"), max_start_spread_ms=max_start_spread_ms,
+        start_spread_ms=record.start_spread_ms, max_start_spread_ms=max_start_spread_ms,
     )  # fmt: skip
     flags = point_flags(facts)
     return Finding(None, KIND, finding_data(flags)) if flags else None

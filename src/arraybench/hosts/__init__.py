@@ -17,7 +17,6 @@ from arraybench.hosts.client import (
     AlignedSeries,
     MultiHostOutcome,
     aligned_per_second,
-    combine_hosts,
     run_on_hosts,
 )
 from arraybench.hosts.server import (
@@ -45,7 +44,6 @@ __all__ = [
     "aligned_per_second",
     "check_host",
     "check_hosts",
-    "combine_hosts",
     "run_on_hosts",
     "start_server_over_ssh",
     "stop_server_over_ssh",

@@ -50,7 +50,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.errors import FioParseError
 from arraybench.fio.logs import LAT_KINDS, RATE_KINDS, parse_interval_log, per_second
 from arraybench.fio.parse import last_document, parse_fio_json_file
@@ -384,14 +383,6 @@ def host_starts(outcome: MultiHostOutcome) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- totals
-
-
-def combine_hosts(outcome: MultiHostOutcome) -> tuple[dict[str, PointMetrics], PointMetrics]:
-    """Per-host figures and the total over every job of every host (not fio's "All clients",
-    which sums every group of every host)."""
-    per_host = {name: point_metrics(jobs) for name, jobs in outcome.jobs_by_host.items()}
-    every_job = [job for host in outcome.hosts for job in outcome.jobs_by_host.get(host.name, [])]
-    return per_host, point_metrics(every_job)
 
 
 def _host_logs(paths: list[Path], kind: str) -> list[Path]:

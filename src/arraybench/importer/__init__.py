@@ -55,7 +55,6 @@ import yaml
 
 from arraybench import __version__
 from arraybench.analysis.aggregate import point_metrics
-from arraybench.campaign import new_run_id, now_iso
 from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.fio.logs import (
     hist_log_bins,
@@ -75,10 +74,11 @@ from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.reading import Skip, pick_docs, read_docs
 from arraybench.importer.vdbench import TOOL as VDBENCH
-from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import LatencyBound, Workload
-from arraybench.store.db import Finding, RunRecord, Sample, Store
-from arraybench.timeseries import full_seconds
+from arraybench.run.campaign import new_run_id, now_iso
+from arraybench.run.record import PointPlace, names_of, new_point
+from arraybench.run.timeseries import full_seconds
+from arraybench.store.db import Finding, NewPoint, RunRecord, Sample, Store
 from arraybench.units import fio_size, parse_size
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
@@ -1019,28 +1019,16 @@ def _targets(c: _Candidate) -> list[str]:
     return list(dict.fromkeys(f for f in found if f))
 
 
-def _record(run_id: str, seq: int, c: _Candidate) -> dict[str, Any]:
+def _record(run_id: str, seq: int, c: _Candidate) -> NewPoint:
     workload = Workload(name=c.workload, pattern=c.pattern, bs=c.bs, read=c.read_pct)
-    steady = [j.steadystate for j in c.jobs if j.steadystate]
-    attained = int(all(s.get("attained") for s in steady)) if steady else None
     runtime = _runtime_s(c.jobs)
     started, finished = _times(c.doc, runtime)
-    cpu = [(j.usr_cpu, j.sys_cpu) for j in c.jobs if j.usr_cpu is not None]
-    return {
-        "run_id": run_id, "seq": seq, "key": c.key, "workload": c.workload,
-        "family": family_label(workload, c.ioengine), "mix": mix_label(c.read_pct),
-        "pattern": c.pattern, "bs": c.bs, "read_pct": c.read_pct, "region": "backend",
-        "ioengine": c.ioengine, "unit": throughput_unit(workload), "workers": c.workers,
-        "iodepth": c.iodepth, "jobs": len(c.jobs), "targets": ",".join(_targets(c)),
-        "folder": str(c.source.path.parent.resolve()), "started": started, "finished": finished,
-        "runtime_s": runtime, "fio_version": c.doc.fio_version or None,
-        "usr_cpu": sum(u or 0.0 for u, _ in cpu) if cpu else None,
-        "sys_cpu": sum(s or 0.0 for _, s in cpu) if cpu else None,
-        "devices": c.devices, "steady_attained": attained,
-        "ended_early": int(bool(attained)) if steady else 0, "hosts": c.hosts,
-        "scenario": c.scenario,
-        "labels_json": json.dumps(c.labels, sort_keys=True) if c.labels else None,
-    }  # fmt: skip
+    place = PointPlace(run_id, seq, c.key, c.ioengine, c.workers, c.iodepth, _targets(c),
+                       str(c.source.path.parent.resolve()), c.devices)  # fmt: skip
+    record = new_point(place, names_of(workload, c.ioengine, region="backend"), c.jobs, started,
+                       finished, runtime, c.doc.fio_version or None)  # fmt: skip
+    labels = json.dumps(c.labels, sort_keys=True) if c.labels else None
+    return dataclasses.replace(record, hosts=c.hosts, scenario=c.scenario, labels_json=labels)
 
 
 def _finding(c: _Candidate) -> Finding:

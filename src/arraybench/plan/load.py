@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,17 @@ def parse_plan_text(text: str, source: str, overrides: Sequence[str] = ()) -> Pl
         return Plan.model_validate(data)
     except ValidationError as exc:
         raise plan_error_from_validation(exc, source, lines, overridden) from None
+
+
+@lru_cache(maxsize=4)
+def stored_plan(text: str, source: str) -> Plan | None:
+    """The plan a run stored, read through the same loader as at its start; None when the text
+    is no plan (an import stores its description of the sources there). Parsed once per
+    report (a report reads it in several places); callers read it, never change it."""
+    try:
+        return parse_plan_text(text, source)
+    except PlanError:
+        return None
 
 
 def load_plan_file(path: Path, overrides: Sequence[str] = ()) -> Plan:

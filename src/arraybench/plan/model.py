@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from arraybench.analysis.fabric import parse_link
 from arraybench.plan.events import Event
+from arraybench.plan.links import parse_link
 from arraybench.plan.tuning import HostTuning
 from arraybench.plan.types import (
     _NUMBER,

@@ -9,8 +9,8 @@ from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
+from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
-from arraybench.provenance import provenance_rows
 from arraybench.report.arrayside import add_array_view
 from arraybench.report.build import (
     HOST_COLUMNS,
@@ -23,7 +23,6 @@ from arraybench.report.build import (
     job_files,
     level_axis,
     mix_sort_key,
-    plan_data,
     point_columns,
     series_name,
     series_of,
@@ -47,6 +46,7 @@ from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.spread import flag_table, repeat_notes, spread_tables
 from arraybench.report.timelines import timelines, untimed_note
+from arraybench.run.provenance import provenance_rows
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size
@@ -77,9 +77,8 @@ def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> 
 
 
 def fabric_of(run: RunRecord) -> dict[str, Any] | None:
-    data = plan_data(run.plan_yaml)
-    fabric = data.get("fabric")
-    return fabric if isinstance(fabric, dict) else None
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return plan.fabric.model_dump() if plan and plan.fabric else None
 
 
 def ceiling_for(fabric: dict[str, Any] | None, point: PointRecord) -> float | None:
@@ -175,9 +174,8 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
 
 
 def expectations_of(run: RunRecord) -> list[Expectation]:
-    data = plan_data(run.plan_yaml)
-    listed = data.get("acceptance") if isinstance(data, dict) else None
-    return [Expectation.model_validate(e) for e in listed or []]
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return list(plan.acceptance) if plan else []
 
 
 def integrity_verdicts(points: list[PointRecord], findings: list[Finding]) -> list[Verdict]:

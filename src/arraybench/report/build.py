@@ -4,25 +4,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord, Store
 from arraybench.units import format_latency, format_pct, format_throughput
-
-
-@lru_cache(maxsize=4)
-def plan_data(plan_yaml: str) -> Any:
-    """The stored plan, parsed once per report (a 10,000-point plan takes 0.2 s to parse);
-    callers read it, never change it."""
-    try:
-        return yaml.safe_load(plan_yaml) or {}
-    except yaml.YAMLError:
-        return {}
 
 
 def throughput_of(point: PointRecord) -> float:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
-from arraybench.report.build import level_axis, plan_data, series_of
+from arraybench.plan.load import stored_plan
+from arraybench.report.build import level_axis, series_of
 from arraybench.report.model import Overlay, OverlayLine
 from arraybench.store.db import PointRecord
 from arraybench.units import format_size
@@ -13,8 +13,8 @@ from arraybench.units import format_size
 
 def chart_keys(plan_yaml: str) -> dict[str, str]:
     """Workload name -> its `chart` key, from the plan the run stored."""
-    data: dict[str, Any] = plan_data(plan_yaml)
-    return {w["name"]: w["chart"] for w in data.get("workloads", []) if w.get("chart")}
+    plan = stored_plan(plan_yaml, "plan.yaml")
+    return {w.name: w.chart for w in plan.workloads if w.chart} if plan else {}
 
 
 def _ticks(points: list[PointRecord]) -> list[str]:

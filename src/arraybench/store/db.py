@@ -9,137 +9,41 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
 from arraybench.errors import RunLockedError, StoreError, StoreMachineError
 from arraybench.store.migrations import MIGRATIONS
+from arraybench.store.records import (
+    CpuSample,
+    Finding,
+    HostSample,
+    NewPoint,
+    PointRecord,
+    RunRecord,
+    Sample,
+)
+
+# the records are imported from here by name too (``from arraybench.store.db import Sample``)
+__all__ = [
+    "CpuSample",
+    "Finding",
+    "HostSample",
+    "NewPoint",
+    "PointRecord",
+    "RunRecord",
+    "Sample",
+    "Store",
+    "store_error",
+]
 
 DB_NAME = "arraybench.db"
 BUSY_S = 30.0  # how long a statement waits for another process's transaction
 LOCK_NAME = ".arraybench.lock"  # in a run's folder, held by the process running it
 METRIC_COLUMNS = [f"{scope}_{name}" for scope in SCOPES for name in METRIC_NAMES]
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    id: str
-    plan_name: str
-    scenario: str
-    labels: dict[str, str]
-    plan_yaml: str
-    folder: str
-    scale: float
-    status: str
-    started: str
-    finished: str | None
-    total_points: int
-    fio_version: str | None
-    arraybench_version: str
-    host: str
-    kernel: str
-    targets: list[str]
-    latency_bound_us: float
-    latency_stat: str
-
-
-@dataclass(frozen=True)
-class PointRecord:
-    """One stored point: identity, load level, and every metric column by name."""
-
-    id: int
-    run_id: str
-    seq: int
-    key: str
-    workload: str
-    family: str
-    mix: str
-    pattern: str
-    bs: int
-    read_pct: int
-    region: str
-    ioengine: str
-    unit: str
-    workers: int
-    iodepth: int
-    jobs: int
-    targets: str
-    folder: str
-    started: str
-    finished: str
-    runtime_s: float
-    fio_version: str | None
-    usr_cpu: float | None
-    sys_cpu: float | None
-    devices: int | None  # the step of a device-count ladder, if any
-    steady_attained: int | None  # fio's steadystate verdict: 1, 0, or None when not asked
-    ended_early: int | None  # 1 when the point stopped before its duration (steady)
-    pause_s: float | None  # pause taken after the point (GC rule)
-    kernel_iops: float | None  # the kernel's view of the target devices (/proc/diskstats)
-    kernel_mbps: float | None
-    cpu_busy_pct: float | None  # host CPU busy, % of all CPUs
-    hosts: int | None  # how many hosts ran the point together (None: local)
-    partial: int | None  # 1 when a host failed and only the others' data is here
-    failed_hosts: str | None  # comma-separated names
-    start_spread_ms: float | None  # last host's start minus the first's
-    metrics: dict[str, float | None]
-    scenario: str | None = None  # imported points: the scenario the file name gave
-    labels_json: str | None = None  # imported points: JSON object of label -> value
-
-    @property
-    def labels(self) -> dict[str, str]:
-        return dict(json.loads(self.labels_json)) if self.labels_json else {}
-
-    def metric(self, scope: str, name: str) -> float | None:
-        return self.metrics.get(f"{scope}_{name}")
-
-    def throughput(self, scope: str = "total") -> float:
-        """IOPS or MB/s, whichever is the unit of this point's series."""
-        return self.metric(scope, "iops" if self.unit == "IOPS" else "mbps") or 0.0
-
-
-@dataclass(frozen=True)
-class HostSample:
-    t: int  # Unix seconds, same clock as Sample.t
-    device: str
-    read_iops: float
-    write_iops: float
-    read_mbps: float
-    write_mbps: float
-    await_ms: float | None
-    util_pct: float
-
-
-@dataclass(frozen=True)
-class CpuSample:
-    t: int
-    user_pct: float
-    system_pct: float
-    iowait_pct: float
-    busy_pct: float
-
-
-@dataclass(frozen=True)
-class Finding:
-    point_id: int | None
-    kind: str  # "cliff", "steady", "monitor", ...
-    data: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Sample:
-    t: int  # Unix seconds
-    read_iops: float | None
-    write_iops: float | None
-    read_mbps: float | None
-    write_mbps: float | None
-    read_lat_us: float | None
-    write_lat_us: float | None
-
-
-_POINT_FIELDS = [f for f in PointRecord.__dataclass_fields__ if f not in ("id", "metrics")]
+_POINT_FIELDS = [f.name for f in fields(NewPoint)]
 
 
 class Store:
@@ -286,7 +190,7 @@ class Store:
     # points -------------------------------------------------------------------------------
     def add_point(
         self,
-        record: dict[str, Any],
+        point: NewPoint,
         metrics: PointMetrics,
         samples: Sequence[Sample],
         host: Sequence[HostSample] = (),
@@ -294,7 +198,9 @@ class Store:
         findings: Sequence[Finding] = (),
     ) -> int:
         """Store a completed point with everything measured beside it: all or nothing."""
-        values = {f: record.get(f) for f in _POINT_FIELDS} | metrics.as_dict()
+        if not isinstance(point, NewPoint):  # a dict would let a misspelt key store NULL
+            raise TypeError(f"add_point takes a NewPoint, not {type(point).__name__}")
+        values = {f: getattr(point, f) for f in _POINT_FIELDS} | metrics.as_dict()
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction() as db:
@@ -310,7 +216,7 @@ class Store:
                     )
             db.executemany(
                 "INSERT INTO findings (run_id, point_id, kind, data_json) VALUES (?, ?, ?, ?)",
-                [(record["run_id"], point_id, f.kind, json.dumps(f.data)) for f in findings],
+                [(point.run_id, point_id, f.kind, json.dumps(f.data)) for f in findings],
             )
         return point_id
 

@@ -6,7 +6,7 @@ symlink can be swapped or a file replaced by a device node, so a campaign keeps 
 records the identity of what it found (the resolved path, its device and inode numbers) and,
 right before each point's fio starts, ``recheck`` refuses a target whose path now resolves
 elsewhere or whose file or device was replaced. fio is always given the resolved path (the
-campaign's plan carries resolved paths, see ``arraybench.plan_values.resolve_targets``), so a
+campaign's plan carries resolved paths, see ``arraybench.run.plan_values.resolve_targets``), so a
 link changed after the check cannot move fio either.
 
 allow_destroy is compared with the resolved device (``apply_policy`` resolves both sides):

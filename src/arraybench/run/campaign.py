@@ -12,15 +12,14 @@ import shutil
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 
-from arraybench import __version__, provenance
-from arraybench.adaptive_series import run_adaptive
+from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
@@ -29,41 +28,36 @@ from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.fio import runner
-from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
-from arraybench.fio.results import FioJobResult
+from arraybench.fio.results import FioDocument
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
-from arraybench.multihost import Fleet, host_spec
-from arraybench.outline import OVERHEAD_S, metadata_seconds, write_seconds
 from arraybench.plan.expand import (
     Point,
     check_resolved,
     expand,
-    family_label,
-    mix_label,
     round_in_key,
     round_points,
     throughput_unit,
 )
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
-from arraybench.plan_values import check_plan_values, resolve_targets
-from arraybench.point_extras import PointExtras
-from arraybench.progress import run_steps
-from arraybench.special_points import (
-    INTERFERENCE_KEY,
-    interference_spec,
-    metadata_directory,
-    run_interference,
-    run_metadata,
-)
-from arraybench.store.db import Finding, PointRecord, RunRecord, Sample, Store
+from arraybench.run import provenance
+from arraybench.run.adaptive_series import run_adaptive
+from arraybench.run.context import RunContext
+from arraybench.run.fleet import Fleet, HostRun, host_spec
+from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
+from arraybench.run.outline import write_seconds
+from arraybench.run.plan_values import check_plan_values, resolve_targets
+from arraybench.run.progress import run_steps
+from arraybench.run.record import PointPlace, SeriesNames, names_of, new_point
+from arraybench.run.sidecars import PointExtras
+from arraybench.run.timeseries import point_samples
+from arraybench.store.db import Finding, NewPoint, PointRecord, RunRecord, Sample, Store
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
 from arraybench.targets.prepare import file_size, needs_layout
-from arraybench.timeseries import point_samples
 
 SCRATCH_NAME = "arraybench-scratch.dat"
 MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)
@@ -270,7 +264,7 @@ class Campaign:
             self.run_id = run.id
             found = provenance.collect(plan, sizes, tuning.applied())
             self.store.add_finding(run.id, "provenance", found)
-            return self._execute(run, plan, sizes, fio)
+            return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
         finally:
             self._restore(tuning)
 
@@ -293,13 +287,12 @@ class Campaign:
         self.store.set_run_status(run_id, "running", None)
         tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
-            return self._execute(run, plan, sizes, fio)
+            return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
         finally:
             self._restore(tuning)
 
-    def _execute(
-        self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str
-    ) -> CampaignResult:
+    def _execute(self, ctx: RunContext) -> CampaignResult:
+        run, plan, fio = ctx.run, ctx.plan, ctx.fio
         done = self.store.completed_keys(run.id)
         points = expand(plan)
         todo = [p for p in points if p.key not in done]
@@ -314,11 +307,11 @@ class Campaign:
             if plan.hosts:
                 self.fleet = Fleet(plan, fio, self.observer.warning)
                 self.fleet.start(version)
-            self._condition(run, plan, sizes, fio)
+            self._condition(ctx)
             if plan.rounds:  # right after preconditioning, as SNIA runs them
-                self._run_rounds(run, plan, sizes, fio)
-            self._run_grid(run, points, done, len(todo), sizes, fio)
-            self._run_special(run, plan, sizes, fio, first_seq=len(all_points(plan)) + 1)
+                self._run_rounds(ctx)
+            self._run_grid(ctx, points, done, len(todo))
+            self._run_special(ctx, first_seq=len(all_points(plan)) + 1)
             status = "complete"
         except (FioRunError, HostError):
             status = "failed"
@@ -330,11 +323,9 @@ class Campaign:
         ran = len(self.store.completed_keys(run.id)) - len(done)
         return CampaignResult(run.id, status, ran, len(done))
 
-    def _run_grid(
-        self, run: RunRecord, points: list[Point], done: set[str], total: int,
-        sizes: dict[str, int], fio: str,
-    ) -> None:  # fmt: skip
+    def _run_grid(self, ctx: RunContext, points: list[Point], done: set[str], total: int) -> None:
         """The plan's points in order; an adaptive series runs where its first point is."""
+        run = ctx.run
         index = 0
 
         def run_one(point: Point) -> None:
@@ -342,7 +333,7 @@ class Campaign:
             if point.key not in done:
                 index += 1
                 self.observer.point_started(point, index, total)
-                self._run_point(run, point, sizes, fio)
+                self._run_point(ctx, point)
 
         def measure(point: Point) -> PointRecord | None:  # the adaptive search's view
             run_one(point)
@@ -368,8 +359,9 @@ class Campaign:
                 return
         self.store.add_finding(run.id, "adaptive", finding)
 
-    def _condition(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
+    def _condition(self, ctx: RunContext) -> None:
         """Purge and precondition once per run (a resumed run does not repeat them)."""
+        run, plan, sizes, fio = ctx.run, ctx.plan, ctx.sizes, ctx.fio
         kinds = {f.kind for f in self.store.findings(run.id)}
         if plan.purge and "purge" not in kinds:
             self._phase("purge", "blkdiscard of the block devices", 1.0)
@@ -402,70 +394,46 @@ class Campaign:
         else:  # an observer without phases sees them as before
             self.observer.warning(f"{kind}: {text}")
 
-    def _run_special(
-        self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str, first_seq: int
-    ) -> None:
-        """dbi's interference test and CSCS's metadata test, after the grid of points."""
-        done = self.store.completed_keys(run.id)
+    def _run_special(self, ctx: RunContext, first_seq: int) -> None:
+        """The registered test kinds (run.kinds: interference, metadata), after the grid."""
+        done = self.store.completed_keys(ctx.run.id)
         seq = first_seq
-        test = plan.interference
-        if test and INTERFERENCE_KEY not in done:
-            seconds = interference_seconds(interference_spec(plan, test))
-            self._phase("interference", f"base load, then {test.steps} background steps "
-                        f"({INTERFERENCE_KEY})", seconds + OVERHEAD_S)  # fmt: skip
-            folder = Path(run.folder) / "points" / f"{seq:03d}-interference"
-            started = now_iso()
-            size = min(sizes.values()) if sizes else None
-            self.guard.recheck(t.path for t in plan.targets)
-            doc, data = run_interference(plan, test, folder, fio, size)
-            fields = {"workload": "interference", "family": "Mixed workload interference",
-                      "mix": mix_label(test.base_read), "pattern": "interference",
-                      "bs": test.base_bs, "read_pct": test.base_read, "unit": "IOPS",
-                      "workers": test.base_jobs, "iodepth": test.base_iodepth}  # fmt: skip
-            self._store_special(run, INTERFERENCE_KEY, seq, folder, started, doc, fields,
-                                Finding(None, "interference", data))  # fmt: skip
-            self._notify("phase_finished", True)
-        seq += 1
-        meta = plan.metadata
-        for threads in meta.threads if meta else []:
-            key = f"metadata/t{threads}"
-            if meta is None or key in done:
-                continue
-            self._phase("metadata", f"{key}: {', '.join(meta.ops)} x {meta.files_per_thread} "
-                        "files per thread", metadata_seconds(meta, threads).typical)  # fmt: skip
-            folder = Path(run.folder) / "points" / f"{seq + threads:03d}-metadata-t{threads}"
-            started = now_iso()
-            directory = metadata_directory(plan, meta, self.results_dir)
-            doc, data = run_metadata(meta, threads, directory, folder, fio)
-            fields = {"workload": "metadata", "family": "Metadata", "mix": "metadata",
-                      "pattern": "metadata", "bs": 0, "read_pct": 0, "unit": "IOPS",
-                      "workers": threads, "iodepth": 1}  # fmt: skip
-            self._store_special(run, key, seq + threads, folder, started, doc, fields,
-                                Finding(None, "metadata", data))  # fmt: skip
-            self._notify("phase_finished", True)
+        for kind in TEST_KINDS:
+            for step in kind.steps(ctx.plan, seq):
+                if step.key not in done:
+                    self._run_kind_step(ctx, kind, step)
+            seq += kind.slots(ctx.plan)
+
+    def _run_kind_step(self, ctx: RunContext, kind: TestKind, step: KindStep) -> None:
+        self._phase(kind.name, step.phase, step.phase_s)
+        folder = Path(ctx.run.folder) / "points" / step.folder_name
+        started = now_iso()
+        if kind.touches_targets:
+            self.guard.recheck(t.path for t in ctx.plan.targets)
+        doc, data = run_step(kind, step, ctx, folder)
+        place = PointPlace(ctx.run.id, step.seq, step.key, _engine(doc), step.workers,
+                           step.iodepth, ctx.run.targets, str(folder))  # fmt: skip
+        self._store_special(place, step.names, started, doc, Finding(None, kind.name, data))
+        self._notify("phase_finished", True)
 
     def _store_special(
-        self, run: RunRecord, key: str, seq: int, folder: Path, started: str, doc: Any,
-        fields: dict[str, Any], finding: Finding,
+        self, place: PointPlace, names: SeriesNames, started: str, doc: FioDocument,
+        finding: Finding,
     ) -> None:  # fmt: skip
-        record = {
-            "run_id": run.id, "seq": seq, "key": key, "region": "backend",
-            "ioengine": doc.global_options.get("ioengine", ""), "jobs": len(doc.jobs),
-            "targets": ",".join(run.targets), "folder": str(folder), "started": started,
-            "finished": now_iso(), "runtime_s": max((j.elapsed_s or 0.0) for j in doc.jobs),
-            "fio_version": doc.fio_version, **fields,
-        }  # fmt: skip
+        runtime = max((j.elapsed_s or 0.0) for j in doc.jobs)
+        record = new_point(place, names, doc.jobs, started, now_iso(), runtime, doc.fio_version)
         self.store.add_point(record, point_metrics(doc.jobs), [], findings=[finding])
 
-    def _run_rounds(self, run: RunRecord, plan: Plan, sizes: dict[str, int], fio: str) -> None:
+    def _run_rounds(self, ctx: RunContext) -> None:
         """SNIA rounds: repeat until the tracked workload is steady over the last window."""
+        run, plan = ctx.run, ctx.plan
         assert plan.rounds is not None
         for round_no in range(1, plan.rounds.max + 1):
             done = self.store.completed_keys(run.id)
             for point in round_points(plan, round_no):
                 if point.key not in done:
                     self.observer.point_started(point, round_no, plan.rounds.max)
-                    self._run_point(run, point, sizes, fio)
+                    self._run_point(ctx, point)
             verdict = rounds_verdict(self.store.points(run.id), plan.rounds, round_no)
             self.store.add_finding(run.id, "rounds", verdict)
             if verdict["steady"]:
@@ -474,14 +442,15 @@ class Campaign:
                 self._notify("rounds_ended", round_no, later)
                 return
 
-    def _run_point(self, run: RunRecord, point: Point, sizes: dict[str, int], fio: str) -> None:
+    def _run_point(self, ctx: RunContext, point: Point) -> None:
+        run, sizes, fio = ctx.run, ctx.sizes, ctx.fio
         folder = Path(run.folder) / "points" / f"{point.seq:03d}-{point.key.replace('/', '-')}"
         if folder.exists():  # left by an interrupted attempt: start it afresh
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
         started = now_iso()
         if point.level.hosts:
-            self._run_point_on_hosts(run, point, folder, sizes, started)
+            self._run_point_on_hosts(ctx, point, folder, started)
             return
         extras = self._extras(point, folder, sizes)
         jobfile = folder / "point.fio"
@@ -509,8 +478,7 @@ class Campaign:
             raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
         runner.check_job_errors(point.key, document.jobs, folder)
         metrics = point_metrics(document.jobs)
-        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document.jobs)
-        record["fio_version"] = document.fio_version
+        record = self._point_fields(run, point, folder, started, outcome.elapsed_s, document)
         samples = point_samples(folder)
         findings = point_findings(point, samples)
         if extras:
@@ -529,12 +497,13 @@ class Campaign:
                               cpu=host.cpu, file_target=files)  # fmt: skip
         findings += [flags] if flags else []
         pause = self._pause_seconds(run, point, metrics, findings)
-        record |= {
-            "pause_s": pause,
-            "kernel_iops": host.kernel_iops,
-            "kernel_mbps": host.kernel_mbps,
-            "cpu_busy_pct": host.cpu_busy_pct,
-        }
+        record = replace(
+            record,
+            pause_s=pause,
+            kernel_iops=host.kernel_iops,
+            kernel_mbps=host.kernel_mbps,
+            cpu_busy_pct=host.cpu_busy_pct,
+        )
         self.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
         if pause > 0:
@@ -563,9 +532,10 @@ class Campaign:
                                       f"{r.outcome}: {r.detail}")  # fmt: skip
 
     def _run_point_on_hosts(
-        self, run: RunRecord, point: Point, folder: Path, sizes: dict[str, int], started: str
+        self, ctx: RunContext, point: Point, folder: Path, started: str
     ) -> None:
         """One point on all of its hosts at once; a failed host leaves a partial point."""
+        run, sizes = ctx.run, ctx.sizes
         assert self.fleet is not None
         timeout = runner.watchdog_seconds(point.expected_seconds)
         result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
@@ -575,10 +545,10 @@ class Campaign:
                             f"see {folder}")  # fmt: skip
         runner.check_job_errors(point.key, result.jobs, folder)
         metrics = point_metrics(result.jobs)
-        record = self._point_fields(run, point, folder, started, result.elapsed_s, result.jobs)
-        record |= {"fio_version": result.fio_version, "hosts": len(point.level.hosts),
-                   "partial": int(bool(result.failed)), "failed_hosts": ",".join(result.failed),
-                   "start_spread_ms": result.spread_ms, "pause_s": 0.0}  # fmt: skip
+        record = self._point_fields(run, point, folder, started, result.elapsed_s, result)
+        record = replace(record, hosts=len(point.level.hosts), partial=int(bool(result.failed)),
+                         failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
+                         pause_s=0.0)  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
         flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                               max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
@@ -620,37 +590,15 @@ class Campaign:
         folder: Path,
         started: str,
         elapsed: float,
-        jobs: Sequence[FioJobResult],
-    ) -> dict[str, Any]:
-        w = point.workload
-        cpu = [(j.usr_cpu or 0.0, j.sys_cpu or 0.0) for j in jobs]
-        steady = [j.steadystate for j in jobs if j.steadystate]
-        attained = int(all(s.get("attained") for s in steady)) if steady else None
-        return {
-            "devices": point.level.devices,
-            "steady_attained": attained,
-            "ended_early": int(bool(attained)) if steady else 0,
-            "run_id": run.id,
-            "seq": point.seq,
-            "key": point.key,
-            "workload": w.name,
-            "family": family_label(w, point.ioengine),
-            "mix": mix_label(w.read),
-            "pattern": w.pattern,
-            "bs": w.bs,
-            "read_pct": w.read,
-            "region": w.region,
-            "ioengine": point.ioengine,
-            "unit": throughput_unit(w),
-            "workers": point.level.workers,
-            "iodepth": point.level.iodepth,
-            "jobs": len(jobs),
-            "targets": ",".join(t.path for t in point.targets),
-            "folder": str(folder),
-            "started": started,
-            "finished": now_iso(),
-            "runtime_s": elapsed,
-            # fio's per-job CPU % is of one CPU; the sum is the load's CPU use in CPUs x 100
-            "usr_cpu": sum(u for u, _ in cpu) if cpu else None,
-            "sys_cpu": sum(s for _, s in cpu) if cpu else None,
-        }
+        ran: FioDocument | HostRun,
+    ) -> NewPoint:
+        targets = [t.path for t in point.targets]
+        level = point.level
+        place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+                           level.iodepth, targets, str(folder), level.devices)  # fmt: skip
+        names = names_of(point.workload, point.ioengine)
+        return new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)
+
+
+def _engine(doc: FioDocument) -> str:
+    return str(doc.global_options.get("ioengine", ""))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arraybench.analysis.hosts import combine_hosts
 from arraybench.errors import UnsafeTargetError
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.results import FioJobResult
@@ -20,14 +21,13 @@ from arraybench.hosts import (
     TargetSafety,
     aligned_per_second,
     check_hosts,
-    combine_hosts,
     run_on_hosts,
     start_server_over_ssh,
     stop_server_over_ssh,
 )
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
-from arraybench.store.db import Sample
+from arraybench.store.records import Sample
 
 
 def host_spec(host: Host) -> HostSpec:

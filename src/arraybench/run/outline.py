@@ -14,17 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arraybench.fio.interference import total_seconds as interference_seconds
 from arraybench.plan.expand import Point, expand, round_points
-from arraybench.plan.model import MetadataTest, Plan, Target, Workload
-from arraybench.special_points import interference_spec
+from arraybench.plan.model import Plan, Workload
+from arraybench.run.kinds import TEST_KINDS
+from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
 from arraybench.targets.prepare import needs_layout
 from arraybench.targets.safety import check_target
 from arraybench.units import format_duration, format_size
 
-# per point: fio start-up, parsing, analysis and the commit (typical, and on a busy machine)
-OVERHEAD_S = 0.7
-OVERHEAD_HIGH_S = 3.0
 # start-up and the report at the end: Python, the store, the HTML report
 FIXED_S = (0.5, 2.5, 20.0)
 # writing files and devices: a fast array, a typical one, a slow disk (bytes/s)
@@ -32,40 +29,6 @@ WRITE_RATES = (4e9, 5e8, 5e7)
 PURGE_HIGH_S = 120.0  # blkdiscard of a large device
 HOSTS_START_S = (1.0, 3.0, 30.0)
 VERIFY_READ_RATE = (4e9, 5e8, 2e7)  # reading back the verifiable region after a point
-
-
-@dataclass(frozen=True)
-class Span:
-    """Seconds: the least, the typical and the most; `high` None when open above."""
-
-    low: float
-    typical: float
-    high: float | None
-
-    def __add__(self, other: Span) -> Span:
-        high = None if self.high is None or other.high is None else self.high + other.high
-        return Span(self.low + other.low, self.typical + other.typical, high)
-
-    def times(self, n: float) -> Span:
-        return Span(self.low * n, self.typical * n, None if self.high is None else self.high * n)
-
-    def text(self) -> str:
-        """`about 2m52s (2m30s to 4m05s)`."""
-        high = "no known limit" if self.high is None else format_duration(self.high)
-        return f"about {format_duration(self.typical)} ({format_duration(self.low)} to {high})"
-
-
-ZERO = Span(0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True)
-class Phase:
-    kind: str  # prepare, hosts, purge, precondition, rounds, points, interference, metadata,
-    # report
-    title: str
-    span: Span
-    steps: int = 0  # progress steps: points, rounds' points (at most), special tests
-    details: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,37 +198,9 @@ def _rounds_phase(plan: Plan) -> Phase:
                  tuple(_workload_lines(plan, per_round)))  # fmt: skip
 
 
-def metadata_seconds(test: MetadataTest, threads: int) -> Span:
-    """A thread level of the metadata test; the high end is the runner's own expectation."""
-    ops = threads * test.files_per_thread * len(test.ops)
-    return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
-
-
-def _with_a_target(plan: Plan) -> Plan:
-    """The interference test's timing does not depend on its target; a template has none."""
-    if plan.targets:
-        return plan
-    return plan.model_copy(update={"targets": [Target(path="target")]})
-
-
 def _special_phases(plan: Plan) -> list[Phase]:
-    phases = []
-    if plan.interference:
-        test = plan.interference
-        seconds = interference_seconds(interference_spec(_with_a_target(plan), test))
-        title = (f"interference test: base load alone, then {test.steps} background steps of "
-                 f"{format_duration(test.interval)}")  # fmt: skip
-        span = Span(seconds, seconds + OVERHEAD_S, seconds + OVERHEAD_HIGH_S)
-        phases.append(Phase("interference", title, span, 1))
-    if plan.metadata:
-        meta = plan.metadata
-        span = ZERO
-        for threads in meta.threads:
-            span = span + metadata_seconds(meta, threads)
-        title = (f"metadata test: {', '.join(meta.ops)} of {meta.files_per_thread} files per "
-                 f"thread at {', '.join(map(str, meta.threads))} threads")  # fmt: skip
-        phases.append(Phase("metadata", title, span, len(meta.threads)))
-    return phases
+    """The registered test kinds', in the order they run."""
+    return [phase for kind in TEST_KINDS if (phase := kind.outline(plan))]
 
 
 def _setup_phases(plan: Plan, facts: TargetFacts) -> list[Phase]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arraybench.outline import plan_outline
 from arraybench.plan.model import Plan
+from arraybench.run.outline import plan_outline
 
 
 def run_steps(plan: Plan) -> int:

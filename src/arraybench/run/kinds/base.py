@@ -1,0 +1,85 @@
+"""What a test kind is: a test that is not a workload x level grid, run after the grid as
+stored points with one finding each (interference, metadata; availability scenarios next).
+
+A kind says which steps a plan asks of it, how long they take, the job file of each step and
+the finding read from fio's output; the campaign runs, stores and reports every registered
+kind the same way (`run.kinds.TEST_KINDS`), so a new kind touches neither the campaign loop
+nor the outline.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from arraybench.fio import runner
+from arraybench.fio.parse import FioDocument, parse_fio_json_file
+from arraybench.plan.model import Plan
+from arraybench.run.context import RunContext
+from arraybench.run.record import SeriesNames
+from arraybench.run.spans import Phase
+
+
+@dataclass(frozen=True)
+class KindStep:
+    """One stored point of a test kind."""
+
+    key: str  # the stored point's key (`interference/base+steps`, `metadata/t4`)
+    seq: int
+    folder_name: str  # under the run's points/
+    phase: str  # what the progress display says while it runs
+    phase_s: float  # expected seconds, for the progress display
+    watchdog_s: float  # expected seconds of fio; the runner's watchdog starts from it
+    names: SeriesNames  # the series it is stored under
+    workers: int
+    iodepth: int
+
+
+class TestKind(Protocol):
+    name: str  # the phase kind and the finding kind
+    report_section: str  # the report function that draws its findings (report/special.py)
+    touches_targets: bool  # True: the targets are rechecked before each step
+
+    def slots(self, plan: Plan) -> int:
+        """Point numbers it reserves after the grid (whether the plan asks for it or not, so a
+        later kind's numbers do not move)."""
+        ...
+
+    def steps(self, plan: Plan, first_seq: int) -> list[KindStep]: ...
+
+    def outline(self, plan: Plan) -> Phase | None:
+        """Its phase in `plan check`'s outline and the progress total; None: not in the plan."""
+        ...
+
+    def job_file(self, step: KindStep, ctx: RunContext) -> str:
+        """The step's fio job file (and whatever must exist before fio starts)."""
+        ...
+
+    def finding(
+        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+    ) -> dict[str, Any]: ...
+
+
+def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) -> FioDocument:
+    """Write the job file into a fresh point folder, run fio, return its last JSON document."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    jobfile = folder / "point.fio"
+    jobfile.write_text(text)
+    outcome = runner.run_jobfile(
+        jobfile, label=label, timeout_s=runner.watchdog_seconds(expected_s), binary=fio
+    )
+    document = parse_fio_json_file(outcome.json_path)[-1]
+    runner.check_job_errors(label, document.jobs, folder)
+    return document
+
+
+def run_step(
+    kind: TestKind, step: KindStep, ctx: RunContext, folder: Path
+) -> tuple[FioDocument, dict[str, Any]]:
+    """One step end to end: job file, fio, the finding."""
+    document = run_fio(folder, kind.job_file(step, ctx), step.key, step.watchdog_s, ctx.fio)
+    return document, kind.finding(step, ctx, folder, document)

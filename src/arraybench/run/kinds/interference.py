@@ -1,0 +1,125 @@
+"""dbi's mixed-workload interference test as a test kind: a rate-limited base load alone, then
+beside growing background streams; one stored point, one `interference` finding."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from arraybench.analysis.interference import (
+    chart_data,
+    read_base_histograms,
+    read_interference_logs,
+    run_start_second,
+    step_table,
+    verdict,
+)
+from arraybench.errors import PlanError
+from arraybench.fio.interference import InterferenceSpec, render_interference_jobfile
+from arraybench.fio.interference import total_seconds as interference_seconds
+from arraybench.fio.parse import FioDocument
+from arraybench.plan.expand import mix_label
+from arraybench.plan.model import InterferenceTest, Plan, Target
+from arraybench.run.context import RunContext
+from arraybench.run.kinds.base import KindStep
+from arraybench.run.record import SeriesNames
+from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
+from arraybench.units import format_duration
+
+INTERFERENCE_KEY = "interference/base+steps"
+
+
+def interference_spec(plan: Plan, test: InterferenceTest) -> InterferenceSpec:
+    try:
+        # fio 3.33 aborts (double free) when rate-limited jobs share a list of several
+        # files, so the test runs on the first target; the report says which
+        return InterferenceSpec(
+            targets=[plan.targets[0].path],
+            base_bs=test.base_bs,
+            base_read_pct=test.base_read,
+            base_rate_iops=test.base_rate_iops,
+            base_jobs=test.base_jobs,
+            base_iodepth=test.base_iodepth,
+            bg_bs=test.bg_bs,
+            bg_read_pct=test.bg_read,
+            bg_rate_iops_per_step=test.bg_rate_iops,
+            steps=test.steps,
+            bg_iodepth=test.bg_iodepth,
+            interval_s=test.interval,
+            ioengine=plan.ioengine,
+            direct=plan.direct,
+        )
+    except ValueError as exc:
+        raise PlanError(f"interference: {exc}", "fix the interference section") from None
+
+
+def interference_findings(
+    spec: InterferenceSpec, test: InterferenceTest, folder: Path
+) -> dict[str, Any]:
+    base_iops, base_lat, bg_mbps = read_interference_logs(folder)
+    t0 = run_start_second(base_iops)
+    rows = step_table(
+        spec, base_iops, base_lat, bg_mbps, t0, base_hist=read_base_histograms(folder)
+    )
+    chart = chart_data(spec, base_iops, base_lat, bg_mbps, t0)
+    return {
+        "target": spec.targets[0],
+        "rows": [asdict(r) for r in rows],
+        "tolerated_steps": verdict(rows, test.max_latency_increase),
+        "max_latency_increase": test.max_latency_increase,
+        "chart": asdict(chart),
+        "bg_bs": spec.bg_bs,
+        "bg_rate_iops": spec.bg_rate_iops_per_step,
+    }
+
+
+def _with_a_target(plan: Plan) -> Plan:
+    """The interference test's timing does not depend on its target; a template has none."""
+    if plan.targets:
+        return plan
+    return plan.model_copy(update={"targets": [Target(path="target")]})
+
+
+class InterferenceKind:
+    name = "interference"
+    report_section = "report.special.interference_report"
+    touches_targets = True
+
+    def slots(self, plan: Plan) -> int:
+        return 1
+
+    def steps(self, plan: Plan, first_seq: int) -> list[KindStep]:
+        test = plan.interference
+        if test is None:
+            return []
+        seconds = interference_seconds(interference_spec(plan, test))
+        names = SeriesNames("interference", "Mixed workload interference",
+                            mix_label(test.base_read), "interference", test.base_bs,
+                            test.base_read, "IOPS")  # fmt: skip
+        phase = f"base load, then {test.steps} background steps ({INTERFERENCE_KEY})"
+        return [KindStep(INTERFERENCE_KEY, first_seq, f"{first_seq:03d}-interference", phase,
+                         seconds + OVERHEAD_S, seconds, names, test.base_jobs,
+                         test.base_iodepth)]  # fmt: skip
+
+    def outline(self, plan: Plan) -> Phase | None:
+        test = plan.interference
+        if test is None:
+            return None
+        seconds = interference_seconds(interference_spec(_with_a_target(plan), test))
+        title = (f"interference test: base load alone, then {test.steps} background steps of "
+                 f"{format_duration(test.interval)}")  # fmt: skip
+        return Phase("interference", title, Span(seconds, seconds + OVERHEAD_S,
+                                                 seconds + OVERHEAD_HIGH_S), 1)  # fmt: skip
+
+    def job_file(self, step: KindStep, ctx: RunContext) -> str:
+        assert ctx.plan.interference is not None  # steps() gave this step
+        size = min(ctx.sizes.values()) if ctx.sizes else None
+        return render_interference_jobfile(interference_spec(ctx.plan, ctx.plan.interference), size)
+
+    def finding(
+        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+    ) -> dict[str, Any]:
+        test = ctx.plan.interference
+        assert test is not None
+        return interference_findings(interference_spec(ctx.plan, test), test, folder)

@@ -1,0 +1,93 @@
+"""CSCS's metadata test as a test kind: create, stat and delete many small files at each
+thread level; one stored point and one `metadata` finding per level."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from arraybench.analysis.metadata import metadata_results
+from arraybench.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
+from arraybench.fio.parse import FioDocument
+from arraybench.plan.model import MetadataTest, Plan
+from arraybench.run.context import RunContext
+from arraybench.run.kinds.base import KindStep
+from arraybench.run.record import SeriesNames
+from arraybench.run.spans import ZERO, Phase, Span
+
+NAMES = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
+
+
+def metadata_directory(plan: Plan, test: MetadataTest, results_dir: Path) -> Path:
+    """Absolute: fio runs in the point's folder, where a relative path (the default
+    ./arraybench-results) would name another directory."""
+    folder = Path(test.directory) if test.directory else results_dir / "scratch" / "metadata"
+    return folder.resolve()
+
+
+def metadata_seconds(test: MetadataTest, threads: int) -> Span:
+    """A thread level of the metadata test; the high end is the runner's own expectation."""
+    ops = threads * test.files_per_thread * len(test.ops)
+    return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
+
+
+def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
+    return MetadataSpec(str(directory), threads, test.files_per_thread, tuple(test.ops))
+
+
+class MetadataKind:
+    name = "metadata"
+    report_section = "report.special.metadata_report"
+    touches_targets = False  # it works in its own directory
+
+    def slots(self, plan: Plan) -> int:
+        return 1 + max(plan.metadata.threads) if plan.metadata else 1
+
+    def steps(self, plan: Plan, first_seq: int) -> list[KindStep]:
+        meta = plan.metadata
+        if meta is None:
+            return []
+        steps = []
+        for threads in meta.threads:
+            key, seq = f"metadata/t{threads}", first_seq + threads
+            phase = f"{key}: {', '.join(meta.ops)} x {meta.files_per_thread} files per thread"
+            # generous watchdog: slow metadata servers
+            expected = 10 + threads * meta.files_per_thread / 500
+            steps.append(KindStep(key, seq, f"{seq:03d}-metadata-t{threads}", phase,
+                                  metadata_seconds(meta, threads).typical, expected, NAMES,
+                                  threads, 1))  # fmt: skip
+        return steps
+
+    def outline(self, plan: Plan) -> Phase | None:
+        meta = plan.metadata
+        if meta is None:
+            return None
+        span = ZERO
+        for threads in meta.threads:
+            span = span + metadata_seconds(meta, threads)
+        title = (f"metadata test: {', '.join(meta.ops)} of {meta.files_per_thread} files per "
+                 f"thread at {', '.join(map(str, meta.threads))} threads")  # fmt: skip
+        return Phase("metadata", title, span, len(meta.threads))
+
+    def job_file(self, step: KindStep, ctx: RunContext) -> str:
+        meta = ctx.plan.metadata
+        assert meta is not None  # steps() gave this step
+        directory = metadata_directory(ctx.plan, meta, ctx.results_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        spec = _spec(meta, step.workers, directory)
+        stale = leftovers(spec)
+        if stale:  # a create phase over existing files would only time opens
+            for path in stale:
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        return render_metadata_jobfile(spec)
+
+    def finding(
+        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+    ) -> dict[str, Any]:
+        meta = ctx.plan.metadata
+        assert meta is not None
+        spec = _spec(meta, step.workers, metadata_directory(ctx.plan, meta, ctx.results_dir))
+        rows = metadata_results(document, spec)
+        return {"threads": step.workers, "rows": [asdict(r) for r in rows]}
