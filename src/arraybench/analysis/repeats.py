@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
 from arraybench.plan.expand import repetition_in_key
-from arraybench.store.db import PointRecord
+from arraybench.store.records import PointRecord
 
 
 @dataclass(frozen=True)
