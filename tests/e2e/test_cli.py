@@ -110,6 +110,20 @@ def _wait_for_points(db: Path, count: int, proc: subprocess.Popen[str], limit: f
 
 
 @pytest.mark.slow
+def _fio_under(folder: Path) -> list[int]:
+    """fio processes whose working directory is in `folder`."""
+    root, found = folder.resolve(), []
+    for proc in (p for p in Path("/proc").iterdir() if p.name.isdigit()):
+        try:
+            fio = Path((proc / "exe").readlink()).name.startswith("fio")
+            cwd = (proc / "cwd").readlink()
+        except OSError:
+            continue
+        if fio and root in cwd.parents:
+            found.append(int(proc.name))
+    return found
+
+
 def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     results = tmp_path / "res"
     plan = small_plan(tmp_path, workers="[1, 2, 3, 4]")
@@ -131,6 +145,7 @@ def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
         keys = [r[0] for r in conn.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))]
         status = conn.execute("SELECT status FROM runs").fetchone()[0]
     assert len(keys) == 8 and len(set(keys)) == 8 and status == "complete"
+    assert not _fio_under(results)  # the killed run's fio, if it hung, was ended by the resume
     points = json.loads(
         run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
     )["points"]

@@ -62,3 +62,52 @@ def test_engine_list_and_version():
     fio = runner.fio_binary()
     assert {"libaio", "psync", "null"} <= runner.available_engines(fio)
     assert runner.fio_version(fio).startswith("fio-")
+
+
+def _fio_in(folder: Path) -> list[int]:
+    """fio processes (main and jobs) working in `folder`."""
+    found = []
+    for name in (n for n in Path("/proc").iterdir() if n.name.isdigit()):
+        try:
+            if Path((name / "exe").readlink()).name.startswith("fio") and (
+                (name / "cwd").readlink() == folder.resolve()
+            ):
+                found.append(int(name.name))
+        except OSError:
+            continue
+    return found
+
+
+def _detached_fio(folder: Path) -> subprocess.Popen[bytes]:
+    """A fio left running in `folder` as a SIGKILLed arraybench leaves it: its own session,
+    two job processes, time-based for a minute."""
+    folder.mkdir()
+    (folder / "point.fio").write_text(
+        "[global]\nioengine=null\nsize=1m\ntime_based=1\nruntime=60\n[a]\nnumjobs=2\n"
+    )
+    return subprocess.Popen(["fio", "point.fio"], cwd=folder, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+
+
+@needs_fio
+def test_leftover_fio_of_a_run_folder_is_ended_and_no_other(tmp_path: Path):
+    mine, other = tmp_path / "run-a", tmp_path / "run-b"
+    procs = [_detached_fio(mine), _detached_fio(other)]
+    try:
+        deadline = time.monotonic() + 20
+        while len(_fio_in(mine)) < 3 or len(_fio_in(other)) < 3:  # main + 2 jobs each
+            assert time.monotonic() < deadline, "fio did not start its jobs"
+            time.sleep(0.1)
+        ended = runner.end_leftover_fio(mine)
+        assert len(ended) == 3
+        procs[0].wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while _fio_in(mine):
+            assert time.monotonic() < deadline, f"fio still in {mine}: {_fio_in(mine)}"
+            time.sleep(0.1)
+        assert len(_fio_in(other)) == 3  # another run's fio is not touched
+    finally:
+        runner.end_leftover_fio(mine)
+        runner.end_leftover_fio(other)
+        for proc in procs:
+            proc.wait(timeout=10)

@@ -147,6 +147,34 @@ class FioProcess:
         self.reap_jobs()
 
 
+def _is_fio(pid: str) -> bool:
+    try:
+        return Path(os.readlink(f"/proc/{pid}/exe")).name.startswith("fio")
+    except OSError:
+        return False
+
+
+def end_leftover_fio(folder: Path) -> list[int]:
+    """SIGKILL every fio (main or job process) still working in `folder`, e.g. a run's folder
+    when its arraybench was SIGKILLed: fio is sent SIGTERM then, but a fio hit during its
+    start-up can hang in a futex forever (seen with fio 3.33), and its jobs run in sessions
+    of their own. Only the caller holding the run's lock may call this. The pids ended."""
+    root = folder.resolve()
+    ended = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid() or not _is_fio(name):
+            continue
+        try:
+            cwd = Path(os.readlink(f"/proc/{name}/cwd"))
+        except OSError:
+            continue
+        if cwd == root or root in cwd.parents:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(name), signal.SIGKILL)
+                ended.append(int(name))
+    return ended
+
+
 def run_captured(command: Sequence[str], cwd: Path) -> tuple[int, str]:
     """Run a short fio command to its end (target layout); its exit code and its output. An
     interrupt or a signal stops it and its jobs before going on."""

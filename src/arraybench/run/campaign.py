@@ -276,6 +276,11 @@ class Campaign:
         run = self.store.get_run(run_id)
         self.store.lock_run(run.id)  # before anything is touched: a second resume stops here
         self.run_id = run.id
+        left = runner.end_leftover_fio(Path(run.folder))  # the lock says their owner is gone
+        if left:
+            self.observer.warning(
+                f"ended {len(left)} fio process(es) that the interrupted run had left running"
+            )
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)
