@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arraybench.errors import ArraybenchError
-from arraybench.hosts.netns import TestHosts, cleanup_stale
 from tests.conftest import needs_fio, run_cli
+from tests.netns import TestHosts, cleanup_stale
 
 pytestmark = [
     needs_fio,

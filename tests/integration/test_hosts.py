@@ -30,13 +30,6 @@ from arraybench.hosts.client import (
     run_on_hosts,
 )
 from arraybench.hosts.clock import estimate_offset
-from arraybench.hosts.netns import (
-    LINK_PREFIX,
-    TestHosts,
-    cleanup_stale,
-    our_namespaces,
-    wait_until,
-)
 from arraybench.hosts.server import (
     HostError,
     HostSpec,
@@ -50,6 +43,13 @@ from arraybench.hosts.server import (
     tcp_problem,
 )
 from tests.conftest import needs_fio
+from tests.netns import (
+    LINK_PREFIX,
+    TestHosts,
+    cleanup_stale,
+    our_namespaces,
+    wait_until,
+)
 
 IS_ROOT = os.geteuid() == 0
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"

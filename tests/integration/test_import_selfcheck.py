@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from arraybench.errors import ArraybenchError
-from arraybench.hosts.netns import TestHosts, cleanup_stale
 from arraybench.importer import import_paths
 from arraybench.store.db import PointRecord, Store
 from tests.conftest import needs_fio
+from tests.netns import TestHosts, cleanup_stale
 
 pytestmark = [
     needs_fio,

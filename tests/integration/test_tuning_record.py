@@ -13,7 +13,6 @@ import pytest
 
 from arraybench.cli import main
 from arraybench.errors import ArraybenchError
-from arraybench.hosts.netns import TestHosts, wait_until
 from arraybench.hosts.server import HostSpec, tcp_problem
 from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import Store
@@ -21,6 +20,7 @@ from arraybench.targets.queue import REMOTE_SCRIPT, parse_remote, read_queue, re
 from tests.conftest import needs_fio
 from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
+from tests.netns import TestHosts, wait_until
 
 pytestmark = needs_fio
 

@@ -12,12 +12,12 @@ import pytest
 
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.events.tuning import HostTuningSession, change_lines, plan_changes, revert_all
-from arraybench.hosts.netns import TestHosts, wait_until
 from arraybench.hosts.server import HostSpec, tcp_problem
 from arraybench.plan.load import parse_plan_text
 from tests.conftest import needs_fio
 from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
+from tests.netns import TestHosts, wait_until
 
 pytestmark = [
     needs_fio,

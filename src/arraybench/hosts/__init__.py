@@ -4,7 +4,8 @@ arraybench drives several hosts with fio's own client/server mode: ``fio --serve
 each host and one ``fio --client=h1 job --client=h2 job ...`` per point sends the job to all of
 them (fio's synchronised start). See ``server`` (host specs, checks, SSH lifecycle, the
 security note), ``clock`` (clock offset through fio), ``client`` (one point on many hosts,
-totals and wall-clock alignment) and ``netns`` (throw-away test hosts in network namespaces).
+totals and wall-clock alignment). The throw-away test hosts in network namespaces are
+test code: ``tests/netns.py``.
 
 fio's server protocol has NO authentication: anyone who can reach a server's port can run any
 job, including ``exec_prerun`` shell commands, as the server's user. Servers are always bound
