@@ -25,6 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+import pytest
+
+from arraybench.errors import ArraybenchError
 from arraybench.fio.runner import fio_binary
 from arraybench.hosts.server import DEFAULT_PORT, HostError, HostSpec, wait_for_port
 
@@ -243,3 +246,14 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float, step_s: float = 
             return True
         time.sleep(step_s)
     return False
+
+
+def started_or_skip(count: int, workdir: Path, **options: int) -> TestHosts:
+    """`count` hosts up and running, or the calling test skipped with the reason (a kernel or
+    a sandbox without network namespaces). The caller closes them."""
+    hosts = TestHosts(count, workdir, **options)
+    try:
+        hosts.__enter__()
+    except ArraybenchError as exc:
+        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    return hosts

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.errors import ArraybenchError
 from tests.conftest import needs_fio, run_cli
-from tests.netns import TestHosts, cleanup_stale
+from tests.netns import TestHosts, cleanup_stale, started_or_skip
 
 pytestmark = [
     needs_fio,
@@ -27,11 +26,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
     cleanup_stale()
-    test_hosts = TestHosts(3, tmp_path_factory.mktemp("hosts"), port=8775)
-    try:
-        test_hosts.__enter__()
-    except ArraybenchError as exc:
-        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    test_hosts = started_or_skip(3, tmp_path_factory.mktemp("hosts"), port=8775)
     yield test_hosts
     test_hosts.close()
 

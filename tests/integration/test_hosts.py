@@ -20,7 +20,6 @@ from typing import BinaryIO, TypeVar
 import pytest
 
 from arraybench.analysis.hosts import combine_hosts
-from arraybench.errors import ArraybenchError
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts.address import AddressError
 from arraybench.hosts.client import (
@@ -48,6 +47,7 @@ from tests.netns import (
     TestHosts,
     cleanup_stale,
     our_namespaces,
+    started_or_skip,
     wait_until,
 )
 
@@ -96,11 +96,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
     if not IS_ROOT:
         pytest.skip("network namespaces need root")
     cleanup_stale()
-    test_hosts = TestHosts(3, tmp_path_factory.mktemp("hosts"))
-    try:
-        test_hosts.__enter__()
-    except ArraybenchError as exc:
-        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    test_hosts = started_or_skip(3, tmp_path_factory.mktemp("hosts"))
     yield test_hosts
     test_hosts.close()
 

@@ -20,11 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.errors import ArraybenchError
 from arraybench.importer import import_paths
 from arraybench.store.db import PointRecord, Store
 from tests.conftest import needs_fio
-from tests.netns import TestHosts, cleanup_stale
+from tests.netns import TestHosts, cleanup_stale, started_or_skip
 
 pytestmark = [
     needs_fio,
@@ -79,11 +78,7 @@ METRICS = ("ios", "bytes", "iops", "mbps", "lat_mean_us")
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
     cleanup_stale()
-    test_hosts = TestHosts(3, tmp_path_factory.mktemp("selfcheck-hosts"), port=8797)
-    try:
-        test_hosts.__enter__()
-    except ArraybenchError as exc:
-        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    test_hosts = started_or_skip(3, tmp_path_factory.mktemp("selfcheck-hosts"), port=8797)
     yield test_hosts
     test_hosts.close()
 

@@ -12,7 +12,6 @@ import openpyxl
 import pytest
 
 from arraybench.cli import main
-from arraybench.errors import ArraybenchError
 from arraybench.hosts.server import HostSpec, tcp_problem
 from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import Store
@@ -20,7 +19,7 @@ from arraybench.targets.queue import REMOTE_SCRIPT, parse_remote, read_queue, re
 from tests.conftest import needs_fio
 from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
-from tests.netns import TestHosts, wait_until
+from tests.netns import started_or_skip, wait_until
 
 pytestmark = needs_fio
 
@@ -114,10 +113,7 @@ def test_remote_host_over_real_ssh(loopdev: str, tmp_path: Path) -> None:
     namespace shares /sys, so they must equal the local reading); no SSH: said, not guessed."""
     if shutil.which("ip") is None:
         pytest.skip("iproute2 (ip) missing")
-    try:
-        hosts = TestHosts(1, tmp_path / "hosts").__enter__()
-    except ArraybenchError as exc:
-        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    hosts = started_or_skip(1, tmp_path / "hosts")
     try:
         with open(tmp_path / "sshd.log", "wb") as log:
             proc, ssh = _sshd(hosts, 0, tmp_path, log)

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.errors import ArraybenchError, PlanError
+from arraybench.errors import PlanError
 from arraybench.events.tuning import HostTuningSession, change_lines, plan_changes, revert_all
 from arraybench.hosts.server import HostSpec, tcp_problem
 from arraybench.plan.load import parse_plan_text
 from tests.conftest import needs_fio
 from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
-from tests.netns import TestHosts, wait_until
+from tests.netns import started_or_skip, wait_until
 
 pytestmark = [
     needs_fio,
@@ -36,10 +36,7 @@ def _values(dev: str) -> dict[str, str]:
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Iterator[HostSpec]:
-    try:
-        hosts = TestHosts(1, tmp_path / "hosts").__enter__()
-    except ArraybenchError as exc:
-        pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
+    hosts = started_or_skip(1, tmp_path / "hosts")
     try:
         with open(tmp_path / "sshd.log", "wb") as log:
             proc, ssh = _sshd(hosts, 0, tmp_path, log)
