@@ -8,17 +8,10 @@ from dataclasses import replace
 from arraybench.report.html import _table
 from arraybench.report.scaling import scaling_tables
 from arraybench.report.seedtables import devices_grids, maximum_recorded
-from arraybench.store.db import METRIC_COLUMNS, PointRecord
+from arraybench.store.db import PointRecord
+from tests.records import BLANK_POINT
 
-BASE = PointRecord(
-    id=0, run_id="r", seq=0, key="", workload="randread-8k", family="Random 8 KiB", mix="Read",
-    pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio", unit="IOPS",
-    workers=1, iodepth=1, jobs=1, targets="/dev/x", folder="/nonexistent", started="",
-    finished="", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
-    steady_attained=None, ended_early=None, pause_s=None, kernel_iops=None, kernel_mbps=None,
-    cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
-    metrics=dict.fromkeys(METRIC_COLUMNS),
-)  # fmt: skip
+BASE = BLANK_POINT
 
 
 def point(seq: int, iops: float, lat_us: float, **kw: object) -> PointRecord:

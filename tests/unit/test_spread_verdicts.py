@@ -10,17 +10,10 @@ from arraybench.analysis.repeats import collapse, point_spreads
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.plan.model import Expectation
 from arraybench.report.spread import NO_SPREAD, flag_table, repeat_notes, spread_tables
-from arraybench.store.db import METRIC_COLUMNS, Finding, PointRecord
+from arraybench.store.db import Finding, PointRecord
+from tests.records import BLANK_POINT
 
-BASE = PointRecord(
-    id=0, run_id="r", seq=0, key="", workload="rr", family="Random 8 KiB", mix="Read",
-    pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio", unit="IOPS",
-    workers=1, iodepth=1, jobs=1, targets="/dev/x", folder="/nonexistent", started="",
-    finished="", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
-    steady_attained=None, ended_early=None, pause_s=None, kernel_iops=None, kernel_mbps=None,
-    cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
-    metrics=dict.fromkeys(METRIC_COLUMNS),
-)  # fmt: skip
+BASE = replace(BLANK_POINT, workload="rr")
 
 
 def repeats(iops: list[float], workers: int = 1, first_id: int = 1) -> list[PointRecord]:
