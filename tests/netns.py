@@ -18,6 +18,7 @@ import contextlib
 import itertools
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -29,7 +30,14 @@ import pytest
 
 from arraybench.errors import ArraybenchError
 from arraybench.fio.runner import fio_binary
-from arraybench.hosts.server import DEFAULT_PORT, HostError, HostSpec, wait_for_port
+from arraybench.hosts.server import (
+    DEFAULT_PORT,
+    HostError,
+    HostSpec,
+    SshSpec,
+    tcp_problem,
+    wait_for_port,
+)
 
 NS_PREFIX = "abh"
 LINK_PREFIX = "abv"
@@ -39,6 +47,7 @@ MAX_HOSTS = 63  # /30 blocks in one /24
 _NS_RE = re.compile(rf"^{NS_PREFIX}-(\d+)-(\d+)$")
 _LINK_RE = re.compile(rf"^{LINK_PREFIX}(\d+)-(\d+)$")
 _counter = itertools.count()  # host numbers unique within this process
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -126,6 +135,7 @@ class TestHosts:
         self.hosts: list[HostSpec] = []
         self.controller_addresses: list[str] = []
         self._servers: dict[int, subprocess.Popen[bytes]] = {}
+        self._sshd: dict[int, subprocess.Popen[bytes]] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -170,9 +180,10 @@ class TestHosts:
         """Kill every process in the namespaces, delete them and their links."""
         for namespace in self.namespaces:
             _kill_namespace(namespace)
-        for proc in self._servers.values():
+        for proc in [*self._servers.values(), *self._sshd.values()]:
             _reap(proc)
         self._servers.clear()
+        self._sshd.clear()
         for namespace in self.namespaces:
             _ip("netns", "del", namespace, check=False)
         existing = _ip("-o", "link", "show", check=False).stdout
@@ -222,6 +233,50 @@ class TestHosts:
 
     def restore_link(self, i: int) -> None:
         _ip("-n", self.namespaces[i], "link", "set", HOST_IFACE, "up")
+
+    # ------------------------------------------------------------------ ssh
+
+    def start_sshd(self, i: int, folder: Path, timeout_s: float = 10.0) -> SshSpec:
+        """A real sshd inside host i's namespace, bound to its address, port 22, key login for
+        root only (keys generated in ``folder``). Returns the SshSpec to reach it; the daemon
+        dies with the namespace (``close``/``kill_server``) or by ``stop_sshd(i)``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("hostkey", "idkey"):
+            if not (folder / name).exists():
+                subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+                                str(folder / name)], check=True, capture_output=True)  # fmt: skip
+        (folder / "authorized_keys").write_text((folder / "idkey.pub").read_text())
+        address = self.hosts[i].address
+        known = f"{address} {(folder / 'hostkey.pub').read_text()}"
+        (folder / "known_hosts").write_text(known)
+        config = folder / "sshd_config"
+        config.write_text(
+            f"ListenAddress {address}\nPort 22\nHostKey {folder / 'hostkey'}\n"
+            f"AuthorizedKeysFile {folder / 'authorized_keys'}\nPermitRootLogin prohibit-password\n"
+            "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+            f"StrictModes no\nPidFile {folder / 'sshd.pid'}\n"
+        )
+        Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
+        command = ["ip", "netns", "exec", self.namespaces[i], SSHD, "-D", "-e", "-f", str(config)]
+        with open(folder / "sshd.log", "ab") as log:
+            self._sshd[i] = subprocess.Popen(command, stdout=log, stderr=log,
+                                             stdin=subprocess.DEVNULL)  # fmt: skip
+        if not wait_until(lambda: tcp_problem(address, 22, 0.5) is None, timeout_s):
+            said = (folder / "sshd.log").read_text(errors="replace").strip()
+            raise HostError(f"test host {self.hosts[i].name}: sshd did not start: {said}")
+        return SshSpec(
+            user="root",
+            identity_file=folder / "idkey",
+            options=(f"UserKnownHostsFile={folder / 'known_hosts'}", "StrictHostKeyChecking=yes"),
+            pidfile=str(folder / "fio-server.pid"),
+        )
+
+    def stop_sshd(self, i: int) -> None:
+        """Kill host i's sshd (a host whose SSH is down); its fio server keeps running."""
+        proc = self._sshd.pop(i, None)
+        if proc is not None:
+            proc.kill()
+            _reap(proc)
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import TypeVar
 
 import pytest
 
@@ -44,6 +44,7 @@ from arraybench.hosts.server import (
 from tests.conftest import needs_fio
 from tests.netns import (
     LINK_PREFIX,
+    SSHD,
     TestHosts,
     cleanup_stale,
     our_namespaces,
@@ -52,7 +53,6 @@ from tests.netns import (
 )
 
 IS_ROOT = os.geteuid() == 0
-SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
 NETNS_MARKS = (
     pytest.mark.slow,
     pytest.mark.root,
@@ -298,34 +298,6 @@ def test_host_whose_link_is_cut_does_not_hang_the_point(
 # --------------------------------------------------------------------------- SSH
 
 
-def _sshd(
-    hosts: TestHosts, i: int, tmp: Path, log: BinaryIO
-) -> tuple[subprocess.Popen[bytes], SshSpec]:
-    """sshd inside host i's namespace, bound to its address, key login for root only."""
-    for name in ("hostkey", "idkey"):
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp / name)],
-                       check=True, capture_output=True)  # fmt: skip
-    (tmp / "authorized_keys").write_text((tmp / "idkey.pub").read_text())
-    address = hosts.hosts[i].address
-    (tmp / "known_hosts").write_text(f"{address} {(tmp / 'hostkey.pub').read_text()}")
-    (tmp / "sshd_config").write_text(
-        f"ListenAddress {address}\nPort 22\nHostKey {tmp / 'hostkey'}\n"
-        f"AuthorizedKeysFile {tmp / 'authorized_keys'}\nPermitRootLogin prohibit-password\n"
-        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-        f"StrictModes no\nPidFile {tmp / 'sshd.pid'}\n"
-    )
-    Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
-    command = ["ip", "netns", "exec", hosts.namespaces[i], SSHD, "-D", "-e"]
-    proc = subprocess.Popen([*command, "-f", str(tmp / "sshd_config")], stdout=log, stderr=log)
-    ssh = SshSpec(
-        user="root",
-        identity_file=tmp / "idkey",
-        options=(f"UserKnownHostsFile={tmp / 'known_hosts'}", "StrictHostKeyChecking=yes"),
-        pidfile=str(tmp / "fio-server.pid"),
-    )
-    return proc, ssh
-
-
 @mark_netns
 @pytest.mark.skipif(
     not Path(SSHD).exists(), reason="openssh-server is not installed (no sshd to test with)"
@@ -333,14 +305,12 @@ def _sshd(
 def test_fio_server_started_and_stopped_over_ssh(
     hosts: TestHosts, version: str, tmp_path: Path
 ) -> None:
-    with open(tmp_path / "sshd.log", "wb") as log:
-        _ssh_lifecycle(hosts, version, tmp_path, log)
+    _ssh_lifecycle(hosts, version, tmp_path)
 
 
-def _ssh_lifecycle(hosts: TestHosts, version: str, tmp_path: Path, log: BinaryIO) -> None:
-    proc, ssh = _sshd(hosts, 2, tmp_path, log)
+def _ssh_lifecycle(hosts: TestHosts, version: str, tmp_path: Path) -> None:
+    ssh = hosts.start_sshd(2, tmp_path)
     try:
-        assert wait_until(lambda: tcp_problem(hosts.hosts[2].address, 22, 0.5) is None, 10)
         spec = HostSpec("viassh", hosts.hosts[2].address, port=8766, ssh=ssh)
         start_server_over_ssh(spec, timeout_s=20)
         pid = int((tmp_path / "fio-server.pid").read_text())
@@ -354,8 +324,7 @@ def _ssh_lifecycle(hosts: TestHosts, version: str, tmp_path: Path, log: BinaryIO
         assert tcp_problem(spec.address, spec.port, 1.0) is not None
         assert not (tmp_path / "fio-server.pid").exists()
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        hosts.stop_sshd(2)
 
 
 # --------------------------------------------------------------------------- cleanup
