@@ -37,7 +37,8 @@ from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.expand import Level, Point, expand, family_label, mix_label, throughput_unit
 from arraybench.plan.load import parse_plan_text
-from arraybench.run.campaign import plan_yaml, point_findings
+from arraybench.run.point import point_findings
+from arraybench.run.setup import plan_yaml
 from arraybench.store.db import (
     CpuSample,
     Finding,

@@ -48,10 +48,11 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
-from arraybench.run.campaign import Campaign, scratch_path
+from arraybench.run.campaign import Campaign
 from arraybench.run.fleet import host_spec, host_targets, target_safety
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
+from arraybench.run.setup import scratch_path
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
 from arraybench.units import format_latency, format_throughput
 

@@ -6,7 +6,7 @@ import yaml
 
 from arraybench.plan.load import parse_plan_text, stored_plan
 from arraybench.report.overlays import chart_keys
-from arraybench.run.campaign import plan_yaml
+from arraybench.run.setup import plan_yaml
 
 PLAN = """\
 name: stored

@@ -280,7 +280,7 @@ def build_report(
     )
 
 
-SCRATCH_FILE = "arraybench-scratch.dat"  # campaign.SCRATCH_NAME (run sits above report)
+SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
 def report_title(run: RunRecord) -> str:

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from arraybench.fio.results import FioJobResult
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import Workload
 from arraybench.store.records import NewPoint
+
+
+def now_iso() -> str:
+    """A stored time stamp: UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,207 @@
+"""One point of a campaign: its folder and job file, fio (locally beside the monitor and the
+sidecars, or on its hosts), the findings read from it, the stored record, the pause after it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from arraybench.analysis.aggregate import PointMetrics, point_metrics
+from arraybench.analysis.cliff import pause_after
+from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.validity import point_finding
+from arraybench.errors import FioParseError, FioRunError
+from arraybench.fio import runner
+from arraybench.fio.jobfile import render_jobfile
+from arraybench.fio.parse import parse_fio_json_file
+from arraybench.fio.results import FioDocument
+from arraybench.hosts import HostError
+from arraybench.monitor.point import PointMonitor
+from arraybench.plan.expand import Point, throughput_unit
+from arraybench.run.context import Observer, RunContext
+from arraybench.run.fleet import HostRun
+from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.sidecars import PointExtras
+from arraybench.run.timeseries import point_samples
+from arraybench.store.records import Finding, NewPoint, RunRecord, Sample
+
+
+def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
+    """Analyses the plan asks for on this point's 1-second series."""
+    found = []
+    if "cliff" in point.workload.analysis:
+        found.append(Finding(None, "cliff", cliff_finding(samples, point.workload.bs)))
+    if "steady" in point.workload.analysis or point.timing.steady:
+        found.append(Finding(None, "steady", steady_finding(samples)))
+    return found
+
+
+def gc_rate_of(findings: Sequence[Finding]) -> float | None:
+    """The last measured garbage-collection rate (bytes/s) among cliff findings."""
+    rates = [f.data.get("gc_bytes_per_s") for f in findings if f.kind == "cliff"]
+    known = [r for r in rates if r]
+    return float(known[-1]) if known else None
+
+
+def point_folder(run: RunRecord, point: Point) -> Path:
+    return Path(run.folder) / "points" / f"{point.seq:03d}-{point.key.replace('/', '-')}"
+
+
+def run_point(ctx: RunContext, point: Point) -> None:
+    """Run one point and store it before returning (a crash later never loses it)."""
+    folder = point_folder(ctx.run, point)
+    if folder.exists():  # left by an interrupted attempt: start it afresh
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    started = now_iso()
+    if point.level.hosts:
+        run_point_on_hosts(ctx, point, folder, started)
+        return
+    run, sizes, fio, observer = ctx.run, ctx.sizes, ctx.fio, ctx.observer
+    extras = extras_for(ctx, point, folder)
+    jobfile = folder / "point.fio"
+    fio_sizes = extras.fio_sizes() if extras else sizes
+    ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
+    jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
+    with PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor:
+        if extras:
+            extras.live_iops = monitor.live_iops
+        try:
+            outcome = runner.run_jobfile(
+                jobfile,
+                label=point.key,
+                timeout_s=runner.watchdog_seconds(point.expected_seconds),
+                on_tick=lambda elapsed: observer.point_tick(point, elapsed),
+                binary=fio,
+                on_start=extras.started if extras else None,
+            )
+        finally:
+            if extras:
+                extras.finish()  # events reverted, acknowledged writes read back
+    try:
+        document = parse_fio_json_file(outcome.json_path)[-1]
+    except FioParseError as exc:
+        raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
+    runner.check_job_errors(point.key, document.jobs, folder)
+    metrics = point_metrics(document.jobs)
+    record = point_fields(run, point, folder, started, outcome.elapsed_s, document)
+    samples = point_samples(folder)
+    findings = point_findings(point, samples)
+    if extras:
+        findings += extras.findings(samples, document.jobs)
+        report_extras(observer, point, extras)
+    host = monitor.result(samples)
+    if point.workload.verify:  # the integrity writer's I/O is on the device by design
+        host.flags = []
+    if host.flags:
+        findings.append(Finding(None, "monitor", {"flags": host.flags, "devices": host.devices}))
+        # not printed per point: the report says it once per run (report.assemble)
+    files = all(ctx.target_kinds.get(t.path) in ("file", "new-file") for t in point.targets)
+    flags = point_finding(point, record, samples, monitor_flags=host.flags, cpus=os.cpu_count(),
+                          cpu=host.cpu, file_target=files)  # fmt: skip
+    findings += [flags] if flags else []
+    pause = pause_seconds(ctx, point, metrics, findings)
+    record = replace(
+        record,
+        pause_s=pause,
+        kernel_iops=host.kernel_iops,
+        kernel_mbps=host.kernel_mbps,
+        cpu_busy_pct=host.cpu_busy_pct,
+    )
+    ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    observer.point_finished(point, metrics, throughput_unit(point.workload))
+    if pause > 0:
+        observer.pausing(point, pause)
+        time.sleep(pause)
+
+
+def extras_for(ctx: RunContext, point: Point, folder: Path) -> PointExtras | None:
+    """The sidecars of a point with events or verify (None: plain fio)."""
+    if not (point.workload.events or point.workload.verify):
+        return None
+    confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
+    return PointExtras(point, folder, ctx.sizes, live_iops=list, confirm=confirm,
+                       allow_destroy=ctx.settings.allow_destroy)  # fmt: skip
+
+
+def report_extras(observer: Observer, point: Point, extras: PointExtras) -> None:
+    if extras.integrity is not None:
+        line = f"point {point.key}: {extras.integrity.summary_line()}"
+        note = getattr(observer, "note", None)
+        if extras.integrity_failed or note is None:
+            observer.warning(line if extras.integrity_failed else line + " (clean)")
+        else:
+            note(line + " (clean)")
+    if extras.timeline is not None:
+        failed = [r for r in extras.timeline.records() if r.outcome != "ok"]
+        for r in failed:
+            observer.warning(f"point {point.key}: event {r.label} ({r.action}): "
+                             f"{r.outcome}: {r.detail}")  # fmt: skip
+
+
+def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str) -> None:
+    """One point on all of its hosts at once; a failed host leaves a partial point."""
+    run, sizes = ctx.run, ctx.sizes
+    assert ctx.fleet is not None
+    timeout = runner.watchdog_seconds(point.expected_seconds)
+    result = ctx.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
+    if not result.jobs:
+        raise HostError(f"point {point.key}: no host returned results "
+                        f"({'; '.join(result.finding['failures'].values())})",
+                        f"see {folder}")  # fmt: skip
+    runner.check_job_errors(point.key, result.jobs, folder)
+    metrics = point_metrics(result.jobs)
+    record = point_fields(run, point, folder, started, result.elapsed_s, result)
+    record = replace(record, hosts=len(point.level.hosts), partial=int(bool(result.failed)),
+                     failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
+                     pause_s=0.0)  # fmt: skip
+    findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+    flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
+                          max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
+    findings += [flags] if flags else []
+    ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
+    if result.failed:
+        why = "; ".join(result.finding["failures"].values())
+        message = (
+            f"point {point.key}: host(s) {', '.join(result.failed)} failed ({why}); "
+            "stored as partial"
+        )
+        if ctx.settings.on_host_failure == "stop":
+            raise HostError(message, "fix the host, then continue with --resume")
+        ctx.observer.warning(message)
+
+
+def pause_seconds(
+    ctx: RunContext, point: Point, metrics: PointMetrics, findings: list[Finding]
+) -> float:
+    """The pause after a point: fixed, or the HUS VM rule bytes written / GC rate."""
+    rule = point.workload.pause_after
+    if rule != "gc":
+        return float(rule)
+    rate = ctx.settings.gc_rate or gc_rate_of(findings)
+    if rate is None:
+        rate = gc_rate_of(ctx.store.findings(ctx.run.id, "cliff"))
+    if rate is None or rate <= 0:
+        ctx.observer.warning(
+            f"point {point.key}: pause_after: gc, but no GC throughput is known yet "
+            "(set gc_throughput in the plan or run a workload with analysis: [cliff] first)"
+        )
+        return 0.0
+    return pause_after(metrics.write.bytes, rate)
+
+
+def point_fields(
+    run: RunRecord, point: Point, folder: Path, started: str, elapsed: float,
+    ran: FioDocument | HostRun,
+) -> NewPoint:  # fmt: skip
+    targets = [t.path for t in point.targets]
+    level = point.level
+    place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+                       level.iodepth, targets, str(folder), level.devices)  # fmt: skip
+    names = names_of(point.workload, point.ioengine)
+    return new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)

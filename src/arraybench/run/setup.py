@@ -1,0 +1,146 @@
+"""Before a campaign's first point: engines, targets, the run's record and settings, and
+the conditioning (purge, precondition) it runs once."""
+
+from __future__ import annotations
+
+import platform
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from arraybench import __version__
+from arraybench.errors import FioMissingError, PlanError
+from arraybench.fio import runner
+from arraybench.plan.expand import Point
+from arraybench.plan.model import Plan
+from arraybench.run.context import Observer, RunContext, RunSettings
+from arraybench.run.outline import write_seconds
+from arraybench.run.record import now_iso
+from arraybench.store.records import RunRecord
+from arraybench.targets.condition import purge_lines, purge_target, run_precondition
+from arraybench.targets.guard import TargetGuard
+from arraybench.targets.prepare import file_size, needs_layout
+
+SCRATCH_NAME = "arraybench-scratch.dat"
+
+
+@dataclass(frozen=True)
+class PreparedTargets:
+    sizes: dict[str, int]  # target path -> bytes fio may use
+    kinds: dict[str, str]  # target path -> "file", "new-file" or "block" (local targets)
+
+
+def scratch_path(results_dir: Path) -> str:
+    return str((results_dir / "scratch" / SCRATCH_NAME).resolve())
+
+
+def plan_yaml(plan: Plan) -> str:
+    return yaml.safe_dump(plan.model_dump(mode="json", exclude_none=True), sort_keys=False)
+
+
+def configure(plan: Plan) -> RunSettings:
+    """The plan's campaign-wide settings, for a new run and a resumed one alike."""
+    return RunSettings(
+        gc_rate=float(plan.gc_throughput) if plan.gc_throughput else None,
+        monitor=plan.monitor,
+        on_host_failure=plan.on_host_failure,
+        allow_destroy=tuple(plan.allow_destroy),
+        max_start_spread_s=plan.max_start_spread,
+    )
+
+
+def check_engines(points: Sequence[Point], fio: str) -> None:
+    engines = runner.available_engines(fio)
+    for point in points:
+        if engines and point.ioengine not in engines:
+            raise FioMissingError(
+                f"point {point.key}: ioengine {point.ioengine!r} is not available in this fio",
+                f"use one of: {', '.join(sorted(engines))}",
+            )
+
+
+def prepare_targets(
+    plan: Plan, points: Sequence[Point], fio: str, guard: TargetGuard, observer: Observer,
+    results_dir: Path,
+) -> PreparedTargets:  # fmt: skip
+    """Safety-check every target, create missing files; return target sizes in bytes."""
+    if plan.hosts:  # the targets live on the hosts: the fleet inspects them at start
+        every = [*plan.targets, *(t for h in plan.hosts for t in h.targets)]
+        return PreparedTargets({t.path: t.size for t in every if t.size}, {})
+    writes = any(p.writes for p in points)
+    sizes: dict[str, int] = {}
+    kinds: dict[str, str] = {}
+    scratch = scratch_path(results_dir)
+    if any(t.path == scratch for t in plan.targets):
+        Path(scratch).parent.mkdir(parents=True, exist_ok=True)
+    for target in plan.targets:
+        info = guard.check(target.path, writes=writes, allow_destroy=plan.allow_destroy,
+                           direct=any(p.direct for p in points))  # fmt: skip
+        kinds[target.path] = info.kind
+        if info.kind != "new-file":  # arraybench creates new files itself, just below
+            for text in info.warnings:
+                observer.warning(text)
+        if info.kind == "block":
+            sizes[target.path] = info.size_bytes or 0
+            continue
+        want = target.size or (info.size_bytes or 0)
+        if want <= 0:
+            raise PlanError(
+                f"target {target.path}: a new file needs a size", "add `size: 1g` to the target"
+            )
+        path = Path(target.path)
+        if needs_layout(path, want):
+            observer.target_preparing(target.path, want)
+            guard.lay_out(target.path, want, fio)
+        sizes[target.path] = min(want, file_size(path))
+    return PreparedTargets(sizes, kinds)
+
+
+def run_record(plan: Plan, run_id: str, scale: float, total: int, results_dir: Path) -> RunRecord:
+    return RunRecord(
+        id=run_id,
+        plan_name=plan.name,
+        scenario=plan.scenario,
+        labels=dict(plan.labels),
+        plan_yaml=plan_yaml(plan),
+        folder=str(results_dir / "runs" / run_id),
+        scale=scale,
+        status="running",
+        started=now_iso(),
+        finished=None,
+        total_points=total,
+        fio_version=None,
+        arraybench_version=__version__,
+        host=socket.gethostname(),
+        kernel=platform.release(),
+        targets=[t.path for t in plan.targets]
+        + [f"{h.name}:{t.path}" for h in plan.hosts for t in h.targets],
+        latency_bound_us=plan.latency_bound.value * 1e6,
+        latency_stat=plan.latency_bound.stat,
+    )
+
+
+def condition(ctx: RunContext) -> None:
+    """Purge and precondition once per run (a resumed run does not repeat them)."""
+    run, plan, sizes, fio, store = ctx.run, ctx.plan, ctx.sizes, ctx.fio, ctx.store
+    kinds = {f.kind for f in store.findings(run.id)}
+    if plan.purge and "purge" not in kinds:
+        ctx.phase("purge", "blkdiscard of the block devices", 1.0)
+        results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"))
+                   for t in plan.targets]  # fmt: skip
+        ctx.notify("phase_finished", False)
+        for line in purge_lines(results):
+            ctx.observer.warning(line)
+        store.add_finding(run.id, "purge", {"targets": results})
+    if plan.precondition and "precondition" not in kinds:
+        written = sum(sizes.values()) * plan.precondition.passes
+        ctx.phase("precondition", f"writing the targets {plan.precondition.passes:g} "
+                  "times over", write_seconds(written))  # fmt: skip
+        folder = Path(run.folder) / "precondition"
+        ctx.guard.recheck(t.path for t in plan.targets)
+        done = run_precondition(plan, plan.precondition, sizes, folder, fio)
+        ctx.notify("phase_finished", False)
+        store.add_finding(run.id, "precondition", done)
