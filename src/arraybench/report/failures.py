@@ -8,6 +8,7 @@ from typing import Any
 
 from arraybench.report.model import ReportTable
 from arraybench.store.db import Finding, PointRecord
+from arraybench.store.findings import EVENTS, INTEGRITY, EventsFinding, IntegrityFinding
 from arraybench.units import format_latency, format_throughput
 
 
@@ -44,7 +45,7 @@ def recovery_text(impact: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def impact_table(key: str, unit: str, data: dict[str, Any]) -> ReportTable:
+def impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
     rows = []
     for i in data.get("impact", []):
         dip = "–" if i["dip_pct"] is None else f"-{i['dip_pct']:.1f} %"
@@ -62,7 +63,7 @@ def impact_table(key: str, unit: str, data: dict[str, Any]) -> ReportTable:
     return ReportTable(f"{key}: impact of each event", columns, rows, caption)
 
 
-def log_table(key: str, data: dict[str, Any]) -> ReportTable:
+def log_table(key: str, data: EventsFinding) -> ReportTable:
     rows = [
         [r["label"], r["action"], r["outcome"], _clock(r["started_unix"]),
          _s(r["ended_unix"] - r["started_unix"]), (r["detail"] or "")[:160]]
@@ -72,7 +73,7 @@ def log_table(key: str, data: dict[str, Any]) -> ReportTable:
                                             "Detail"], rows)  # fmt: skip
 
 
-def paths_table(key: str, data: dict[str, Any]) -> ReportTable:
+def paths_table(key: str, data: EventsFinding) -> ReportTable:
     rows = [[moment, entry["line"]] for moment, entries in data.get("paths", {}).items()
             for entry in entries]  # fmt: skip
     return ReportTable(f"{key}: paths and devices", ["When", "State"], rows,
@@ -80,7 +81,7 @@ def paths_table(key: str, data: dict[str, Any]) -> ReportTable:
                        "target, before, during each event and after.")  # fmt: skip
 
 
-def integrity_table(key: str, data: dict[str, Any]) -> ReportTable:
+def integrity_table(key: str, data: IntegrityFinding) -> ReportTable:
     rows = [
         [f"{p['offset']:,}", p["kind"], str(p["expected_generation"]),
          "–" if p["found_generation"] is None else str(p["found_generation"]),
@@ -101,10 +102,11 @@ def failure_tables(points: list[PointRecord], findings: list[Finding]) -> list[R
         point = by_id.get(f.point_id or 0)
         if point is None:
             continue
-        if f.kind == "events":
-            tables += [impact_table(point.key, point.unit, f.data), log_table(point.key, f.data)]
-            if f.data.get("paths"):
-                tables.append(paths_table(point.key, f.data))
-        elif f.kind == "integrity" and f.data.get("problems"):  # clean: the verdict says so
-            tables.append(integrity_table(point.key, f.data))
+        if f.kind == EVENTS.name:
+            events = EVENTS.of(f)
+            tables += [impact_table(point.key, point.unit, events), log_table(point.key, events)]
+            if events.get("paths"):
+                tables.append(paths_table(point.key, events))
+        elif f.kind == INTEGRITY.name and INTEGRITY.of(f).get("problems"):  # clean: the verdict
+            tables.append(integrity_table(point.key, INTEGRITY.of(f)))  # says so
     return tables

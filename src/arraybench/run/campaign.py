@@ -12,7 +12,7 @@ import shutil
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,7 +22,7 @@ import yaml
 from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
-from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.findings import cliff_finding, steady_fields, steady_finding
 from arraybench.analysis.steady import steady_state
 from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
@@ -55,6 +55,19 @@ from arraybench.run.record import PointPlace, SeriesNames, names_of, new_point
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Finding, NewPoint, PointRecord, RunRecord, Sample, Store
+from arraybench.store.findings import (
+    ADAPTIVE,
+    CLIFF,
+    HOSTS,
+    MONITOR,
+    PRECONDITION,
+    PROVENANCE,
+    PURGE,
+    ROUNDS,
+    STEADY,
+    AdaptiveFinding,
+    RoundsFinding,
+)
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
 from arraybench.targets.prepare import file_size, needs_layout
@@ -67,9 +80,9 @@ def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
     """Analyses the plan asks for on this point's 1-second series."""
     found = []
     if "cliff" in point.workload.analysis:
-        found.append(Finding(None, "cliff", cliff_finding(samples, point.workload.bs)))
+        found.append(CLIFF.new(cliff_finding(samples, point.workload.bs)))
     if "steady" in point.workload.analysis or point.timing.steady:
-        found.append(Finding(None, "steady", steady_finding(samples)))
+        found.append(STEADY.new(steady_finding(samples)))
     return found
 
 
@@ -79,7 +92,7 @@ def all_points(plan: Plan) -> list[Point]:
     return expand(plan) + [p for r in rounds for p in round_points(plan, r)]
 
 
-def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> dict[str, Any]:
+def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> RoundsFinding:
     """The tracked workload's throughput per round (its first level) and the SNIA check."""
     values: list[float] = []
     for round_no in range(1, upto + 1):
@@ -90,12 +103,12 @@ def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> 
             values.append(min(tracked, key=lambda p: p.seq).throughput())
     result = steady_state(values, window=rounds.window)
     return {"round": upto, "track": rounds.track, "window": rounds.window, "values": values,
-            **asdict(result)}  # fmt: skip
+            **steady_fields(result)}  # fmt: skip
 
 
 def gc_rate_of(findings: Sequence[Finding]) -> float | None:
     """The last measured garbage-collection rate (bytes/s) among cliff findings."""
-    rates = [f.data.get("gc_bytes_per_s") for f in findings if f.kind == "cliff"]
+    rates = [c.get("gc_bytes_per_s") for c in CLIFF.among(findings)]
     known = [r for r in rates if r]
     return float(known[-1]) if known else None
 
@@ -263,7 +276,7 @@ class Campaign:
             self.store.create_run(run)
             self.run_id = run.id
             found = provenance.collect(plan, sizes, tuning.applied())
-            self.store.add_finding(run.id, "provenance", found)
+            self.store.add_finding(run.id, PROVENANCE.new(found))
             return self._execute(RunContext(run, plan, sizes, fio, self.results_dir))
         finally:
             self._restore(tuning)
@@ -356,26 +369,26 @@ class Campaign:
                 self._record_series(run, outcome.finding)
                 self.observer.points_skipped([p for p in outcome.skipped if p.key not in done])
 
-    def _record_series(self, run: RunRecord, finding: dict[str, Any]) -> None:
+    def _record_series(self, run: RunRecord, finding: AdaptiveFinding) -> None:
         """One `adaptive` finding per series (a resumed run does not repeat it)."""
-        same = ("series", "devices", "hosts")
-        for known in self.store.findings(run.id, "adaptive"):
-            if all(known.data.get(k) == finding[k] for k in same):
+        same = (finding["series"], finding["devices"], finding["hosts"])
+        for known in ADAPTIVE.among(self.store.findings(run.id, ADAPTIVE.name)):
+            if (known.get("series"), known.get("devices"), known.get("hosts")) == same:
                 return
-        self.store.add_finding(run.id, "adaptive", finding)
+        self.store.add_finding(run.id, ADAPTIVE.new(finding))
 
     def _condition(self, ctx: RunContext) -> None:
         """Purge and precondition once per run (a resumed run does not repeat them)."""
         run, plan, sizes, fio = ctx.run, ctx.plan, ctx.sizes, ctx.fio
         kinds = {f.kind for f in self.store.findings(run.id)}
-        if plan.purge and "purge" not in kinds:
+        if plan.purge and PURGE.name not in kinds:
             self._phase("purge", "blkdiscard of the block devices", 1.0)
             results = [purge_target(t.path, self.kinds.get(t.path, "file")) for t in plan.targets]
             self._notify("phase_finished", False)
             for line in purge_lines(results):
                 self.observer.warning(line)
-            self.store.add_finding(run.id, "purge", {"targets": results})
-        if plan.precondition and "precondition" not in kinds:
+            self.store.add_finding(run.id, PURGE.new({"targets": results}))
+        if plan.precondition and PRECONDITION.name not in kinds:
             written = sum(sizes.values()) * plan.precondition.passes
             self._phase("precondition", f"writing the targets {plan.precondition.passes:g} "
                         "times over", write_seconds(written))  # fmt: skip
@@ -383,7 +396,7 @@ class Campaign:
             self.guard.recheck(t.path for t in plan.targets)
             done = run_precondition(plan, plan.precondition, sizes, folder, fio)
             self._notify("phase_finished", False)
-            self.store.add_finding(run.id, "precondition", done)
+            self.store.add_finding(run.id, PRECONDITION.new(done))
 
     def _notify(self, name: str, *args: Any) -> None:
         """Progress beyond the Observer protocol (phases, rounds ended): observers that do
@@ -440,7 +453,7 @@ class Campaign:
                     self.observer.point_started(point, round_no, plan.rounds.max)
                     self._run_point(ctx, point)
             verdict = rounds_verdict(self.store.points(run.id), plan.rounds, round_no)
-            self.store.add_finding(run.id, "rounds", verdict)
+            self.store.add_finding(run.id, ROUNDS.new(verdict))
             if verdict["steady"]:
                 later = [p for r in range(round_no + 1, plan.rounds.max + 1)
                          for p in round_points(plan, r)]  # fmt: skip
@@ -493,9 +506,7 @@ class Campaign:
         if point.workload.verify:  # the integrity writer's I/O is on the device by design
             host.flags = []
         if host.flags:
-            findings.append(
-                Finding(None, "monitor", {"flags": host.flags, "devices": host.devices})
-            )
+            findings.append(MONITOR.new({"flags": host.flags, "devices": host.devices}))
             # not printed per point: the report says it once per run (report.assemble)
         files = all(self.kinds.get(t.path) in ("file", "new-file") for t in point.targets)
         flags = point_finding(point, record, samples, monitor_flags=host.flags, cpus=os.cpu_count(),
@@ -554,7 +565,7 @@ class Campaign:
         record = replace(record, hosts=len(point.level.hosts), partial=int(bool(result.failed)),
                          failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
                          pause_s=0.0)  # fmt: skip
-        findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+        findings = [HOSTS.new(result.finding), *point_findings(point, result.samples)]
         flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                               max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
         findings += [flags] if flags else []
@@ -579,7 +590,7 @@ class Campaign:
             return float(rule)
         rate = self.gc_rate or gc_rate_of(findings)
         if rate is None:
-            rate = gc_rate_of(self.store.findings(run.id, "cliff"))
+            rate = gc_rate_of(self.store.findings(run.id, CLIFF.name))
         if rate is None or rate <= 0:
             self.observer.warning(
                 f"point {point.key}: pause_after: gc, but no GC throughput is known yet "

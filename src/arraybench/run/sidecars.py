@@ -24,6 +24,7 @@ from arraybench.integrity import IntegrityReport, check_region
 from arraybench.integrity.writer import WriterConfig, spawn_writer, stop_writer, supports_direct
 from arraybench.plan.expand import Point
 from arraybench.store.db import Finding, Sample
+from arraybench.store.findings import EVENTS, INTEGRITY, PathLine
 
 POINT_ENV = ("ARRAYBENCH_POINT_DIR", "ARRAYBENCH_POINT_KEY")
 STEADY_WINDOW_S = 5  # SNIA's window, on the kernel's per-second IOPS of the targets
@@ -51,7 +52,7 @@ class PointExtras:
         self.timeline: EventTimeline | None = None
         self.writer: Any = None
         self.writer_error: str | None = None
-        self.paths: dict[str, list[dict[str, Any]]] = {}
+        self.paths: dict[str, list[PathLine]] = {}
         self.integrity: IntegrityReport | None = None
 
     # -- before fio ------------------------------------------------------------------------
@@ -140,7 +141,7 @@ class PointExtras:
         if self.timeline is not None:
             records = self.timeline.records()
             impact = event_impact(samples, windows_from_records(records))
-            found.append(Finding(None, "events", {
+            found.append(EVENTS.new({
                 "records": [r.to_dict() for r in records],
                 "impact": [asdict(i) for i in impact],
                 "paths": self.paths, "io_errors": io_errors,
@@ -149,7 +150,7 @@ class PointExtras:
         if self.integrity is not None:
             data = self.integrity.as_dict()
             data |= {"summary": self.integrity.summary_line(), "writer_error": self.writer_error}
-            found.append(Finding(None, "integrity", data))
+            found.append(Finding(None, INTEGRITY.name, data))  # keys checked by the store
         return found
 
     @property
