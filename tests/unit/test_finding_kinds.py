@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, fields, replace
+from dataclasses import MISSING, asdict, fields, replace
 from pathlib import Path
 
 import pytest
 
 from arraybench.analysis.cliff import CliffResult, find_write_cliff, gc_throughput_estimate
+from arraybench.analysis.events import EventImpact
 from arraybench.analysis.findings import cliff_finding, series, steady_finding
+from arraybench.analysis.interference import InterferenceChart, StepRow
+from arraybench.analysis.metadata import MetadataRow
 from arraybench.analysis.steady import SteadyResult, steady_state
 from arraybench.analysis.validity import Flag, finding_data, flags_by_point, flags_of
-from arraybench.integrity.check import IntegrityReport
+from arraybench.events.records import EventRecord
+from arraybench.integrity.check import BlockProblem, IntegrityReport
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Rounds
 from arraybench.run import provenance
@@ -28,11 +32,17 @@ from arraybench.store.findings import (
     ROUNDS,
     STEADY,
     VALIDITY,
+    BlockProblemData,
     CliffFinding,
+    EventImpactData,
+    EventRecordData,
     FindingKeyError,
     FindingKind,
     IntegrityFinding,
+    InterferenceChartData,
+    MetadataRowData,
     SteadyFields,
+    StepRowData,
     check_finding,
 )
 from arraybench.store.records import Finding
@@ -63,6 +73,16 @@ def test_shapes_follow_the_dataclasses_they_store():
     stored = {f.name for f in fields(IntegrityReport)} | {"problems_omitted", "clean", "lost",
                                                           "corrupt", "unreadable"}  # fmt: skip
     assert keys(IntegrityFinding) == stored | {"summary", "writer_error"}
+    nested = [
+        (EventRecordData, EventRecord), (EventImpactData, EventImpact),
+        (BlockProblemData, BlockProblem), (StepRowData, StepRow),
+        (InterferenceChartData, InterferenceChart), (MetadataRowData, MetadataRow),
+    ]  # fmt: skip
+    for shape, record in nested:
+        assert keys(shape) == {f.name for f in fields(record)}, shape.__name__
+        # a field with a default came later: older stores lack it, so it is NotRequired
+        later = {f.name for f in fields(record) if f.default is not MISSING}
+        assert set(shape.__optional_keys__) == later, shape.__name__  # type: ignore[attr-defined]
 
 
 def test_cliff_and_steady_writers_store_the_json_earlier_versions_stored():
@@ -113,9 +133,11 @@ def test_purge_provenance_and_integrity_writers(tmp_path: Path):
     )
     check_finding("provenance", PROVENANCE.new(provenance.collect(plan, {str(target): 4096})).data)
     report = IntegrityReport(str(target), "j", 4096, 0, 4096, 1, False)
+    report.problems.append(BlockProblem(0, "lost", 2, 1, 10, "generation 1, not 2"))
     data = report.as_dict() | {"summary": report.summary_line(), "writer_error": None}  # sidecars
     check_finding("integrity", data)
-    assert INTEGRITY.of(Finding(1, "integrity", data))["clean"]
+    found = INTEGRITY.of(Finding(1, "integrity", data))
+    assert not found["clean"] and found["problems"][0]["expected_generation"] == 2
 
 
 def test_gc_rate_reads_the_cliff_findings():

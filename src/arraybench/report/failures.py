@@ -4,11 +4,16 @@ the paths and devices looked like before, during and after, and the integrity ch
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from arraybench.report.model import ReportTable
 from arraybench.store.db import Finding, PointRecord
-from arraybench.store.findings import EVENTS, INTEGRITY, EventsFinding, IntegrityFinding
+from arraybench.store.findings import (
+    EVENTS,
+    INTEGRITY,
+    EventImpactData,
+    EventsFinding,
+    IntegrityFinding,
+)
 from arraybench.units import format_latency, format_throughput
 
 
@@ -25,7 +30,7 @@ def _s(value: float | None) -> str:
 RECOVERY = "Back within 5 %"  # the column of the impact table; the chart notes say it too
 
 
-def recovery_text(impact: dict[str, Any]) -> str:
+def recovery_text(impact: EventImpactData) -> str:
     """When the throughput was back within 5 % of the baseline, in the same words in the
     impact table (terminal, HTML, Markdown) and the charts' notes: after the start (a
     fail-over while the event lasts) and after the revert, or not before the point ended."""

@@ -104,8 +104,9 @@ def point_start(findings: list[Finding]) -> float | None:
     started at start + at. None without such an event."""
     for events in EVENTS.among(findings):
         for r in events.get("records", []):
-            if r.get("planned_at_s") is not None and r["action"] in ("apply", "run"):
-                return float(r["started_unix"]) - float(r["planned_at_s"])
+            at = r.get("planned_at_s")
+            if at is not None and r["action"] in ("apply", "run"):
+                return float(r["started_unix"]) - float(at)
     return None
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,14 @@ from arraybench.integrity import IntegrityReport, check_region
 from arraybench.integrity.writer import WriterConfig, spawn_writer, stop_writer, supports_direct
 from arraybench.plan.expand import Point
 from arraybench.store.db import Finding, Sample
-from arraybench.store.findings import EVENTS, INTEGRITY, PathLine
+from arraybench.store.findings import (
+    EVENTS,
+    INTEGRITY,
+    EventImpactData,
+    EventRecordData,
+    PathLine,
+    fields_of,
+)
 
 POINT_ENV = ("ARRAYBENCH_POINT_DIR", "ARRAYBENCH_POINT_KEY")
 STEADY_WINDOW_S = 5  # SNIA's window, on the kernel's per-second IOPS of the targets
@@ -142,8 +148,8 @@ class PointExtras:
             records = self.timeline.records()
             impact = event_impact(samples, windows_from_records(records))
             found.append(EVENTS.new({
-                "records": [r.to_dict() for r in records],
-                "impact": [asdict(i) for i in impact],
+                "records": [fields_of(EventRecordData, r) for r in records],
+                "impact": [fields_of(EventImpactData, i) for i in impact],
                 "paths": self.paths, "io_errors": io_errors,
                 "t0_unix": self.started_unix,
             }))  # fmt: skip

@@ -13,7 +13,7 @@ TypedDict only knows its NotRequired keys when the annotations are evaluated.)
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar, cast
 
 from arraybench.store.records import Finding
@@ -99,14 +99,62 @@ class PathLine(TypedDict):
     line: str
 
 
+class EventRecordData(TypedDict):
+    """events.records.EventRecord's fields: one step of one event."""
+
+    index: int
+    kind: str
+    label: str
+    action: str  # apply, revert, prompt, run, skipped
+    outcome: str  # ok, failed, timeout
+    planned_at_s: float | None
+    started_unix: float
+    ended_unix: float
+    detail: str
+    output: NotRequired[str]
+    exit_code: NotRequired[int | None]
+
+
+class EventImpactData(TypedDict):
+    """analysis.events.EventImpact's fields: the load's dip around one event."""
+
+    label: str
+    kind: str
+    start_unix: float
+    end_unix: float | None
+    metric: str  # iops, mbps
+    baseline: float | None
+    baseline_seconds: int
+    low: float | None
+    low_t: int | None
+    dip_pct: float | None
+    recovery_after_revert_s: float | None
+    recovery_after_start_s: float | None
+    max_latency_us: float | None
+    io_errors: int | None
+    during_seconds: NotRequired[int]
+
+
 class EventsFinding(TypedDict):
     """`events`: what the injectors did, and the load's dip around each event (run.sidecars)."""
 
-    records: list[dict[str, Any]]  # events.timeline records, as to_dict gives them
-    impact: list[dict[str, Any]]  # analysis.events.EventImpact's fields
+    records: list[EventRecordData]
+    impact: list[EventImpactData]
     paths: NotRequired[dict[str, list[PathLine]]]  # moment -> each target's path state
     io_errors: NotRequired[int]
     t0_unix: NotRequired[float | None]
+
+
+class BlockProblemData(TypedDict):
+    """integrity.check.BlockProblem's fields: one acknowledged block not read back intact."""
+
+    offset: int
+    kind: str  # lost, corrupt, unreadable
+    expected_generation: int
+    found_generation: int | None
+    written_at_ns: int
+    detail: str
+    after_failed_write: NotRequired[bool]
 
 
 class IntegrityFinding(TypedDict):
@@ -121,7 +169,7 @@ class IntegrityFinding(TypedDict):
     direct: bool
     checked: int
     ok: int
-    problems: list[dict[str, Any]]  # integrity.check.BlockProblem's fields
+    problems: list[BlockProblemData]  # the first ones (problems_omitted: the others)
     journal_records: int
     torn_records: int
     damaged_records: int
@@ -140,23 +188,63 @@ class IntegrityFinding(TypedDict):
 
 
 # the test kinds' points (run.kinds) ---------------------------------------------------------
+class StepRowData(TypedDict):
+    """analysis.interference.StepRow's fields: the base load in one phase of the test."""
+
+    label: str
+    kind: str  # base, step, background
+    streams: int
+    start_s: float
+    end_s: float
+    base_iops: float
+    base_lat_mean_us: float | None
+    bg_mbps: float
+    base_iops_change_pct: float | None
+    base_lat_change_pct: float | None
+    base_p99_us: NotRequired[float | None]
+
+
+class InterferenceChartData(TypedDict):
+    """analysis.interference.InterferenceChart's fields."""
+
+    t_s: list[float]
+    base_iops: list[float | None]
+    base_lat_us: list[float | None]
+    bg_mbps: list[float | None]
+    events: list[tuple[float, str]]  # [t_s, label] pairs once stored
+
+
 class InterferenceFinding(TypedDict):
     """`interference`: the base load's latency beside growing background streams."""
 
     target: str
-    rows: list[dict[str, Any]]  # analysis.interference.StepRow's fields
+    rows: list[StepRowData]
     tolerated_steps: int
     max_latency_increase: float
-    chart: dict[str, Any]  # analysis.interference.InterferenceChart's fields
+    chart: InterferenceChartData
     bg_bs: int
     bg_rate_iops: int | None
+
+
+class MetadataRowData(TypedDict):
+    """analysis.metadata.MetadataRow's fields: one operation at one thread level."""
+
+    op: str
+    threads: int
+    ops_per_s: float | None
+    lat_mean_us: float | None
+    lat_p99_us: float | None
+    files: int
+    elapsed_ms: NotRequired[int]
+    fio_iops: NotRequired[float]
+    hosts: NotRequired[int]
 
 
 class MetadataFinding(TypedDict):
     """`metadata`: create/stat/delete rates at one thread level."""
 
     threads: int
-    rows: list[dict[str, Any]]  # analysis.metadata.MetadataRow's fields
+    rows: list[MetadataRowData]
 
 
 # imported points (importer) ----------------------------------------------------------------
@@ -296,6 +384,12 @@ PURGE = FindingKind("purge", PurgeFinding)
 PRECONDITION = FindingKind("precondition", PreconditionFinding)
 ROUNDS = FindingKind("rounds", RoundsFinding)
 ARRAY_SERIES = FindingKind("array_series", ArraySeriesFinding)
+
+
+def fields_of(shape: type[T], record: Any) -> T:
+    """A dataclass record as the TypedDict that mirrors its fields (`EventImpactData` for an
+    EventImpact): `asdict`, typed; tests/unit/test_finding_kinds.py keeps the two in step."""
+    return cast(T, asdict(record))
 
 
 def check_finding(kind: str, data: Mapping[str, object]) -> None:

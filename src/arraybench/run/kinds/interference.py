@@ -3,7 +3,6 @@ beside growing background streams; one stored point, one `interference` finding.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 from arraybench.analysis.interference import (
@@ -24,7 +23,13 @@ from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
-from arraybench.store.findings import INTERFERENCE, InterferenceFinding
+from arraybench.store.findings import (
+    INTERFERENCE,
+    InterferenceChartData,
+    InterferenceFinding,
+    StepRowData,
+    fields_of,
+)
 from arraybench.units import format_duration
 
 INTERFERENCE_KEY = "interference/base+steps"
@@ -65,10 +70,10 @@ def interference_findings(
     chart = chart_data(spec, base_iops, base_lat, bg_mbps, t0)
     return {
         "target": spec.targets[0],
-        "rows": [asdict(r) for r in rows],
+        "rows": [fields_of(StepRowData, r) for r in rows],
         "tolerated_steps": verdict(rows, test.max_latency_increase),
         "max_latency_increase": test.max_latency_increase,
-        "chart": asdict(chart),
+        "chart": fields_of(InterferenceChartData, chart),
         "bg_bs": spec.bg_bs,
         "bg_rate_iops": spec.bg_rate_iops_per_step,
     }

@@ -4,7 +4,6 @@ thread level; one stored point and one `metadata` finding per level."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import asdict
 from pathlib import Path
 
 from arraybench.analysis.metadata import metadata_results
@@ -15,7 +14,7 @@ from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import ZERO, Phase, Span
-from arraybench.store.findings import METADATA, MetadataFinding
+from arraybench.store.findings import METADATA, MetadataFinding, MetadataRowData, fields_of
 
 NAMES = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
 
@@ -90,4 +89,4 @@ class MetadataKind:
         assert meta is not None
         spec = _spec(meta, step.workers, metadata_directory(ctx.plan, meta, ctx.results_dir))
         rows = metadata_results(document, spec)
-        return {"threads": step.workers, "rows": [asdict(r) for r in rows]}
+        return {"threads": step.workers, "rows": [fields_of(MetadataRowData, r) for r in rows]}
