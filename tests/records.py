@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from arraybench.store.db import METRIC_COLUMNS, PointRecord
+from pathlib import Path
+
+from arraybench.fio.logs import parse_interval_log
+from arraybench.store.db import METRIC_COLUMNS, PointRecord, Sample
+
+DATA = Path(__file__).parent / "data"
 
 # a random 8 KiB read point with every metric empty: tests `replace` what they need
 BLANK_POINT = PointRecord(
@@ -14,3 +19,16 @@ BLANK_POINT = PointRecord(
     cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
     metrics=dict.fromkeys(METRIC_COLUMNS),
 )  # fmt: skip
+
+
+def sample_12(iops_only: bool = False) -> list[Sample]:
+    """The 1-second samples of data sample 12 (a real write cliff), as the store holds them;
+    `iops_only`: without the bandwidth log."""
+    iops = parse_interval_log(DATA / "12_samyaple_fio3.33_iops.1.log")
+    bw = parse_interval_log(DATA / "12_samyaple_fio3.33_bw.1.log")
+    mbps = {round(r.time_ms / 1000): r.value * 1024 / 1e6 for r in bw}
+    return [
+        Sample(1_700_000_000 + round(r.time_ms / 1000), None, r.value, None,
+               None if iops_only else mbps.get(round(r.time_ms / 1000)), None, None)
+        for r in iops
+    ]  # fmt: skip

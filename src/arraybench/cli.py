@@ -54,6 +54,7 @@ from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.run.setup import scratch_path
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
+from arraybench.store.findings import ARRAY_SERIES, PROVENANCE
 from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
@@ -473,9 +474,9 @@ def cmd_attach(args: argparse.Namespace) -> int:
     run = store.get_run(_run_id(store, args.run_id, args.results))
     columns = parse_map(args.map)
     samples = read_csv(Path(args.file), columns, args.offset)
-    store.add_finding(run.id, "array_series", {
+    store.add_finding(run.id, ARRAY_SERIES.new({
         "file": str(args.file), "map": columns, "offset_s": args.offset,
-        "samples": [[s.t, s.values] for s in samples]})  # fmt: skip
+        "samples": [[s.t, s.values] for s in samples]}))  # fmt: skip
     pairs = point_agreements(store, run.id, store.points(run.id))
     matched = [(p, a) for p, a in pairs if a is not None]
     console.out.print(
@@ -539,7 +540,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         spreads = point_spreads(points)
         for p, d in zip(points, dicts, strict=True):
             d |= asdict(spreads[p.id])
-        provenance = [f.data for f in store.findings(run.id, "provenance")]
+        provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
         print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance},
                          indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`

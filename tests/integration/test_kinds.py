@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import pytest
 
@@ -19,6 +19,7 @@ from arraybench.run.context import RunContext
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import Phase, Span
 from arraybench.store.db import Store
+from arraybench.store.findings import FindingKind
 from tests.conftest import needs_fio, small_plan
 from tests.integration.test_campaign import Recorder
 
@@ -55,6 +56,13 @@ def test_steps_keep_their_keys_numbers_and_folders(tmp_path: Path):
     assert phases[-3:-1] == ["interference", "metadata"]
 
 
+class ProbeFinding(TypedDict):
+    ios: int
+
+
+PROBE = FindingKind("probe", ProbeFinding)  # a new kind declares its finding's keys
+
+
 class ProbeKind:
     """A third kind: one sequential read of the first target, its I/O count as the finding."""
 
@@ -79,7 +87,7 @@ class ProbeKind:
 
     def finding(
         self, step: kinds.KindStep, ctx: RunContext, folder: Path, document: FioDocument
-    ) -> dict[str, Any]:
+    ) -> ProbeFinding:
         return {"ios": sum(j.read.ios for j in document.jobs)}
 
 

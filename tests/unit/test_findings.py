@@ -5,25 +5,13 @@ from __future__ import annotations
 import pytest
 
 from arraybench.analysis.findings import cliff_finding, steady_finding
-from arraybench.fio.logs import parse_interval_log
 from arraybench.store.db import Sample
-from tests.conftest import DATA
-
-
-def _samples(iops_only: bool) -> list[Sample]:
-    iops = parse_interval_log(DATA / "12_samyaple_fio3.33_iops.1.log")
-    bw = parse_interval_log(DATA / "12_samyaple_fio3.33_bw.1.log")
-    mbps = {round(r.time_ms / 1000): r.value * 1024 / 1e6 for r in bw}
-    return [
-        Sample(1_700_000_000 + round(r.time_ms / 1000), None, r.value, None,
-               None if iops_only else mbps.get(round(r.time_ms / 1000)), None, None)
-        for r in iops
-    ]  # fmt: skip
+from tests.records import sample_12
 
 
 @pytest.mark.parametrize("iops_only", [False, True])
 def test_real_cliff_of_sample_12_with_gc_rate(iops_only: bool):
-    found = cliff_finding(_samples(iops_only), 4096)
+    found = cliff_finding(sample_12(iops_only), 4096)
     assert found["found"] and found["seconds"] == 54
     assert found["level_before"] == pytest.approx(385_647)
     assert found["level_min"] == 13_891 and found["drop_pct"] > 90
@@ -41,6 +29,6 @@ def test_no_cliff_on_a_flat_series():
 
 
 def test_steady_finding_on_the_recovered_tail():
-    found = steady_finding(_samples(True))
+    found = steady_finding(sample_12(True))
     assert found["steady"] and found["window_start"] == 49 and found["samples"] == 54
-    assert not steady_finding(_samples(True)[:10])["steady"]  # the cliff is not steady
+    assert not steady_finding(sample_12(True)[:10])["steady"]  # the cliff is not steady

@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "arraybench.errors": 0,
     "arraybench.units": 0,
     "arraybench.store.records": 0,
+    "arraybench.store.findings": 0,  # the findings' TypedDicts, written below, read above
     "arraybench.plan": 1,
     "arraybench.fio": 2,
     "arraybench.hosts": 2,

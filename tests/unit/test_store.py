@@ -20,6 +20,7 @@ from arraybench.store.db import (
     Sample,
     Store,
 )
+from arraybench.store.findings import PURGE, FindingKeyError
 from arraybench.store.migrations import MIGRATIONS
 
 
@@ -67,11 +68,11 @@ def test_points_round_trip_and_duplicates_are_rejected(tmp_path: Path):
     samples = [Sample(100, 5.0, None, 0.04, None, 90.0, None), Sample(101, 6.0, 0, 0.05, 0, 1, 2)]
     host = [HostSample(100, "sdb", 5.0, 0.0, 0.04, 0.0, 0.2, 50.0)]
     cpu = [CpuSample(100, 10.0, 5.0, 1.0, 16.0)]
-    findings = [Finding(None, "cliff", {"found": False})]
+    findings = [Finding(None, "cliff", {"found": False, "seconds": 2})]
     point_id = store.add_point(_fields("w/w1-qd1", 1), _metrics(1234.5), samples, host, cpu,
                                findings)  # fmt: skip
     assert store.host_samples(point_id) == host and store.cpu_samples(point_id) == cpu
-    assert store.findings("r1") == [Finding(point_id, "cliff", {"found": False})]
+    assert store.findings("r1") == [Finding(point_id, "cliff", {"found": False, "seconds": 2})]
     assert store.findings("r1", "steady") == []
     assert store.completed_keys("r1") == {"w/w1-qd1"}
     [point] = store.points("r1")
@@ -115,3 +116,16 @@ def test_what_goes_in_is_what_comes_out():
     """Every column of a new point is a field of the stored record, in the same order."""
     stored = [f.name for f in dataclasses.fields(PointRecord) if f.name not in ("id", "metrics")]
     assert [f.name for f in dataclasses.fields(NewPoint)] == stored
+
+
+def test_a_finding_with_a_misspelt_key_is_refused_and_nothing_is_stored(tmp_path: Path):
+    store = Store(tmp_path)
+    store.create_run(_run())
+    bad = Finding(None, "purge", {"target": []})  # `targets`
+    with pytest.raises(FindingKeyError, match=r"unknown key.s. target; missing key.s. targets"):
+        store.add_finding("r1", bad)
+    with pytest.raises(FindingKeyError, match="purge finding"):
+        store.add_point(_fields("w/w1-qd1", 1), _metrics(1.0), [], findings=[bad])
+    assert store.findings("r1") == [] and store.points("r1") == []
+    store.add_finding("r1", PURGE.new({"targets": []}))
+    assert PURGE.among(store.findings("r1")) == [{"targets": []}]

@@ -1,6 +1,6 @@
 """Per-point findings from the 1-second series: write cliff, GC rate, SNIA steady state.
 
-Pure: stored samples in, plain dicts out (stored as JSON beside the point).
+Pure: stored samples in, the findings' TypedDicts out (stored as JSON beside the point).
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from arraybench.analysis.cliff import find_write_cliff, gc_throughput_estimate
-from arraybench.analysis.steady import steady_state
+from arraybench.analysis.steady import SteadyResult, steady_state
+from arraybench.store.findings import CliffFinding, SteadyFields, SteadyFinding
 from arraybench.store.records import Sample
 
 SNIA_WINDOW = 5
@@ -33,7 +33,7 @@ def series(samples: Sequence[Sample]) -> tuple[list[float], list[float], list[fl
     return times, iops, bw
 
 
-def cliff_finding(samples: Sequence[Sample], block_size: int) -> dict[str, Any]:
+def cliff_finding(samples: Sequence[Sample], block_size: int) -> CliffFinding:
     """The write cliff of a point, or {"found": False}, with the GC throughput estimate."""
     times, iops, bw = series(samples)
     if not any(bw):  # no bandwidth log: bytes follow from the I/O count
@@ -42,14 +42,31 @@ def cliff_finding(samples: Sequence[Sample], block_size: int) -> dict[str, Any]:
     if cliff is None:
         return {"found": False, "seconds": len(times)}
     gc = gc_throughput_estimate(times, bw, cliff)
-    return {"found": True, "seconds": len(times), **asdict(cliff), "gc_bytes_per_s": gc}
+    return {
+        "found": True, "seconds": len(times), "time_s": cliff.time_s,
+        "level_before": cliff.level_before, "level_after": cliff.level_after,
+        "drop_pct": cliff.drop_pct, "gb_written_at_cliff": cliff.gb_written_at_cliff,
+        "recovered": cliff.recovered, "recovery_time_s": cliff.recovery_time_s,
+        "level_recovered": cliff.level_recovered, "level_min": cliff.level_min,
+        "low_end_s": cliff.low_end_s, "gc_bytes_per_s": gc,
+    }  # fmt: skip
 
 
-def steady_finding(samples: Sequence[Sample], window: int = SNIA_WINDOW) -> dict[str, Any]:
+def steady_fields(result: SteadyResult) -> SteadyFields:
+    """A SteadyResult as the `steady` and `rounds` findings store it."""
+    return {
+        "steady": result.steady, "window_start": result.window_start,
+        "window_end": result.window_end, "average": result.average,
+        "range_excursion": result.range_excursion, "slope": result.slope,
+        "slope_excursion": result.slope_excursion, "intercept": result.intercept,
+    }  # fmt: skip
+
+
+def steady_finding(samples: Sequence[Sample], window: int = SNIA_WINDOW) -> SteadyFinding:
     """SNIA PTS criteria on the last `window` 1-second total IOPS values of a point."""
     _, iops, _ = series(samples)
     result = steady_state(iops, window=window)
-    return {"window": window, "samples": len(iops), **asdict(result)}
+    return {"window": window, "samples": len(iops), **steady_fields(result)}
 
 
 def kernel_drop_pct(

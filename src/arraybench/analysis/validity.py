@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from arraybench.analysis.findings import DISAGREEMENT, series
 from arraybench.plan.expand import Point
+from arraybench.store.findings import VALIDITY, FlagData, ValidityFinding
 from arraybench.store.records import CpuSample, Finding, NewPoint, Sample
 
 BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: the host may be the limit
@@ -23,7 +23,7 @@ RAMP_HEAD_S = 2  # the first seconds of the measured window checked for a rising
 RAMP_SHORT_BY = 0.9  # ...rising and below this share of the rest's median: ramp too short
 RAMP_MIN_SECONDS = 6  # fewer 1-second samples: too short to tell a ramp from noise
 
-KIND = "validity"  # the findings kind
+KIND = VALIDITY.name  # the findings kind
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,8 @@ class Flag:
     why: str
     change: str
 
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+    def as_dict(self) -> FlagData:
+        return {"kind": self.kind, "why": self.why, "change": self.change}
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,11 @@ def point_flags(facts: PointFacts) -> list[Flag]:
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
-def finding_data(flags: Sequence[Flag]) -> dict[str, Any]:
+def finding_data(flags: Sequence[Flag]) -> ValidityFinding:
     return {"flags": [f.as_dict() for f in flags]}
 
 
-def flags_of(data: dict[str, Any]) -> list[Flag]:
+def flags_of(data: ValidityFinding) -> list[Flag]:
     """A stored `validity` finding's flags back (unknown keys of later versions ignored)."""
     return [Flag(str(d.get("kind", "")), str(d.get("why", "")), str(d.get("change", "")))
             for d in data.get("flags", []) if isinstance(d, dict)]  # fmt: skip
@@ -173,7 +173,7 @@ def point_finding(
         start_spread_ms=record.start_spread_ms, max_start_spread_ms=max_start_spread_ms,
     )  # fmt: skip
     flags = point_flags(facts)
-    return Finding(None, KIND, finding_data(flags)) if flags else None
+    return VALIDITY.new(finding_data(flags)) if flags else None
 
 
 def flags_by_point(findings: Sequence[Finding]) -> dict[int, list[Flag]]:
@@ -181,5 +181,5 @@ def flags_by_point(findings: Sequence[Finding]) -> dict[int, list[Flag]]:
     found: dict[int, list[Flag]] = {}
     for f in findings:
         if f.kind == KIND and f.point_id is not None:
-            found.setdefault(f.point_id, []).extend(flags_of(f.data))
+            found.setdefault(f.point_id, []).extend(flags_of(VALIDITY.of(f)))
     return found

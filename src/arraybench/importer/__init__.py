@@ -79,6 +79,7 @@ from arraybench.run.campaign import new_run_id, now_iso
 from arraybench.run.record import PointPlace, names_of, new_point
 from arraybench.run.timeseries import full_seconds
 from arraybench.store.db import Finding, NewPoint, RunRecord, Sample, Store
+from arraybench.store.findings import IMPLAUSIBLE, IMPORT
 from arraybench.units import fio_size, parse_size
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
@@ -1032,7 +1033,7 @@ def _record(run_id: str, seq: int, c: _Candidate) -> NewPoint:
 
 
 def _finding(c: _Candidate) -> Finding:
-    return Finding(None, "import", {
+    return IMPORT.new({
         "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
         "tool": _tools([c])[0],
         "jobs": sorted({j.name for j in c.jobs})[:10],
@@ -1086,7 +1087,7 @@ def _store_run(
         for seq, c in enumerate(cands, start=1):
             findings = [_finding(c)]
             if c.implausible:
-                findings.append(Finding(None, "implausible", {"reasons": c.implausible}))
+                findings.append(IMPLAUSIBLE.new({"reasons": c.implausible}))
             store.add_point(_record(run_id, seq, c), point_metrics(c.jobs), c.samples,
                             findings=findings)  # fmt: skip
         status = "complete"

@@ -8,6 +8,7 @@ from dataclasses import replace
 from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
+from arraybench.store.findings import ARRAY_SERIES
 from arraybench.units import format_pct
 
 
@@ -15,10 +16,10 @@ def point_agreements(
     store: Store, run_id: str, points: list[PointRecord]
 ) -> list[tuple[PointRecord, Agreement | None]]:
     """Each point against the latest attached series (none attached: empty)."""
-    found = store.findings(run_id, "array_series")
+    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
     if not found:
         return []
-    array = [ArraySample(float(t), values) for t, values in found[-1].data["samples"]]
+    array = [ArraySample(float(t), values) for t, values in found[-1]["samples"]]
     result = []
     for point in points:
         seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
@@ -31,7 +32,7 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     pairs = point_agreements(store, run_id, points)
     if not pairs:
         return []
-    data = store.findings(run_id, "array_series")[-1].data
+    data = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))[-1]
     rows = [[p.key, f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}",
              format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
             if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
@@ -47,12 +48,12 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
 def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
     """The attached series per Unix second (mean of its samples in that second), in IOPS or
     MB/s as the point is measured; empty when nothing (or not that value) is attached."""
-    found = store.findings(run_id, "array_series")
+    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
     if not found:
         return {}
     field = "mbps" if mbps else "iops"
     buckets: dict[int, list[float]] = {}
-    for t, values in found[-1].data["samples"]:
+    for t, values in found[-1]["samples"]:
         if field in values:
             buckets.setdefault(int(t), []).append(float(values[field]))
     return {t: sum(v) / len(v) for t, v in buckets.items()}

@@ -48,6 +48,7 @@ from arraybench.report.spread import flag_table, repeat_notes, spread_tables
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.run.provenance import provenance_rows
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
+from arraybench.store.findings import ADAPTIVE, INTEGRITY, MONITOR, PRECONDITION, PROVENANCE, PURGE
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size
 
@@ -127,16 +128,15 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     if partial:
         model.notes.append(f"partial points (a host failed; the others' data kept): "
                            f"{', '.join(partial)}")  # fmt: skip
-    for finding in store.findings(run_id, "purge"):
-        model.notes += purge_lines(finding.data["targets"])
-    for finding in store.findings(run_id, "precondition"):
-        d = finding.data
+    for purge in PURGE.among(findings):
+        model.notes += purge_lines(purge["targets"])
+    for d in PRECONDITION.among(findings):
         model.notes.append(f"preconditioned: {d['bytes'] / 1e9:,.2f} GB of {d['bs'] // 1024} KiB "
                            f"{d['pattern']} writes ({d['passes']:g} x capacity) in "
                            f"{d['seconds']:,.0f} s")  # fmt: skip
     by_id = {p.id: p.key for p in points}
-    flags = [(by_id.get(f.point_id or 0, "?"), flag) for f in store.findings(run_id, "monitor")
-             for flag in f.data["flags"]]  # fmt: skip
+    flags = [(by_id.get(f.point_id or 0, "?"), flag) for f in findings if f.kind == MONITOR.name
+             for flag in MONITOR.of(f)["flags"]]  # fmt: skip
     compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
     model.notes += disagreement_notes(summarize_disagreements(flags, compared))
     return model
@@ -160,10 +160,7 @@ def _level(key: str) -> str:
 def adaptive_notes(findings: list[Finding]) -> list[str]:
     """Which levels an adaptive series tried, and why it stopped."""
     notes = []
-    for f in findings:
-        if f.kind != "adaptive":
-            continue
-        d = f.data
+    for d in ADAPTIVE.among(findings):
         notes.append(
             f"{d['series']}: adaptive series ({d['mode']}): ran {len(d['tried'])} of "
             f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
@@ -183,10 +180,11 @@ def integrity_verdicts(points: list[PointRecord], findings: list[Finding]) -> li
     keys = {p.id: p.key for p in points}
     verdicts = []
     for f in findings:
-        if f.kind == "integrity":
-            clean = not (f.data.get("lost") or f.data.get("corrupt") or f.data.get("unreadable"))
+        if f.kind == INTEGRITY.name:
+            d = INTEGRITY.of(f)
+            clean = not (d.get("lost") or d.get("corrupt") or d.get("unreadable"))
             verdict = PASS if clean else FAIL
-            summary, key = str(f.data.get("summary", "")), keys.get(f.point_id or 0)
+            summary, key = str(d.get("summary", "")), keys.get(f.point_id or 0)
             verdicts.append(Verdict("no acknowledged write lost", verdict, summary, key))
     return verdicts
 
@@ -212,9 +210,8 @@ def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, s
         ("finished", run.finished or "not finished"),
         ("results folder", run.folder),
     ]
-    for finding in findings:
-        if finding.kind == "provenance":
-            rows += provenance_rows(finding.data)
+    for found in PROVENANCE.among(findings):
+        rows += provenance_rows(found)
     return rows
 
 

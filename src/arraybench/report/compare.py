@@ -28,6 +28,7 @@ from arraybench.report.build import (
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.overlays import curves_overlay
 from arraybench.store.db import PointRecord, RunRecord, Store
+from arraybench.store.findings import PROVENANCE
 from arraybench.targets.queue import differences, recorded_queues
 from arraybench.units import format_latency, format_pct, format_throughput
 
@@ -59,8 +60,8 @@ def load_scenario(store: Store, spec: str) -> Scenario:
                 f"{spec}: run {run_id} has no points on {hosts.group(1)} host(s)",
                 "see `arraybench show RUN` for its host counts",
             )
-    queues = {k: v for f in store.findings(run_id, "provenance") for k, v in
-              recorded_queues(f.data).items()}  # fmt: skip
+    queues = {k: v for found in PROVENANCE.among(store.findings(run_id, PROVENANCE.name))
+              for k, v in recorded_queues(found).items()}  # fmt: skip
     return Scenario(label, run, points, queues)
 
 

@@ -4,10 +4,16 @@ the paths and devices looked like before, during and after, and the integrity ch
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from arraybench.report.model import ReportTable
 from arraybench.store.db import Finding, PointRecord
+from arraybench.store.findings import (
+    EVENTS,
+    INTEGRITY,
+    EventImpactData,
+    EventsFinding,
+    IntegrityFinding,
+)
 from arraybench.units import format_latency, format_throughput
 
 
@@ -24,7 +30,7 @@ def _s(value: float | None) -> str:
 RECOVERY = "Back within 5 %"  # the column of the impact table; the chart notes say it too
 
 
-def recovery_text(impact: dict[str, Any]) -> str:
+def recovery_text(impact: EventImpactData) -> str:
     """When the throughput was back within 5 % of the baseline, in the same words in the
     impact table (terminal, HTML, Markdown) and the charts' notes: after the start (a
     fail-over while the event lasts) and after the revert, or not before the point ended."""
@@ -44,7 +50,7 @@ def recovery_text(impact: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def impact_table(key: str, unit: str, data: dict[str, Any]) -> ReportTable:
+def impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
     rows = []
     for i in data.get("impact", []):
         dip = "–" if i["dip_pct"] is None else f"-{i['dip_pct']:.1f} %"
@@ -62,7 +68,7 @@ def impact_table(key: str, unit: str, data: dict[str, Any]) -> ReportTable:
     return ReportTable(f"{key}: impact of each event", columns, rows, caption)
 
 
-def log_table(key: str, data: dict[str, Any]) -> ReportTable:
+def log_table(key: str, data: EventsFinding) -> ReportTable:
     rows = [
         [r["label"], r["action"], r["outcome"], _clock(r["started_unix"]),
          _s(r["ended_unix"] - r["started_unix"]), (r["detail"] or "")[:160]]
@@ -72,7 +78,7 @@ def log_table(key: str, data: dict[str, Any]) -> ReportTable:
                                             "Detail"], rows)  # fmt: skip
 
 
-def paths_table(key: str, data: dict[str, Any]) -> ReportTable:
+def paths_table(key: str, data: EventsFinding) -> ReportTable:
     rows = [[moment, entry["line"]] for moment, entries in data.get("paths", {}).items()
             for entry in entries]  # fmt: skip
     return ReportTable(f"{key}: paths and devices", ["When", "State"], rows,
@@ -80,7 +86,7 @@ def paths_table(key: str, data: dict[str, Any]) -> ReportTable:
                        "target, before, during each event and after.")  # fmt: skip
 
 
-def integrity_table(key: str, data: dict[str, Any]) -> ReportTable:
+def integrity_table(key: str, data: IntegrityFinding) -> ReportTable:
     rows = [
         [f"{p['offset']:,}", p["kind"], str(p["expected_generation"]),
          "–" if p["found_generation"] is None else str(p["found_generation"]),
@@ -101,10 +107,11 @@ def failure_tables(points: list[PointRecord], findings: list[Finding]) -> list[R
         point = by_id.get(f.point_id or 0)
         if point is None:
             continue
-        if f.kind == "events":
-            tables += [impact_table(point.key, point.unit, f.data), log_table(point.key, f.data)]
-            if f.data.get("paths"):
-                tables.append(paths_table(point.key, f.data))
-        elif f.kind == "integrity" and f.data.get("problems"):  # clean: the verdict says so
-            tables.append(integrity_table(point.key, f.data))
+        if f.kind == EVENTS.name:
+            events = EVENTS.of(f)
+            tables += [impact_table(point.key, point.unit, events), log_table(point.key, events)]
+            if events.get("paths"):
+                tables.append(paths_table(point.key, events))
+        elif f.kind == INTEGRITY.name and INTEGRITY.of(f).get("problems"):  # clean: the verdict
+            tables.append(integrity_table(point.key, INTEGRITY.of(f)))  # says so
     return tables

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from typing import Any
 
 from arraybench.plan.expand import mix_label, round_in_key
 from arraybench.report.build import mix_sort_key
 from arraybench.report.model import ReportTable, Timeline
 from arraybench.store.db import Finding, PointRecord
+from arraybench.store.findings import ROUNDS, RoundsFinding
 from arraybench.units import format_latency, format_throughput
 
 
@@ -17,23 +17,25 @@ def round_of(point: PointRecord) -> int | None:
     return round_in_key(point.key)
 
 
-def window_rounds(verdict: dict[str, Any]) -> list[int]:
+def window_rounds(verdict: RoundsFinding) -> list[int]:
     """1-based rounds of the measurement window: the steady one, or the last `window`."""
     count = len(verdict["values"])
-    if verdict.get("steady") and verdict.get("window_start") is not None:
-        return list(range(verdict["window_start"] + 1, verdict["window_end"] + 1))
+    start, end = verdict.get("window_start"), verdict.get("window_end")
+    if verdict.get("steady") and start is not None and end is not None:  # both or neither
+        return list(range(start + 1, end + 1))
     return list(range(max(1, count - verdict["window"] + 1), count + 1))
 
 
-def steady_timeline(verdict: dict[str, Any]) -> Timeline:
+def steady_timeline(verdict: RoundsFinding) -> Timeline:
     values = verdict["values"]
     rounds = window_rounds(verdict)
-    if verdict.get("steady"):
+    spread, slope = verdict.get("range_excursion"), verdict.get("slope_excursion")
+    if verdict.get("steady") and spread is not None and slope is not None:  # steady: all set
         line = (
             f"steady state reached in round {verdict['round']} (window rounds {rounds[0]}-"
             f"{rounds[-1]}): average {verdict['average']:,.0f}, range "
-            f"{verdict['range_excursion'] * 100:.1f} % (≤ 20 %), slope excursion "
-            f"{verdict['slope_excursion'] * 100:.1f} % (≤ 10 %)"
+            f"{spread * 100:.1f} % (≤ 20 %), slope excursion "
+            f"{slope * 100:.1f} % (≤ 10 %)"
         )
     else:
         line = f"NOT steady after {verdict['round']} round(s): the figures use the last window"
@@ -80,7 +82,7 @@ def _cell(points: list[PointRecord]) -> str:
     return f"{format_throughput(value, unit)} @ {format_latency(lat)}"
 
 
-def matrix_tables(points: list[PointRecord], verdict: dict[str, Any]) -> list[ReportTable]:
+def matrix_tables(points: list[PointRecord], verdict: RoundsFinding) -> list[ReportTable]:
     """Per group of repeated workloads: rows = group (block size), columns = mix."""
     rounds = set(window_rounds(verdict))
     chosen = [p for p in points if round_of(p) in rounds]
@@ -102,7 +104,7 @@ def matrix_tables(points: list[PointRecord], verdict: dict[str, Any]) -> list[Re
 def rounds_report(
     points: list[PointRecord], findings: list[Finding]
 ) -> tuple[list[Timeline], list[ReportTable]]:
-    verdicts = [f.data for f in findings if f.kind == "rounds"]
+    verdicts = ROUNDS.among(findings)
     if not verdicts:
         return [], []
     last = max(verdicts, key=lambda v: v["round"])

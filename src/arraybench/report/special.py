@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from arraybench.analysis.metadata import MetadataRow, metadata_table
 from arraybench.report.model import ReportTable, Timeline
 from arraybench.store.db import Finding
+from arraybench.store.findings import INTERFERENCE, METADATA, InterferenceFinding
 from arraybench.units import format_iops, format_latency, format_mbps
 
 GRID_PATTERNS = ("random", "sequential")
@@ -16,7 +15,7 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value:+.0f} %"
 
 
-def interference_report(data: dict[str, Any]) -> tuple[ReportTable, Timeline]:
+def interference_report(data: InterferenceFinding) -> tuple[ReportTable, Timeline]:
     rows = [
         [r["label"], format_iops(r["base_iops"]), format_latency(r["base_lat_mean_us"]),
          format_latency(r.get("base_p99_us")), _pct(r["base_iops_change_pct"]),
@@ -55,7 +54,7 @@ def interference_report(data: dict[str, Any]) -> tuple[ReportTable, Timeline]:
 
 
 def metadata_report(findings: list[Finding]) -> list[ReportTable]:
-    rows = [MetadataRow(**row) for f in findings for row in f.data["rows"]]
+    rows = [MetadataRow(**row) for data in METADATA.among(findings) for row in data["rows"]]
     if not rows:
         return []
     tables = []
@@ -69,10 +68,9 @@ def metadata_report(findings: list[Finding]) -> list[ReportTable]:
 def special_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Timeline]]:
     tables: list[ReportTable] = []
     timelines: list[Timeline] = []
-    for finding in findings:
-        if finding.kind == "interference":
-            table, timeline = interference_report(finding.data)
-            tables.append(table)
-            timelines.append(timeline)
-    tables += metadata_report([f for f in findings if f.kind == "metadata"])
+    for data in INTERFERENCE.among(findings):
+        table, timeline = interference_report(data)
+        tables.append(table)
+        timelines.append(timeline)
+    tables += metadata_report([f for f in findings if f.kind == METADATA.name])
     return tables, timelines

@@ -11,6 +11,17 @@ from arraybench.report.build import series_name
 from arraybench.report.failures import RECOVERY, recovery_text
 from arraybench.report.model import Timeline
 from arraybench.store.db import Finding, PointRecord, Store
+from arraybench.store.findings import (
+    CLIFF,
+    EVENTS,
+    INTEGRITY,
+    MONITOR,
+    STEADY,
+    CliffFinding,
+    EventsFinding,
+    RoundsFinding,
+    SteadyFinding,
+)
 from arraybench.units import format_duration, format_pct, format_throughput
 
 MAX_TIMELINES = 60
@@ -23,7 +34,7 @@ def _sum(*values: float | None) -> float | None:
 
 
 def cliff_lines(
-    data: dict[str, Any], unit: str, kernel_drop: float | None = None
+    data: CliffFinding, unit: str, kernel_drop: float | None = None
 ) -> tuple[list[str], list[tuple[float, str]]]:
     """The write cliff's lines; `kernel_drop` (% the kernel's counters fell at the same time)
     marks it doubtful when the kernel saw less than half of fio's drop."""
@@ -43,28 +54,30 @@ def cliff_lines(
                 "then (other I/O on the device, not the array?)")  # fmt: skip
     lines = [line]
     events = [(float(data["time_s"]), "write cliff")]
-    if data.get("recovered"):
-        lines.append(f"recovered at {format_duration(data['recovery_time_s'])} to "
+    back, gc = data.get("recovery_time_s"), data.get("gc_bytes_per_s")
+    if data.get("recovered") and back is not None:  # a recovered cliff has its time
+        lines.append(f"recovered at {format_duration(back)} to "
                      f"{level(data['level_recovered'])}")  # fmt: skip
-        events.append((float(data["recovery_time_s"]), "recovered"))
-    if data.get("gc_bytes_per_s"):
-        lines.append(f"garbage-collection throughput ≈ {data['gc_bytes_per_s'] / 1e6:,.0f} MB/s "
+        events.append((float(back), "recovered"))
+    if gc:
+        lines.append(f"garbage-collection throughput ≈ {gc / 1e6:,.0f} MB/s "
                      "(sustained post-cliff write rate)")  # fmt: skip
     return lines, events
 
 
-def steady_lines(data: dict[str, Any]) -> list[str]:
-    if data.get("average") is None:
+def steady_lines(data: SteadyFinding | RoundsFinding) -> list[str]:
+    spread, slope = data.get("range_excursion"), data.get("slope_excursion")
+    if data.get("average") is None or spread is None or slope is None:  # all or none are set
         return [f"steady state: fewer than {data.get('window')} samples to judge"]
     verdict = "steady" if data["steady"] else "NOT steady"
     return [
         f"SNIA steady state over the last {data['window']} samples: {verdict} (range "
-        f"{data['range_excursion'] * 100:.1f} % of the mean, limit 20 %; slope excursion "
-        f"{data['slope_excursion'] * 100:.1f} %, limit 10 %)"
+        f"{spread * 100:.1f} % of the mean, limit 20 %; slope excursion "
+        f"{slope * 100:.1f} %, limit 10 %)"
     ]
 
 
-def event_marks(data: dict[str, Any], t0: float) -> list[tuple[float, str]]:
+def event_marks(data: EventsFinding, t0: float) -> list[tuple[float, str]]:
     """Chart markers: each event's start and its revert, in seconds of the point's series."""
     marks = []
     for r in data.get("records", []):
@@ -75,7 +88,7 @@ def event_marks(data: dict[str, Any], t0: float) -> list[tuple[float, str]]:
     return marks
 
 
-def event_lines(data: dict[str, Any]) -> list[str]:
+def event_lines(data: EventsFinding) -> list[str]:
     lines = []
     for i in data.get("impact", []):
         dip = "–" if i["dip_pct"] is None else f"{i['dip_pct']:.1f} %"
@@ -89,12 +102,11 @@ def event_lines(data: dict[str, Any]) -> list[str]:
 def point_start(findings: list[Finding]) -> float | None:
     """The point's start (Unix s, ramp included) from its events journal: an `at` event was
     started at start + at. None without such an event."""
-    for finding in findings:
-        if finding.kind != "events":
-            continue
-        for r in finding.data.get("records", []):
-            if r.get("planned_at_s") is not None and r["action"] in ("apply", "run"):
-                return float(r["started_unix"]) - float(r["planned_at_s"])
+    for events in EVENTS.among(findings):
+        for r in events.get("records", []):
+            at = r.get("planned_at_s")
+            if at is not None and r["action"] in ("apply", "run"):
+                return float(r["started_unix"]) - float(at)
     return None
 
 
@@ -123,22 +135,23 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
     array = array_seconds(store, point.run_id, mbps)
     t_rel = [float(s.t - samples[0].t) for s in samples]
     for finding in findings:
-        if finding.kind == "cliff":
-            at = finding.data.get("time_s")
+        if finding.kind == CLIFF.name:
+            cliff = CLIFF.of(finding)
+            at = cliff.get("time_s")
             fell = kernel_drop_pct(t_rel, kernel, float(at)) if kernel and at is not None else None
-            found, marks = cliff_lines(finding.data, point.unit, fell)
+            found, marks = cliff_lines(cliff, point.unit, fell)
             lines += found
             shift = float(samples[0].t - t0) if samples else 0.0  # cliff times: from 1st sample
             events += [(at_s + shift, label) for at_s, label in marks]
             written = [(s.write_mbps or 0.0) / 1000 for s in samples]  # GB per 1-s sample
             gb = list(accumulate(written))
-        elif finding.kind == "steady":
-            lines += steady_lines(finding.data)
-        elif finding.kind == "monitor":
-            lines += finding.data.get("flags", [])
-        elif finding.kind == "events":
-            events += event_marks(finding.data, t0)
-            lines += event_lines(finding.data)
+        elif finding.kind == STEADY.name:
+            lines += steady_lines(STEADY.of(finding))
+        elif finding.kind == MONITOR.name:
+            lines += MONITOR.of(finding).get("flags", [])
+        elif finding.kind == EVENTS.name:
+            events += event_marks(EVENTS.of(finding), t0)
+            lines += event_lines(EVENTS.of(finding))
     if point.ended_early:
         lines.append("ended early: fio's steady-state criterion was met")
     return Timeline(
@@ -226,7 +239,7 @@ def timelines(store: Store, run_id: str, points: list[PointRecord]) -> list[Time
     chosen = [
         p for p in points
         if series_size[(p.workload, p.devices)] == 1
-        or any(f.kind in ("cliff", "steady", "events", "integrity")
+        or any(f.kind in (CLIFF.name, STEADY.name, EVENTS.name, INTEGRITY.name)
                for f in by_point.get(p.id, []))
     ]  # fmt: skip
     singles = [timeline_of(store, p, by_point.get(p.id, [])) for p in chosen[:MAX_TIMELINES]]

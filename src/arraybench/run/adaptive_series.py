@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from arraybench.analysis.adaptive import AdaptiveSearch
 from arraybench.plan.expand import Point
 from arraybench.store.db import PointRecord
+from arraybench.store.findings import AdaptiveFinding
 
 Measure = Callable[[Point], PointRecord | None]  # runs (or finds) a point; None: no result
 
@@ -30,7 +30,7 @@ def ladder_of(points: Sequence[Point]) -> tuple[list[int], dict[int, Point]]:
 class SeriesOutcome:
     tried: list[Point]
     skipped: list[Point]
-    finding: dict[str, Any]
+    finding: AdaptiveFinding
 
 
 def run_adaptive(
@@ -52,7 +52,7 @@ def run_adaptive(
     optimal, maximum = search.estimate()
     skipped = [p for p in points if p not in tried]
     first = points[0]
-    finding = {
+    finding: AdaptiveFinding = {
         "series": first.workload.name, "devices": first.level.devices,
         "hosts": list(first.level.hosts), "mode": mode, "reason": search.reason,
         "tried": [p.key for p in tried], "skipped": [p.key for p in skipped],

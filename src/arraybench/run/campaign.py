@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from arraybench.analysis.aggregate import point_metrics
+from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
 from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
@@ -34,6 +34,7 @@ from arraybench.run.point import run_point
 from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
+from arraybench.store.findings import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
 from arraybench.targets.guard import TargetGuard
 
 MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)
@@ -45,7 +46,7 @@ def all_points(plan: Plan) -> list[Point]:
     return expand(plan) + [p for r in rounds for p in round_points(plan, r)]
 
 
-def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> dict[str, Any]:
+def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> RoundsFinding:
     """The tracked workload's throughput per round (its first level) and the SNIA check."""
     values: list[float] = []
     for round_no in range(1, upto + 1):
@@ -56,7 +57,7 @@ def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> 
             values.append(min(tracked, key=lambda p: p.seq).throughput())
     result = steady_state(values, window=rounds.window)
     return {"round": upto, "track": rounds.track, "window": rounds.window, "values": values,
-            **asdict(result)}  # fmt: skip
+            **steady_fields(result)}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class Campaign:
             self.store.create_run(run)
             self.run_id = run.id
             found = provenance.collect(plan, targets.sizes, tuning.applied())
-            self.store.add_finding(run.id, "provenance", found)
+            self.store.add_finding(run.id, PROVENANCE.new(found))
             return self._execute(self._context(run, plan, targets, fio, settings))
         finally:
             self._restore(tuning)
@@ -225,13 +226,13 @@ class Campaign:
                 self._record_series(run, outcome.finding)
                 self.observer.points_skipped([p for p in outcome.skipped if p.key not in done])
 
-    def _record_series(self, run: RunRecord, finding: dict[str, Any]) -> None:
+    def _record_series(self, run: RunRecord, finding: AdaptiveFinding) -> None:
         """One `adaptive` finding per series (a resumed run does not repeat it)."""
-        same = ("series", "devices", "hosts")
-        for known in self.store.findings(run.id, "adaptive"):
-            if all(known.data.get(k) == finding[k] for k in same):
+        same = (finding["series"], finding["devices"], finding["hosts"])
+        for known in ADAPTIVE.among(self.store.findings(run.id, ADAPTIVE.name)):
+            if (known.get("series"), known.get("devices"), known.get("hosts")) == same:
                 return
-        self.store.add_finding(run.id, "adaptive", finding)
+        self.store.add_finding(run.id, ADAPTIVE.new(finding))
 
     def _run_special(self, ctx: RunContext, first_seq: int) -> None:
         """The registered test kinds (run.kinds: interference, metadata), after the grid."""
@@ -274,7 +275,7 @@ class Campaign:
                     self.observer.point_started(point, round_no, plan.rounds.max)
                     run_point(ctx, point)
             verdict = rounds_verdict(self.store.points(run.id), plan.rounds, round_no)
-            self.store.add_finding(run.id, "rounds", verdict)
+            self.store.add_finding(run.id, ROUNDS.new(verdict))
             if verdict["steady"]:
                 later = [p for r in range(round_no + 1, plan.rounds.max + 1)
                          for p in round_points(plan, r)]  # fmt: skip

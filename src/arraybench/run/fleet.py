@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from arraybench.analysis.hosts import combine_hosts
 from arraybench.errors import UnsafeTargetError
@@ -27,6 +26,7 @@ from arraybench.hosts import (
 )
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
+from arraybench.store.findings import HostsFinding
 from arraybench.store.records import Sample
 
 
@@ -45,7 +45,7 @@ class HostRun:
 
     jobs: list[FioJobResult]
     samples: list[Sample]
-    finding: dict[str, Any]
+    finding: HostsFinding
     failed: list[str] = field(default_factory=list)
     spread_ms: float | None = None
     fio_version: str | None = None
@@ -149,7 +149,7 @@ class Fleet:
                                offsets_ms=self.offsets, binary=self.fio)  # fmt: skip
         per_host, _ = combine_hosts(outcome)
         jobs = [job for name in outcome.jobs_by_host for job in outcome.jobs_by_host[name]]
-        finding = {
+        finding: HostsFinding = {
             "hosts": [s.name for s in specs],
             "per_host": {name: m.total.as_dict("total") for name, m in per_host.items()},
             "start_ms": outcome.start_ms_by_host,

@@ -27,6 +27,7 @@ from arraybench.run.fleet import HostRun
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
+from arraybench.store.findings import CLIFF, HOSTS, MONITOR, STEADY
 from arraybench.store.records import Finding, NewPoint, RunRecord, Sample
 
 
@@ -34,15 +35,15 @@ def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
     """Analyses the plan asks for on this point's 1-second series."""
     found = []
     if "cliff" in point.workload.analysis:
-        found.append(Finding(None, "cliff", cliff_finding(samples, point.workload.bs)))
+        found.append(CLIFF.new(cliff_finding(samples, point.workload.bs)))
     if "steady" in point.workload.analysis or point.timing.steady:
-        found.append(Finding(None, "steady", steady_finding(samples)))
+        found.append(STEADY.new(steady_finding(samples)))
     return found
 
 
 def gc_rate_of(findings: Sequence[Finding]) -> float | None:
     """The last measured garbage-collection rate (bytes/s) among cliff findings."""
-    rates = [f.data.get("gc_bytes_per_s") for f in findings if f.kind == "cliff"]
+    rates = [c.get("gc_bytes_per_s") for c in CLIFF.among(findings)]
     known = [r for r in rates if r]
     return float(known[-1]) if known else None
 
@@ -98,7 +99,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
     if point.workload.verify:  # the integrity writer's I/O is on the device by design
         host.flags = []
     if host.flags:
-        findings.append(Finding(None, "monitor", {"flags": host.flags, "devices": host.devices}))
+        findings.append(MONITOR.new({"flags": host.flags, "devices": host.devices}))
         # not printed per point: the report says it once per run (report.assemble)
     files = all(ctx.target_kinds.get(t.path) in ("file", "new-file") for t in point.targets)
     flags = point_finding(point, record, samples, monitor_flags=host.flags, cpus=os.cpu_count(),
@@ -159,7 +160,7 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     record = replace(record, hosts=len(point.level.hosts), partial=int(bool(result.failed)),
                      failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
                      pause_s=0.0)  # fmt: skip
-    findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+    findings = [HOSTS.new(result.finding), *point_findings(point, result.samples)]
     flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
@@ -185,7 +186,7 @@ def pause_seconds(
         return float(rule)
     rate = ctx.settings.gc_rate or gc_rate_of(findings)
     if rate is None:
-        rate = gc_rate_of(ctx.store.findings(ctx.run.id, "cliff"))
+        rate = gc_rate_of(ctx.store.findings(ctx.run.id, CLIFF.name))
     if rate is None or rate <= 0:
         ctx.observer.warning(
             f"point {point.key}: pause_after: gc, but no GC throughput is known yet "

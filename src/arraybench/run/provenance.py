@@ -12,6 +12,7 @@ from typing import Any
 from arraybench.errors import TargetError
 from arraybench.plan.model import Plan
 from arraybench.run.fleet import host_spec
+from arraybench.store.findings import ProvenanceFinding
 from arraybench.targets.queue import read_queue, read_remote_queues, settings_text
 from arraybench.targets.safety import block_name, device_model, device_size, inspect_target
 from arraybench.units import format_size
@@ -70,7 +71,7 @@ def _remote_queues(plan: Plan) -> dict[str, list[dict[str, Any]] | str]:
 
 def collect(
     plan: Plan, sizes: dict[str, int], tuning: list[dict[str, str]] | None = None
-) -> dict[str, Any]:
+) -> ProvenanceFinding:
     """Everything worth a reader's eye; remote targets are listed as the plan names them.
     `tuning`: the host_tuning changes in effect (device, attribute, original, value)."""
     targets = [] if plan.hosts else [describe_target(t.path) for t in plan.targets]
@@ -91,7 +92,7 @@ def _size(value: Any) -> str:
     return format_size(int(value)) if value else "?"
 
 
-def provenance_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+def provenance_rows(data: ProvenanceFinding) -> list[tuple[str, str]]:
     """The stored finding as (what, value) rows."""
     m = data.get("machine", {})
     rows = [

@@ -19,6 +19,7 @@ from arraybench.plan.model import Plan
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.outline import write_seconds
 from arraybench.run.record import now_iso
+from arraybench.store.findings import PRECONDITION, PURGE
 from arraybench.store.records import RunRecord
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
@@ -127,15 +128,15 @@ def condition(ctx: RunContext) -> None:
     """Purge and precondition once per run (a resumed run does not repeat them)."""
     run, plan, sizes, fio, store = ctx.run, ctx.plan, ctx.sizes, ctx.fio, ctx.store
     kinds = {f.kind for f in store.findings(run.id)}
-    if plan.purge and "purge" not in kinds:
+    if plan.purge and PURGE.name not in kinds:
         ctx.phase("purge", "blkdiscard of the block devices", 1.0)
         results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"))
                    for t in plan.targets]  # fmt: skip
         ctx.notify("phase_finished", False)
         for line in purge_lines(results):
             ctx.observer.warning(line)
-        store.add_finding(run.id, "purge", {"targets": results})
-    if plan.precondition and "precondition" not in kinds:
+        store.add_finding(run.id, PURGE.new({"targets": results}))
+    if plan.precondition and PRECONDITION.name not in kinds:
         written = sum(sizes.values()) * plan.precondition.passes
         ctx.phase("precondition", f"writing the targets {plan.precondition.passes:g} "
                   "times over", write_seconds(written))  # fmt: skip
@@ -143,4 +144,4 @@ def condition(ctx: RunContext) -> None:
         ctx.guard.recheck(t.path for t in plan.targets)
         done = run_precondition(plan, plan.precondition, sizes, folder, fio)
         ctx.notify("phase_finished", False)
-        store.add_finding(run.id, "precondition", done)
+        store.add_finding(run.id, PRECONDITION.new(done))

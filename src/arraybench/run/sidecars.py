@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,14 @@ from arraybench.integrity import IntegrityReport, check_region
 from arraybench.integrity.writer import WriterConfig, spawn_writer, stop_writer, supports_direct
 from arraybench.plan.expand import Point
 from arraybench.store.db import Finding, Sample
+from arraybench.store.findings import (
+    EVENTS,
+    INTEGRITY,
+    EventImpactData,
+    EventRecordData,
+    PathLine,
+    fields_of,
+)
 
 POINT_ENV = ("ARRAYBENCH_POINT_DIR", "ARRAYBENCH_POINT_KEY")
 STEADY_WINDOW_S = 5  # SNIA's window, on the kernel's per-second IOPS of the targets
@@ -51,7 +58,7 @@ class PointExtras:
         self.timeline: EventTimeline | None = None
         self.writer: Any = None
         self.writer_error: str | None = None
-        self.paths: dict[str, list[dict[str, Any]]] = {}
+        self.paths: dict[str, list[PathLine]] = {}
         self.integrity: IntegrityReport | None = None
 
     # -- before fio ------------------------------------------------------------------------
@@ -140,16 +147,16 @@ class PointExtras:
         if self.timeline is not None:
             records = self.timeline.records()
             impact = event_impact(samples, windows_from_records(records))
-            found.append(Finding(None, "events", {
-                "records": [r.to_dict() for r in records],
-                "impact": [asdict(i) for i in impact],
+            found.append(EVENTS.new({
+                "records": [fields_of(EventRecordData, r) for r in records],
+                "impact": [fields_of(EventImpactData, i) for i in impact],
                 "paths": self.paths, "io_errors": io_errors,
                 "t0_unix": self.started_unix,
             }))  # fmt: skip
         if self.integrity is not None:
             data = self.integrity.as_dict()
             data |= {"summary": self.integrity.summary_line(), "writer_error": self.writer_error}
-            found.append(Finding(None, "integrity", data))
+            found.append(Finding(None, INTEGRITY.name, data))  # keys checked by the store
         return found
 
     @property

@@ -15,6 +15,7 @@ from typing import Any
 
 from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
 from arraybench.errors import RunLockedError, StoreError, StoreMachineError
+from arraybench.store.findings import check_finding
 from arraybench.store.migrations import MIGRATIONS
 from arraybench.store.records import (
     CpuSample,
@@ -200,6 +201,8 @@ class Store:
         """Store a completed point with everything measured beside it: all or nothing."""
         if not isinstance(point, NewPoint):  # a dict would let a misspelt key store NULL
             raise TypeError(f"add_point takes a NewPoint, not {type(point).__name__}")
+        for f in findings:  # before the transaction: a bad finding stores nothing
+            check_finding(f.kind, f.data)
         values = {f: getattr(point, f) for f in _POINT_FIELDS} | metrics.as_dict()
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
@@ -220,12 +223,14 @@ class Store:
             )
         return point_id
 
-    def add_finding(self, run_id: str, kind: str, data: dict[str, Any]) -> None:
-        """A finding about the run as a whole (purge, preconditioning, rounds)."""
+    def add_finding(self, run_id: str, finding: Finding) -> None:
+        """A finding about the run as a whole (purge, preconditioning, rounds): built by its
+        kind (`PURGE.new({...})`, store.findings), its keys checked against the kind's."""
+        check_finding(finding.kind, finding.data)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO findings (run_id, point_id, kind, data_json) VALUES (?, NULL, ?, ?)",
-                (run_id, kind, json.dumps(data)),
+                (run_id, finding.kind, json.dumps(finding.data)),
             )
 
     def findings(self, run_id: str, kind: str | None = None) -> list[Finding]:

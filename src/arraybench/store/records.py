@@ -7,8 +7,8 @@ and the store itself (above them) both use these types without importing each ot
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -155,9 +155,12 @@ class CpuSample:
 
 @dataclass(frozen=True)
 class Finding:
+    """A stored finding. `data` is the kind's JSON object: read it typed through its kind
+    (store.findings: `CLIFF.of(f)`, `HOSTS.among(found)`), which knows its keys."""
+
     point_id: int | None
-    kind: str  # "cliff", "steady", "monitor", ...
-    data: dict[str, Any]
+    kind: str  # "cliff", "steady", "monitor", ...: store.findings.KINDS
+    data: Mapping[str, object]
 
 
 @dataclass(frozen=True)

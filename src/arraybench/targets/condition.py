@@ -8,16 +8,16 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from arraybench.fio import runner
 from arraybench.fio.jobfile import fio_filename
 from arraybench.fio.values import fio_value
 from arraybench.plan.model import Plan, Precondition
+from arraybench.store.findings import PreconditionFinding, PurgeResult
 from arraybench.units import fio_size
 
 
-def purge_target(path: str, kind: str) -> dict[str, Any]:
+def purge_target(path: str, kind: str) -> PurgeResult:
     """blkdiscard for a block device; a file cannot be purged (and we say so)."""
     if kind != "block":
         return {
@@ -69,7 +69,7 @@ def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int
 
 def run_precondition(
     plan: Plan, spec: Precondition, sizes: Mapping[str, int], folder: Path, fio: str
-) -> dict[str, Any]:
+) -> PreconditionFinding:
     """Run the preconditioning job; return what it wrote and how long it took."""
     folder.mkdir(parents=True, exist_ok=True)
     jobfile = folder / "point.fio"
@@ -88,7 +88,7 @@ def run_precondition(
     }
 
 
-def purge_lines(results: Sequence[dict[str, Any]]) -> list[str]:
+def purge_lines(results: Sequence[PurgeResult]) -> list[str]:
     return [
         f"purge {r['target']}: {'done' if r['purged'] else 'NOT done'} ({r['how']})"
         for r in results

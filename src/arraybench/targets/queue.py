@@ -22,6 +22,7 @@ from typing import Any
 
 from arraybench.events.blockdev import block_name, parent_disk_name, slaves
 from arraybench.hosts.server import HostSpec, ssh_command
+from arraybench.store.findings import ProvenanceFinding
 
 # queue/ attributes recorded, in the order reports show them
 QUEUE_ATTRIBUTES = ("scheduler", "nr_requests", "nomerges", "read_ahead_kb", "rotational",
@@ -227,7 +228,7 @@ def differences(
     return lines
 
 
-def recorded_queues(provenance: dict[str, Any]) -> dict[str, dict[str, str]]:
+def recorded_queues(provenance: ProvenanceFinding) -> dict[str, dict[str, str]]:
     """A run's stored provenance -> target (`host:path` on a remote host) -> its settings."""
     found = {t["path"]: t["queue"].get("settings") or {}
              for t in provenance.get("targets", []) if t.get("queue")}  # fmt: skip

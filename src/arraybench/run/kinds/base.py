@@ -10,9 +10,10 @@ nor the outline.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from arraybench.fio import runner
 from arraybench.fio.parse import FioDocument, parse_fio_json_file
@@ -59,7 +60,7 @@ class TestKind(Protocol):
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
-    ) -> dict[str, Any]: ...
+    ) -> Mapping[str, object]: ...  # its kind's TypedDict (store.findings)
 
 
 def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) -> FioDocument:
@@ -79,7 +80,7 @@ def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) ->
 
 def run_step(
     kind: TestKind, step: KindStep, ctx: RunContext, folder: Path
-) -> tuple[FioDocument, dict[str, Any]]:
+) -> tuple[FioDocument, Mapping[str, object]]:
     """One step end to end: job file, fio, the finding."""
     document = run_fio(folder, kind.job_file(step, ctx), step.key, step.watchdog_s, ctx.fio)
     return document, kind.finding(step, ctx, folder, document)

@@ -3,9 +3,7 @@ beside growing background streams; one stored point, one `interference` finding.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from arraybench.analysis.interference import (
     chart_data,
@@ -25,6 +23,13 @@ from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
+from arraybench.store.findings import (
+    INTERFERENCE,
+    InterferenceChartData,
+    InterferenceFinding,
+    StepRowData,
+    fields_of,
+)
 from arraybench.units import format_duration
 
 INTERFERENCE_KEY = "interference/base+steps"
@@ -56,7 +61,7 @@ def interference_spec(plan: Plan, test: InterferenceTest) -> InterferenceSpec:
 
 def interference_findings(
     spec: InterferenceSpec, test: InterferenceTest, folder: Path
-) -> dict[str, Any]:
+) -> InterferenceFinding:
     base_iops, base_lat, bg_mbps = read_interference_logs(folder)
     t0 = run_start_second(base_iops)
     rows = step_table(
@@ -65,10 +70,10 @@ def interference_findings(
     chart = chart_data(spec, base_iops, base_lat, bg_mbps, t0)
     return {
         "target": spec.targets[0],
-        "rows": [asdict(r) for r in rows],
+        "rows": [fields_of(StepRowData, r) for r in rows],
         "tolerated_steps": verdict(rows, test.max_latency_increase),
         "max_latency_increase": test.max_latency_increase,
-        "chart": asdict(chart),
+        "chart": fields_of(InterferenceChartData, chart),
         "bg_bs": spec.bg_bs,
         "bg_rate_iops": spec.bg_rate_iops_per_step,
     }
@@ -82,7 +87,7 @@ def _with_a_target(plan: Plan) -> Plan:
 
 
 class InterferenceKind:
-    name = "interference"
+    name = INTERFERENCE.name  # the phase kind and the finding kind
     report_section = "report.special.interference_report"
     touches_targets = True
 
@@ -119,7 +124,7 @@ class InterferenceKind:
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
-    ) -> dict[str, Any]:
+    ) -> InterferenceFinding:
         test = ctx.plan.interference
         assert test is not None
         return interference_findings(interference_spec(ctx.plan, test), test, folder)

@@ -4,9 +4,7 @@ thread level; one stored point and one `metadata` finding per level."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from arraybench.analysis.metadata import metadata_results
 from arraybench.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
@@ -16,6 +14,7 @@ from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import ZERO, Phase, Span
+from arraybench.store.findings import METADATA, MetadataFinding, MetadataRowData, fields_of
 
 NAMES = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
 
@@ -38,7 +37,7 @@ def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
 
 
 class MetadataKind:
-    name = "metadata"
+    name = METADATA.name  # the phase kind and the finding kind
     report_section = "report.special.metadata_report"
     touches_targets = False  # it works in its own directory
 
@@ -85,9 +84,9 @@ class MetadataKind:
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
-    ) -> dict[str, Any]:
+    ) -> MetadataFinding:
         meta = ctx.plan.metadata
         assert meta is not None
         spec = _spec(meta, step.workers, metadata_directory(ctx.plan, meta, ctx.results_dir))
         rows = metadata_results(document, spec)
-        return {"threads": step.workers, "rows": [asdict(r) for r in rows]}
+        return {"threads": step.workers, "rows": [fields_of(MetadataRowData, r) for r in rows]}
