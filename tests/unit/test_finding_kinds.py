@@ -22,7 +22,8 @@ from arraybench.integrity.check import BlockProblem, IntegrityReport
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Rounds
 from arraybench.run import provenance
-from arraybench.run.campaign import gc_rate_of, rounds_verdict
+from arraybench.run.campaign import rounds_verdict
+from arraybench.run.point import gc_rate_of
 from arraybench.store.findings import (
     CLIFF,
     INTEGRITY,
