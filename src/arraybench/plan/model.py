@@ -547,6 +547,19 @@ class Expectation(Strict):
         return self
 
 
+class ReportOptions(Strict):
+    """How the report names its headline figures."""
+
+    headline_includes_flagged: Bool = Field(
+        False,
+        description=(
+            "Let points with validity flags (e.g. generator-bound) be the optimal point, the "
+            "maximum and the summary's figures; by default they are left out of them (still "
+            "drawn and listed, marked as flagged)."
+        ),
+    )
+
+
 class Plan(Strict):
     name: Name = Field(
         description=(
@@ -669,6 +682,9 @@ class Plan(Strict):
         description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
     )
     repeat: Repeats = Field(1, description=REPEAT_TEXT)
+    report: ReportOptions = Field(
+        ReportOptions(), description="How the report names its headline figures."
+    )
     workloads: list[Workload] = Field(
         min_length=1, description="The workloads, each run at every load level."
     )

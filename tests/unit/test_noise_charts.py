@@ -1,0 +1,92 @@
+"""Flagged points leave the headline figures, levels differ only beyond their noise, and the
+curves draw the repeats' 95 % interval and mark flagged points (issue 18)."""
+
+from __future__ import annotations
+
+from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
+from arraybench.report.model import CurvePanel
+from arraybench.report.svg import curve_chart, point_tip
+
+
+def curve(flag_at: float | None = None) -> list[CurvePoint]:
+    # throughput rises to 16 jobs; 16 is the maximum and the optimal point unless flagged
+    rows = [(1, 100.0, 10.0), (2, 190.0, 10.5), (4, 300.0, 13.0), (8, 380.0, 21.0),
+            (16, 450.0, 35.0)]  # fmt: skip
+    return [CurvePoint(level, t, lat, None, f"w{level}", flagged=level == flag_at)
+            for level, t, lat in rows]  # fmt: skip
+
+
+def test_flagged_point_leaves_the_headline_figures_unless_asked() -> None:
+    plain = summarize(curve())
+    assert plain.maximum and plain.maximum.key == "w16" and plain.left_out == ()
+    flagged = summarize(curve(flag_at=16))
+    assert flagged.maximum and flagged.maximum.key == "w8"
+    assert flagged.optimal and flagged.optimal.key != "w16"
+    assert [p.key for p in flagged.left_out] == ["w16"]
+    kept = summarize(curve(flag_at=16), include_flagged=True)
+    assert kept.maximum and kept.maximum.key == "w16" and kept.left_out == ()
+
+
+def test_every_point_flagged_names_them_all() -> None:
+    everything = [CurvePoint(p.level, p.throughput, p.lat_mean_us, None, p.key, True)
+                  for p in curve()]  # fmt: skip
+    found = summarize(everything)
+    assert found.maximum and found.maximum.key == "w16" and found.left_out == ()
+
+
+def test_levels_differ_only_beyond_their_intervals() -> None:
+    assert differ(Level("a", 100.0, 2.0), Level("b", 103.0, 2.0)) is False  # 98-102 vs 101-105
+    assert differ(Level("a", 100.0, 2.0), Level("b", 110.0, 2.0)) is True
+    assert differ(Level("a", 100.0, None), Level("b", 300.0, 1.0)) is None  # no spread
+
+
+def test_per_second_samples_give_a_spread() -> None:
+    assert samples_spread_pct([5.0, 100.0, 100.0]) is None  # two seconds after the first
+    steady = samples_spread_pct([5.0, 100.0, 101.0, 99.0, 100.0, 100.0])
+    noisy = samples_spread_pct([5.0, 80.0, 120.0, 90.0, 110.0, 100.0])
+    assert steady is not None and noisy is not None and steady < 1.5 < 10 < noisy
+
+
+def test_optimal_confidence_says_which_neighbours_are_within_noise() -> None:
+    levels = [Level("4", 300.0, 3.0), Level("8", 380.0, 3.0), Level("16", 385.0, 3.0)]
+    assert optimal_confidence(levels, "8", 2, 3) == (
+        "optimal 8 (the optimal point in 2 of 3 repetitions); 16 is within noise of it"
+    )
+    apart = [Level("4", 300.0, 1.0), Level("8", 380.0, 1.0), Level("16", 450.0, 1.0)]
+    assert "differ from it beyond noise" in optimal_confidence(apart, "8")
+    assert optimal_confidence([Level("8", 1.0, None), Level("16", 2.0, None)], "8") == ""
+
+
+def panel(**kw: object) -> CurvePanel:
+    base: dict[str, object] = dict(
+        mix_label="Read", x_label="workers", x_values=[1.0, 2.0, 4.0], x_ticks=["1", "2", "4"],
+        throughput_unit="IOPS", throughput=[1000.0, 1900.0, 2500.0],
+        lat_mean_us=[100.0, 105.0, 160.0], lat_p99_us=[200.0, 210.0, 400.0], optimal_index=1,
+        max_index=2, min_latency_index=0,
+    )  # fmt: skip
+    return CurvePanel(**(base | kw))  # type: ignore[arg-type]
+
+
+def test_once_measured_curve_has_no_band_and_no_flag_marker() -> None:
+    svg = curve_chart(panel())
+    assert "band-tput" not in svg and "errbar" not in svg and "mark-flagged" not in svg
+    assert "95 % interval" not in svg and "flagged: see table" not in svg
+
+
+def test_repeated_curve_draws_its_interval_and_flagged_points() -> None:
+    cis = [(950.0, 1050.0), (1800.0, 2000.0), (2300.0, 3200.0)]
+    svg = curve_chart(panel(throughput_ci=cis, lat_mean_ci=[(90.0, 110.0), None, (150.0, 170.0)],
+                            repeats=3, flagged=["", "", "generator-bound"]))  # fmt: skip
+    assert svg.count('class="band-tput"') == 1 and svg.count('class="errbar-lat"') == 2
+    assert "95 % interval (3 repeats)" in svg and "flagged: see table" in svg
+    assert svg.count('class="mark-flagged"') == 1
+    # the axis reaches the interval's top (3,200), not only the median (2,500)
+    assert ">3.5k<" in svg or ">4k<" in svg
+    tip = point_tip(panel(throughput_ci=cis, flagged=["", "", "generator-bound"]), 2, "4")
+    assert "95 %: 2.3 kIOPS to 3.2 kIOPS" in tip and "flagged: generator-bound" in tip
+
+
+def test_a_repeated_point_between_single_ones_gets_an_error_bar() -> None:
+    svg = curve_chart(panel(throughput_ci=[None, (1800.0, 2000.0), None], repeats=2))
+    assert 'class="errbar-tput"' in svg and "band-tput" not in svg
