@@ -3,6 +3,7 @@ curves draw the repeats' 95 % interval and mark flagged points (issue 18)."""
 
 from __future__ import annotations
 
+from arraybench.analysis.adaptive import AdaptiveSearch, closed_loop_curve, simulate
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
 from arraybench.report.model import CurvePanel
@@ -90,3 +91,34 @@ def test_repeated_curve_draws_its_interval_and_flagged_points() -> None:
 def test_a_repeated_point_between_single_ones_gets_an_error_bar() -> None:
     svg = curve_chart(panel(throughput_ci=[None, (1800.0, 2000.0), None], repeats=2))
     assert 'class="errbar-tput"' in svg and "band-tput" not in svg
+
+
+PLATEAU = {1: 100.0, 2: 200.0, 4: 380.0, 8: 400.0, 16: 410.0, 32: 405.0, 64: 395.0}
+
+
+def search_plateau(noise: float | None) -> AdaptiveSearch:
+    search = AdaptiveSearch(list(PLATEAU))
+    while (level := search.next_level()) is not None:  # latency by Little's law
+        search.record(level, PLATEAU[level], level / PLATEAU[level] * 1e6, noise_pct=noise)
+    return search
+
+
+def test_search_does_not_refine_between_levels_within_noise() -> None:
+    exact = search_plateau(None)
+    assert exact.estimate() == (4, 16) and exact.confidence() == ""
+    noisy = search_plateau(4.0)  # ±4 %: 380, 395 and 410 cannot be told apart
+    assert len(noisy.tried) < len(exact.tried)
+    assert "4 and 64 are within noise of each other" in noisy.explanation
+    assert noisy.confidence() == "optimal 4; 64 is within noise of it"
+    assert noisy.confidence({4: "w4-qd1", 64: "w64-qd1"}).startswith("optimal w4-qd1; w64")
+
+
+def test_a_gain_inside_the_noise_is_flat_for_the_stop_rule() -> None:
+    curve = closed_loop_curve(100_000, 8, sharpness=1.5)  # creeps up slowly past the knee
+    ladder = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
+    exact, noisy = simulate(curve, ladder), simulate(curve, ladder, spread_pct=5.0)
+    assert exact.stopped_by == "ladder_end" and noisy.stopped_by == "flat"
+    assert "or within noise" in noisy.reason and len(noisy.tried) < len(exact.tried)
+    assert noisy.optimal_level == exact.optimal_level  # the knee is well beyond the noise
+    # a spread far below the steps changes nothing
+    assert simulate(curve, ladder, spread_pct=0.5).tried == exact.tried

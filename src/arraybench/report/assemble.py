@@ -190,6 +190,7 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
             f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
             f"{d['reason']}; optimal {_level(d['optimal'] or '–')}, "
             f"max {_level(d['maximum'] or '–')}"
+            + (f"; {d['confidence']} (noise: {d['noise']})" if d.get("confidence") else "")
         )
     return notes
 
