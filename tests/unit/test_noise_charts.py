@@ -3,9 +3,17 @@ curves draw the repeats' 95 % interval and mark flagged points (issue 18)."""
 
 from __future__ import annotations
 
+import pytest
+
 from arraybench.analysis.adaptive import AdaptiveSearch, closed_loop_curve, simulate
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
+from arraybench.analysis.statistics import spread
+from arraybench.errors import PlanError
+from arraybench.fio.jobfile import render_jobfile
+from arraybench.plan.confidence import steady_limit
+from arraybench.plan.expand import expand
+from arraybench.plan.load import parse_plan_text
 from arraybench.report.model import CurvePanel
 from arraybench.report.svg import curve_chart, point_tip
 
@@ -122,3 +130,29 @@ def test_a_gain_inside_the_noise_is_flat_for_the_stop_rule() -> None:
     assert noisy.optimal_level == exact.optimal_level  # the knee is well beyond the noise
     # a spread far below the steps changes nothing
     assert simulate(curve, ladder, spread_pct=0.5).tried == exact.tried
+
+
+W = "workloads: [{name: a, pattern: random, bs: 4k, read: 100}]\n"
+
+
+def test_steady_limit_guarantees_the_asked_interval() -> None:
+    for window in (3, 5, 10, 60):
+        limit = steady_limit(3.0, window)
+        # the widest scatter fio's test lets through: half the samples at +limit, half at -
+        worst = [100 + limit * (1 if i % 2 else -1) for i in range(window)]
+        found = spread(worst).half_width_pct
+        assert found is not None and found <= 3.0 + 1e-9, (window, limit, found)
+    assert round(steady_limit(3.0, 60), 1) == 11.4  # 3 x sqrt(59) / t(40) = 2.021
+
+
+def test_steady_interval_tightens_fios_limit_in_the_job_file() -> None:
+    plan = parse_plan_text("name: t\ntiming: {duration: 60s, steady: {window: 60s, interval: 3}}\n"
+                           + W, "p.yaml")  # fmt: skip
+    text = render_jobfile(expand(plan)[0], {})
+    assert "steadystate=iops:11.4%" in text
+    loose = parse_plan_text("name: t\ntiming: {duration: 60s, steady: {window: 60s, limit: 5, "
+                            "interval: 3}}\n" + W, "p.yaml")  # fmt: skip
+    assert "steadystate=iops:5%" in render_jobfile(expand(loose)[0], {})  # already tighter
+    with pytest.raises(PlanError, match="interval needs a window of at least 3 s"):
+        parse_plan_text("name: t\ntiming: {duration: 10s, steady: {window: 2s, interval: 3}}\n"
+                        + W, "p.yaml")  # fmt: skip
