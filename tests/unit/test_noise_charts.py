@@ -3,6 +3,8 @@ curves draw the repeats' 95 % interval and mark flagged points (issue 18)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from arraybench.analysis.adaptive import AdaptiveSearch, closed_loop_curve, simulate
@@ -15,7 +17,12 @@ from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
 from arraybench.report.model import CurvePanel
+from arraybench.report.scaling import scaling_overlay, scaling_tables
+from arraybench.report.spread import LevelFacts
 from arraybench.report.svg import curve_chart, point_tip
+from arraybench.report.timechart import TimeSeries, xy_chart
+from arraybench.store.db import PointRecord
+from tests.records import BLANK_POINT
 
 
 def curve(flag_at: float | None = None) -> list[CurvePoint]:
@@ -156,3 +163,29 @@ def test_steady_interval_tightens_fios_limit_in_the_job_file() -> None:
     with pytest.raises(PlanError, match="interval needs a window of at least 3 s"):
         parse_plan_text("name: t\ntiming: {duration: 10s, steady: {window: 2s, interval: 3}}\n"
                         + W, "p.yaml")  # fmt: skip
+
+
+def hosts_point(key: str, hosts: int, iops: float, seq: int) -> PointRecord:
+    metrics = dict(BLANK_POINT.metrics) | {"total_iops": iops, "total_lat_mean_us": 100.0}
+    return replace(BLANK_POINT, id=seq + 1, seq=seq, key=key, hosts=hosts, metrics=metrics)
+
+
+def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:
+    points = [hosts_point("a/h1/w1", 1, 100.0, 0), hosts_point("a/h1/w2", 1, 150.0, 1),
+              hosts_point("a/h2/w1", 2, 200.0, 2), hosts_point("a/h2/w2", 2, 320.0, 3)]  # fmt: skip
+    facts = LevelFacts(throughput={"a/h2/w1": spread([190.0, 200.0, 210.0])},
+                       flagged={"a/h2/w2": ["generator-bound"]})  # fmt: skip
+    [table] = scaling_tables(points, facts)
+    assert table.rows[1][2] == "200 IOPS"  # not the flagged 320
+    [chart] = scaling_overlay(points, facts)
+    [line] = chart.lines
+    assert line.iops == [150.0, 200.0] and line.iops_ci[0] is None
+    low_high = line.iops_ci[1]
+    assert low_high is not None and low_high[0] < 200.0 < low_high[1]
+    keep = replace(facts, include_flagged=True)
+    assert scaling_tables(points, keep)[0].rows[1][2] == "320 IOPS (flagged)"
+    svg = xy_chart("s", [0.0, 1.0], [TimeSeries("a", line.iops, "IOPS",
+                   interval=line.iops_ci)], x_label="hosts")  # fmt: skip
+    assert 'class="band' in svg and "95 % interval of the repeats" in svg
+    plain = xy_chart("s", [0.0, 1.0], [TimeSeries("a", line.iops, "IOPS")], x_label="hosts")
+    assert 'class="band' not in plain and "95 % interval" not in plain

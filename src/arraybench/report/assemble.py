@@ -132,10 +132,10 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
-    model.overlays = overlays(run.plan_yaml, once)
+    model.overlays = overlays(run.plan_yaml, once, facts)
     model.tables = maximum_recorded(once) + devices_grids(once) + model.tables
-    model.tables += scaling_tables(once)
-    model.overlays += scaling_overlay(once)
+    model.tables += scaling_tables(once, facts)
+    model.overlays += scaling_overlay(once, facts)
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)

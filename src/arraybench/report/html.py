@@ -477,7 +477,8 @@ def _overlay(o: Overlay) -> str:
     left, right = [], []
     for i, line in enumerate(o.lines):
         color = LINE_COLORS[i % len(LINE_COLORS)]
-        left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color))
+        left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color,
+                               interval=getattr(line, f"{pick}_ci")))  # fmt: skip
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,

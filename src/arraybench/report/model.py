@@ -81,6 +81,9 @@ class OverlayLine:
     iops: list[float | None]  # per x tick
     mbps: list[float | None]
     lat_mean_us: list[float | None]
+    # the throughput's 95 % interval per x tick over the repeats (None: measured once)
+    iops_ci: list[tuple[float, float] | None] = field(default_factory=list)
+    mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
