@@ -18,6 +18,7 @@ from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
 from arraybench.report.model import CurvePanel
 from arraybench.report.scaling import scaling_overlay, scaling_tables
+from arraybench.report.seedtables import maximum_recorded
 from arraybench.report.spread import LevelFacts
 from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import TimeSeries, xy_chart
@@ -95,7 +96,7 @@ def test_repeated_curve_draws_its_interval_and_flagged_points() -> None:
     svg = curve_chart(panel(throughput_ci=cis, lat_mean_ci=[(90.0, 110.0), None, (150.0, 170.0)],
                             repeats=3, flagged=["", "", "generator-bound"]))  # fmt: skip
     assert svg.count('class="band-tput"') == 1 and svg.count('class="errbar-lat"') == 2
-    assert "95 % interval (3 repeats)" in svg and "flagged: see table" in svg
+    assert "95 % interval of 3 repeats (band, bars)" in svg and "flagged: see table" in svg
     assert svg.count('class="mark-flagged"') == 1
     # the axis reaches the interval's top (3,200), not only the median (2,500)
     assert ">3.5k<" in svg or ">4k<" in svg
@@ -189,3 +190,13 @@ def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:
     assert 'class="band' in svg and "95 % interval of the repeats" in svg
     plain = xy_chart("s", [0.0, 1.0], [TimeSeries("a", line.iops, "IOPS")], x_label="hosts")
     assert 'class="band' not in plain and "95 % interval" not in plain
+
+
+def test_maximum_recorded_leaves_flagged_points_out() -> None:
+    points = [hosts_point("a/w1", 1, 100.0, 0), hosts_point("a/w2", 1, 320.0, 1)]
+    [table] = maximum_recorded(points, {"a/w2"})
+    assert (
+        table.rows[0][1].startswith("100 IOPS") and "1 flagged point(s) left out" in table.caption
+    )
+    [everything] = maximum_recorded(points)
+    assert everything.rows[0][1].startswith("320 IOPS") and "flagged" not in everything.caption

@@ -133,7 +133,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once, facts)
-    model.tables = maximum_recorded(once) + devices_grids(once) + model.tables
+    kept = () if facts.include_flagged else facts.flagged.keys()
+    model.tables = maximum_recorded(once, kept) + devices_grids(once) + model.tables
     model.tables += scaling_tables(once, facts)
     model.overlays += scaling_overlay(once, facts)
     model.notes += spread_note(points)

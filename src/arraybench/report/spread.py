@@ -69,9 +69,10 @@ def headline_notes(series: str, summary: SeriesSummary, facts: LevelFacts) -> li
         ]
     said = "; ".join(f"{p.key} ({', '.join(facts.flagged.get(p.key, ['flagged']))})"
                      for p in summary.left_out)  # fmt: skip
-    return [f"{series}: left out of the optimal point, maximum and summary (validity flags, "
-            f"see 'Measurements that may not be trusted'): {said}; the plan's "
-            "report: {headline_includes_flagged: true} keeps them in"]  # fmt: skip
+    return [f"{series}: {said} left out of the optimal point, maximum and summary: flagged, "
+            "its figures may not be the storage's (see 'Measurements that may not be "
+            "trusted'); the plan's report: {headline_includes_flagged: true} keeps flagged "
+            "points in"]  # fmt: skip
 
 
 def confidence_note(series: str, levels: Sequence[tuple[str, float]], optimal: str | None,

@@ -559,8 +559,9 @@ def _legend_items(panel: CurvePanel) -> list[tuple[str, str]]:
 
 
 def interval_label(panel: CurvePanel) -> str:
-    """What the band and the error bars are: `95 % interval, 3 repeats`."""
-    return f"95 % interval ({panel.repeats} repeats)"
+    """What the band (and the latency's error bars) are: `95 % interval of 3 repeats`."""
+    bars = " (band, bars)" if any(panel.lat_mean_ci) else ""
+    return f"95 % interval of {panel.repeats} repeats{bars}"
 
 
 Sample = Callable[[float, float], str]  # draws a legend sample at (x, y)
@@ -687,10 +688,12 @@ def point_tip(panel: CurvePanel, i: int, level: str) -> str:
     unit = panel.throughput_unit
     tput = f"{panel.mix_label}: {format_quantity(_get(panel.throughput, i), unit)}"
     lat = f"mean latency {format_latency(_get(panel.lat_mean_us, i))}"
+    # a t interval of a few scattered repeats can reach below 0: no figure here can
     if (ci := _ci_at(panel.throughput_ci, i)) is not None:
-        tput += f" (95 %: {format_quantity(ci[0], unit)} to {format_quantity(ci[1], unit)})"
+        low = format_quantity(max(ci[0], 0.0), unit)
+        tput += f" (95 %: {low} to {format_quantity(ci[1], unit)})"
     if (ci := _ci_at(panel.lat_mean_ci, i)) is not None:
-        lat += f" (95 %: {format_latency(ci[0])} to {format_latency(ci[1])})"
+        lat += f" (95 %: {format_latency(max(ci[0], 0.0))} to {format_latency(ci[1])})"
     lines = [f"{panel.x_label}: {level}", tput, lat,
              f"p99 latency {format_latency(_get(panel.lat_p99_us, i))}"]  # fmt: skip
     kinds = panel.flagged[i] if i < len(panel.flagged) else ""

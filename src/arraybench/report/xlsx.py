@@ -449,11 +449,11 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     series = [(f"throughput ({unit})", ref(3))]
     if panel.ceiling is not None:
         series.append((f"fabric ceiling ({unit})", ref(6)))
-    series += [("optimal", ref(mark_col)), ("max", ref(mark_col + 1))]
     symbols = ["diamond", "triangle"]
-    if any(panel.flagged):
+    if any(panel.flagged):  # before the optimal and max marks, which stay last
         series.append(("flagged: see table", ref(mark_col + 2)))
-        symbols.append("x")
+        symbols.insert(0, "x")
+    series += [("optimal", ref(mark_col)), ("max", ref(mark_col + 1))]
     chart_col = mark_col + 4
     throughput = _line_chart(f"{panel.mix_label}: throughput", panel.x_label,
                              f"throughput ({unit})", ref(1), series)  # fmt: skip
