@@ -10,6 +10,7 @@ import pytest
 from arraybench.analysis.adaptive import AdaptiveSearch, closed_loop_curve, simulate
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
+from arraybench.analysis.repeats import level_wins
 from arraybench.analysis.statistics import spread
 from arraybench.errors import PlanError
 from arraybench.fio.jobfile import render_jobfile
@@ -200,3 +201,12 @@ def test_maximum_recorded_leaves_flagged_points_out() -> None:
     )
     [everything] = maximum_recorded(points)
     assert everything.rows[0][1].startswith("320 IOPS") and "flagged" not in everything.caption
+
+
+def test_a_flagged_level_wins_no_repetition() -> None:
+    points = [hosts_point("a/w1", 1, 100.0, 0), hosts_point("a/w2", 1, 320.0, 1),
+              hosts_point("a/w1#2", 1, 110.0, 2), hosts_point("a/w2#2", 1, 300.0, 3)]  # fmt: skip
+    [plain] = level_wins(points)
+    assert plain.maximum == [("a/w2", 2)]
+    [kept_out] = level_wins(points, {"a/w2"})
+    assert kept_out.maximum == [("a/w1", 2)] and kept_out.optimal == [("a/w1", 2)]

@@ -140,7 +140,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
-    model.tables += spread_tables(points) + flag_table(points, findings)
+    model.tables += spread_tables(points, facts) + flag_table(points, findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings)

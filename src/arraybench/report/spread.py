@@ -53,7 +53,7 @@ def level_facts(
         if kinds := [f.kind for f in by_id.get(p.id, [])]:
             level = facts.flagged.setdefault(repetition_in_key(p.key)[0], [])
             level += [k for k in kinds if k not in level]
-    for w in level_wins(points):
+    for w in level_wins(points, () if include_flagged else facts.flagged.keys()):
         facts.optimal_wins[w.series] = (dict(w.optimal), w.repetitions)
     return facts
 
@@ -95,7 +95,12 @@ def with_spread(value: str, pct: float | None) -> str:
     return f"{value} ±{format_pct(pct)}" if pct is not None else value
 
 
-def spread_tables(points: Sequence[PointRecord]) -> list[ReportTable]:
+def spread_tables(
+    points: Sequence[PointRecord], facts: LevelFacts | None = None
+) -> list[ReportTable]:
+    """The spread of each repeated level, and which level won per repetition (flagged levels,
+    left out of the headline figures, win nothing unless the plan keeps them)."""
+    facts = facts or LevelFacts()
     repeated = [g for g in groups(points) if g.repeats > 1]
     if not repeated:
         return []
@@ -109,7 +114,7 @@ def spread_tables(points: Sequence[PointRecord]) -> list[ReportTable]:
                      latency])  # fmt: skip
     tables = [ReportTable("Spread over repeats", ["Point", "Repeats", "Throughput",
                           "Mean latency"], rows, SPREAD_CAPTION)]  # fmt: skip
-    wins = level_wins(points)
+    wins = level_wins(points, () if facts.include_flagged else facts.flagged.keys())
     if wins:
 
         def said(counts: list[tuple[str, int]], n: int) -> str:
