@@ -50,3 +50,4 @@ def test_band_and_flag_marker_in_the_html_report(tmp_path: Path) -> None:
     names = [s.tx.v for s in chart.series]
     assert chart.series[0].errBars is not None and "95 % interval (2 repeats)" in names[0]
     assert "flagged: see table" in names
+    assert "the 95 % interval of the mean over the repeats (Student t, 95 %)" in html

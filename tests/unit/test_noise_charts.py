@@ -17,6 +17,7 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
+from arraybench.report.html import render_html
 from arraybench.report.model import CurvePanel
 from arraybench.report.scaling import scaling_overlay, scaling_tables
 from arraybench.report.seedtables import maximum_recorded
@@ -25,6 +26,7 @@ from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.store.db import PointRecord
 from tests.records import BLANK_POINT
+from tests.unit.test_html import make_model
 
 
 def curve(flag_at: float | None = None) -> list[CurvePoint]:
@@ -210,3 +212,14 @@ def test_a_flagged_level_wins_no_repetition() -> None:
     assert plain.maximum == [("a/w2", 2)]
     [kept_out] = level_wins(points, {"a/w2"})
     assert kept_out.maximum == [("a/w1", 2)] and kept_out.optimal == [("a/w1", 2)]
+
+
+def test_the_workloads_section_says_whether_its_curves_have_a_spread() -> None:
+    model = make_model()
+    assert "the curves have no spread (no band is drawn)" in render_html(model)
+    section = model.sections[0]
+    banded = replace(section.panels[0], throughput_ci=[(1.0, 2.0)] * 3, flagged=["", "x", ""])
+    model.sections[0] = replace(section, panels=[banded])
+    html = render_html(model)
+    assert "the 95 % interval of the mean over the repeats" in html and "Red crosses" in html
+    assert "no band is drawn" not in html
