@@ -40,7 +40,7 @@ def test_band_and_flag_marker_in_the_html_report(tmp_path: Path) -> None:
     assert 'class="mark-flagged"' in html and "flagged: see table" in html
     if not flags["rr/w1-qd1"] and not flags["rr/w1-qd1#2"]:  # a busy machine flags both
         assert "left out of the optimal point, maximum and summary: flagged" in html
-        assert f"rr/w{many}-qd1 (generator-bound" in html
+        assert f"rr: w{many}-qd1 (generator-bound" in html
     else:
         assert "every point is flagged" in html
     # the workbook's throughput chart: error bars of the 95 % interval, the flagged marks

@@ -67,7 +67,8 @@ def headline_notes(series: str, summary: SeriesSummary, facts: LevelFacts) -> li
             f"{series}: every point is flagged (see 'Measurements that may not be "
             "trusted'): its optimal point and maximum are named from flagged points"
         ]
-    said = "; ".join(f"{p.key} ({', '.join(facts.flagged.get(p.key, ['flagged']))})"
+    said = "; ".join(f"{p.key.split('/', 1)[-1]} ("  # the series is named already
+                     f"{', '.join(facts.flagged.get(p.key, ['flagged']))})"
                      for p in summary.left_out)  # fmt: skip
     return [f"{series}: {said} left out of the optimal point, maximum and summary: flagged, "
             "its figures may not be the storage's (see 'Measurements that may not be "
