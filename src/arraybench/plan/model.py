@@ -186,7 +186,7 @@ class SteadyStop(Strict):
         description=(
             "End a point early only when its window's mean is known to within this % (95 % "
             "interval of the 1-second samples): fio's limit is tightened to "
-            "interval x sqrt(window - 1) / t, e.g. 3 % over 60 s -> 11.5 %."
+            "interval x sqrt(window - 1) / t, e.g. 3 % over 60 s -> 11.4 %."
         ),
     )
 
