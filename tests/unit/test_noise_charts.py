@@ -62,7 +62,7 @@ def test_levels_differ_only_beyond_their_intervals() -> None:
 
 
 def test_per_second_samples_give_a_spread() -> None:
-    assert samples_spread_pct([5.0, 100.0, 100.0]) is None  # two seconds after the first
+    assert samples_spread_pct([5.0, 100.0, 100.0, 100.0, 100.0]) is None  # 4 after the first
     steady = samples_spread_pct([5.0, 100.0, 101.0, 99.0, 100.0, 100.0])
     noisy = samples_spread_pct([5.0, 80.0, 120.0, 90.0, 110.0, 100.0])
     assert steady is not None and noisy is not None and steady < 1.5 < 10 < noisy

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from arraybench.analysis.statistics import spread
 
-MIN_SECONDS = 3  # fewer 1-second samples: no spread worth a decision
+MIN_SECONDS = 5  # fewer 1-second samples: no spread worth a decision (t(2) = 4.3)
 SKIP_SECONDS = 1  # the first second is often a partial one (fio starting its jobs)
 
 
