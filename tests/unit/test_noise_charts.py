@@ -24,7 +24,8 @@ from arraybench.report.seedtables import maximum_recorded
 from arraybench.report.spread import LevelFacts
 from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import TimeSeries, xy_chart
-from arraybench.store.db import PointRecord
+from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
+from arraybench.store.db import PointRecord, Sample
 from tests.records import BLANK_POINT
 from tests.unit.test_html import make_model
 
@@ -223,3 +224,28 @@ def test_the_workloads_section_says_whether_its_curves_have_a_spread() -> None:
     html = render_html(model)
     assert "the 95 % interval of the mean over the repeats" in html and "Red crosses" in html
     assert "no band is drawn" not in html
+
+
+def test_an_adaptive_series_reads_each_levels_noise_from_its_seconds() -> None:
+    plan = parse_plan_text("name: t\nload: {workers: [1, 2, 4, 8, 16, 32, 64], iodepth: [1], "
+                           "adaptive: exact}\n" + W, "p.yaml")  # fmt: skip
+    points = expand(plan)
+    records = {p.key: replace(hosts_point(p.key, 1, PLATEAU[p.level.workers], i),
+                              workers=p.level.workers)
+               for i, p in enumerate(points)}  # fmt: skip
+    for key, r in records.items():  # Little's law latency, as the plateau above
+        records[key] = replace(r, metrics=r.metrics | {"total_lat_mean_us": r.workers
+                                                       / r.throughput() * 1e6})  # fmt: skip
+    by_id = {r.id: r for r in records.values()}
+
+    def seconds(point_id: int) -> list[Sample]:  # ±4 % around the level, 8 seconds
+        level = by_id[point_id].throughput()
+        wobble = [0.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0]
+        return [Sample(t, level * (1 + 0.04 * w), None, None, None, None, None)
+                for t, w in enumerate(wobble)]  # fmt: skip
+
+    found = run_adaptive(points, "exact", 1000.0, "mean", lambda p: records[p.key], seconds)
+    assert found.finding["noise"] == NOISE_SOURCE
+    assert "within noise" in found.finding["reason"] and found.finding["confidence"]
+    plain = run_adaptive(points, "exact", 1000.0, "mean", lambda p: records[p.key])
+    assert plain.finding["confidence"] == "" and len(plain.tried) > len(found.tried)

@@ -191,7 +191,7 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
             f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
             f"{d['reason']}; optimal {_level(d['optimal'] or '–')}, "
             f"max {_level(d['maximum'] or '–')}"
-            + (f"; {d['confidence']} (noise: {d['noise']})" if d.get("confidence") else "")
+            + _confidence(d)
         )
     return notes
 
@@ -199,6 +199,15 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
 def headline_includes_flagged(run: RunRecord) -> bool:
     plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
     return bool(plan and plan.report.headline_includes_flagged)
+
+
+def _confidence(d: dict[str, Any]) -> str:
+    """How sure the adaptive series' optimal point is, from its levels' 1-second spread."""
+    if d.get("confidence"):
+        return f"; {d['confidence']} (noise: {d['noise']})"
+    if d.get("noise"):  # searched with noise, but no level had enough seconds for a spread
+        return "; how sure: unknown (its points were too short for a spread of their seconds)"
+    return ""
 
 
 def expectations_of(run: RunRecord) -> list[Expectation]:
