@@ -190,8 +190,7 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
             f"{d['series']}: adaptive series ({d['mode']}): ran {len(d['tried'])} of "
             f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
             f"{d['reason']}; optimal {_level(d['optimal'] or '–')}, "
-            f"max {_level(d['maximum'] or '–')}"
-            + _confidence(d)
+            f"max {_level(d['maximum'] or '–')}" + _confidence(d)
         )
     return notes
 
