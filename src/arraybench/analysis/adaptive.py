@@ -47,6 +47,13 @@ Strategy:
    exhaustive one by what the levels above add; a curve that plateaus and then rises again
    (two knees) can be stopped on the plateau.
 
+Noise: `record` may give each level the 95 % half-width (in %) of its throughput (from its
+1-second samples, or its repeats). Two levels whose intervals overlap are within noise of each
+other: a step between them counts as flat for the stop rule (a gain inside the noise is no
+gain), and the gap between the optimal point or the maximum and a neighbour within noise of
+it is not refined (no level in between could be told apart from them); the reason says so,
+and `confidence()` says how sure the named optimal point is. Without a spread nothing changes.
+
 Resuming: feeding the stored points back with `record` in their original order reproduces
 the same decisions (the engine is deterministic).
 """
@@ -55,11 +62,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from arraybench.analysis.curves import CurvePoint, latency_bounded, maximum, optimal_point
+from arraybench.analysis.noise import Level, differ, optimal_confidence
 
 StopCause = Literal["flat", "ladder_end", "latency_bound", "max_points"]
 
@@ -73,6 +81,15 @@ class _Measure:
     throughput: float
     lat_mean_us: float
     lat_p99_us: float | None
+    noise_pct: float | None = None  # 95 % half-width of the throughput, % (None: unknown)
+
+    def as_level(self) -> Level:
+        return Level(str(self.level), self.throughput, self.noise_pct)
+
+
+def _within_noise(a: _Measure, b: _Measure) -> bool:
+    """Both levels have a spread and their 95 % intervals overlap."""
+    return differ(a.as_level(), b.as_level()) is False
 
 
 def _gain(before: float, after: float) -> float:
@@ -161,6 +178,7 @@ class AdaptiveSearch:
         self.jump_health = jump_health
         self.tried: list[int] = []  # levels in the order they were recorded
         self.reason: str = ""  # why the scan stopped ("" while it runs)
+        self.noise_notes: list[str] = []  # gaps left unrefined: their ends are within noise
         self.stopped_by: StopCause | None = None
         self._position = {level: i for i, level in enumerate(levels)}
         self._measured: dict[int, _Measure] = {}  # ladder position -> measure
@@ -216,8 +234,10 @@ class AdaptiveSearch:
         throughput: float,
         latency_us: float,
         lat_p99_us: float | None = None,
+        noise_pct: float | None = None,
     ) -> None:
-        """One measured point: throughput (IOPS or MB/s), mean latency (µs), optional p99.
+        """One measured point: throughput (IOPS or MB/s), mean latency (µs), optional p99,
+        optional 95 % half-width of the throughput in % (its noise; see the module doc).
 
         A failed point can be recorded with throughput 0 (it counts as a fall). Any ladder
         level may be recorded, proposed or not (e.g. points already stored when resuming).
@@ -228,7 +248,7 @@ class AdaptiveSearch:
         if position in self._measured:
             raise ValueError(f"adaptive search: level {level} was already recorded")
         self._measured[position] = _Measure(
-            position, level, float(throughput), float(latency_us), lat_p99_us
+            position, level, float(throughput), float(latency_us), lat_p99_us, noise_pct
         )
         self.tried.append(level)
         if position == max(self._measured):
@@ -262,6 +282,22 @@ class AdaptiveSearch:
             raise ValueError("adaptive search: no point recorded yet")
         return int(best.level), int(top.level)
 
+    def confidence(self, names: Mapping[int, str] | None = None) -> str:
+        """How sure the optimal level is: `optimal 8; 16 is within noise of it`; "" when the
+        levels were recorded without a spread. `names`: level -> the name to say."""
+        best = optimal_point(self.points())
+        if best is None:
+            return ""
+        said = names or {}
+        levels = [Level(said.get(m.level, str(m.level)), m.throughput, m.noise_pct)
+                  for _, m in sorted(self._measured.items())]  # fmt: skip
+        return optimal_confidence(levels, said.get(int(best.level), str(int(best.level))))
+
+    @property
+    def explanation(self) -> str:
+        """Why the scan stopped, and which gaps were left unrefined for noise."""
+        return "; ".join([self.reason, *self.noise_notes]) if self.noise_notes else self.reason
+
     def bounded_estimate(self) -> int | None:
         """The latency-bounded level by curves.py on the measured points (None: none/no bound)."""
         if self.latency_bound_us is None:
@@ -282,10 +318,11 @@ class AdaptiveSearch:
         if len(ordered) >= 3:
             a, b, c = ordered[-3:]
             if self._flat(a, b) and self._flat(b, c):
+                noisy = " or within noise" if _within_noise(a, b) or _within_noise(b, c) else ""
                 self._stop(
                     "flat",
-                    f"throughput gained less than {self.flat_pct:g} % (or fell) on two steps, "
-                    f"{a.level} -> {b.level} -> {c.level}, while latency rose",
+                    f"throughput gained less than {self.flat_pct:g} %{noisy} (or fell) on two "
+                    f"steps, {a.level} -> {b.level} -> {c.level}, while latency rose",
                 )
                 return None
         if self.stop_at_bound and self._over_bound(top):
@@ -303,7 +340,8 @@ class AdaptiveSearch:
         (flat_pct x log2 of the level ratio), so fine ladders (20 -> 24) do not end early.
         """
         allowance = self.flat_pct / 100 * min(1.0, math.log2(b.level / a.level))
-        return _gain(a.throughput, b.throughput) < allowance and _latency_rose(a, b)
+        gained = _gain(a.throughput, b.throughput) >= allowance and not _within_noise(a, b)
+        return not gained and _latency_rose(a, b)
 
     def _update_stride(self) -> None:
         """After a new top level: jump further while the top step scaled near-linearly."""
@@ -371,11 +409,23 @@ class AdaptiveSearch:
         """
         before, after = self._neighbours(measured, position)
         out: list[int] = []
-        if after is not None and after - position > widest:
+        if after is not None and after - position > widest and self._apart(position, after):
             out.append((position + after) // 2)
-        if before is not None and position - before > widest:
+        if before is not None and position - before > widest and self._apart(before, position):
             out.append((before + position + 1) // 2)
         return out
+
+    def _apart(self, low: int, high: int) -> bool:
+        """Whether the gap between two measured positions is worth refining: not when their
+        levels are within noise of each other (noted once, for the reason)."""
+        a, b = self._measured[low], self._measured[high]
+        if not _within_noise(a, b):
+            return True
+        note = (f"{a.level} and {b.level} are within noise of each other (95 % intervals "
+                "overlap): not refined between them")  # fmt: skip
+        if note not in self.noise_notes:
+            self.noise_notes.append(note)
+        return False
 
     def _max_gaps(self, measured: list[int], position: int) -> list[int]:
         if self.max_tol_pct <= 0:
@@ -385,7 +435,7 @@ class AdaptiveSearch:
         peak = self._measured[position]
         x = [float(level) for level in self.ladder]
         out: list[int] = []
-        if before is not None and position - before > 1:
+        if before is not None and position - before > 1 and self._apart(before, position):
             # Concave throughput: left of the peak it stays under the chord peak->after,
             # extended; at the top of the scan (no point after), under the chord of the
             # step before the gap, extended (no such step: the gap is refined).
@@ -396,7 +446,7 @@ class AdaptiveSearch:
                 excess = drop * (x[position] - x[before + 1]) / (x[after] - x[position])
             if excess > tol:
                 out.append((before + position + 1) // 2)
-        if after is not None and after - position > 1:
+        if after is not None and after - position > 1 and self._apart(position, after):
             if before is None:
                 excess = math.inf
             else:
@@ -500,6 +550,8 @@ def simulate(
     curve: Callable[[int], tuple[float, float]],
     ladder: Sequence[int],
     reference: Callable[[int], tuple[float, float]] | None = None,
+    *,
+    spread_pct: float | None = None,
     **kw: Any,
 ) -> AdaptiveOutcome:
     """Run an AdaptiveSearch against `curve` (level -> (throughput, mean latency µs)).
@@ -507,7 +559,8 @@ def simulate(
     The exhaustive answer is curves.py on every ladder level of `reference` (default: the
     same curve, read once per level, so both see the same measurements; pass a second noisy
     draw to model two separate runs). `kw` goes to AdaptiveSearch; a latency bound is
-    compared with the mean latency (the curve gives no p99).
+    compared with the mean latency (the curve gives no p99). `spread_pct`: every level's
+    throughput recorded with this 95 % half-width (its noise), in %.
     """
     search = AdaptiveSearch(ladder, **kw)
     measured: dict[int, tuple[float, float]] = {}
@@ -518,7 +571,7 @@ def simulate(
         return measured[level]
 
     while (level := search.next_level()) is not None:
-        search.record(level, *read(level))
+        search.record(level, *read(level), noise_pct=spread_pct)
     full = reference or read
     everything = [
         CurvePoint(level=float(lv), throughput=t, lat_mean_us=lat, lat_p99_us=None)

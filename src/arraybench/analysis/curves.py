@@ -13,6 +13,11 @@ Definitions (DESIGN.md, "Core definitions"; pinned in tests/unit/test_curves.py)
 - **Latency-bounded throughput**: the highest throughput among the points whose chosen
   latency statistic ("mean" or "p99") is <= the bound; None if no point qualifies.
 
+Flagged points (validity flags: the load generator, not the storage, may have set the pace)
+take no part in `summarize`'s figures unless `include_flagged` is set: a headline figure must
+not rest on a measurement that cannot be trusted. When every point is flagged they all take
+part (there is nothing else to name) and `SeriesSummary.left_out` is empty.
+
 All functions accept the points in any order and sort them by level. They never mutate
 their input and never raise on missing latencies; an empty input gives None.
 """
@@ -35,6 +40,7 @@ class CurvePoint:
     lat_mean_us: float | None
     lat_p99_us: float | None
     key: str = ""  # identifier of the stored point
+    flagged: bool = False  # has validity flags (see analysis.validity)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class SeriesSummary:
     bound_us: float
     bound_stat: str  # "mean" or "p99"
     at_first: CurvePoint | None  # the lowest level (e.g. jobs=1)
+    left_out: tuple[CurvePoint, ...] = ()  # flagged points the figures did not consider
 
 
 def _sorted(points: Iterable[CurvePoint]) -> list[CurvePoint]:
@@ -122,16 +129,25 @@ def latency_bounded(
 
 
 def summarize(
-    points: Iterable[CurvePoint], bound_us: float = 1000.0, stat: str = "mean"
+    points: Iterable[CurvePoint],
+    bound_us: float = 1000.0,
+    stat: str = "mean",
+    *,
+    include_flagged: bool = False,
 ) -> SeriesSummary:
-    """All figures of one series at once; every figure is None for an empty series."""
+    """All figures of one series at once; every figure is None for an empty series. Flagged
+    points are left out of them unless `include_flagged` (or every point is flagged)."""
     ordered = _sorted(points)
+    trusted = ordered if include_flagged else [p for p in ordered if not p.flagged]
+    if not trusted:
+        trusted = ordered
     return SeriesSummary(
-        optimal=optimal_point(ordered),
-        maximum=maximum(ordered),
-        min_latency=min_latency(ordered),
-        bounded=latency_bounded(ordered, bound_us=bound_us, stat=stat),
+        optimal=optimal_point(trusted),
+        maximum=maximum(trusted),
+        min_latency=min_latency(trusted),
+        bounded=latency_bounded(trusted, bound_us=bound_us, stat=stat),
         bound_us=bound_us,
         bound_stat=stat,
-        at_first=ordered[0] if ordered else None,
+        at_first=trusted[0] if trusted else None,
+        left_out=tuple(p for p in ordered if p.flagged and trusted is not ordered),
     )

@@ -8,10 +8,10 @@ Pure: stored points in, groups and numbers out. A repetition's key is its level'
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
+from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
 from arraybench.plan.expand import repetition_in_key
 from arraybench.store.records import PointRecord
@@ -119,8 +119,9 @@ class SeriesWins:
     optimal: list[tuple[str, int]]
 
 
-def level_wins(points: Sequence[PointRecord]) -> list[SeriesWins]:
-    """Per series (workload, device count, hosts) measured more than once."""
+def level_wins(points: Sequence[PointRecord], flagged: Collection[str] = ()) -> list[SeriesWins]:
+    """Per series (workload, device count, hosts) measured more than once. Levels in
+    `flagged` (level keys) cannot win while the repetition has others (analysis.curves)."""
     by_series: OrderedDict[tuple[str, int | None, int | None], dict[int, list[CurvePoint]]]
     by_series = OrderedDict()
     for p in sorted(points, key=lambda p: p.seq):
@@ -128,14 +129,15 @@ def level_wins(points: Sequence[PointRecord]) -> list[SeriesWins]:
         curve = by_series.setdefault((p.workload, p.devices, p.hosts), {})
         curve.setdefault(repetition, []).append(CurvePoint(
             float(p.workers * p.iodepth), p.throughput(), p.metric("total", "lat_mean_us"),
-            p.metric("total", "lat_p99_us"), level))  # fmt: skip
+            p.metric("total", "lat_p99_us"), level, level in flagged))  # fmt: skip
     found = []
     for (workload, devices, hosts), reps in by_series.items():
         if len(reps) < 2:
             continue
         name = workload + (f" ({devices} dev)" if devices else "") + (
             f" ({hosts} hosts)" if hosts else "")  # fmt: skip
-        maxima = [m.key if (m := maximum(c)) else None for c in reps.values()]
-        optima = [o.key if (o := optimal_point(c)) else None for c in reps.values()]
+        figures = [summarize(c) for c in reps.values()]
+        maxima = [f.maximum.key if f.maximum else None for f in figures]
+        optima = [f.optimal.key if f.optimal else None for f in figures]
         found.append(SeriesWins(name, len(reps), wins(maxima), wins(optima)))
     return found

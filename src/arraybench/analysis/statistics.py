@@ -15,32 +15,14 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+# the t table lives below, in plan.confidence: the plan's steady limit is derived from it too
+from arraybench.plan.confidence import Z95 as _Z95
+from arraybench.plan.confidence import t95 as t95
+
 METHOD = "Student t, 95 %"
 TEST = "Welch t test, 5 %, two-sided"
 
-# two-sided 95 % critical values of Student's t, by degrees of freedom
-_T95 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-    9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
-    17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064,
-    25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000,
-    120: 1.980,
-}  # fmt: skip
-_Z95 = 1.960
-
 K = TypeVar("K", bound=Hashable)
-
-
-def t95(df: float) -> float:
-    """The two-sided 95 % critical value of Student's t with `df` degrees of freedom.
-
-    Between tabulated values the next smaller df is taken (a slightly wider, cautious
-    interval); above 120 the normal value 1.96."""
-    if df < 1:
-        raise ValueError("Student t needs at least one degree of freedom")
-    if df > 120:
-        return _Z95
-    return _T95[max(d for d in _T95 if d <= df)]
 
 
 def median(values: Sequence[float]) -> float:

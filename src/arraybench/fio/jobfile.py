@@ -78,8 +78,9 @@ def _global(point: Point) -> list[str]:
     steady = point.timing.steady
     if steady:
         # fio ends the job once every sample of the window is within limit% of its mean
+        # (tightened when the plan asks for an interval of the mean: plan.confidence)
         options += [
-            f"steadystate={steady.metric}:{steady.limit:g}%",
+            f"steadystate={steady.metric}:{round(steady.fio_limit, 2):g}%",
             f"steadystate_duration={fio_seconds(steady.window)}",
         ]
     return options + _data_options(point)

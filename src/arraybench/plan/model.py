@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from arraybench.plan.confidence import steady_limit
 from arraybench.plan.events import Event
 from arraybench.plan.links import parse_link
 from arraybench.plan.tuning import HostTuning
@@ -180,6 +181,27 @@ class SteadyStop(Strict):
     limit: Share = Field(20.0, description="Maximum deviation from the window mean, in percent.")
     # the steady-state window fio watches (it checks once a second)
     window: SteadyWindow = Field(60.0, description="The steady-state window fio watches.")
+    interval: Share | None = Field(
+        None,
+        description=(
+            "End a point early only when its window's mean is known to within this % (95 % "
+            "interval of the 1-second samples): fio's limit is tightened to "
+            "interval x sqrt(window - 1) / t, e.g. 3 % over 60 s -> 11.4 %."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _interval_needs_seconds(self) -> SteadyStop:
+        if self.interval is not None and self.window < 3:
+            raise ValueError("interval needs a window of at least 3 s (3 samples)")
+        return self
+
+    @property
+    def fio_limit(self) -> float:
+        """The limit fio is given: `limit`, tighter when `interval` asks for it."""
+        if self.interval is None:
+            return self.limit
+        return min(self.limit, steady_limit(self.interval, self.window))
 
 
 class Timing(Strict):
@@ -547,6 +569,19 @@ class Expectation(Strict):
         return self
 
 
+class ReportOptions(Strict):
+    """How the report names its headline figures."""
+
+    headline_includes_flagged: Bool = Field(
+        False,
+        description=(
+            "Let points with validity flags (e.g. generator-bound) be the optimal point, the "
+            "maximum and the summary's figures; by default they are left out of them (still "
+            "drawn and listed, marked as flagged)."
+        ),
+    )
+
+
 class Plan(Strict):
     name: Name = Field(
         description=(
@@ -669,6 +704,9 @@ class Plan(Strict):
         description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
     )
     repeat: Repeats = Field(1, description=REPEAT_TEXT)
+    report: ReportOptions = Field(
+        ReportOptions(), description="How the report names its headline figures."
+    )
     workloads: list[Workload] = Field(
         min_length=1, description="The workloads, each run at every load level."
     )

@@ -9,6 +9,7 @@ from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
+from arraybench.analysis.statistics import METHOD, Spread
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
 from arraybench.report.arrayside import add_array_view
@@ -44,22 +45,44 @@ from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
-from arraybench.report.spread import flag_table, repeat_notes, spread_tables
+from arraybench.report.spread import (
+    LevelFacts,
+    confidence_note,
+    flag_table,
+    headline_notes,
+    level_facts,
+    repeat_notes,
+    spread_tables,
+)
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.run.provenance import provenance_rows
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
-from arraybench.store.findings import ADAPTIVE, INTEGRITY, MONITOR, PRECONDITION, PROVENANCE, PURGE
+from arraybench.store.findings import (
+    ADAPTIVE,
+    INTEGRITY,
+    MONITOR,
+    PRECONDITION,
+    PROVENANCE,
+    PURGE,
+    AdaptiveFinding,
+)
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size
 
 
-def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> CurvePanel:
+def _panel(
+    points: list[PointRecord], run: RunRecord, ceiling: float | None, facts: LevelFacts
+) -> CurvePanel:
     x_label, xs, ticks = level_axis(points)
-    curve = curve_points(points)
-    summary = summarize_series(points, run)
+    curve = curve_points(points, facts.flagged)
+    summary = summarize_series(points, run, facts.flagged, facts.include_flagged)
 
     def index(chosen: object) -> int | None:
         return None if chosen is None else curve.index(chosen)  # type: ignore[arg-type]
+
+    def ci(spreads: dict[str, Spread], key: str) -> tuple[float, float] | None:
+        s = spreads.get(key)
+        return None if s is None or s.low is None or s.high is None else (s.low, s.high)
 
     return CurvePanel(
         mix_label=points[0].mix,
@@ -74,6 +97,11 @@ def _panel(points: list[PointRecord], run: RunRecord, ceiling: float | None) -> 
         max_index=index(summary.maximum),
         min_latency_index=index(summary.min_latency),
         ceiling=ceiling,
+        throughput_ci=[ci(facts.throughput, p.key) for p in points],
+        lat_mean_ci=[ci(facts.latency, p.key) for p in points],
+        repeats=max(facts.repeats.get(p.key, 1) for p in points),
+        interval_method=METHOD,
+        flagged=[", ".join(facts.flagged.get(p.key, [])) for p in points],
     )
 
 
@@ -103,7 +131,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     findings = store.findings(run_id)
     # curves and summaries on each level's median over its repetitions (repeat: N)
     once = collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
-    model = build_report(run, once, throughput_spread_pct(points), rows=False)
+    facts = level_facts(points, findings, headline_includes_flagged(run))
+    model = build_report(run, once, throughput_spread_pct(points), rows=False, facts=facts)
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
@@ -112,14 +141,15 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
-    model.overlays = overlays(run.plan_yaml, once)
-    model.tables = maximum_recorded(once) + devices_grids(once) + model.tables
-    model.tables += scaling_tables(once)
-    model.overlays += scaling_overlay(once)
+    model.overlays = overlays(run.plan_yaml, once, facts)
+    kept = () if facts.include_flagged else facts.flagged.keys()
+    model.tables = maximum_recorded(once, kept) + devices_grids(once) + model.tables
+    model.tables += scaling_tables(once, facts)
+    model.overlays += scaling_overlay(once, facts)
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
-    model.tables += spread_tables(points) + flag_table(points, findings)
+    model.tables += spread_tables(points, facts) + flag_table(points, findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings)
@@ -165,9 +195,23 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
             f"{d['series']}: adaptive series ({d['mode']}): ran {len(d['tried'])} of "
             f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
             f"{d['reason']}; optimal {_level(d['optimal'] or '–')}, "
-            f"max {_level(d['maximum'] or '–')}"
+            f"max {_level(d['maximum'] or '–')}" + _confidence(d)
         )
     return notes
+
+
+def headline_includes_flagged(run: RunRecord) -> bool:
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return bool(plan and plan.report.headline_includes_flagged)
+
+
+def _confidence(d: AdaptiveFinding) -> str:
+    """How sure the adaptive series' optimal point is, from its levels' 1-second spread."""
+    if d.get("confidence"):
+        return f"; {d.get('confidence')} (noise: {d.get('noise', '')})"
+    if d.get("noise"):  # searched with noise, but no level had enough seconds for a spread
+        return "; how sure: unknown (its points were too short for a spread of their seconds)"
+    return ""
 
 
 def expectations_of(run: RunRecord) -> list[Expectation]:
@@ -232,10 +276,13 @@ def summary_rows_of(series: list[list[PointRecord]]) -> dict[str, dict[str, list
 
 def build_report(
     run: RunRecord, points: list[PointRecord], spreads: dict[str, float] | None = None,
-    *, rows: bool = True,
+    *, rows: bool = True, facts: LevelFacts | None = None,
 ) -> ReportModel:  # fmt: skip
     """The model of `points`; without `rows` the points table is left to the caller.
-    `spreads`: level key -> its throughput's 95 % half-width in % (repeated levels)."""
+    `spreads`: level key -> its throughput's 95 % half-width in % (repeated levels); `facts`:
+    the levels' intervals and validity flags (flagged points leave the headline figures)."""
+    facts = facts or LevelFacts()
+    notes: list[str] = []
     series = series_of(points)
     fabric = fabric_of(run)
     families = summary_rows_of(list(series.values()))
@@ -244,13 +291,18 @@ def build_report(
     for family, mixes in families.items():
         cells = {}
         for mix, pts in mixes.items():
-            summary = summarize_series(pts, run)
+            summary = summarize_series(pts, run, facts.flagged, facts.include_flagged)
+            name = series_name(pts[0])
+            notes += headline_notes(name, summary, facts)
+            levels = [(p.key, p.throughput()) for p in pts]
+            optimal = summary.optimal.key if summary.optimal else None
+            notes += confidence_note(name, levels, optimal, facts)
             ceiling = ceiling_for(fabric, pts[0])
             optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         summary_rows.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
-        panels = [_panel(pts, run, ceiling_for(fabric, pts[0])) for _, pts in ordered]
+        panels = [_panel(pts, run, ceiling_for(fabric, pts[0]), facts) for _, pts in ordered]
         sections.append(WorkloadSection(family, panels))
     return ReportModel(
         title=report_title(run),
@@ -273,7 +325,7 @@ def build_report(
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
-        notes=_notes(run, points),
+        notes=_notes(run, points) + notes,
     )
 
 

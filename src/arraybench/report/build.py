@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
@@ -42,7 +42,8 @@ def order_points(points: list[PointRecord]) -> list[PointRecord]:
     return sorted(points, key=lambda p: (p.workers * p.iodepth, p.workers, p.seq))
 
 
-def curve_points(points: list[PointRecord]) -> list[CurvePoint]:
+def curve_points(points: list[PointRecord], flagged: Collection[str] = ()) -> list[CurvePoint]:
+    """`flagged`: the keys of points with validity flags."""
     _, xs, _ = level_axis(points)
     return [
         CurvePoint(
@@ -51,6 +52,7 @@ def curve_points(points: list[PointRecord]) -> list[CurvePoint]:
             lat_mean_us=p.metric("total", "lat_mean_us"),
             lat_p99_us=p.metric("total", "lat_p99_us"),
             key=p.key,
+            flagged=p.key in flagged,
         )
         for x, p in zip(xs, points, strict=True)
     ]
@@ -80,8 +82,13 @@ def series_of(points: list[PointRecord]) -> OrderedDict[str, list[PointRecord]]:
     return OrderedDict((name, order_points(pts)) for name, pts in series.items())
 
 
-def summarize_series(points: list[PointRecord], run: RunRecord) -> SeriesSummary:
-    return summarize(curve_points(points), bound_us=run.latency_bound_us, stat=run.latency_stat)
+def summarize_series(
+    points: list[PointRecord], run: RunRecord, flagged: Collection[str] = (),
+    include_flagged: bool = False,
+) -> SeriesSummary:  # fmt: skip
+    """The series' figures; flagged points left out of them unless `include_flagged`."""
+    return summarize(curve_points(points, flagged), bound_us=run.latency_bound_us,
+                     stat=run.latency_stat, include_flagged=include_flagged)  # fmt: skip
 
 
 def bound_text(run: RunRecord) -> str:

@@ -387,7 +387,30 @@ def _sections(model: ReportModel) -> str:
     if not model.sections:
         return ""
     parts = [_section(s, f"w{i}") for i, s in enumerate(model.sections, start=1)]
-    return '<div id="workloads"><h2>Workloads</h2>' + "".join(parts) + "</div>"
+    return (
+        '<div id="workloads"><h2>Workloads</h2>'
+        + _spread_caption(model)
+        + "".join(parts)
+        + "</div>"
+    )
+
+
+def _spread_caption(model: ReportModel) -> str:
+    """Say by the curves whether they carry a spread (issue 18: a figure without one says so)."""
+    panels = [p for s in model.sections for p in s.panels]
+    if any(ci for p in panels for ci in p.throughput_ci):
+        text = (
+            "Shaded band around the throughput, bars on the mean latency: the 95 % interval "
+            f"of the mean over the repeats ({panels[0].interval_method or 'Student t'})."
+        )
+    else:
+        text = "Each point was measured once: the curves have no spread (no band is drawn)."
+    if any(f for p in panels for f in p.flagged):
+        text += (
+            " Red crosses: flagged points (see 'Measurements that may not be trusted'); the "
+            "notes say which ones the optimal point and the maximum leave out."
+        )
+    return f'<p class="caption">{_e(text)}</p>'
 
 
 def _timeline(t: Timeline) -> str:
@@ -477,7 +500,8 @@ def _overlay(o: Overlay) -> str:
     left, right = [], []
     for i, line in enumerate(o.lines):
         color = LINE_COLORS[i % len(LINE_COLORS)]
-        left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color))
+        left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color,
+                               interval=getattr(line, f"{pick}_ci")))  # fmt: skip
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,

@@ -133,7 +133,9 @@ def _marks(panel: CurvePanel, i: int) -> str:
         ("max", panel.max_index),
         ("min latency", panel.min_latency_index),
     )
-    return ", ".join(f"**{name}**" for name, index in named if index == i)
+    marks = [f"**{name}**" for name, index in named if index == i]
+    flagged = panel.flagged[i] if i < len(panel.flagged) else ""
+    return ", ".join(marks + ([f"flagged: {escape(flagged)}"] if flagged else []))
 
 
 def _get(values: Sequence[float | None], i: int) -> float | None:

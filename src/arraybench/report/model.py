@@ -24,6 +24,14 @@ class CurvePanel:
     max_index: int | None
     min_latency_index: int | None
     ceiling: float | None = None  # theoretical fabric ceiling in throughput_unit, if declared
+    # repeated points (repeat: N): each point's 95 % interval (low, high), None when measured
+    # once; drawn as a band (throughput) and error bars (mean latency)
+    throughput_ci: list[tuple[float, float] | None] = field(default_factory=list)
+    lat_mean_ci: list[tuple[float, float] | None] = field(default_factory=list)
+    repeats: int = 1  # the most repetitions of a point of this panel
+    interval_method: str = ""  # e.g. "Student t, 95 %"
+    # per point: its validity flags' kinds, comma-separated ("" when none); marked on the chart
+    flagged: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,9 @@ class OverlayLine:
     iops: list[float | None]  # per x tick
     mbps: list[float | None]
     lat_mean_us: list[float | None]
+    # the throughput's 95 % interval per x tick over the repeats (None: measured once)
+    iops_ci: list[tuple[float, float] | None] = field(default_factory=list)
+    mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from arraybench.plan.load import stored_plan
 from arraybench.report.build import level_axis, series_of
 from arraybench.report.model import Overlay, OverlayLine
+from arraybench.report.spread import LevelFacts
 from arraybench.store.db import PointRecord
 from arraybench.units import format_size
 
@@ -21,7 +22,9 @@ def _ticks(points: list[PointRecord]) -> list[str]:
     return level_axis(points)[2]
 
 
-def overlays(plan_yaml: str, points: list[PointRecord]) -> list[Overlay]:
+def overlays(
+    plan_yaml: str, points: list[PointRecord], facts: LevelFacts | None = None
+) -> list[Overlay]:
     keys = chart_keys(plan_yaml)
     charts: OrderedDict[str, list[list[PointRecord]]] = OrderedDict()
     for pts in series_of(points).values():
@@ -29,15 +32,23 @@ def overlays(plan_yaml: str, points: list[PointRecord]) -> list[Overlay]:
         if key:
             charts.setdefault(key, []).append(pts)
     return [
-        curves_overlay(title, "jobs per host", [(format_size(c[0].bs), c) for c in curves])
+        curves_overlay(title, "jobs per host", [(format_size(c[0].bs), c) for c in curves], facts)
         for title, curves in charts.items()
     ]
 
 
 def curves_overlay(
-    title: str, x_label: str, curves: list[tuple[str, list[PointRecord]]]
-) -> Overlay:
-    """Labelled curves on one chart: the union of their ladders, in order of first appearance."""
+    title: str, x_label: str, curves: list[tuple[str, list[PointRecord]]],
+    facts: LevelFacts | None = None,
+) -> Overlay:  # fmt: skip
+    """Labelled curves on one chart: the union of their ladders, in order of first appearance;
+    with `facts`, each repeated point's 95 % interval."""
+    spreads = facts.throughput if facts else {}
+
+    def ci(p: PointRecord | None, unit: str) -> tuple[float, float] | None:
+        s = spreads.get(p.key) if p and p.unit == unit else None
+        return None if s is None or s.low is None or s.high is None else (s.low, s.high)
+
     ticks: list[str] = []
     for _, curve in curves:
         ticks += [t for t in _ticks(curve) if t not in ticks]
@@ -50,6 +61,8 @@ def curves_overlay(
             mbps=[at[t].metric("total", "mbps") if t in at else None for t in ticks],
             lat_mean_us=[at[t].metric("total", "lat_mean_us") if t in at else None
                          for t in ticks],
+            iops_ci=[ci(at.get(t), "IOPS") for t in ticks],
+            mbps_ci=[ci(at.get(t), "MB/s") for t in ticks],
         ))  # fmt: skip
     units = {curve[0].unit for _, curve in curves if curve}
     return Overlay(title, x_label, ticks, lines, units.pop() if len(units) == 1 else "IOPS")

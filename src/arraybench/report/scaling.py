@@ -1,4 +1,9 @@
-"""Scaling against the number of hosts: maxima per host count and efficiency against linear."""
+"""Scaling against the number of hosts: maxima per host count and efficiency against linear.
+
+A flagged point (validity flags) is not a host count's maximum while an unflagged one exists,
+unless the plan keeps flagged points in the headline figures (report/spread.py's LevelFacts);
+a maximum measured with repeats carries its 95 % interval to the chart.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from arraybench.report.model import Overlay, OverlayLine, ReportTable
+from arraybench.report.spread import LevelFacts
 from arraybench.store.db import PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
@@ -17,8 +23,18 @@ def _in(unit: str) -> Callable[[PointRecord], float]:
     return lambda p: p.metric("total", name) or 0.0
 
 
-def scaling_tables(points: list[PointRecord]) -> list[ReportTable]:
+def _best(
+    candidates: list[PointRecord], throughput_of: Callable[[PointRecord], float],
+    facts: LevelFacts,
+) -> PointRecord:  # fmt: skip
+    """The highest throughput, among the unflagged points when there are any."""
+    trusted = [p for p in candidates if p.key not in facts.flagged]
+    return max(trusted if trusted and not facts.include_flagged else candidates, key=throughput_of)
+
+
+def scaling_tables(points: list[PointRecord], facts: LevelFacts | None = None) -> list[ReportTable]:
     """Per workload run on several host counts: the max per count, and max(n) / (n x max(1))."""
+    facts = facts or LevelFacts()
     by_workload: OrderedDict[str, dict[int, list[PointRecord]]] = OrderedDict()
     for p in points:
         if p.hosts:
@@ -30,11 +46,12 @@ def scaling_tables(points: list[PointRecord]) -> list[ReportTable]:
         smallest = min(counts)
         unit = counts[smallest][0].unit
         throughput_of = _in(unit)
-        base = max(throughput_of(p) for p in counts[smallest]) / smallest
+        base = throughput_of(_best(counts[smallest], throughput_of, facts)) / smallest
         for n in sorted(counts):
-            best = max(counts[n], key=throughput_of)
+            best = _best(counts[n], throughput_of, facts)
             efficiency = throughput_of(best) / (n * base) if base else None
             partial = " (partial)" if any(p.partial for p in counts[n]) else ""
+            partial += " (flagged)" if best.key in facts.flagged else ""
             rows.append([
                 workload, str(n), format_throughput(throughput_of(best), unit) + partial,
                 format_latency(best.metric("total", "lat_mean_us")),
@@ -62,7 +79,7 @@ def spread_note(points: list[PointRecord]) -> list[str]:
     ]
 
 
-def scaling_overlay(points: list[PointRecord]) -> list[Overlay]:
+def scaling_overlay(points: list[PointRecord], facts: LevelFacts | None = None) -> list[Overlay]:
     """The scaling charts: max throughput and its latency against the number of hosts, one
     chart per unit (IOPS workloads, MB/s workloads)."""
     counts = sorted({p.hosts for p in points if p.hosts})
@@ -71,7 +88,8 @@ def scaling_overlay(points: list[PointRecord]) -> list[Overlay]:
     workloads = OrderedDict((p.workload, p.unit) for p in points if p.hosts)
     charts = []
     for unit in dict.fromkeys(workloads.values()):
-        lines = _scaling_lines(points, counts, [w for w, u in workloads.items() if u == unit], unit)
+        chosen = [w for w, u in workloads.items() if u == unit]
+        lines = _scaling_lines(points, counts, chosen, unit, facts or LevelFacts())
         title = "Scaling: maximum against hosts" + (
             f" ({unit})" if len(set(workloads.values())) > 1 else ""
         )
@@ -80,19 +98,28 @@ def scaling_overlay(points: list[PointRecord]) -> list[Overlay]:
 
 
 def _scaling_lines(
-    points: list[PointRecord], counts: list[int], workloads: list[str], unit: str
-) -> list[OverlayLine]:
+    points: list[PointRecord], counts: list[int], workloads: list[str], unit: str,
+    facts: LevelFacts,
+) -> list[OverlayLine]:  # fmt: skip
     throughput_of = _in(unit)
     lines = []
     for workload in workloads:
         best = []
         for n in counts:
             candidates = [p for p in points if p.workload == workload and p.hosts == n]
-            best.append(max(candidates, key=throughput_of) if candidates else None)
+            best.append(_best(candidates, throughput_of, facts) if candidates else None)
         lines.append(OverlayLine(
             label=workload,
             iops=[p.metric("total", "iops") if p else None for p in best],
             mbps=[p.metric("total", "mbps") if p else None for p in best],
             lat_mean_us=[p.metric("total", "lat_mean_us") if p else None for p in best],
+            iops_ci=[_ci(facts, p) if p and p.unit == "IOPS" else None for p in best],
+            mbps_ci=[_ci(facts, p) if p and p.unit == "MB/s" else None for p in best],
         ))  # fmt: skip
     return lines
+
+
+def _ci(facts: LevelFacts, point: PointRecord) -> tuple[float, float] | None:
+    """The point's 95 % interval over its repeats, in its series' unit; None measured once."""
+    s = facts.throughput.get(point.key)
+    return None if s is None or s.low is None or s.high is None else (s.low, s.high)

@@ -5,6 +5,7 @@ with its latency and the minimum latency (HUS VM: "147,000 IOPS at 1.7 ms (8 KiB
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Collection
 
 from arraybench.report.build import level_axis, mix_sort_key, order_points
 from arraybench.report.model import ReportTable
@@ -56,12 +57,18 @@ def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
     return tables
 
 
-def maximum_recorded(points: list[PointRecord]) -> list[ReportTable]:
+def maximum_recorded(points: list[PointRecord], flagged: Collection[str] = ()) -> list[ReportTable]:
     """Per mix (and unit): the highest throughput recorded, its latency and where; the lowest
-    mean latency recorded and where."""
+    mean latency recorded and where. Points whose keys are in `flagged` (validity flags) are
+    left out while a mix has others."""
     by_mix: dict[tuple[str, str], list[PointRecord]] = {}
     for p in points:
         by_mix.setdefault((p.mix, p.unit), []).append(p)
+    left_out = 0
+    for group, pts in by_mix.items():
+        if trusted := [p for p in pts if p.key not in flagged]:
+            left_out += len(pts) - len(trusted)
+            by_mix[group] = trusted
     if not by_mix:
         return []
     rows = []
@@ -78,7 +85,8 @@ def maximum_recorded(points: list[PointRecord]) -> list[ReportTable]:
     return [ReportTable(
         "Maximum recorded", ["mix", "max throughput @ mean latency", "where",
                              "min mean latency", "where"], rows,
-        "over every workload and load level of the run, per mix and unit",
+        "over every workload and load level of the run, per mix and unit"
+        + (f"; {left_out} flagged point(s) left out" if left_out else ""),
     )]  # fmt: skip
 
 

@@ -3,7 +3,9 @@
 One chart per `CurvePanel`: load levels on a categorical x axis, throughput on the left axis
 (starting at 0, "nice" ticks with k/M suffixes), latency on the right axis (mean solid, p99
 dashed; ms once values exceed 10 000 µs), the optimal point ringed and labelled, the maximum
-marked, and an optional dashed "theoretical" ceiling.
+marked, and an optional dashed "theoretical" ceiling. Repeated points (repeat: N) carry their
+95 % interval: a band around the throughput line, error bars on the mean latency. Points with
+validity flags get a red cross ("flagged: see table").
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ C_GRID = "#e3e6ea"
 C_AXIS = "#6b7280"
 C_TEXT = "#1f2937"
 C_CEIL = "#9aa0a6"
+C_FLAG = "#c81e1e"
 
 MS_THRESHOLD_US = MS_FROM_US
 HEADROOM = 1.18  # keep the top of each axis a little above the data, room for labels
@@ -350,11 +353,70 @@ def _series(
 
 def _throughput(fr: _Frame, panel: CurvePanel) -> list[str]:
     out = []
+    banded = any(_ci_at(panel.throughput_ci, i) for i in range(len(panel.throughput_ci)))
     for seg in _segments(_series(fr, panel.throughput, fr.y1)):
         area = [(seg[0][0], fr.bottom), *seg, (seg[-1][0], fr.bottom)]
-        out.append(_polygon(area, C_TPUT_FILL, ' fill-opacity="0.08"'))
+        if not banded:  # the shade under the line would read as a second band
+            out.append(_polygon(area, C_TPUT_FILL, ' fill-opacity="0.08"'))
         out.append(_polyline(seg, C_TPUT, 2.4, "line-tput"))
         out += [_circle(x, y, 3.2, "#fff", C_TPUT, 1.8) for x, y in seg]
+    return out
+
+
+def _ci_at(cis: Sequence[tuple[float, float] | None], i: int) -> tuple[float, float] | None:
+    ci = cis[i] if 0 <= i < len(cis) else None
+    return ci if ci is not None and _finite(ci[0]) and _finite(ci[1]) else None
+
+
+def _band(fr: _Frame, panel: CurvePanel) -> list[str]:
+    """The throughput's 95 % interval: a band over runs of repeated points, an error bar on a
+    repeated point alone between points measured once."""
+    at = [(i, ci) if (ci := _ci_at(panel.throughput_ci, i)) else None
+          for i in range(len(panel.throughput))]  # fmt: skip
+    out = []
+    for run in runs(at):
+        if len(run) == 1:
+            i, (low, high) = run[0]
+            out.append(_errbar(fr.x(i), fr.y1(max(low, 0.0)), fr.y1(high), C_TPUT, "errbar-tput"))
+            continue
+        upper = [(fr.x(i), fr.y1(high)) for i, (_, high) in run]
+        lower = [(fr.x(i), fr.y1(max(low, 0.0))) for i, (low, _) in reversed(run)]
+        out.append(_polygon(upper + lower, C_TPUT, ' class="band-tput" fill-opacity="0.22"'))
+    return out
+
+
+def _errbar(x: float, y0: float, y1: float, color: str, cls: str) -> str:
+    cap = f' stroke="{color}" stroke-width="1.4"'
+    return (f'<g class="{cls}">' + _vline(x, y0, y1, color, ' stroke-width="1.4"')
+            + _hline(x - 4, x + 4, y0, color, cap) + _hline(x - 4, x + 4, y1, color, cap)
+            + "</g>")  # fmt: skip
+
+
+def _lat_bars(fr: _Frame, panel: CurvePanel) -> list[str]:
+    """The mean latency's 95 % interval as error bars (a band would hide the p99 line)."""
+    out = []
+    for i in range(len(panel.lat_mean_us)):
+        if (ci := _ci_at(panel.lat_mean_ci, i)) is not None:
+            low, high = ci
+            out.append(_errbar(fr.x(i), fr.y2(max(low, 0.0)), fr.y2(high), C_LAT, "errbar-lat"))
+    return out
+
+
+def _cross(x: float, y: float, r: float, cls: str = "") -> str:
+    c = f' class="{cls}"' if cls else ""
+    w = f' stroke-width="2.2" stroke="{C_FLAG}"'
+    return (f"<g{c}>" + f'<line x1="{_f(x - r)}" y1="{_f(y - r)}" x2="{_f(x + r)}" '
+            f'y2="{_f(y + r)}"{w}/><line x1="{_f(x - r)}" y1="{_f(y + r)}" x2="{_f(x + r)}" '
+            f'y2="{_f(y - r)}"{w}/></g>')  # fmt: skip
+
+
+def _flagged(fr: _Frame, panel: CurvePanel) -> list[str]:
+    """A red cross on each flagged point's throughput (its figures may not be the storage's)."""
+    out = []
+    for i, kinds in enumerate(panel.flagged):
+        v = _get(panel.throughput, i)
+        if kinds and v is not None and _finite(v):
+            out.append(_cross(fr.x(i), fr.y1(v), 5.5, "mark-flagged"))
     return out
 
 
@@ -467,6 +529,13 @@ def _legend_sample(kind: str, x: float, y: float) -> str:
         return _circle(x + 9, y, 5, "none", C_OPT, 2)
     if kind == "max":
         return _polygon([(x + 9, y + 4), (x + 4, y - 4), (x + 14, y - 4)], C_MAX)
+    if kind == "band":
+        return (
+            f'<rect x="{_f(x)}" y="{_f(y - 5)}" width="18" height="10" fill="{C_TPUT}" '
+            f'fill-opacity="0.22"/>' + _hline(x, x + 18, y, C_TPUT, ' stroke-width="2.4"')
+        )
+    if kind == "flag":
+        return _cross(x + 9, y, 4.5)
     return _hline(x, x + 18, y, C_CEIL, ' stroke-width="1.4" stroke-dasharray="5 3"')
 
 
@@ -482,7 +551,17 @@ def _legend_items(panel: CurvePanel) -> list[tuple[str, str]]:
         items.append(("max", "max"))
     if panel.ceiling is not None and _finite(panel.ceiling) and panel.ceiling > 0:
         items.append(("ceil", "theoretical"))
+    if any(_ci_at(panel.throughput_ci, i) for i in range(len(panel.throughput_ci))):
+        items.append(("band", interval_label(panel)))
+    if any(panel.flagged):
+        items.append(("flag", "flagged: see table"))
     return items
+
+
+def interval_label(panel: CurvePanel) -> str:
+    """What the band (and the latency's error bars) are: `95 % interval of 3 repeats`."""
+    bars = " (band, bars)" if any(panel.lat_mean_ci) else ""
+    return f"95 % interval of {panel.repeats} repeats{bars}"
 
 
 Sample = Callable[[float, float], str]  # draws a legend sample at (x, y)
@@ -550,10 +629,14 @@ def _ceiling_on_scale(panel: CurvePanel) -> bool:
 
 def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], list[float] | None]:
     tvals = [v for v in panel.throughput if _finite(v)]
+    tvals += [
+        ci[1] for i in range(len(panel.throughput_ci)) if (ci := _ci_at(panel.throughput_ci, i))
+    ]
     if panel.ceiling is not None and _ceiling_on_scale(panel):
         tvals.append(panel.ceiling)
     y1 = nice_ticks(max(tvals, default=0.0) * HEADROOM)
     lats = [v for v in [*panel.lat_mean_us, *panel.lat_p99_us] if v is not None and _finite(v)]
+    lats += [ci[1] for i in range(len(panel.lat_mean_ci)) if (ci := _ci_at(panel.lat_mean_ci, i))]
     lat_max = max(lats, default=0.0)
     div = 1000.0 if lat_max > MS_THRESHOLD_US else 1.0
     y2 = ticks_with_count(lat_max * HEADROOM / div, len(y1) - 1) if lat_max > 0 else None
@@ -585,8 +668,9 @@ def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
         lab = _Labels([], _obstacles(fr, panel))
         body += _y_axes(fr, y1, y2) + _x_axis(fr, labels)
         body += _axis_titles(fr, panel, lat_unit, height) + _ceiling(fr, panel, lab)
-        body += _throughput(fr, panel) + _latency(fr, panel.lat_p99_us, dashed=True)
-        body += _latency(fr, panel.lat_mean_us, dashed=False)
+        body += _band(fr, panel) + _throughput(fr, panel)
+        body += _latency(fr, panel.lat_p99_us, dashed=True) + _lat_bars(fr, panel)
+        body += _latency(fr, panel.lat_mean_us, dashed=False) + _flagged(fr, panel)
         body += _optimal(fr, panel, lab) + _maximum(fr, panel, lab)
         body += _min_latency(fr, panel, lab)
         body.append(_hover(fr, panel, labels))
@@ -599,13 +683,21 @@ def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
 
 
 def point_tip(panel: CurvePanel, i: int, level: str) -> str:
-    """What hovering a load level shows: the level, throughput, mean and p99 latency."""
-    return "\n".join([
-        f"{panel.x_label}: {level}",
-        f"{panel.mix_label}: {format_quantity(_get(panel.throughput, i), panel.throughput_unit)}",
-        f"mean latency {format_latency(_get(panel.lat_mean_us, i))}",
-        f"p99 latency {format_latency(_get(panel.lat_p99_us, i))}",
-    ])  # fmt: skip
+    """What hovering a load level shows: the level, throughput, mean and p99 latency, and
+    with repeats the 95 % intervals; a flagged point's flags."""
+    unit = panel.throughput_unit
+    tput = f"{panel.mix_label}: {format_quantity(_get(panel.throughput, i), unit)}"
+    lat = f"mean latency {format_latency(_get(panel.lat_mean_us, i))}"
+    # a t interval of a few scattered repeats can reach below 0: no figure here can
+    if (ci := _ci_at(panel.throughput_ci, i)) is not None:
+        low = format_quantity(max(ci[0], 0.0), unit)
+        tput += f" (95 %: {low} to {format_quantity(ci[1], unit)})"
+    if (ci := _ci_at(panel.lat_mean_ci, i)) is not None:
+        lat += f" (95 %: {format_latency(max(ci[0], 0.0))} to {format_latency(ci[1])})"
+    lines = [f"{panel.x_label}: {level}", tput, lat,
+             f"p99 latency {format_latency(_get(panel.lat_p99_us, i))}"]  # fmt: skip
+    kinds = panel.flagged[i] if i < len(panel.flagged) else ""
+    return "\n".join(lines + ([f"flagged: {kinds} (see the table)"] if kinds else []))
 
 
 def _hover(fr: _Frame, panel: CurvePanel, labels: list[str]) -> str:

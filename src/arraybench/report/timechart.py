@@ -82,6 +82,9 @@ class TimeSeries:
     unit: str
     dashed: bool = False
     color: str | None = None  # default: the next colour of the axis' palette
+    # per value its 95 % interval over repeats (None: measured once), drawn as a band; only
+    # where every sample is its own bucket (a curve of load levels, never a long time series)
+    interval: Sequence[tuple[float, float] | None] = ()
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,7 @@ class _Prepared:
     cls: str
     buckets: list[Bucket | None]
     peak: tuple[float, float] | None  # (x, value) of the global maximum
+    intervals: bool = False  # the buckets' lo and hi are 95 % intervals: draw them as a band
 
 
 def _clean(values: Sequence[float | None], order: list[int], div: float) -> list[float | None]:
@@ -302,7 +306,7 @@ def _range(series: list[_Prepared]) -> tuple[float, float]:
 def _draw_series(p: _Plot, s: _Prepared, side: int, banded: bool) -> list[str]:
     out: list[str] = []
     dash = ' stroke-dasharray="6 4"' if s.dashed else ""
-    if banded:
+    if banded or s.intervals:
         for run in runs(s.buckets):
             upper = [(p.x(b.x), p.y(b.hi, side)) for b in run]
             lower = [(p.x(b.x), p.y(b.lo, side)) for b in reversed(run)]
@@ -484,6 +488,10 @@ def _prepare(
     out = []
     for k, s in enumerate(specs):
         vals = _clean(s.values, order, div)
+        buckets = _bucketize(xs, vals, bounds)
+        intervals = bool(s.interval) and any(s.interval) and len(bounds) == len(xs)
+        if intervals:
+            buckets = _with_intervals(buckets, [_get(s.interval, i) for i in order], div)
         out.append(
             _Prepared(
                 s.label,
@@ -491,11 +499,29 @@ def _prepare(
                 s.dashed,
                 s.color or colors[k % len(colors)],
                 f"{prefix}{k}",
-                _bucketize(xs, vals, bounds),
+                buckets,
                 _peak(xs, vals),
+                intervals,
             )
         )
     return out, unit
+
+
+def _get(seq: Sequence[tuple[float, float] | None], i: int) -> tuple[float, float] | None:
+    return seq[i] if 0 <= i < len(seq) else None
+
+
+def _with_intervals(
+    buckets: list[Bucket | None], cis: list[tuple[float, float] | None], div: float
+) -> list[Bucket | None]:
+    """One-sample buckets whose band is the sample's 95 % interval (none: the value alone)."""
+    out: list[Bucket | None] = []
+    for b, ci in zip(buckets, cis, strict=True):
+        if b is None or ci is None:
+            out.append(b)
+        else:
+            out.append(Bucket(b.x, b.mean, min(ci[0] / div, b.mean), max(ci[1] / div, b.mean)))
+    return out
 
 
 def _snap(lo: float, hi: float, axis: XAxis) -> tuple[float, float]:
@@ -576,6 +602,8 @@ def xy_chart(
     if banded and has_data:
         per = len(xs) / len(bounds)
         items.append(("band", C_AXIS, False, f"min–max of ~{per:,.0f} samples"))
+    elif any(s.intervals for s in left_p + right_p):
+        items.append(("band", C_AXIS, False, "95 % interval of the repeats"))
     left = 62.0
     head, top = _header(title, items, width, left)
     body: list[str] = []
@@ -640,7 +668,7 @@ def xy_chart(
     body += event_lines
     drawn = [(s, 0) for s in (left_p or right_p)] + ([(s, 1) for s in right_p] if y2 else [])
     for s, side in reversed(drawn):
-        body += _draw_series(p, s, side, banded)
+        body += _draw_series(p, s, side, banded)  # with intervals: their band too
     body.append('</g></g><g class="zoom-hide">')
     body += event_labels
     if mark_max:

@@ -18,6 +18,8 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.chart import LineChart, Reference, ScatterChart, Series
+from openpyxl.chart.data_source import NumDataSource, NumRef
+from openpyxl.chart.error_bar import ErrorBars
 from openpyxl.chart.series import SeriesLabel
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter, quote_sheetname
@@ -365,7 +367,29 @@ def _marks(panel: CurvePanel, i: int) -> str:
         ("max", panel.max_index),
         ("min latency", panel.min_latency_index),
     )
-    return ", ".join(name for name, index in named if index == i)
+    marks = [name for name, index in named if index == i]
+    flagged = panel.flagged[i] if i < len(panel.flagged) else ""
+    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else []))
+
+
+def _ci_columns(panel: CurvePanel) -> list[tuple[float | None, float | None]] | None:
+    """Per point the distances from the throughput down and up to its 95 % interval (what an
+    Excel error bar takes); None when no point was repeated."""
+    if not any(panel.throughput_ci):
+        return None
+    out: list[tuple[float | None, float | None]] = []
+    for i, ci in enumerate(panel.throughput_ci):
+        v = _get(panel.throughput, i)
+        out.append((None, None) if ci is None or v is None else (v - ci[0], ci[1] - v))
+    return out
+
+
+def _error_bars(s: Series, minus: Reference, plus: Reference) -> None:
+    def source(ref: Reference) -> NumDataSource:
+        return NumDataSource(numRef=NumRef(f=str(ref)))
+
+    s.errBars = ErrorBars(errDir="y", errBarType="both", errValType="cust",
+                          minus=source(minus), plus=source(plus))  # fmt: skip
 
 
 def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
@@ -383,6 +407,9 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     ]
     if panel.ceiling is not None:
         columns.insert(5, f"fabric ceiling ({unit})")
+    bars = _ci_columns(panel)
+    if bars is not None:
+        columns += [f"95 % interval: below ({unit})", f"95 % interval: above ({unit})"]
     _header(ws, row + 1, columns)
     first = row + 2
     for i, x in enumerate(panel.x_values):
@@ -398,6 +425,8 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
         if panel.ceiling is not None:
             values.append(panel.ceiling)
         values.append(_marks(panel, i))
+        if bars is not None:
+            values += list(bars[i])
         for col, value in enumerate(values, start=1):
             fmt = INT_FORMAT if col == 3 or (panel.ceiling is not None and col == 6) else NUM_FORMAT
             _put(ws, r, col, value, None if col == 2 else fmt)
@@ -406,11 +435,13 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     last = first + max(len(panel.x_values), 1) - 1
 
     mark_col = len(columns) + 1  # the optimal and max throughput alone, for their markers
-    _header(ws, row + 1, ["optimal", "max"], col=mark_col)
+    _header(ws, row + 1, ["optimal", "max", "flagged"], col=mark_col)
     for i in range(len(panel.x_values)):
         for k, index in enumerate((panel.optimal_index, panel.max_index)):
             if i == index:
                 _put(ws, first + i, mark_col + k, _get(panel.throughput, i), INT_FORMAT)
+        if i < len(panel.flagged) and panel.flagged[i]:
+            _put(ws, first + i, mark_col + 2, _get(panel.throughput, i), INT_FORMAT)
 
     def ref(col: int) -> Reference:
         return Reference(ws, min_col=col, min_row=first, max_row=last)
@@ -418,13 +449,21 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     series = [(f"throughput ({unit})", ref(3))]
     if panel.ceiling is not None:
         series.append((f"fabric ceiling ({unit})", ref(6)))
+    symbols = ["diamond", "triangle"]
+    if any(panel.flagged):  # before the optimal and max marks, which stay last
+        series.append(("flagged: see table", ref(mark_col + 2)))
+        symbols.insert(0, "x")
     series += [("optimal", ref(mark_col)), ("max", ref(mark_col + 1))]
-    chart_col = mark_col + 3
+    chart_col = mark_col + 4
     throughput = _line_chart(f"{panel.mix_label}: throughput", panel.x_label,
                              f"throughput ({unit})", ref(1), series)  # fmt: skip
-    for s, symbol in zip(throughput.series[-2:], ("diamond", "triangle"), strict=True):
+    for s, symbol in zip(throughput.series[-len(symbols) :], symbols, strict=True):
         s.marker.symbol, s.marker.size = symbol, 10  # the marks alone, no line
         s.graphicalProperties.line.noFill = True
+    if bars is not None:  # the 95 % interval of the repeats, as error bars on the line
+        _error_bars(throughput.series[0], ref(len(columns) - 1), ref(len(columns)))
+        throughput.series[0].tx = SeriesLabel(v=f"throughput ({unit}), bars: 95 % interval "
+                                              f"({panel.repeats} repeats)")  # fmt: skip
     ws.add_chart(throughput, f"{get_column_letter(chart_col)}{row}")
     lat_series = [("mean latency (µs)", ref(4)), ("p99 latency (µs)", ref(5))]
     latency = _line_chart(f"{panel.mix_label}: latency", panel.x_label, "latency (µs)", ref(1),

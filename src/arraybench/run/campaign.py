@@ -222,7 +222,7 @@ class Campaign:
                 series_done.add(point.series)
                 series = [p for p in points if p.series == point.series]
                 outcome = run_adaptive(series, point.adaptive, run.latency_bound_us,
-                                       run.latency_stat, measure)  # fmt: skip
+                                       run.latency_stat, measure, self.store.samples)  # fmt: skip
                 self._record_series(run, outcome.finding)
                 self.observer.points_skipped([p for p in outcome.skipped if p.key not in done])
 

@@ -291,6 +291,8 @@ class AdaptiveFinding(TypedDict):
     ladder: list[str]
     optimal: str | None
     maximum: str | None
+    confidence: NotRequired[str]  # how sure the optimal level is ("" without a spread)
+    noise: NotRequired[str]  # where the levels' spread came from ("": none)
 
 
 class PurgeResult(TypedDict):
