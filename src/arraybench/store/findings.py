@@ -356,7 +356,7 @@ class FindingKind(Generic[T]):
             raise ValueError(f"two finding kinds named {self.name!r}")
 
     def new(self, data: T, point_id: int | None = None) -> Finding:
-        return Finding(point_id, self.name, cast(dict[str, Any], data))
+        return Finding(point_id, self.name, cast(Mapping[str, object], data))
 
     def of(self, finding: Finding) -> T:
         """The finding's data as this kind's type (a finding of another kind is a bug)."""
