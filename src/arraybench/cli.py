@@ -28,7 +28,6 @@ from arraybench.events.tuning import change_lines, plan_changes, revert_all
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
-from arraybench.importer import import_paths
 from arraybench.monitor.arrayside import parse_map, read_csv
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
@@ -657,6 +656,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    # imported here: its readers cost every other command (`run` above all) a fifth of a second
+    from arraybench.importer import import_paths
+
     store = Store(Path(args.results))
     result = import_paths(store, [Path(p) for p in args.paths], run_name=args.name,
                           name_pattern=args.pattern)  # fmt: skip

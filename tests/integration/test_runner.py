@@ -111,3 +111,22 @@ def test_leftover_fio_of_a_run_folder_is_ended_and_no_other(tmp_path: Path):
         runner.end_leftover_fio(other)
         for proc in procs:
             proc.wait(timeout=10)
+
+
+def test_the_exit_waiter_wakes_when_the_process_ends_not_at_its_timeout():
+    proc = subprocess.Popen(["sleep", "0.2"])
+    waiter = runner.ExitWaiter(proc.pid)
+    began = time.monotonic()
+    try:
+        waiter.wait(60)  # a plain sleep would take the whole minute
+    finally:
+        waiter.close()
+    assert time.monotonic() - began < 30
+    assert proc.wait(timeout=5) == 0
+
+
+def test_fio_facts_are_the_version_and_the_engines():
+    fio = runner.fio_binary()
+    facts = runner.fio_facts(fio)
+    assert facts.version == runner.fio_version(fio) and facts.version.startswith("fio-")
+    assert facts.engines == runner.available_engines(fio) and "libaio" in facts.engines

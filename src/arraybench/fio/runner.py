@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -50,7 +51,31 @@ def fio_version(binary: str) -> str:
 
 def available_engines(binary: str) -> set[str]:
     out = subprocess.run([binary, "--enghelp"], capture_output=True, text=True, check=False)
-    return {line.strip() for line in out.stdout.splitlines()[1:] if line.strip()}
+    return _engines_of(out.stdout)
+
+
+def _engines_of(enghelp: str) -> set[str]:
+    return {line.strip() for line in enghelp.splitlines()[1:] if line.strip()}
+
+
+@dataclass(frozen=True)
+class FioFacts:
+    version: str
+    engines: set[str]
+
+
+def fio_facts(binary: str) -> FioFacts:
+    """fio's version and engines, the two fio starts side by side rather than one after the
+    other (each is a process start: tens of milliseconds before a campaign's first point)."""
+
+    def start(option: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([binary, option], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+    with start("--version") as version, start("--enghelp") as enghelp:
+        out, err = version.communicate()
+        engines, _ = enghelp.communicate()
+    return FioFacts(out.strip() or err.strip() or "unknown", _engines_of(engines))
 
 
 def first_error_line(text: str) -> str:
@@ -175,6 +200,28 @@ def end_leftover_fio(folder: Path) -> list[int]:
     return ended
 
 
+class ExitWaiter:
+    """Sleeps until a process exits or a time passes, whichever comes first, so a polling loop
+    goes on the moment fio ends instead of up to POLL_S later (a pidfd; a plain sleep where
+    the kernel has none)."""
+
+    def __init__(self, pid: int) -> None:
+        self.fd: int | None = None
+        with contextlib.suppress(AttributeError, OSError):
+            self.fd = os.pidfd_open(pid)
+
+    def wait(self, seconds: float) -> None:
+        if self.fd is None:
+            time.sleep(seconds)
+        else:  # readable once the process has exited
+            select.select([self.fd], [], [], seconds)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def run_captured(command: Sequence[str], cwd: Path) -> tuple[int, str]:
     """Run a short fio command to its end (target layout); its exit code and its output. An
     interrupt or a signal stops it and its jobs before going on."""
@@ -214,6 +261,7 @@ def run_jobfile(
     with open(folder / STDERR_NAME, "wb") as err:
         fio = FioProcess(command, folder, subprocess.DEVNULL, err)
         proc = fio.proc
+        waiter = ExitWaiter(proc.pid)
         try:
             if on_start:
                 on_start(proc.pid)
@@ -228,11 +276,14 @@ def run_jobfile(
                     )
                 if on_tick:
                     on_tick(elapsed)
-                time.sleep(POLL_S)
+                waiter.wait(POLL_S)
         except BaseException:
             fio.stop()
             raise
-        fio.reap_jobs()
+        finally:
+            waiter.close()
+        if proc.returncode != 0:  # fio ended normally only after its jobs: nothing to look for
+            fio.reap_jobs()
     stderr = (folder / STDERR_NAME).read_text(errors="replace")
     elapsed = time.monotonic() - start
     if proc.returncode != 0:

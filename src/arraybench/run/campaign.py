@@ -107,7 +107,8 @@ class Campaign:
         settings = setup.configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
-        setup.check_engines(points, fio)
+        facts = runner.fio_facts(fio)
+        setup.check_engines(points, facts.engines)
         targets = setup.prepare_targets(plan, points, fio, self.guard, self.observer,
                                         self.results_dir)  # fmt: skip
         run_id = new_run_id(plan.name, self.results_dir)
@@ -121,7 +122,7 @@ class Campaign:
             self.run_id = run.id
             found = provenance.collect(plan, targets.sizes, tuning.applied())
             self.store.add_finding(run.id, PROVENANCE.new(found))
-            return self._execute(self._context(run, plan, targets, fio, settings))
+            return self._execute(self._context(run, plan, targets, fio, settings), facts.version)
         finally:
             self._restore(tuning)
 
@@ -154,17 +155,18 @@ class Campaign:
         settings = setup.configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
-        setup.check_engines(points, fio)
+        facts = runner.fio_facts(fio)
+        setup.check_engines(points, facts.engines)
         targets = setup.prepare_targets(plan, points, fio, self.guard, self.observer,
                                         self.results_dir)  # fmt: skip
         self.store.set_run_status(run_id, "running", None)
         tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
-            return self._execute(self._context(run, plan, targets, fio, settings))
+            return self._execute(self._context(run, plan, targets, fio, settings), facts.version)
         finally:
             self._restore(tuning)
 
-    def _execute(self, ctx: RunContext) -> CampaignResult:
+    def _execute(self, ctx: RunContext, version: str) -> CampaignResult:
         run, plan, fio = ctx.run, ctx.plan, ctx.fio
         done = self.store.completed_keys(run.id)
         points = expand(plan)
@@ -172,7 +174,6 @@ class Campaign:
         if plan.rounds:  # the estimate counts the fewest rounds that can prove steady state
             todo += [p for r in range(1, plan.rounds.window + 1) for p in round_points(plan, r)
                      if p.key not in done]  # fmt: skip
-        version = runner.fio_version(fio)
         self.store.set_run_fio_version(run.id, version)
         self.observer.campaign_started(run, todo, len(done))
         status = "interrupted"

@@ -13,7 +13,6 @@ import yaml
 
 from arraybench import __version__
 from arraybench.errors import FioMissingError, PlanError
-from arraybench.fio import runner
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
 from arraybench.run.context import Observer, RunContext, RunSettings
@@ -53,8 +52,8 @@ def configure(plan: Plan) -> RunSettings:
     )
 
 
-def check_engines(points: Sequence[Point], fio: str) -> None:
-    engines = runner.available_engines(fio)
+def check_engines(points: Sequence[Point], engines: set[str]) -> None:
+    """Every point's ioengine is one this fio has (`runner.fio_facts`)."""
     for point in points:
         if engines and point.ioengine not in engines:
             raise FioMissingError(
