@@ -12,6 +12,7 @@ bench-fio is found on PATH, in $BENCH_FIO, or in /tmp/benchfio-venv (see INSTALL
 
     .venv/bin/python benchmarks/between_points.py [--levels 5] [--seconds 5] [--rounds 3]
         [--size 512m] [--dir /tmp/between] [--bench-fio PATH | --without-bench-fio]
+        [--src OLD/src]
 """
 
 from __future__ import annotations
@@ -66,13 +67,23 @@ def run_bench_fio(
     return wall
 
 
-def run_arraybench(plan: Path, results: Path) -> tuple[float, list[Path]]:
+def arraybench_env(src: Path | None) -> dict[str, str]:
+    """arraybench's environment as an installed copy runs: its bytecode cached (a shell with
+    PYTHONDONTWRITEBYTECODE would compile every module at every start); `src`: another tree."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if src is not None:
+        env["PYTHONPATH"] = str(src.resolve())
+    return env
+
+
+def run_arraybench(plan: Path, results: Path, src: Path | None = None) -> tuple[float, list[Path]]:
     """Wall seconds of one `arraybench run`, and the job files it wrote (in point order)."""
     began = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)],
         check=True,
         stdout=subprocess.DEVNULL,
+        env=arraybench_env(src),
     )
     wall = time.perf_counter() - began
     return wall, sorted((results / "runs").glob("*/points/*/point.fio"))
@@ -106,7 +117,7 @@ def print_summary(walls: dict[str, list[float]], levels: int, seconds: int) -> N
     if "bench-fio" in median:
         print(f"ratio arraybench / bench-fio: {median['arraybench'] / median['bench-fio']:.3f}")
     for name, m in median.items():
-        print(f"{name:>10}: {(m - io) / levels:.3f} s per point outside I/O, "
+        print(f"{name:>16}: {(m - io) / levels:.3f} s per point outside I/O, "
               f"{(m - fio) / levels:+.3f} s per point beyond bare fio")  # fmt: skip
 
 
@@ -119,6 +130,9 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--bench-fio", default=None, help="bench-fio's path")
     parser.add_argument("--without-bench-fio", action="store_true")
+    parser.add_argument("--src", type=Path, default=None,
+                        help="also time the arraybench of this source tree (its src/ folder), "
+                        "e.g. a `git archive` of an older commit")  # fmt: skip
     args = parser.parse_args()
     bench_fio = None if args.without_bench_fio else find_bench_fio(args.bench_fio)
     if bench_fio is None and not args.without_bench_fio:
@@ -139,6 +153,9 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     _, jobfiles = run_arraybench(plan, base / "warmup")  # lays out the file once
     walls: dict[str, list[float]] = {"arraybench": [], "bare fio": []}
+    if args.src:
+        run_arraybench(plan, base / "warmup-src", args.src)  # its bytecode compiled
+        walls["arraybench --src"] = []
     if bench_fio:
         walls["bench-fio"] = []
     for n in range(args.rounds):
@@ -146,6 +163,8 @@ def main() -> None:
         for name in names[n % len(names) :] + names[: n % len(names)]:
             if name == "arraybench":
                 wall, _ = run_arraybench(plan, base / f"ab-{n}")
+            elif name == "arraybench --src":
+                wall, _ = run_arraybench(plan, base / f"src-{n}", args.src)
             elif name == "bare fio":  # the warm-up's job files: the same points
                 wall = run_fio(jobfiles, base / f"fio-{n}")
             else:
@@ -153,7 +172,7 @@ def main() -> None:
                 wall = run_bench_fio(bench_fio, target, args.size, depths, args.seconds,
                                      base / f"bench-fio-{n}")  # fmt: skip
             walls[name].append(wall)
-        print(f"round {n + 1}: " + "   ".join(f"{k} {w[-1]:7.2f} s" for k, w in walls.items())
+        print(f"round {n + 1}: " + ", ".join(f"{k} {w[-1]:.2f} s" for k, w in walls.items())
               + f"   (load {os.getloadavg()[0]:.2f})")  # fmt: skip
     print_summary(walls, args.levels, args.seconds)
     if args.dir is None:

@@ -30,6 +30,7 @@ from arraybench.report.xlsx import (
     write_xlsx,
 )
 from arraybench.store.db import Store
+from tests import pageerrors
 from tests.conftest import needs_fio, run_cli, small_plan
 
 pytestmark = needs_fio
@@ -298,13 +299,13 @@ def test_missing_chromium_is_a_clean_error(monkeypatch: pytest.MonkeyPatch, tmp_
 @pytest.mark.slow
 @needs_chromium
 def test_report_has_no_console_errors_and_a_broken_page_has(html_file: Path, tmp_path: Path):
-    assert printout.console_errors(html_file) == []
+    assert pageerrors.console_errors(html_file) == []
     broken = tmp_path / "broken.html"
     broken.write_text(
         "<!DOCTYPE html><html><body><p>x</p><script>"
         "console.log('fine'); document.body.appendChild(null.child);</script></body></html>"
     )
-    errors = printout.console_errors(broken)
+    errors = pageerrors.console_errors(broken)
     assert len(errors) == 1 and "TypeError" in errors[0] and broken.name in errors[0]
 
 

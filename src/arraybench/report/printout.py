@@ -1,4 +1,4 @@
-"""Static PNG and PDF of an HTML report, and its console errors, through headless Chromium.
+"""Static PNG and PDF of an HTML report through headless Chromium.
 
 Chromium is the Debian package `chromium`; nothing is downloaded. Every page is opened from a
 file:// URL with flags that keep Chromium offline: no background networking, no component or
@@ -6,9 +6,9 @@ safe-browsing updates, every host name resolving to nothing and every proxied re
 to a closed local port. Each call starts its own Chromium in its own process group with a
 throw-away profile, and kills that group when done or on timeout.
 
-The PDF uses Chromium's own `--print-to-pdf`; the PNG and the console errors speak the
-DevTools protocol over `--remote-debugging-pipe` (NUL-separated JSON on file descriptors
-3 and 4), which measures the full page height and reports errors by level.
+The PDF uses Chromium's own `--print-to-pdf`; the PNG speaks the DevTools protocol over
+`--remote-debugging-pipe` (NUL-separated JSON on file descriptors 3 and 4), which measures the
+full page height and reports errors by level (`tests/pageerrors.py` reads them).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from arraybench.errors import ArraybenchError
 CHROMIUM = "/usr/bin/chromium"
 INSTALL_HINT = "apt-get install chromium"
 TIMEOUT_S = 60.0
-SETTLE_S = 0.5  # after the load event, how long late errors (timers, handlers) are awaited
 MAX_PNG_HEIGHT = 16_000  # px; a taller page is cut there (Chromium's capture limit is ~16k)
 STDERR_TAIL = 5
 # stderr lines of a headless Chromium without a desktop session that say nothing about a failure
@@ -445,46 +444,3 @@ def write_png(
         )
     png_path.parent.mkdir(parents=True, exist_ok=True)
     png_path.write_bytes(base64.b64decode(shot["data"]))
-
-
-def _location(details: dict[str, Any]) -> str:
-    url = details.get("url") or ""
-    line = details.get("lineNumber")
-    if not url:
-        return ""
-    return f" ({url}:{line + 1})" if isinstance(line, int) else f" ({url})"
-
-
-def _remote_text(obj: dict[str, Any]) -> str:
-    if "value" in obj:
-        return str(obj["value"])
-    return str(obj.get("description") or obj.get("type", ""))
-
-
-def _errors(events: list[dict[str, Any]]) -> list[str]:
-    found = []
-    for event in events:
-        method, params = event["method"], event.get("params", {})
-        if method == "Runtime.exceptionThrown":
-            details = params["exceptionDetails"]
-            exc = details.get("exception") or {}
-            text = exc.get("description") or details.get("text", "exception")
-            found.append(f"{text.splitlines()[0]}{_location(details)}")
-        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            text = " ".join(_remote_text(a) for a in params.get("args", []))
-            frames = (params.get("stackTrace") or {}).get("callFrames") or [{}]
-            found.append(f"console.{params['type']}: {text}{_location(frames[0])}")
-        elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-            entry = params["entry"]
-            found.append(f"{entry.get('source', 'log')}: {entry.get('text', '')}{_location(entry)}")
-    return found
-
-
-def console_errors(html_path: Path, timeout: float = TIMEOUT_S) -> list[str]:
-    """Errors the page raises when loaded: uncaught exceptions, console.error/assert, and the
-    browser's own error entries (a resource that failed to load, a blocked request)."""
-    url = _file_url(html_path)
-    with _Chromium([], pipe=True, timeout=timeout, what=f"loading {html_path}") as c:
-        c.open_page(url)
-        c.pump_until(lambda: False, limit=min(SETTLE_S, max(c.remaining(), 0)))
-        return _errors(c.events)
