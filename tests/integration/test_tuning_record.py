@@ -17,9 +17,8 @@ from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import Store
 from arraybench.targets.queue import REMOTE_SCRIPT, parse_remote, read_queue, read_remote_queues
 from tests.conftest import needs_fio
-from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
-from tests.netns import started_or_skip, wait_until
+from tests.netns import SSHD, started_or_skip, wait_until
 
 pytestmark = needs_fio
 
@@ -115,19 +114,17 @@ def test_remote_host_over_real_ssh(loopdev: str, tmp_path: Path) -> None:
         pytest.skip("iproute2 (ip) missing")
     hosts = started_or_skip(1, tmp_path / "hosts")
     try:
-        with open(tmp_path / "sshd.log", "wb") as log:
-            proc, ssh = _sshd(hosts, 0, tmp_path, log)
-            try:
-                assert wait_until(lambda: tcp_problem(hosts.hosts[0].address, 22, 0.5) is None, 10)
-                spec = HostSpec("h0", hosts.hosts[0].address, ssh=ssh)
-                read = read_remote_queues(spec, [loopdev])
-                assert not isinstance(read, str), read
-                assert [(q.device, q.settings) for q in read] == [
-                    (Path(loopdev).name, read_queue(loopdev).settings)
-                ]
-            finally:
-                proc.kill()
-                proc.wait(timeout=10)
+        ssh = hosts.start_sshd(0, tmp_path / "ssh")
+        try:
+            assert wait_until(lambda: tcp_problem(hosts.hosts[0].address, 22, 0.5) is None, 10)
+            spec = HostSpec("h0", hosts.hosts[0].address, ssh=ssh)
+            read = read_remote_queues(spec, [loopdev])
+            assert not isinstance(read, str), read
+            assert [(q.device, q.settings) for q in read] == [
+                (Path(loopdev).name, read_queue(loopdev).settings)
+            ]
+        finally:
+            hosts.stop_sshd(0)
         said = read_remote_queues(HostSpec("h0", hosts.hosts[0].address), [loopdev])
         assert said == "queue settings not read: no SSH access to this host"
     finally:

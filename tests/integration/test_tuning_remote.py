@@ -15,9 +15,8 @@ from arraybench.events.tuning import HostTuningSession, change_lines, plan_chang
 from arraybench.hosts.server import HostSpec, tcp_problem
 from arraybench.plan.load import parse_plan_text
 from tests.conftest import needs_fio
-from tests.integration.test_hosts import SSHD, _sshd
 from tests.loopdev import attached, sparse_file
-from tests.netns import started_or_skip, wait_until
+from tests.netns import SSHD, started_or_skip, wait_until
 
 pytestmark = [
     needs_fio,
@@ -38,14 +37,12 @@ def _values(dev: str) -> dict[str, str]:
 def remote(tmp_path: Path) -> Iterator[HostSpec]:
     hosts = started_or_skip(1, tmp_path / "hosts")
     try:
-        with open(tmp_path / "sshd.log", "wb") as log:
-            proc, ssh = _sshd(hosts, 0, tmp_path, log)
-            try:
-                assert wait_until(lambda: tcp_problem(hosts.hosts[0].address, 22, 0.5) is None, 10)
-                yield HostSpec("h0", hosts.hosts[0].address, ssh=ssh)
-            finally:
-                proc.kill()
-                proc.wait(timeout=10)
+        ssh = hosts.start_sshd(0, tmp_path / "ssh")
+        try:
+            assert wait_until(lambda: tcp_problem(hosts.hosts[0].address, 22, 0.5) is None, 10)
+            yield HostSpec("h0", hosts.hosts[0].address, ssh=ssh)
+        finally:
+            hosts.stop_sshd(0)
     finally:
         hosts.close()
 
