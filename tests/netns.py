@@ -15,14 +15,16 @@ a running job alive), ``cut_link(i)`` sets the host's link down (a hang, not a d
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
 import os
 import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -141,9 +143,10 @@ class TestHosts:
 
     def __enter__(self) -> TestHosts:
         try:
-            octet = free_subnet()
-            for i in range(self.count):
-                self._add_host(i, octet, next(_counter))
+            with _subnet_lock():
+                octet = free_subnet()
+                for i in range(self.count):
+                    self._add_host(i, octet, next(_counter))
             for i in range(self.count):
                 self.start_server(i)
         except BaseException:
@@ -277,6 +280,18 @@ class TestHosts:
         if proc is not None:
             proc.kill()
             _reap(proc)
+
+
+@contextlib.contextmanager
+def _subnet_lock() -> Iterator[None]:
+    """Held from choosing a free subnet until its addresses are up: two test processes (pytest
+    -n 2 workers) choosing at once could otherwise both take the same one."""
+    with open(Path(tempfile.gettempdir()) / "arraybench-test-hosts.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:

@@ -10,7 +10,7 @@ import pytest
 from arraybench.units import format_pct
 from tests.conftest import needs_fio, run_cli, small_plan
 
-pytestmark = [needs_fio, pytest.mark.slow]
+pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.xdist_group("compare_acceptance")]
 
 
 def _ids(results: Path) -> set[str]:

@@ -12,7 +12,7 @@ import pytest
 from arraybench import cli
 from tests.conftest import needs_fio
 
-pytestmark = [needs_fio, pytest.mark.slow]
+pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.serial]  # two runs within noise
 
 
 def _plan(tmp_path: Path, name: str, rate: str = "") -> Path:

@@ -17,6 +17,7 @@ from tests.netns import TestHosts, cleanup_stale, started_or_skip
 pytestmark = [
     needs_fio,
     pytest.mark.slow,
+    pytest.mark.serial,  # rate-limited IOPS per host, start gates within ms
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
     pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),

@@ -85,6 +85,7 @@ def test_readme_template_and_plan_check_agree_on_quick(
     assert text in catalog.load_template("quick").description
 
 
+@pytest.mark.serial  # wall time inside plan check's range
 def test_a_small_run_finishes_inside_the_stated_range(tmp_path: Path) -> None:
     """cscs at --scale 0.01 with one workload: a point, two metadata levels and the report;
     with a relative --results, as the default ./arraybench-results is."""

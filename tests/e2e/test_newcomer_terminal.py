@@ -18,6 +18,8 @@ from arraybench.cli import main
 from arraybench.plan import catalog
 from tests.conftest import needs_fio, small_plan
 
+pytestmark = pytest.mark.xdist_group("newcomer_terminal")  # one module run, one worker
+
 NAMES = ("rand-8k-read", "rand-8k-rw70")
 
 

@@ -27,6 +27,7 @@ A4_PRINTABLE_PX = 703  # 210 mm - 2 x 12 mm margins (the print CSS) at 96 px per
 
 pytestmark = [
     needs_fio,
+    pytest.mark.xdist_group("report_pages"),  # module fixtures: built once, on one worker
     pytest.mark.skipif(
         shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
         reason="chromium is not installed",

@@ -31,6 +31,7 @@ from tests.loopdev import attached, sparse_file
 
 pytestmark = [
     pytest.mark.root,
+    pytest.mark.xdist_group("guard_loop"),  # module fixtures: built once, on one worker
     pytest.mark.skipif(os.geteuid() != 0, reason="loop devices need root"),
     pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="mkfs.ext4 missing"),
     pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed"),

@@ -33,7 +33,7 @@ from arraybench.store.db import Store
 from tests import pageerrors
 from tests.conftest import needs_fio, run_cli, small_plan
 
-pytestmark = needs_fio
+pytestmark = [needs_fio, pytest.mark.xdist_group("formats")]  # module fixtures: one worker
 
 needs_chromium = pytest.mark.skipif(
     shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),

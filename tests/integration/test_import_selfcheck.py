@@ -27,6 +27,7 @@ from tests.netns import TestHosts, cleanup_stale, started_or_skip
 
 pytestmark = [
     needs_fio,
+    pytest.mark.xdist_group("import_selfcheck"),  # module fixtures: built once, on one worker
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
     pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),

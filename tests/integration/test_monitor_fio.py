@@ -29,7 +29,7 @@ from arraybench.monitor.sampler import HostSample, HostSampler
 from tests.conftest import needs_fio
 from tests.loopdev import attached, sparse_file
 
-pytestmark = needs_fio
+pytestmark = [needs_fio, pytest.mark.serial]  # kernel and fio rates agree within 10 %
 
 LOOP_SIZE = 64 << 20
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="loop devices need root")

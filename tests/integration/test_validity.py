@@ -56,6 +56,7 @@ def test_each_check_says_why_and_what_to_change() -> None:
 
 @needs_fio
 @pytest.mark.slow
+@pytest.mark.serial  # CPU saturated by this test's fio alone
 def test_null_engine_beyond_the_cores_is_generator_bound(tmp_path: Path) -> None:
     many = 2 * (os.cpu_count() or 1) + 2
     plan = tmp_path / "plan.yaml"
