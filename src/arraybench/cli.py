@@ -50,6 +50,7 @@ from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
 from arraybench.run.campaign import Campaign, scratch_path
 from arraybench.run.fleet import host_spec, host_targets, target_safety
+from arraybench.run.injections import revert_leftovers
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
@@ -228,7 +229,11 @@ def _parser() -> argparse.ArgumentParser:
     hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
-    revert = sub.add_parser("revert", help="restore host_tuning a killed run left in place")
+    revert = sub.add_parser(
+        "revert", help="undo what a killed run left in place: host_tuning, event injections"
+    )
+    revert.add_argument("run_id", nargs="?", default=None, metavar="RUN",
+                        help="only this run's injections (default: every run's)")  # fmt: skip
     _results_option(revert)
     attach = sub.add_parser("attach", help="store the array's own monitor CSV beside a run")
     attach.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
@@ -461,7 +466,16 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    done = revert_all(Path(args.results))
+    results = Path(args.results)
+    done = revert_all(results)
+    if (results / DB_NAME).is_file():  # event injections journaled in the store
+        store = Store(results, create=False)
+        run_id = _run_id(store, args.run_id, args.results) if args.run_id else None
+        undone, found = revert_leftovers(store, run_id)
+        done += undone
+        for other, pid in found.running.items():
+            console.print_note(f"run {other} is running (pid {pid}): its events are reverted "
+                               "when it ends; stop it first to revert them here")  # fmt: skip
     for line in done or [f"nothing to revert in {args.results}"]:
         console.out.print(line, markup=False)
     return 0

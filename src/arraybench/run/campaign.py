@@ -47,6 +47,8 @@ from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import RunContext
 from arraybench.run.fleet import Fleet, HostRun, host_spec
+from arraybench.run.host_events import HostPointEvents
+from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
 from arraybench.run.outline import write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
@@ -248,6 +250,7 @@ class Campaign:
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
         check_tuning(plan, self.results_dir, host_spec)  # a refused value stops before the run
+        refuse_leftovers(self.store, self.results_dir)  # a killed run's throttle still in place
         self._configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
@@ -283,6 +286,7 @@ class Campaign:
             )
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         check_plan_values(plan, self.results_dir)
+        refuse_leftovers(self.store, self.results_dir)
         plan = resolve_targets(plan)
         self._configure(plan)
         points = all_points(plan)
@@ -519,8 +523,19 @@ class Campaign:
         if not (point.workload.events or point.workload.verify):
             return None
         confirm = getattr(self.observer, "confirm", None) if self.interactive else None
+        journal = self._journal(point)
         return PointExtras(point, folder, sizes, live_iops=list, confirm=confirm,
-                           allow_destroy=self.allow_destroy)  # fmt: skip
+                           allow_destroy=self.allow_destroy, journal=journal)  # fmt: skip
+
+    def _journal(self, point: Point) -> StoreInjectionLog:
+        assert self.run_id is not None
+        return StoreInjectionLog(self.results_dir, self.run_id, point.key)
+
+    def _host_events(self, point: Point) -> HostPointEvents | None:
+        if not point.workload.events or self.fleet is None:
+            return None
+        confirm = getattr(self.observer, "confirm", None) if self.interactive else None
+        return HostPointEvents(point, self.fleet.specs, self._journal(point), confirm=confirm)
 
     def _report_extras(self, point: Point, extras: PointExtras) -> None:
         if extras.integrity is not None:
@@ -543,7 +558,19 @@ class Campaign:
         run, sizes = ctx.run, ctx.sizes
         assert self.fleet is not None
         timeout = runner.watchdog_seconds(point.expected_seconds)
-        result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
+        events = self._host_events(point)
+        try:
+            result = self.fleet.run_point(
+                point,
+                folder,
+                sizes,
+                f"run {run.id}",
+                timeout,
+                on_start=events.started if events else None,
+            )
+        finally:
+            if events:
+                events.finish()  # every event reverted on every host, whatever happened
         if not result.jobs:
             raise HostError(f"point {point.key}: no host returned results "
                             f"({'; '.join(result.finding['failures'].values())})",
@@ -558,6 +585,10 @@ class Campaign:
         flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                               max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
         findings += [flags] if flags else []
+        if events:
+            findings += events.findings(result)
+            for line in events.failed_lines():
+                self.observer.warning(f"point {point.key}: {line}")
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
         if result.failed:

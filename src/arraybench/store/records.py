@@ -169,3 +169,20 @@ class Sample:
     write_mbps: float | None
     read_lat_us: float | None
     write_lat_us: float | None
+
+
+@dataclass(frozen=True)
+class InjectionRow:
+    """One journaled injection (events.journal.Injection plus where and when)."""
+
+    id: int
+    run_id: str
+    point_key: str
+    kind: str
+    label: str
+    host: str  # "" = the controller
+    reach: dict[str, Any]
+    undo: dict[str, Any]
+    state: str  # "applying" until reverted, then "reverted"
+    created: str
+    owner_pid: int

@@ -1,0 +1,166 @@
+"""Events on many hosts over a real sshd in network-namespace hosts: a throttle on `host: h2`
+under load dips h2 alone and recovers; a controller SIGKILLed during a remote throttle leaves
+it journaled and `arraybench revert` removes it there; a host whose sshd is down stops the
+run in one line with nothing left running.
+
+The hosts share this machine's /sys, cgroup tree and loop devices, but each runs its own
+sshd and its fio server (started over SSH by arraybench), so the remote scripts act on the
+host's processes through SSH exactly as on another machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from arraybench.errors import ArraybenchError
+from arraybench.events import cgroup as cgroups
+from arraybench.events.injectors import CGROUP_PREFIX
+from arraybench.hosts.server import HostSpec, SshSpec, stop_server_over_ssh, tcp_problem
+from tests.conftest import needs_fio, run_cli
+from tests.loopdev import attached, sparse_file
+from tests.netns import SSHD, TestHosts, cleanup_stale, started_or_skip, wait_until
+
+pytestmark = [
+    needs_fio,
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
+    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
+    pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed"),
+]
+BASE_PORT = 8830  # the servers arraybench starts over SSH: one port per host (own pidfile)
+
+
+def _io_cgroup() -> cgroups.IoCgroup:
+    try:
+        return cgroups.detect_io_cgroup()
+    except ArraybenchError as exc:
+        pytest.skip(f"no cgroup I/O controller: {exc.one_line()}")
+
+
+def _ours(cg: cgroups.IoCgroup) -> list[Path]:
+    return [p for p in cg.root.iterdir() if p.name.startswith(f"{CGROUP_PREFIX}-")]
+
+
+@dataclass
+class Lab:
+    hosts: TestHosts
+    ssh: dict[str, SshSpec]
+    device: str
+    folder: Path
+
+    def spec(self, i: int) -> HostSpec:
+        """Host i as the plan declares it (the server's pidfile: the default one)."""
+        h = self.hosts.hosts[i]
+        return HostSpec(h.name, h.address, BASE_PORT + i, replace(self.ssh[h.name], pidfile=None))
+
+    def host_lines(self, count: int) -> str:
+        lines = []
+        for i in range(count):
+            h, ssh = self.hosts.hosts[i], self.ssh[self.hosts.hosts[i].name]
+            known = ssh.options[0].split("=", 1)[1]
+            lines.append(
+                f"  - {{name: {h.name}, address: {h.address}, port: {BASE_PORT + i}, "
+                f"ssh: {{user: root, key: {ssh.identity_file}, known_hosts: {known}}}, "
+                f"targets: [{{path: {self.device}}}]}}\n"
+            )
+        return "".join(lines)
+
+    def stop_servers(self) -> None:
+        for i in range(self.hosts.count):
+            spec = self.spec(i)
+            if tcp_problem(spec.address, spec.port, 0.5) is None:
+                stop_server_over_ssh(spec, timeout_s=20)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    _io_cgroup()
+    cleanup_stale()
+    folder = tmp_path_factory.mktemp("hostevents")
+    hosts = started_or_skip(3, folder / "hosts", port=BASE_PORT - 10)
+    try:
+        ssh = {h.name: hosts.start_sshd(i, folder / f"ssh-{h.name}") for i, h in
+               enumerate(hosts.hosts)}  # fmt: skip
+        with attached(sparse_file(folder / "backing.img", 64 << 20)) as dev:
+            lab = Lab(hosts, ssh, dev, folder)
+            try:
+                yield lab
+            finally:
+                lab.stop_servers()
+    finally:
+        hosts.close()
+
+
+def _plan(lab: Lab, tmp_path: Path, count: int, events: str, duration: str) -> Path:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "name: hostevents\n"
+        f"hosts:\n{lab.host_lines(count)}"
+        f"timing: {{ramp: 0s, duration: {duration}}}\n"
+        "load: {workers: [1], iodepth: [1]}\n"
+        "workloads:\n"
+        "  - name: rr\n"
+        "    pattern: random\n    bs: 4k\n    read: 100\n    ioengine: psync\n"
+        "    rate_iops: 1000\n"
+        f"    events:\n{events}"
+    )
+    return plan
+
+
+def _arraybench(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "arraybench", *args], text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+
+
+def test_revert_removes_a_remote_throttle_left_by_a_killed_controller(
+    lab: Lab, tmp_path: Path
+) -> None:
+    cg = _io_cgroup()
+    events = (f"      - {{at: 1s, duration: 60s, host: h0, "
+              f"throttle: {{device: {lab.device}, read_iops: 50}}}}\n")  # fmt: skip
+    plan = _plan(lab, tmp_path, 1, events, "40s")
+    results = tmp_path / "res"
+    before = set(_ours(cg))
+    proc = _arraybench("run", str(plan), "--results", str(results))
+    try:
+        assert wait_until(lambda: bool(set(_ours(cg)) - before), 40, 0.1), (
+            proc.kill() or proc.communicate()[1]  # type: ignore[func-returns-value]
+        )
+        [folder] = set(_ours(cg)) - before
+        assert wait_until(lambda: bool(cgroups.members(folder)), 10)
+        time.sleep(0.5)  # the apply's journal update lands
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+    stuck = cgroups.members(folder)
+    assert stuck, "the throttle was in place when the controller died"
+    with sqlite3.connect(results / "arraybench.db") as db:
+        [(host, state, undo)] = db.execute("SELECT host, state, undo_json FROM injections")
+    assert (host, state) == ("h0", "applying") and json.loads(undo)["folder"] == folder.name
+    # the next run refuses, in one line, until the throttle is undone
+    again = run_cli("run", str(plan), "--results", str(results))
+    assert again.returncode == 2 and "arraybench revert" in again.stderr
+    assert len(again.stderr.strip().splitlines()) <= 2, again.stderr
+    done = run_cli("revert", "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    assert "throttle" in done.stdout and "host h0" in done.stdout
+    assert not folder.exists()  # the cgroup (and its limit) is gone on the host
+    origin = cgroups.folder_of(cg, "/")
+    for pid in stuck:  # the fio processes are back where they were (or ended meanwhile)
+        where = cgroups.cgroup_of(pid, cg)
+        assert where is None or cgroups.folder_of(cg, where) == origin
+    with sqlite3.connect(results / "arraybench.db") as db:
+        assert db.execute("SELECT state FROM injections").fetchall() == [("reverted",)]
+    assert "nothing to revert" in run_cli("revert", "--results", str(results)).stdout
