@@ -10,6 +10,7 @@ host's processes through SSH exactly as on another machine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -49,8 +50,11 @@ def _io_cgroup() -> cgroups.IoCgroup:
         pytest.skip(f"no cgroup I/O controller: {exc.one_line()}")
 
 
-def _ours(cg: cgroups.IoCgroup) -> list[Path]:
-    return [p for p in cg.root.iterdir() if p.name.startswith(f"{CGROUP_PREFIX}-")]
+def _ours(cg: cgroups.IoCgroup, pid: int | None = None) -> list[Path]:
+    """Throttle cgroups on the hosts made by controller `pid` (any, by default): other tests
+    of this machine may make cgroups of their own meanwhile."""
+    mark = f"{CGROUP_PREFIX}-{pid or ''}"
+    return [p for p in cg.root.iterdir() if p.name.startswith(mark) and "-h" in p.name]
 
 
 @dataclass
@@ -77,11 +81,24 @@ class Lab:
             )
         return "".join(lines)
 
+    def servers_of(self, i: int) -> list[str]:
+        """Command lines of the processes of host i that belong to arraybench's fio server
+        (the server and everything it forked carry its command line)."""
+        mark = f",{BASE_PORT + i} "
+        found = []
+        for pid in self.hosts.pids(i):
+            with contextlib.suppress(OSError):
+                line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                if mark in line:
+                    found.append(f"{pid}: {line}")
+        return found
+
     def stop_servers(self) -> None:
         for i in range(self.hosts.count):
             spec = self.spec(i)
             if tcp_problem(spec.address, spec.port, 0.5) is None:
-                stop_server_over_ssh(spec, timeout_s=20)
+                with contextlib.suppress(ArraybenchError):
+                    stop_server_over_ssh(spec, timeout_s=20)
 
 
 @pytest.fixture(scope="module")
@@ -132,13 +149,12 @@ def test_revert_removes_a_remote_throttle_left_by_a_killed_controller(
               f"throttle: {{device: {lab.device}, read_iops: 50}}}}\n")  # fmt: skip
     plan = _plan(lab, tmp_path, 1, events, "40s")
     results = tmp_path / "res"
-    before = set(_ours(cg))
     proc = _arraybench("run", str(plan), "--results", str(results))
     try:
-        assert wait_until(lambda: bool(set(_ours(cg)) - before), 40, 0.1), (
+        assert wait_until(lambda: bool(_ours(cg, proc.pid)), 40, 0.1), (
             proc.kill() or proc.communicate()[1]  # type: ignore[func-returns-value]
         )
-        [folder] = set(_ours(cg)) - before
+        [folder] = _ours(cg, proc.pid)
         assert wait_until(lambda: bool(cgroups.members(folder)), 10)
         time.sleep(0.5)  # the apply's journal update lands
     finally:
@@ -147,8 +163,13 @@ def test_revert_removes_a_remote_throttle_left_by_a_killed_controller(
     stuck = cgroups.members(folder)
     assert stuck, "the throttle was in place when the controller died"
     with sqlite3.connect(results / "arraybench.db") as db:
-        [(host, state, undo)] = db.execute("SELECT host, state, undo_json FROM injections")
-    assert (host, state) == ("h0", "applying") and json.loads(undo)["folder"] == folder.name
+        rows = db.execute("SELECT kind, host, state, undo_json FROM injections").fetchall()
+    # journaled before they were made: the fio server started over SSH, then the throttle
+    assert [(k, h, s) for k, h, s, _ in rows] == [
+        ("fio_server", "h0", "applying"),
+        ("throttle", "h0", "applying"),
+    ]
+    assert json.loads(rows[1][3])["folder"] == folder.name
     # the next run refuses, in one line, until the throttle is undone
     again = run_cli("run", str(plan), "--results", str(results))
     assert again.returncode == 2 and "arraybench revert" in again.stderr
@@ -161,6 +182,70 @@ def test_revert_removes_a_remote_throttle_left_by_a_killed_controller(
     for pid in stuck:  # the fio processes are back where they were (or ended meanwhile)
         where = cgroups.cgroup_of(pid, cg)
         assert where is None or cgroups.folder_of(cg, where) == origin
+    # nothing orphaned: the fio client the controller left is ended, the server stopped
+    assert "fio --server on h0" in done.stdout
+    spec = lab.spec(0)
+    assert wait_until(lambda: tcp_problem(spec.address, spec.port, 0.5) is not None, 10)
+    assert wait_until(lambda: not lab.servers_of(0), 10), lab.servers_of(0)
     with sqlite3.connect(results / "arraybench.db") as db:
-        assert db.execute("SELECT state FROM injections").fetchall() == [("reverted",)]
+        assert db.execute("SELECT state FROM injections").fetchall() == [("reverted",)] * 2
     assert "nothing to revert" in run_cli("revert", "--results", str(results)).stdout
+
+
+def _events_finding(results: Path) -> dict:
+    with sqlite3.connect(results / "arraybench.db") as db:
+        [(data,)] = db.execute("SELECT data_json FROM findings WHERE kind = 'events'")
+    return json.loads(data)
+
+
+def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
+    lab: Lab, tmp_path: Path
+) -> None:
+    events = (f"      - {{at: 3s, duration: 3s, host: h2, label: h2 slow, "
+              f"throttle: {{device: {lab.device}, read_iops: 50}}}}\n")  # fmt: skip
+    plan = _plan(lab, tmp_path, 3, events, "11s")
+    plan.write_text(plan.read_text().replace("timing:", "host_sets: [[h0, h1, h2]]\ntiming:"))
+    results = tmp_path / "res"
+    done = run_cli("run", str(plan), "--results", str(results), timeout=240)
+    assert done.returncode == 0, done.stderr
+    data = _events_finding(results)
+    assert [(r["action"], r["outcome"]) for r in data["records"]] == [
+        ("apply", "ok"),
+        ("revert", "ok"),
+    ]
+    assert data["records"][0]["detail"].startswith("h2: ")  # applied on h2 only
+    per_host = {h: impacts[0] for h, impacts in data["host_impact"].items()}
+    assert set(per_host) == {"h0", "h1", "h2"}
+    # h2 fell from ~1000 to ~50 IOPS; the others kept their steady seconds
+    assert per_host["h2"]["dip_pct"] > 70, per_host["h2"]
+    assert per_host["h2"]["recovery_after_revert_s"] is not None, per_host["h2"]
+    for other in ("h0", "h1"):
+        assert per_host[other]["dip_pct"] < 30, (other, per_host[other])
+    # on the total (3 x 1000 IOPS) the dip is about h2's share
+    [total] = data["impact"]
+    assert 15 < total["dip_pct"] < 50, total
+    # the report shows the impact per host beside the total
+    assert "impact of each event on each host" in done.stdout
+    assert "h2 slow" in done.stdout
+
+
+def test_a_host_whose_sshd_is_down_stops_the_run_in_one_line(lab: Lab, tmp_path: Path) -> None:
+    events = (f"      - {{at: 1s, duration: 1s, host: h0, "
+              f"throttle: {{device: {lab.device}, read_iops: 50}}}}\n")  # fmt: skip
+    plan = _plan(lab, tmp_path, 2, events, "2s")
+    lab.hosts.stop_sshd(1)
+    try:
+        done = run_cli("run", str(plan), "--results", str(tmp_path / "res"), timeout=120)
+    finally:
+        lab.ssh["h1"] = lab.hosts.start_sshd(1, lab.folder / "ssh-h1")
+    assert done.returncode == 1, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "h1" in errors[0] and "ssh" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr
+    # nothing half-started: h0's server (started before h1 failed) is stopped again, no fio
+    # runs in either host, no throttle cgroup, the namespaces are as they were
+    for i in (0, 1):
+        spec = lab.spec(i)
+        assert tcp_problem(spec.address, spec.port, 0.5) is not None, spec.name
+        assert lab.servers_of(i) == []
+    assert len(lab.hosts.namespaces) == 3

@@ -13,6 +13,7 @@ from arraybench.events.errors import InjectorError
 from arraybench.events.host_injectors import netem_delete
 from arraybench.events.injectors import NetemInjector, run_command
 from arraybench.events.journal import Injection
+from arraybench.hosts.server import tcp_problem
 from arraybench.plan.events import NetemAction
 
 
@@ -29,6 +30,8 @@ def undo(entry: Injection) -> str:
         done = _scsi(entry)
     elif entry.kind == "run":
         done = _run(entry)
+    elif entry.kind == "fio_server":
+        done = _server(entry)
     else:
         raise InjectorError(f"unknown injection kind {entry.kind!r} in the journal", None)
     return f"{entry.label} ({entry.kind}, {where}): {done}"
@@ -113,3 +116,13 @@ def _run(entry: Injection) -> str:
     if result.outcome != "ok":
         raise InjectorError(result.detail, None)
     return result.detail
+
+
+def _server(entry: Injection) -> str:
+    """A fio server started over SSH by a controller that died: it and its jobs ended."""
+    remote = sh.remote_from(entry.reach)
+    address, port = str(entry.undo["address"]), int(entry.undo["port"])
+    if tcp_problem(address, port, timeout_s=1.0) is not None:
+        return "not running"
+    ended = sh.stop_server(remote, str(entry.undo["pidfile"]), address, port)
+    return f"stopped ({len(ended)} process(es) ended)"

@@ -15,6 +15,7 @@ server's answers to the client).
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 from dataclasses import dataclass
@@ -170,6 +171,17 @@ echo "$f $before"
 _WRITE_STATE = r"""printf %s "$2" > "$1" && echo "$1 $2"
 """
 
+# args: PIDFILE PATTERN: the server and everything it forked (a job of a dead controller runs
+# on after the server alone is killed; once its connection process ended, the job is no
+# longer under the server: PATTERN, the server's own argument, finds it by command line)
+_STOP_SERVER = (
+    _TREE
+    + r"""spid=; read -r spid rest < "$1" 2>/dev/null
+kids=$( { [ -n "$spid" ] && tree "$spid" ""; pgrep -f -- "$2"; } | grep -vx -e "$$" -e "$PPID")
+kill -9 $spid $kids 2>/dev/null; rm -f -- "$1"; echo $spid $kids
+"""
+)
+
 # args: TIMEOUT ARGV...: the command under the host's `timeout` when it has one
 _RUN = r"""t=$1; shift
 if command -v timeout >/dev/null 2>&1; then exec timeout -k 5 "$t" "$@"; fi
@@ -286,3 +298,11 @@ def write_state(remote: Remote, state_file: str, state: str) -> None:
 
 def run_argv(remote: Remote, argv: list[str], timeout_s: float) -> subprocess.CompletedProcess[str]:
     return remote.run(_RUN, f"{timeout_s:g}", *argv, timeout_s=timeout_s + SSH_SLACK_S)
+
+
+def stop_server(remote: Remote, pidfile: str, address: str, port: int) -> list[int]:
+    """SIGKILL a fio server and every process it forked on the host (a dead controller's:
+    nothing of it is worth keeping); the pids ended."""
+    pattern = f"--server=ip6?:{re.escape(address)},{port}( |$)"
+    lines = remote.must("stopping the fio server", _STOP_SERVER, pidfile, pattern)
+    return [int(x) for x in " ".join(lines).split() if x.isdigit()]

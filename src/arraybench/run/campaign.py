@@ -315,6 +315,7 @@ class Campaign:
         try:
             if plan.hosts:
                 self.fleet = Fleet(plan, fio, self.observer.warning)
+                self.fleet.journal = StoreInjectionLog(self.results_dir, run.id, "")
                 self.fleet.start(version)
             self._condition(ctx)
             if plan.rounds:  # right after preconditioning, as SNIA runs them

@@ -11,6 +11,8 @@ from typing import Any
 
 from arraybench.analysis.hosts import combine_hosts
 from arraybench.errors import UnsafeTargetError
+from arraybench.events.journal import Injection, InjectionLog, NoLog
+from arraybench.events.sysfs import RemoteSysfs
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import (
@@ -25,6 +27,7 @@ from arraybench.hosts import (
     start_server_over_ssh,
     stop_server_over_ssh,
 )
+from arraybench.hosts.server import remote_pidfile
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
 from arraybench.store.records import Sample
@@ -119,10 +122,20 @@ class Fleet:
         self.warn = warn
         self.offsets: dict[str, float] = {}
         self.started: list[HostSpec] = []
+        self.journal: InjectionLog = NoLog()  # servers started: journaled like injections
+        self._entries: dict[str, int] = {}
+
+    def _journal_start(self, spec: HostSpec) -> None:
+        """Before a server is started: a killed controller leaves it running otherwise."""
+        undo = {"pidfile": remote_pidfile(spec), "address": spec.address, "port": spec.port}
+        self._entries[spec.name] = self.journal.before(Injection(
+            "fio_server", f"fio --server on {spec.name}", spec.name,
+            RemoteSysfs(spec).reach(), undo))  # fmt: skip
 
     def start(self, fio_version: str) -> None:
         for spec in self.specs.values():
             if spec.ssh:
+                self._journal_start(spec)
                 start_server_over_ssh(spec)
                 self.started.append(spec)
         checks = check_hosts(list(self.specs.values()), fio_version, self.targets,
@@ -144,6 +157,10 @@ class Fleet:
                 stop_server_over_ssh(spec)
             except HostError as exc:
                 self.warn(exc.one_line())
+            else:
+                self.journal.reverted(self._entries.pop(spec.name, 0))
+        for name in list(self._entries):  # a start that failed: nothing runs there
+            self.journal.reverted(self._entries.pop(name))
         self.started.clear()
 
     def write_jobfiles(

@@ -20,6 +20,7 @@ from arraybench.errors import PlanError
 from arraybench.events.errors import EventError, InjectorError
 from arraybench.events.journal import Injection
 from arraybench.events.leftovers import undo
+from arraybench.fio.runner import end_leftover_fio
 from arraybench.store.db import InjectionRow, Store
 
 
@@ -85,6 +86,9 @@ def revert_leftovers(store: Store, run_id: str | None = None) -> tuple[list[str]
     (what was done, what was found); RevertError naming what could not be undone."""
     found = leftovers(store, run_id)
     done, problems = [], []
+    for run in sorted({row.run_id for row in found.rows}):  # its fio (a client) ends first
+        ended = end_leftover_fio(Path(store.get_run(run).folder))
+        done += [f"{run}: ended {len(ended)} fio process(es) it left running"] if ended else []
     for row in reversed(found.rows):
         entry = Injection(row.kind, row.label, row.host, row.reach, row.undo)
         try:
