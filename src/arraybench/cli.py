@@ -48,6 +48,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.report.timelines import event_lines
 from arraybench.run.campaign import Campaign, scratch_path
 from arraybench.run.fleet import host_spec, host_targets, target_safety
 from arraybench.run.injections import revert_leftovers
@@ -550,8 +551,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.format == "json":
         dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
         spreads = point_spreads(points)
+        events = {f.point_id: f.data for f in store.findings(run.id, "events")}
         for p, d in zip(points, dicts, strict=True):
             d |= asdict(spreads[p.id])
+            if p.id in events:  # each event's impact, on the total and on each host
+                d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
         provenance = [f.data for f in store.findings(run.id, "provenance")]
         print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance},
                          indent=2))  # fmt: skip
@@ -567,6 +571,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             for f in flagged.get(p.id, []):
                 line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
                 console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
+        by_id = {p.id: p for p in points}
+        for found in store.findings(run.id, "events"):  # the impact tables' gist, per point
+            point = by_id.get(found.point_id or 0)
+            if point is not None:
+                for line in event_lines(found.data):
+                    console.out.print(f" #{point.seq} {point.key}: {line}", markup=False)
     return 0
 
 

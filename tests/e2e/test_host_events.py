@@ -227,6 +227,12 @@ def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
     # the report shows the impact per host beside the total
     assert "impact of each event on each host" in done.stdout
     assert "h2 slow" in done.stdout
+    shown = run_cli("show", "latest", "--results", str(results))
+    assert "h2 slow: dip" in shown.stdout and "per host: h0 dip" in shown.stdout, shown.stdout
+    as_json = json.loads(run_cli("show", "latest", "--results", str(results), "--format",
+                                 "json").stdout)  # fmt: skip
+    [point] = as_json["points"]
+    assert point["events"]["host_impact"]["h2"][0]["dip_pct"] == per_host["h2"]["dip_pct"]
 
 
 def test_a_host_whose_sshd_is_down_stops_the_run_in_one_line(lab: Lab, tmp_path: Path) -> None:
