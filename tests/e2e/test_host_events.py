@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from arraybench import cli
 from arraybench.errors import ArraybenchError
 from arraybench.events import cgroup as cgroups
 from arraybench.events.injectors import CGROUP_PREFIX
@@ -141,8 +142,16 @@ def _arraybench(*args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
 
 
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """arraybench in this process (the commands after the one under test: no start-up cost)."""
+    capsys.readouterr()
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def test_revert_removes_a_remote_throttle_left_by_a_killed_controller(
-    lab: Lab, tmp_path: Path
+    lab: Lab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cg = _io_cgroup()
     events = (f"      - {{at: 1s, duration: 60s, host: h0, "
@@ -171,25 +180,25 @@ def test_revert_removes_a_remote_throttle_left_by_a_killed_controller(
     ]
     assert json.loads(rows[1][3])["folder"] == folder.name
     # the next run refuses, in one line, until the throttle is undone
-    again = run_cli("run", str(plan), "--results", str(results))
-    assert again.returncode == 2 and "arraybench revert" in again.stderr
-    assert len(again.stderr.strip().splitlines()) <= 2, again.stderr
-    done = run_cli("revert", "--results", str(results))
-    assert done.returncode == 0, done.stderr
-    assert "throttle" in done.stdout and "host h0" in done.stdout
+    code, _, err = _main(capsys, "run", str(plan), "--results", str(results))
+    assert code == 2 and "arraybench revert" in err
+    assert len(err.strip().splitlines()) <= 2, err
+    code, out, err = _main(capsys, "revert", "--results", str(results))
+    assert code == 0, err
+    assert "throttle" in out and "host h0" in out
     assert not folder.exists()  # the cgroup (and its limit) is gone on the host
     origin = cgroups.folder_of(cg, "/")
     for pid in stuck:  # the fio processes are back where they were (or ended meanwhile)
         where = cgroups.cgroup_of(pid, cg)
         assert where is None or cgroups.folder_of(cg, where) == origin
     # nothing orphaned: the fio client the controller left is ended, the server stopped
-    assert "fio --server on h0" in done.stdout
+    assert "fio --server on h0" in out
     spec = lab.spec(0)
     assert wait_until(lambda: tcp_problem(spec.address, spec.port, 0.5) is not None, 10)
     assert wait_until(lambda: not lab.servers_of(0), 10), lab.servers_of(0)
     with sqlite3.connect(results / "arraybench.db") as db:
         assert db.execute("SELECT state FROM injections").fetchall() == [("reverted",)] * 2
-    assert "nothing to revert" in run_cli("revert", "--results", str(results)).stdout
+    assert "nothing to revert" in _main(capsys, "revert", "--results", str(results))[1]
 
 
 def _events_finding(results: Path) -> dict:
@@ -199,11 +208,11 @@ def _events_finding(results: Path) -> dict:
 
 
 def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
-    lab: Lab, tmp_path: Path
+    lab: Lab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    events = (f"      - {{at: 3s, duration: 3s, host: h2, label: h2 slow, "
+    events = (f"      - {{at: 3s, duration: 2s, host: h2, label: h2 slow, "
               f"throttle: {{device: {lab.device}, read_iops: 50}}}}\n")  # fmt: skip
-    plan = _plan(lab, tmp_path, 3, events, "11s")
+    plan = _plan(lab, tmp_path, 3, events, "10s")
     plan.write_text(plan.read_text().replace("timing:", "host_sets: [[h0, h1, h2]]\ntiming:"))
     results = tmp_path / "res"
     done = run_cli("run", str(plan), "--results", str(results), timeout=240)
@@ -227,10 +236,10 @@ def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
     # the report shows the impact per host beside the total
     assert "impact of each event on each host" in done.stdout
     assert "h2 slow" in done.stdout
-    shown = run_cli("show", "latest", "--results", str(results))
-    assert "h2 slow: dip" in shown.stdout and "per host: h0 dip" in shown.stdout, shown.stdout
-    as_json = json.loads(run_cli("show", "latest", "--results", str(results), "--format",
-                                 "json").stdout)  # fmt: skip
+    shown = _main(capsys, "show", "latest", "--results", str(results))[1]
+    assert "h2 slow: dip" in shown and "per host: h0 dip" in shown, shown
+    as_json = json.loads(_main(capsys, "show", "latest", "--results", str(results), "--format",
+                               "json")[1])  # fmt: skip
     [point] = as_json["points"]
     assert point["events"]["host_impact"]["h2"][0]["dip_pct"] == per_host["h2"]["dip_pct"]
 
