@@ -162,3 +162,17 @@ def test_event_hosts_default_to_the_points_hosts() -> None:
     assert event_hosts(_event("{at: 1s, hosts: [h2], run: [ls]}"), ["h0", "h1"]) == []
     assert event_hosts(_event("{at: 1s, run: [ls]}"), ["h0", "h1"]) == []  # the controller
     assert event_hosts(_event("{at: 1s, prompt: go}"), ["h0"]) == []
+
+
+def test_the_docs_example_of_events_on_hosts_is_a_plan() -> None:
+    import re
+    from pathlib import Path
+
+    from arraybench.plan.load import parse_plan_text
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "failure-tests.md"
+    block = re.findall(r"```yaml\n(.*?)```", docs.read_text(encoding="utf-8"), re.DOTALL)[-1]
+    plan = parse_plan_text(block, "failure-tests.md")
+    events = plan.workloads[0].events
+    assert [e.named_hosts for e in events] == [["h2"], ["h0"], ["h2"]]
+    assert plan.hosts[1].ssh is not None and plan.hosts[1].ssh.known_hosts
