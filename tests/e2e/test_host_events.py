@@ -264,3 +264,55 @@ def test_a_host_whose_sshd_is_down_stops_the_run_in_one_line(lab: Lab, tmp_path:
         assert tcp_problem(spec.address, spec.port, 0.5) is not None, spec.name
         assert lab.servers_of(i) == []
     assert len(lab.hosts.namespaces) == 3
+
+
+def test_signal_netem_and_run_on_a_host_over_ssh(lab: Lab, tmp_path: Path) -> None:
+    """The other remote injectors against a host's real fio server under load."""
+    from arraybench.events.errors import InjectorError
+    from arraybench.events.host_injectors import HostCommand, HostNetem, HostSignal
+    from arraybench.events.injectors import NetemInjector
+    from arraybench.events.remote import Remote
+    from arraybench.hosts.server import start_server_over_ssh
+    from arraybench.plan.events import NetemAction, RunAction, SignalAction
+
+    spec = lab.spec(1)
+    start_server_over_ssh(spec, timeout_s=20)
+    job = tmp_path / "load.fio"
+    job.write_text(f"[load]\nfilename={lab.device}\nrw=randread\nbs=4k\ndirect=1\n"
+                   "time_based=1\nruntime=30\nrate_iops=500\nioengine=psync\n")  # fmt: skip
+    client = subprocess.Popen(["fio", f"--client={spec.address},{spec.port}", str(job)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    remote = Remote(spec)
+    try:
+        assert wait_until(lambda: len(lab.servers_of(1)) >= 3, 20), lab.servers_of(1)
+        freeze = HostSignal(remote, SignalAction(load=True))
+        assert freeze.apply().startswith("SIGSTOP sent to 1 process(es)")
+        [stopped] = freeze._stopped
+        assert Path(f"/proc/{stopped}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+        assert "SIGCONT" in freeze.revert()
+        assert Path(f"/proc/{stopped}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T"
+        action = NetemAction(interface="eth0", delay=0.002)
+        netem = HostNetem(remote, action, NetemInjector(action).netem_args())
+        try:
+            netem.apply()
+        except InjectorError as exc:  # a kernel without sch_netem: said in one line
+            assert "qdisc kind is unknown" in exc.message and not netem.applied
+        else:
+            qdiscs = ["ip", "netns", "exec", lab.hosts.namespaces[1], "tc", "qdisc", "show"]
+            shown = subprocess.run(qdiscs, capture_output=True, text=True).stdout
+            assert "netem" in shown and "delay 2ms" in shown, shown
+            assert "removed" in netem.revert()
+            assert "netem" not in subprocess.run(qdiscs, capture_output=True, text=True).stdout
+        # run: argv word for word on the host (a value with spaces and quotes stays one word)
+        marker = tmp_path / "it's here"
+        done = HostCommand(remote, RunAction(argv=["touch", str(marker)], timeout=10)).apply()
+        assert marker.exists() and "done" in done
+        slow = HostCommand(remote, RunAction(argv=["sleep", "5"], timeout=1))
+        with pytest.raises(InjectorError) as late:
+            slow.apply()
+        assert late.value.outcome == "timeout"
+    finally:
+        client.kill()
+        client.wait()
+        with contextlib.suppress(ArraybenchError):
+            stop_server_over_ssh(replace(spec), timeout_s=20)
