@@ -240,7 +240,8 @@ class TestHosts:
     # ------------------------------------------------------------------ ssh
 
     def start_sshd(self, i: int, folder: Path, timeout_s: float = 10.0) -> SshSpec:
-        """A real sshd inside host i's namespace, bound to its address, port 22, key login for
+        """A real sshd inside host i's network namespace (this machine's mounts: /sys and the
+        cgroup tree as a real host sees its own), bound to its address, port 22, key login for
         root only (keys generated in ``folder``). Returns the SshSpec to reach it; the daemon
         dies with the namespace (``close``/``kill_server``) or by ``stop_sshd(i)``."""
         folder.mkdir(parents=True, exist_ok=True)
@@ -260,7 +261,11 @@ class TestHosts:
             f"StrictModes no\nPidFile {folder / 'sshd.pid'}\n"
         )
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
-        command = ["ip", "netns", "exec", self.namespaces[i], SSHD, "-D", "-e", "-f", str(config)]
+        # nsenter, not `ip netns exec`: that one also gives the process a mount namespace with a
+        # fresh /sys holding no cgroup mounts, unlike a real host; the SSH sessions (and the
+        # fio servers started over them) must see the machine's /sys and cgroup tree
+        netns = f"--net=/run/netns/{self.namespaces[i]}"
+        command = ["nsenter", netns, SSHD, "-D", "-e", "-f", str(config)]
         with open(folder / "sshd.log", "ab") as log:
             self._sshd[i] = subprocess.Popen(command, stdout=log, stderr=log,
                                              stdin=subprocess.DEVNULL)  # fmt: skip

@@ -47,13 +47,15 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.report.timelines import event_lines
 from arraybench.run.campaign import Campaign
 from arraybench.run.fleet import host_spec, host_targets, target_safety
+from arraybench.run.injections import revert_leftovers
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.run.setup import scratch_path
 from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
-from arraybench.store.findings import ARRAY_SERIES, PROVENANCE
+from arraybench.store.findings import ARRAY_SERIES, EVENTS, PROVENANCE
 from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
@@ -229,7 +231,11 @@ def _parser() -> argparse.ArgumentParser:
     hcheck.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="overrides", help="change the plan, as `run --set`")  # fmt: skip
     sub.add_parser("templates", help="list the built-in plans")
-    revert = sub.add_parser("revert", help="restore host_tuning a killed run left in place")
+    revert = sub.add_parser(
+        "revert", help="undo what a killed run left in place: host_tuning, event injections"
+    )
+    revert.add_argument("run_id", nargs="?", default=None, metavar="RUN",
+                        help="only this run's injections (default: every run's)")  # fmt: skip
     _results_option(revert)
     attach = sub.add_parser("attach", help="store the array's own monitor CSV beside a run")
     attach.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
@@ -462,7 +468,16 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    done = revert_all(Path(args.results))
+    results = Path(args.results)
+    done = revert_all(results)
+    if (results / DB_NAME).is_file():  # event injections journaled in the store
+        store = Store(results, create=False)
+        run_id = _run_id(store, args.run_id, args.results) if args.run_id else None
+        undone, found = revert_leftovers(store, run_id)
+        done += undone
+        for other, pid in found.running.items():
+            console.print_note(f"run {other} is running (pid {pid}): its events are reverted "
+                               "when it ends; stop it first to revert them here")  # fmt: skip
     for line in done or [f"nothing to revert in {args.results}"]:
         console.out.print(line, markup=False)
     return 0
@@ -537,8 +552,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.format == "json":
         dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
         spreads = point_spreads(points)
+        events = {f.point_id: EVENTS.of(f) for f in store.findings(run.id, EVENTS.name)}
         for p, d in zip(points, dicts, strict=True):
             d |= asdict(spreads[p.id])
+            if p.id in events:  # each event's impact, on the total and on each host
+                d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
         provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
         print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance},
                          indent=2))  # fmt: skip
@@ -554,6 +572,12 @@ def cmd_show(args: argparse.Namespace) -> int:
             for f in flagged.get(p.id, []):
                 line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
                 console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
+        by_id = {p.id: p for p in points}
+        for found in store.findings(run.id, EVENTS.name):  # the impact tables' gist, per point
+            point = by_id.get(found.point_id or 0)
+            if point is not None:
+                for line in event_lines(EVENTS.of(found)):
+                    console.out.print(f" #{point.seq} {point.key}: {line}", markup=False)
     return 0
 
 

@@ -176,3 +176,26 @@ def test_availability_table() -> None:
     assert availability_table({"a": 0.0, "b": 5.0}, "a") == [("a", 0.0, None), ("b", 5.0, None)]
     with pytest.raises(EventError, match="no scenario 'x'"):
         availability_table({"a": 1.0}, "x")
+
+
+def test_the_recovery_band_is_the_baselines_own_spread_when_wider() -> None:
+    # a noisy baseline (800..1200, mean 1000: its lowest second is 20 % below the mean);
+    # after the revert the load is as noisy as before: 850, 1150, 900 ... never within 5 %
+    # of 1000 for 3 s in a row on every second, but within its own 20 %
+    noisy = {100 + k: v for k, v in enumerate([800, 1200, 1000, 900, 1100] * 2)}
+    after = {116 + k: v for k, v in enumerate([850, 1150, 900, 1000, 850, 1100, 950])}
+    values = noisy | _series((110, 110, 1000), (111, 115, 50)) | after
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.baseline_spread_pct == pytest.approx(20.0)
+    assert impact.band_pct == pytest.approx(20.0)
+    assert impact.recovery_after_revert_s == pytest.approx(0.0)  # the first second after
+    [strict] = event_impact(_samples(values), [WINDOW], recover_pct=25)
+    assert strict.band_pct == 25  # the plan's percentage when it is the larger
+
+
+def test_the_band_is_capped_so_a_stall_in_the_baseline_does_not_hide_the_outage() -> None:
+    values = _series((100, 104, 1000), (105, 105, 0), (106, 110, 1000), (111, 115, 50))
+    values |= _series((116, 125, 400))  # back to 40 %: not recovered
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.baseline_spread_pct == pytest.approx(100.0)
+    assert impact.band_pct == 50.0 and impact.recovery_after_revert_s is None

@@ -81,6 +81,11 @@ def test_every_kind_in_its_yaml_form() -> None:
         ("{at: 1s, signal: {process: '(', full: true}}", "invalid regular expression"),
         ("{at: 1s, signal: {pid: 3, full: true}}", "full applies to process only"),
         ("{at: 1s, prompt: {text: ''}}", "at least 1 character"),
+        ("{at: 1s, host: h1, prompt: go}", "a prompt happens on the controller"),
+        ("{at: 1s, host: h1, hosts: [h2], run: [ls]}", "host or hosts, not both"),
+        ("{at: 1s, hosts: [], run: [ls]}", "at least 1 item"),
+        ("{at: 1s, host: '-oProxyCommand=x', run: [ls]}", "should match pattern"),
+        ("{at: 1s, signal: {load: true, pid: 3}}", "exactly one of pid, pid_file, process or load"),
         ("{at: 1s, prompt: {text: go, assume_after: soon}}", "invalid duration"),
     ],
 )
@@ -95,3 +100,79 @@ def test_events_are_frozen() -> None:
     assert event.run is not None and event.run.argv == ["sleep", "5", "0.5"]
     with pytest.raises(ValidationError):
         setattr(event, "at", 2.0)  # noqa: B010 - as a plan override would try
+
+
+PLAN = """name: p
+hosts:
+  - {name: h0, address: 10.0.0.2, ssh: {user: root}, targets: [{path: /tmp/x}]}
+  - {name: h1, address: 10.0.0.3, targets: [{path: /tmp/x}]}
+workloads:
+  - name: r
+    pattern: random
+    bs: 4k
+    read: 100
+    events:
+      - EVENT
+"""
+
+
+@pytest.mark.parametrize(
+    ("event", "located", "message"),
+    [
+        (
+            "{at: 1s, host: h9, run: [ls]}",
+            "workloads[0].events[0].host",
+            "unknown host 'h9' (hosts: h0, h1)",
+        ),
+        (
+            "{at: 1s, hosts: [h0, h7], run: [ls]}",
+            "workloads[0].events[0].hosts[1]",
+            "unknown host 'h7'",
+        ),
+        (
+            "{at: 1s, host: h1, signal: {load: true}}",
+            "workloads[0].events[0].host",
+            "host 'h1' has no ssh settings",
+        ),
+        (
+            "{at: 1s, throttle: {device: /dev/sdb, read_iops: 5}}",
+            "workloads[0].events[0].throttle",
+            "h1 has no ssh settings",
+        ),
+    ],
+)
+def test_event_hosts_are_located_plan_errors(event: str, located: str, message: str) -> None:
+    """A host an event names must be a host of the plan with SSH: one located line, exit 2."""
+    from arraybench.errors import PlanError
+    from arraybench.plan.load import parse_plan_text
+
+    text = PLAN.replace("EVENT", event)
+    with pytest.raises(PlanError) as info:
+        parse_plan_text(text, "plan.yaml")
+    line = info.value.one_line()
+    assert f"plan.yaml:11 {located}: " in line and message in line, line
+    assert info.value.exit_code == 2
+
+
+def test_event_hosts_default_to_the_points_hosts() -> None:
+    from arraybench.events.host_injectors import event_hosts
+
+    assert event_hosts(_event("{at: 1s, signal: {load: true}}"), ["h0", "h1"]) == ["h0", "h1"]
+    assert event_hosts(_event("{at: 1s, host: h1, run: [ls]}"), ["h0", "h1"]) == ["h1"]
+    assert event_hosts(_event("{at: 1s, hosts: [h2], run: [ls]}"), ["h0", "h1"]) == []
+    assert event_hosts(_event("{at: 1s, run: [ls]}"), ["h0", "h1"]) == []  # the controller
+    assert event_hosts(_event("{at: 1s, prompt: go}"), ["h0"]) == []
+
+
+def test_the_docs_example_of_events_on_hosts_is_a_plan() -> None:
+    import re
+    from pathlib import Path
+
+    from arraybench.plan.load import parse_plan_text
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "failure-tests.md"
+    block = re.findall(r"```yaml\n(.*?)```", docs.read_text(encoding="utf-8"), re.DOTALL)[-1]
+    plan = parse_plan_text(block, "failure-tests.md")
+    events = plan.workloads[0].events
+    assert [e.named_hosts for e in events] == [["h2"], ["h0"], ["h2"]]
+    assert plan.hosts[1].ssh is not None and plan.hosts[1].ssh.known_hosts

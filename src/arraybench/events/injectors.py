@@ -24,7 +24,8 @@ from typing import ClassVar
 from arraybench.events import cgroup as cgroups
 from arraybench.events.blockdev import BlockDevice, disk_for_path, parent_disk_name
 from arraybench.events.errors import InjectorError
-from arraybench.events.procs import find_processes, processes_of, read_pid_file
+from arraybench.events.journal import Injection, Journaled
+from arraybench.events.procs import find_processes, leaves, processes_of, read_pid_file
 from arraybench.plan.events import (
     Event,
     NetemAction,
@@ -41,8 +42,9 @@ _cgroup_counter = itertools.count()
 PidSource = Callable[[], list[int]]
 
 
-class Injector(ABC):
+class Injector(Journaled, ABC):
     kind: ClassVar[str]
+    label: str = ""  # the event's name, for the journal
     last_exit_code: int | None = None
     last_output: str = ""
 
@@ -56,7 +58,7 @@ class Injector(ABC):
     @abstractmethod
     def applied(self) -> bool: ...
 
-    def refresh(self) -> None:  # noqa: B027 - optional hook, nothing to do by default
+    def refresh(self) -> None:
         """Called about once a second while applied (e.g. to catch new load processes)."""
 
 
@@ -164,6 +166,9 @@ class CommandInjector(Injector):
         return result.detail
 
     def apply(self) -> str:
+        if self.action.revert is not None:  # a killed controller leaves its revert undone
+            undo = {"revert": list(self.action.revert), "timeout": self.action.timeout}
+            self._journal(Injection(self.kind, self.label, undo=undo))
         self._started = True
         return self._run(self.action.argv)
 
@@ -171,7 +176,9 @@ class CommandInjector(Injector):
         if not self.applied or self.action.revert is None:
             return "nothing to revert"
         self._started = False  # a revert command runs once, whatever its outcome
-        return self._run(self.action.revert)
+        done = self._run(self.action.revert)
+        self._undone()
+        return done
 
 
 # --------------------------------------------------------------------------- throttle
@@ -247,6 +254,10 @@ class ThrottleInjector(Injector):
         folder = cg.root / f"{CGROUP_PREFIX}-{os.getpid()}-{next(_cgroup_counter)}"
         self._cg, self._disk = cg, disk
         limits = _limits(self.action)
+        origin = cgroups.cgroup_of(load[0], cg) or "/"
+        self._journal(Injection(self.kind, self.label, undo={
+            "version": cg.version, "root": str(cg.root), "folder": str(folder),
+            "device": disk.number, "origin": origin}))  # fmt: skip
         try:
             if cg.version == 2:
                 cgroups.enable_io_v2(cg)
@@ -334,6 +345,7 @@ class ThrottleInjector(Injector):
         else:
             self._folder = None
             self._origins.clear()
+            self._undone()
         if problems:
             raise InjectorError(
                 f"throttle revert on {disk.name}: " + "; ".join(problems),
@@ -417,6 +429,8 @@ class NetemInjector(Injector):
                 "check the interface name (and netns)",
             )
         args = self.netem_args()
+        undo = {"interface": self.action.interface, "netns": self.action.netns}
+        self._journal(Injection(self.kind, self.label, undo=undo))
         done = self._tc(*args)
         if done.returncode != 0:
             message = done.stderr.strip() or f"tc exited with code {done.returncode}"
@@ -425,6 +439,7 @@ class NetemInjector(Injector):
                 if "unknown" in message.lower()
                 else "run as root"
             )
+            self._undone()  # nothing was changed
             raise InjectorError(f"netem on {self._where()}: {message}", hint)
         self._applied = True
         previous = before.stdout.strip().split("\n")[0] if before.stdout.strip() else "none"
@@ -441,6 +456,7 @@ class NetemInjector(Injector):
         if done.returncode != 0 and not gone:
             raise InjectorError(f"removing netem from {self._where()}: {message}")
         self._applied = False
+        self._undone()
         return f"netem removed from {self._where()}"
 
 
@@ -452,16 +468,19 @@ class SignalInjector(Injector):
 
     kind = "signal"
 
-    def __init__(self, action: SignalAction) -> None:
-        self.action = action
-        self._stopped: list[int] = []
-
     @property
     def applied(self) -> bool:
         return bool(self._stopped)
 
+    def __init__(self, action: SignalAction, load: PidSource | None = None) -> None:
+        self.action = action
+        self._stopped: list[int] = []
+        self._load = load
+
     def targets(self) -> list[int]:
         a = self.action
+        if a.load:  # fio's job processes: the leaves of its tree
+            return leaves(processes_of(self._load() if self._load else []))
         if a.pid is not None:
             return [a.pid]
         if a.pid_file is not None:
@@ -474,7 +493,8 @@ class SignalInjector(Injector):
             return "already applied"
         pids = self.targets()
         if not pids:
-            raise InjectorError(f"no process matches /{self.action.process}/")
+            raise InjectorError(f"no process matches {describe_selector(self.action)}")
+        self._journal(Injection(self.kind, self.label, undo={"pids": pids}))
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGSTOP)
@@ -498,9 +518,20 @@ class SignalInjector(Injector):
             except ProcessLookupError:
                 gone.append(pid)
         self._stopped = []
+        self._undone()
         return f"SIGCONT sent to {_pid_list(resumed)}" + (
             f" ({_pid_list(gone)} gone)" if gone else ""
         )
+
+
+def describe_selector(action: SignalAction) -> str:
+    if action.load:
+        return "the load (fio's job processes)"
+    if action.pid is not None:
+        return f"pid {action.pid}"
+    if action.pid_file is not None:
+        return f"the pid in {action.pid_file}"
+    return f"/{action.process}/"
 
 
 def _pid_list(pids: list[int]) -> str:
@@ -544,9 +575,11 @@ class ScsiOfflineInjector(Injector):
                 f"{self.action.device} ({name}) is no SCSI disk: {state_file} is missing",
                 "name a SCSI disk such as /dev/sdc (a path of a multipath map)",
             ) from None
+        self._journal(Injection(self.kind, self.label, undo={"state_file": str(state_file)}))
         try:
             cgroups.write_file(state_file, "offline")
         except OSError as exc:
+            self._undone()
             raise InjectorError(
                 f"setting {name} offline: {exc.strerror or exc}", "run as root"
             ) from None
@@ -564,6 +597,7 @@ class ScsiOfflineInjector(Injector):
                 f"setting {state_file.parent.parent.name} back to running: {exc.strerror or exc}"
             ) from None
         self._state_file = None
+        self._undone()
         return f"{state_file.parent.parent.name}: offline -> running"
 
 
@@ -580,7 +614,7 @@ def make_injector(event: Event, pids: PidSource, *, sys_root: str = "/sys") -> I
     if isinstance(action, NetemAction):
         return NetemInjector(action)
     if isinstance(action, SignalAction):
-        return SignalInjector(action)
+        return SignalInjector(action, pids)
     if isinstance(action, ScsiOfflineAction):
         return ScsiOfflineInjector(action, sys_root=sys_root)
     return None

@@ -144,3 +144,15 @@ def read_pid_file(path: str) -> int:
 def alive(pid: int) -> bool:
     state = process_state(pid)
     return state is not None and state not in ("Z", "X")
+
+
+def leaves(pids: Collection[int]) -> list[int]:
+    """The processes of `pids` that are no other's parent among them: fio's job processes
+    in fio's tree (stopping fio's main process or a server's connection process would cut
+    its reporting, not the I/O)."""
+    parents = set()
+    for pid in pids:
+        fields = _stat_fields(pid)
+        if fields is not None and len(fields) >= 2 and fields[1].isdigit():
+            parents.add(int(fields[1]))
+    return sorted(p for p in set(pids) if p not in parents)

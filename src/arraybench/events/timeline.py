@@ -37,6 +37,7 @@ from typing import Any
 
 from arraybench.events.errors import EventError, InjectorError
 from arraybench.events.injectors import Injector, PidSource, make_injector
+from arraybench.events.journal import InjectionLog
 from arraybench.events.records import Action, EventRecord, Outcome
 from arraybench.plan.events import Event, PromptAction
 
@@ -81,6 +82,7 @@ class EventTimeline:
         poll_s: float = 0.1,
         injector_factory: InjectorFactory | None = None,
         handle_sigterm: bool = True,
+        journal: InjectionLog | None = None,
     ) -> None:
         if interactive and confirm is None and any(e.prompt for e in events):
             raise EventError(
@@ -89,6 +91,12 @@ class EventTimeline:
             )
         factory = injector_factory or make_injector
         self._slots = [_Slot(i, e, factory(e, pids)) for i, e in enumerate(events)]
+        for slot in self._slots:  # every injection journaled before it is applied
+            injector = slot.injector
+            if injector is not None and journal is not None and "journal" not in vars(injector):
+                injector.journal = journal
+            if injector is not None and not injector.label:
+                injector.label = slot.event.name
         self._confirm = confirm
         self._interactive = interactive
         self._steady = steady

@@ -17,6 +17,15 @@ events:
   - {at: 5s, duration: 3s, signal: {process: '^iscsid$'}}   # SIGSTOP, SIGCONT at revert
   - {at: 20s, duration: 30s, scsi_offline: /dev/sdc}       # short form of {device: ...}
 ```
+
+On a plan with `hosts:`, `throttle`, `netem`, `signal`, `scsi_offline` and `run` act on the
+hosts of each point over SSH (`host: h2`, or `hosts: [h1, h2]`; default: every host of the
+point); `prompt`, and `run` without `host`/`hosts`, happen on the controller:
+
+```yaml
+  - {at: 4s, duration: 3s, host: h2, throttle: {device: /dev/sdb, read_iops: 200}}
+  - {at: 4s, duration: 3s, hosts: [h0, h1], signal: {load: true}}   # freeze the fio jobs
+```
 """
 
 from __future__ import annotations
@@ -38,6 +47,10 @@ EVENT_KINDS: tuple[EventKind, ...] = (
     "scsi_offline",
 )
 
+
+# the kinds that can act on a plan's hosts over SSH (a prompt is the operator's)
+HOST_KINDS: tuple[EventKind, ...] = ("run", "throttle", "netem", "signal", "scsi_offline")
+HostName = Annotated[str, StringConstraints(pattern="^[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}$")]
 
 Duration = Seconds  # an event's length or a command's timeout: arraybench waits, not fio
 # an offset or a delay that may be zero (`at: 0s`, `jitter: 0ms`)
@@ -176,12 +189,19 @@ class SignalAction(Strict):
     full: Bool = Field(
         False, description=("Match `process` against the whole command line (as pgrep -f).")
     )
+    load: Bool = Field(
+        False,
+        description=(
+            "The point's fio job processes (on a host: the job processes of its fio server)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_selector(self) -> SignalAction:
         given = [n for n in ("pid", "pid_file", "process") if getattr(self, n) is not None]
+        given += ["load"] if self.load else []
         if len(given) != 1:
-            raise ValueError("give exactly one of pid, pid_file or process")
+            raise ValueError("give exactly one of pid, pid_file, process or load: true")
         if self.full and self.process is None:
             raise ValueError("full applies to process only")
         return self
@@ -247,6 +267,22 @@ class Event(Strict):
         ),
     )
 
+    host: HostName | None = Field(
+        None,
+        description=(
+            "On a plan with hosts: the host the action happens on, over SSH (not for prompt)."
+        ),
+    )
+    hosts: list[HostName] | None = Field(
+        None,
+        min_length=1,
+        description=(
+            "On a plan with hosts: the hosts the action happens on, over SSH (default for "
+            "throttle, netem, signal, scsi_offline: every host of the point; a run without "
+            "host or hosts runs on the controller)."
+        ),
+    )
+
     @model_validator(mode="after")
     def _one_time_one_action(self) -> Event:
         if (self.at is None) == (self.when is None):
@@ -257,7 +293,16 @@ class Event(Strict):
                 f"give exactly one action of {', '.join(EVENT_KINDS)}"
                 + (f" (got {', '.join(given)})" if given else "")
             )
+        if self.host is not None and self.hosts is not None:
+            raise ValueError("give host or hosts, not both")
+        if self.named_hosts and self.kind not in HOST_KINDS:
+            raise ValueError(f"a {self.kind} happens on the controller: remove host/hosts")
         return self
+
+    @property
+    def named_hosts(self) -> list[str]:
+        """The hosts the plan names for this event (empty: the default)."""
+        return [self.host] if self.host is not None else list(self.hosts or [])
 
     @property
     def kind(self) -> EventKind:
@@ -304,5 +349,33 @@ def describe_action(event: Event) -> str:
             return f"stop pid {action.pid}"
         if action.pid_file is not None:
             return f"stop pid from {action.pid_file}"
+        if action.load:
+            return "stop the load"
         return f"stop /{action.process}/"
     return f"offline {action.device}"
+
+
+def event_host_errors(
+    workloads_events: list[list[Event]], hosts: dict[str, bool]
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """(location, message) for each event naming a host the plan does not declare, or one
+    without SSH settings (`hosts`: name -> has ssh). Locations are inside `workloads`."""
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    known = ", ".join(hosts) or "the plan declares no hosts"
+    for w, events in enumerate(workloads_events):
+        for e, event in enumerate(events):
+            field = "host" if event.host is not None else "hosts"
+            for k, name in enumerate(event.named_hosts):
+                loc: tuple[str | int, ...] = (w, "events", e, field)
+                loc += (k,) if field == "hosts" else ()
+                if name not in hosts:
+                    problems.append((loc, f"unknown host {name!r} (hosts: {known})"))
+                elif not hosts[name]:
+                    problems.append((loc, f"host {name!r} has no ssh settings: events on a "
+                                     "host need SSH (give the host `ssh:`)"))  # fmt: skip
+            bare = [n for n, ssh in hosts.items() if not ssh]
+            if hosts and not event.named_hosts and event.kind in HOST_KINDS[1:] and bare:
+                problems.append(((w, "events", e, event.kind), f"acts on every host, and "
+                                 f"{', '.join(bare)} has no ssh settings: name the hosts "
+                                 "with `host:`/`hosts:` or give them `ssh:`"))  # fmt: skip
+    return problems

@@ -8,10 +8,11 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arraybench.plan.confidence import steady_limit
-from arraybench.plan.events import Event
+from arraybench.plan.events import Event, event_host_errors
 from arraybench.plan.links import parse_link
 from arraybench.plan.tuning import HostTuning
 from arraybench.plan.types import (
@@ -113,6 +114,13 @@ class Ssh(Strict):
         None, description="SSH identity file (key login only, never a password)."
     )
     fio: str = Field("fio", description="The fio binary on the host.")
+    known_hosts: str | None = Field(
+        None,
+        description=(
+            "A known_hosts file holding the host's key (then only that key is accepted); "
+            "default: the SSH user's own known_hosts."
+        ),
+    )
 
 
 class Host(Strict):
@@ -757,6 +765,17 @@ class Plan(Strict):
                     f"host_sets: {', '.join(unknown) or 'an empty set'} — list hosts declared "
                     "under hosts"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _events_name_hosts(self) -> Plan:
+        ssh = {h.name: h.ssh is not None for h in self.hosts}
+        found = event_host_errors([w.events for w in self.workloads], ssh)
+        if found:  # located at the event's host field (a plain ValueError names only the plan)
+            raise ValidationError.from_exception_data("Plan", [
+                InitErrorDetails(type=PydanticCustomError("event_host", message),
+                                 loc=("workloads", *loc), input=None)
+                for loc, message in found])  # fmt: skip
         return self
 
     @model_validator(mode="after")

@@ -8,7 +8,7 @@ from typing import Any
 from arraybench.analysis.findings import kernel_drop_pct
 from arraybench.report.arrayside import array_seconds
 from arraybench.report.build import series_name
-from arraybench.report.failures import RECOVERY, recovery_text
+from arraybench.report.failures import recovery_column, recovery_text
 from arraybench.report.model import Timeline
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.store.findings import (
@@ -88,12 +88,23 @@ def event_marks(data: EventsFinding, t0: float) -> list[tuple[float, str]]:
     return marks
 
 
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} %"
+
+
 def event_lines(data: EventsFinding) -> list[str]:
     lines = []
-    for i in data.get("impact", []):
+    impacts = data.get("impact", [])
+    said = recovery_column(impacts).lower()
+    for i in impacts:
         dip = "–" if i["dip_pct"] is None else f"{i['dip_pct']:.1f} %"
         lines.append(f"{i['label']}: dip {dip} against the {i['baseline_seconds']} s before; "
-                     f"{RECOVERY.lower()}: {recovery_text(i)}")  # fmt: skip
+                     f"{said}: {recovery_text(i)}")  # fmt: skip
+        per_host = [(h, f) for h, found in data.get("host_impact", {}).items() for f in found
+                    if f.get("start_unix") == i["start_unix"]]  # fmt: skip
+        if per_host:
+            lines.append("  per host: " + ", ".join(f"{h} dip {_pct(f['dip_pct'])}"
+                                                    for h, f in per_host))  # fmt: skip
     if data.get("io_errors"):
         lines.append(f"fio counted {data['io_errors']} I/O errors during the point (and went on)")
     return lines

@@ -28,6 +28,7 @@ from arraybench.run import provenance, setup
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.fleet import Fleet, host_spec
+from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
 from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.point import run_point
@@ -104,6 +105,7 @@ class Campaign:
         check_plan_values(plan, self.results_dir)
         plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
         check_tuning(plan, self.results_dir, host_spec)  # a refused value stops before the run
+        refuse_leftovers(self.store, self.results_dir)  # a killed run's throttle still in place
         settings = setup.configure(plan)
         points = all_points(plan)
         fio = runner.fio_binary()
@@ -151,6 +153,7 @@ class Campaign:
             )
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         check_plan_values(plan, self.results_dir)
+        refuse_leftovers(self.store, self.results_dir)
         plan = resolve_targets(plan)
         settings = setup.configure(plan)
         points = all_points(plan)
@@ -181,6 +184,7 @@ class Campaign:
         try:
             if plan.hosts:
                 fleet = Fleet(plan, fio, self.observer.warning)
+                fleet.journal = StoreInjectionLog(self.results_dir, run.id, "")
                 ctx = replace(ctx, fleet=fleet)
                 fleet.start(version)
             setup.condition(ctx)

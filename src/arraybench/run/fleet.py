@@ -10,6 +10,8 @@ from pathlib import Path
 
 from arraybench.analysis.hosts import combine_hosts
 from arraybench.errors import UnsafeTargetError
+from arraybench.events.journal import Injection, InjectionLog, NoLog
+from arraybench.events.sysfs import RemoteSysfs
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import (
@@ -24,6 +26,7 @@ from arraybench.hosts import (
     start_server_over_ssh,
     stop_server_over_ssh,
 )
+from arraybench.hosts.server import remote_pidfile
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
 from arraybench.store.findings import HostsFinding
@@ -35,7 +38,9 @@ def host_spec(host: Host) -> HostSpec:
     if host.ssh:
         s = host.ssh
         key = Path(s.key) if s.key else None
-        ssh = SshSpec(user=s.user, host=s.host, port=s.port, identity_file=key, fio=s.fio)
+        pinned = (f"UserKnownHostsFile={s.known_hosts}", "StrictHostKeyChecking=yes")
+        ssh = SshSpec(user=s.user, host=s.host, port=s.port, identity_file=key, fio=s.fio,
+                      options=pinned if s.known_hosts else ())  # fmt: skip
     return HostSpec(host.name, host.address, host.port, ssh)
 
 
@@ -50,12 +55,30 @@ class HostRun:
     spread_ms: float | None = None
     fio_version: str | None = None
     elapsed_s: float = 0.0
+    host_samples: dict[str, list[Sample]] = field(default_factory=dict)  # per host, aligned
 
 
 def _column(
     outcome: MultiHostOutcome, kind: str, ddir: int, scale: float = 1.0
 ) -> dict[int, float]:
     return {t: v * scale for t, v in aligned_per_second(outcome, kind, ddir).total}
+
+
+def per_host_samples(outcome: MultiHostOutcome) -> dict[str, list[Sample]]:
+    """Per host, its own per-second samples on the same wall-clock seconds as the totals."""
+    cols: dict[str, dict[str, dict[int, float]]] = {}
+    names = ("read_iops", "write_iops", "read_mbps", "write_mbps", "read_lat_us", "write_lat_us")
+    for ddir, name in ((0, "read"), (1, "write")):
+        for kind, column, scale in (("iops", "iops", 1.0), ("bw", "mbps", 1024 / 1e6),
+                                    ("lat", "lat_us", 1 / 1000)):  # fmt: skip
+            for host, series in aligned_per_second(outcome, kind, ddir).per_host.items():
+                values = cols.setdefault(host, {}).setdefault(f"{name}_{column}", {})
+                values.update({t: v * scale for t, v in series})
+    found = {}
+    for host, by_col in cols.items():
+        seconds = sorted(set(by_col.get("read_iops", {})) | set(by_col.get("write_iops", {})))
+        found[host] = [Sample(t, *(by_col.get(c, {}).get(t) for c in names)) for t in seconds]
+    return found
 
 
 def aligned_samples(outcome: MultiHostOutcome) -> list[Sample]:
@@ -99,10 +122,20 @@ class Fleet:
         self.warn = warn
         self.offsets: dict[str, float] = {}
         self.started: list[HostSpec] = []
+        self.journal: InjectionLog = NoLog()  # servers started: journaled like injections
+        self._entries: dict[str, int] = {}
+
+    def _journal_start(self, spec: HostSpec) -> None:
+        """Before a server is started: a killed controller leaves it running otherwise."""
+        undo = {"pidfile": remote_pidfile(spec), "address": spec.address, "port": spec.port}
+        self._entries[spec.name] = self.journal.before(Injection(
+            "fio_server", f"fio --server on {spec.name}", spec.name,
+            RemoteSysfs(spec).reach(), undo))  # fmt: skip
 
     def start(self, fio_version: str) -> None:
         for spec in self.specs.values():
             if spec.ssh:
+                self._journal_start(spec)
                 start_server_over_ssh(spec)
                 self.started.append(spec)
         checks = check_hosts(list(self.specs.values()), fio_version, self.targets,
@@ -124,6 +157,10 @@ class Fleet:
                 stop_server_over_ssh(spec)
             except HostError as exc:
                 self.warn(exc.one_line())
+            else:
+                self.journal.reverted(self._entries.pop(spec.name, 0))
+        for name in list(self._entries):  # a start that failed: nothing runs there
+            self.journal.reverted(self._entries.pop(name))
         self.started.clear()
 
     def write_jobfiles(
@@ -141,10 +178,14 @@ class Fleet:
         return files, start_ns
 
     def run_point(
-        self, point: Point, folder: Path, sizes: dict[str, int], title: str, timeout_s: float
-    ) -> HostRun:
+        self, point: Point, folder: Path, sizes: dict[str, int], title: str, timeout_s: float,
+        on_start: Callable[[float], None] | None = None,
+    ) -> HostRun:  # fmt: skip
+        """`on_start(t0)`: called with the gated start instant (Unix s) before fio runs."""
         specs = [self.specs[name] for name in point.level.hosts]
         jobfiles, start_ns = self.write_jobfiles(point, folder, sizes, title)
+        if on_start is not None:
+            on_start(start_ns / 1e9)
         outcome = run_on_hosts(jobfiles, specs, folder, timeout_s + self.start_lead_s,
                                offsets_ms=self.offsets, binary=self.fio)  # fmt: skip
         per_host, _ = combine_hosts(outcome)
@@ -161,4 +202,5 @@ class Fleet:
         }
         version = outcome.document.fio_version if outcome.document else None
         return HostRun(jobs, aligned_samples(outcome), finding, outcome.failed_hosts,
-                       outcome.start_spread_ms, version, outcome.elapsed_s)  # fmt: skip
+                       outcome.start_spread_ms, version, outcome.elapsed_s,
+                       per_host_samples(outcome))  # fmt: skip

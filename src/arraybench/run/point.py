@@ -24,6 +24,8 @@ from arraybench.monitor.point import PointMonitor
 from arraybench.plan.expand import Point, throughput_unit
 from arraybench.run.context import Observer, RunContext
 from arraybench.run.fleet import HostRun
+from arraybench.run.host_events import HostPointEvents
+from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
@@ -126,7 +128,21 @@ def extras_for(ctx: RunContext, point: Point, folder: Path) -> PointExtras | Non
         return None
     confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
     return PointExtras(point, folder, ctx.sizes, live_iops=list, confirm=confirm,
-                       allow_destroy=ctx.settings.allow_destroy)  # fmt: skip
+                       allow_destroy=ctx.settings.allow_destroy,
+                       journal=journal_for(ctx, point))  # fmt: skip
+
+
+def journal_for(ctx: RunContext, point: Point) -> StoreInjectionLog:
+    """Where the point's injections are journaled before they are applied (`revert`)."""
+    return StoreInjectionLog(ctx.results_dir, ctx.run.id, point.key)
+
+
+def host_events_for(ctx: RunContext, point: Point) -> HostPointEvents | None:
+    """The events of a point on hosts, applied on the hosts they name (None: no events)."""
+    if not point.workload.events or ctx.fleet is None:
+        return None
+    confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
+    return HostPointEvents(point, ctx.fleet.specs, journal_for(ctx, point), confirm=confirm)
 
 
 def report_extras(observer: Observer, point: Point, extras: PointExtras) -> None:
@@ -149,7 +165,13 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     run, sizes = ctx.run, ctx.sizes
     assert ctx.fleet is not None
     timeout = runner.watchdog_seconds(point.expected_seconds)
-    result = ctx.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
+    events = host_events_for(ctx, point)
+    try:
+        result = ctx.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout,
+                                     on_start=events.started if events else None)  # fmt: skip
+    finally:
+        if events:
+            events.finish()  # every event reverted on every host, whatever happened
     if not result.jobs:
         raise HostError(f"point {point.key}: no host returned results "
                         f"({'; '.join(result.finding['failures'].values())})",
@@ -164,6 +186,10 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
+    if events:
+        findings += events.findings(result)
+        for line in events.failed_lines():
+            ctx.observer.warning(f"point {point.key}: {line}")
     ctx.store.add_point(record, metrics, result.samples, findings=findings)
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     if result.failed:

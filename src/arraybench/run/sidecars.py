@@ -15,6 +15,7 @@ from typing import Any
 
 from arraybench.analysis.events import event_impact, windows_from_records
 from arraybench.analysis.steady import steady_state
+from arraybench.events.journal import InjectionLog
 from arraybench.events.paths import snapshot_paths
 from arraybench.events.procs import process_tree_pids
 from arraybench.events.timeline import EventTimeline
@@ -46,6 +47,7 @@ class PointExtras:
         live_iops: Callable[[], list[float]],
         confirm: Callable[[str], None] | None,
         allow_destroy: Sequence[str] = (),
+        journal: InjectionLog | None = None,
     ) -> None:
         self.point = point
         self.folder = folder
@@ -53,6 +55,7 @@ class PointExtras:
         self.live_iops = live_iops
         self.confirm = confirm
         self.allow_destroy = tuple(allow_destroy)
+        self.journal = journal  # every injection written down before it is applied
         self.fio_pid: int | None = None
         self.started_unix: float | None = None
         self.timeline: EventTimeline | None = None
@@ -110,7 +113,7 @@ class PointExtras:
         if events:
             self.timeline = EventTimeline(
                 events, self._pids, confirm=self.confirm, interactive=self.confirm is not None,
-                steady=self._steady, on_record=self._on_record,
+                steady=self._steady, on_record=self._on_record, journal=self.journal,
             )  # fmt: skip
             self.timeline.start(self.started_unix)
 

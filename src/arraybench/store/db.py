@@ -21,6 +21,7 @@ from arraybench.store.records import (
     CpuSample,
     Finding,
     HostSample,
+    InjectionRow,
     NewPoint,
     PointRecord,
     RunRecord,
@@ -32,6 +33,7 @@ __all__ = [
     "CpuSample",
     "Finding",
     "HostSample",
+    "InjectionRow",
     "NewPoint",
     "PointRecord",
     "RunRecord",
@@ -288,6 +290,69 @@ class Store:
             "SELECT * FROM samples WHERE point_id = ? ORDER BY t", (point_id,)
         ).fetchall()
         return [Sample(*tuple(r)[1:]) for r in rows]
+
+    # injections ---------------------------------------------------------------------------
+    def add_injection(
+        self, run_id: str, point_key: str, kind: str, label: str, host: str,
+        reach: dict[str, Any], undo: dict[str, Any], created: str,
+    ) -> int:  # fmt: skip
+        """Journal an injection before it is applied (committed, on disk: SIGKILL may follow)."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO injections (run_id, point_key, kind, label, host, reach_json, "
+                "undo_json, state, created, owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, 'applying', "
+                "?, ?)",
+                (run_id, point_key, kind, label, host, json.dumps(reach), json.dumps(undo),
+                 created, os.getpid()),
+            )  # fmt: skip
+            return int(cursor.lastrowid or 0)
+
+    def update_injection(self, entry: int, undo: dict[str, Any]) -> None:
+        """Merge what the apply learned into the entry's undo data."""
+        with self._transaction() as db:
+            row = db.execute("SELECT undo_json FROM injections WHERE id = ?", (entry,)).fetchone()
+            if row is not None:
+                merged = json.loads(row["undo_json"]) | undo
+                db.execute("UPDATE injections SET undo_json = ? WHERE id = ?",
+                           (json.dumps(merged), entry))  # fmt: skip
+
+    def injection_reverted(self, entry: int, when: str) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE injections SET state = 'reverted', reverted = ? WHERE id = ?",
+                       (when, entry))  # fmt: skip
+
+    def pending_injections(self, run_id: str | None = None) -> list[InjectionRow]:
+        """Injections not marked reverted (of one run, or of all), oldest first."""
+        rows = self._db.execute(
+            "SELECT * FROM injections WHERE state != 'reverted' AND (? IS NULL OR run_id = ?) "
+            "ORDER BY id", (run_id, run_id),
+        )  # fmt: skip
+        return [
+            InjectionRow(r["id"], r["run_id"], r["point_key"], r["kind"], r["label"], r["host"],
+                         json.loads(r["reach_json"]), json.loads(r["undo_json"]), r["state"],
+                         r["created"], r["owner_pid"])
+            for r in rows
+        ]  # fmt: skip
+
+    def run_locked_by_other(self, run_id: str) -> int | None:
+        """The pid of another live process holding the run's lock (running it), else None."""
+        if run_id in self._locks:
+            return None
+        path = self.path.parent / "runs" / run_id / LOCK_NAME
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            return int(holder) if holder.isdigit() else -1
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return None
 
 
 def store_error(exc: sqlite3.Error, path: Path) -> StoreError:

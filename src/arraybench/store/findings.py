@@ -133,6 +133,8 @@ class EventImpactData(TypedDict):
     max_latency_us: float | None
     io_errors: int | None
     during_seconds: NotRequired[int]
+    band_pct: NotRequired[float | None]  # the recovery band: max(5 %, the baseline's spread)
+    baseline_spread_pct: NotRequired[float | None]
 
 
 class EventsFinding(TypedDict):
@@ -143,6 +145,9 @@ class EventsFinding(TypedDict):
     paths: NotRequired[dict[str, list[PathLine]]]  # moment -> each target's path state
     io_errors: NotRequired[int]
     t0_unix: NotRequired[float | None]
+    host_impact: NotRequired[dict[str, list[EventImpactData]]]  # host -> its own dip per event
+    host_io_errors: NotRequired[dict[str, int]]  # host -> fio's I/O errors there
+    hosts: NotRequired[list[str]]  # the point's hosts (events applied on a many-host point)
 
 
 class BlockProblemData(TypedDict):

@@ -117,4 +117,23 @@ ALTER TABLE points ADD COLUMN start_spread_ms REAL;
 ALTER TABLE points ADD COLUMN scenario TEXT;
 ALTER TABLE points ADD COLUMN labels_json TEXT;
 """,
+    # 5: the injection journal: every event injection written before it is applied, with what
+    # undoes it, so `arraybench revert` can undo what a killed controller left (on any host)
+    """
+CREATE TABLE injections (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    point_key TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL,
+    host TEXT NOT NULL,
+    reach_json TEXT NOT NULL,
+    undo_json TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created TEXT NOT NULL,
+    owner_pid INTEGER NOT NULL,
+    reverted TEXT
+);
+CREATE INDEX injections_state ON injections(state, run_id);
+""",
 ]

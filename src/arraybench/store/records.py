@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -172,3 +173,20 @@ class Sample:
     write_mbps: float | None
     read_lat_us: float | None
     write_lat_us: float | None
+
+
+@dataclass(frozen=True)
+class InjectionRow:
+    """One journaled injection (events.journal.Injection plus where and when)."""
+
+    id: int
+    run_id: str
+    point_key: str
+    kind: str
+    label: str
+    host: str  # "" = the controller
+    reach: dict[str, Any]
+    undo: dict[str, Any]
+    state: str  # "applying" until reverted, then "reverted"
+    created: str
+    owner_pid: int

@@ -1,0 +1,95 @@
+"""The events of a point run on many hosts: the same timeline and records as a local point,
+the injections done on the hosts over SSH (events.host_injectors), the impact measured on
+each host's own seconds and on the total.
+
+```python
+events = HostPointEvents(point, fleet.specs, journal, confirm=None)
+result = fleet.run_point(..., on_start=events.started)   # t0: the gated start instant
+events.finish()                                          # always: every event reverted
+findings = events.findings(result)
+```
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from arraybench.analysis.events import event_impact, windows_from_records
+from arraybench.events.host_injectors import hosts_injector
+from arraybench.events.injectors import Injector, PidSource, make_injector
+from arraybench.events.journal import InjectionLog
+from arraybench.events.timeline import EventTimeline
+from arraybench.hosts.server import HostSpec
+from arraybench.plan.events import Event
+from arraybench.plan.expand import Point
+from arraybench.run.fleet import HostRun
+from arraybench.store.db import Finding
+from arraybench.store.findings import EVENTS, EventImpactData, EventRecordData, fields_of
+
+STEADY_WINDOW_S = 5  # no live per-second figures from the hosts: the ramp plus one window
+
+
+class HostPointEvents:
+    def __init__(
+        self,
+        point: Point,
+        specs: dict[str, HostSpec],
+        journal: InjectionLog,
+        *,
+        confirm: Callable[[str], None] | None = None,
+    ) -> None:
+        self.point = point
+        self.specs = specs
+        self.journal = journal
+        self.confirm = confirm
+        self.t0: float | None = None
+        self.timeline: EventTimeline | None = None
+
+    def _injector(self, event: Event, pids: PidSource) -> Injector | None:
+        on_hosts = hosts_injector(event, self.specs, self.point.level.hosts, self.journal)
+        return on_hosts if on_hosts is not None else make_injector(event, pids)
+
+    def _steady(self) -> bool:
+        elapsed = time.time() - (self.t0 or time.time())
+        return elapsed >= self.point.timing.ramp + STEADY_WINDOW_S
+
+    def started(self, t0: float) -> None:
+        """Called with the instant every host's fio starts (the start gate)."""
+        self.t0 = t0
+        self.timeline = EventTimeline(
+            self.point.workload.events, list, confirm=self.confirm,
+            interactive=self.confirm is not None, steady=self._steady,
+            injector_factory=self._injector, journal=self.journal,
+        )  # fmt: skip
+        self.timeline.start(t0)
+
+    def finish(self) -> None:
+        if self.timeline is not None:
+            self.timeline.stop()
+
+    def failed_lines(self) -> list[str]:
+        records = self.timeline.records() if self.timeline else []
+        return [f"event {r.label} ({r.action}): {r.outcome}: {r.detail}"
+                for r in records if r.outcome != "ok"]  # fmt: skip
+
+    def findings(self, result: HostRun) -> list[Finding]:
+        """The `events` finding: records, the impact on the total and on each host."""
+        if self.timeline is None:
+            return []
+        records = self.timeline.records()
+        windows = windows_from_records(records)
+        per_host: dict[str, list[EventImpactData]] = {
+            name: [fields_of(EventImpactData, i) for i in event_impact(samples, windows)]
+            for name, samples in sorted(result.host_samples.items())
+        }
+        errors = {name: sum(j.total_err for j in result.jobs if j.hostname == spec.address)
+                  for name, spec in self.specs.items() if name in result.host_samples}  # fmt: skip
+        return [EVENTS.new({
+            "records": [fields_of(EventRecordData, r) for r in records],
+            "impact": [fields_of(EventImpactData, i)
+                       for i in event_impact(result.samples, windows)],
+            "host_impact": per_host, "host_io_errors": errors,
+            "paths": {}, "io_errors": sum(j.total_err for j in result.jobs),
+            "t0_unix": self.t0, "hosts": list(self.point.level.hosts),
+        })]  # fmt: skip
