@@ -40,6 +40,8 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
     pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
     pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed"),
+    # one worker: the servers' default pidfiles (~/arraybench-fio-PORT.pid) are one home's
+    pytest.mark.xdist_group("host_events"),
 ]
 BASE_PORT = 8830  # the servers arraybench starts over SSH: one port per host (own pidfile)
 
