@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,11 +259,14 @@ def run_writer(
     journal: Path,
     stop: threading.Event | None = None,
     duration_s: float | None = None,
+    on_ready: Callable[[int], None] | None = None,
 ) -> WriterStats:
     """Write and journal blocks until ``stop`` is set or ``duration_s`` has passed.
 
     An existing journal of the same region is continued (same stream, higher generations, a
     torn tail dropped first); otherwise a new journal with a new stream id is created.
+    ``on_ready(stream id)`` is called once the target and the journal are open, before the
+    first write (a file target has its full size by then).
     """
     cfg.validate()
     if stop is None and duration_s is None:
@@ -277,6 +281,8 @@ def run_writer(
     except IntegrityError:
         appender.close()
         raise
+    if on_ready is not None:
+        on_ready(stream)
     buf = mmap.mmap(-1, cfg.block_size)  # page-aligned, as O_DIRECT needs
     bs = cfg.block_size
     blocks = cfg.blocks
@@ -388,10 +394,15 @@ def stats_path_for(journal: Path) -> Path:
 
 
 def writer_argv(
-    cfg: WriterConfig, journal: Path, duration_s: float | None, stats_path: Path
+    cfg: WriterConfig,
+    journal: Path,
+    duration_s: float | None,
+    stats_path: Path,
+    python: str | None = None,
 ) -> list[str]:
+    """The writer's command line (``python``: another interpreter, e.g. a remote host's)."""
     argv = [
-        sys.executable,
+        python or sys.executable,
         "-m",
         "arraybench.integrity.writer",
         "--path",
@@ -548,7 +559,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--journal-sync-records", type=int, default=1024)
     p.add_argument("--journal-sync-interval", type=float, default=0.1, help="seconds")
     p.add_argument("--allow-destroy", action="append", default=[], help="device to overwrite")
+    p.add_argument(
+        "--stop-on-eof",
+        action="store_true",
+        help="stop cleanly when stdin closes (an SSH session that ends or dies)",
+    )
+    p.add_argument(
+        "--print-stats",
+        action="store_true",
+        help="print one JSON line when ready to write, and the stats as one JSON line at exit",
+    )
     return p
+
+
+def _stop_on_eof(stop: threading.Event, received: list[str]) -> None:
+    """Stop when stdin reaches its end: over SSH, the controller closing the session (or the
+    session, the controller or the connection dying) ends the writer, nothing stays behind."""
+
+    def watch() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
+        received.append("stdin closed")
+        stop.set()
+
+    threading.Thread(target=watch, name="stdin-eof", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -576,16 +611,34 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     stats_path = args.stats or stats_path_for(args.journal)
+    if args.stop_on_eof:
+        _stop_on_eof(stop, received)
     try:
-        stats = run_writer(cfg, args.journal, stop=stop, duration_s=args.duration)
+        args.journal.parent.mkdir(parents=True, exist_ok=True)  # a host's journal folder
+    except OSError as exc:
+        print(f"arraybench integrity writer: journal folder {args.journal.parent}: "
+              f"{exc.strerror or exc}", file=sys.stderr)  # fmt: skip
+        return 2
+
+    def ready(stream: int) -> None:  # the controller waits for this line before the load
+        with contextlib.suppress(OSError):
+            print(json.dumps({"ready": True, "stream_id": stream}), flush=True)
+
+    try:
+        stats = run_writer(cfg, args.journal, stop=stop, duration_s=args.duration,
+                           on_ready=ready if args.print_stats else None)  # fmt: skip
     except IntegrityError as exc:
         print(f"arraybench integrity writer: {exc.one_line()}", file=sys.stderr)
         return 2
     if received:
-        stats.stopped_by = f"signal {received[0]}"
+        word = received[0]
+        stats.stopped_by = word if word == "stdin closed" else f"signal {word}"
     tmp = stats_path.with_name(stats_path.name + ".tmp")
     tmp.write_text(json.dumps(stats.to_dict(), indent=1) + "\n")
     os.replace(tmp, stats_path)
+    if args.print_stats:  # the reader may be gone (a dead SSH session): the file has them
+        with contextlib.suppress(OSError):
+            print(json.dumps(stats.to_dict()), flush=True)
     return 0
 
 
