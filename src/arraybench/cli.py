@@ -52,7 +52,7 @@ from arraybench.run.campaign import Campaign, scratch_path
 from arraybench.run.fleet import host_spec, host_targets, target_safety
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
-from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
+from arraybench.store.db import DB_NAME, Finding, PointRecord, RunRecord, Store, store_error
 from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
@@ -539,8 +539,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         for p, d in zip(points, dicts, strict=True):
             d |= asdict(spreads[p.id])
         provenance = [f.data for f in store.findings(run.id, "provenance")]
-        print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance},
-                         indent=2))  # fmt: skip
+        integrity = _integrity_dicts(points, store.findings(run.id, "integrity"))
+        print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance,
+                          "integrity": integrity}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
@@ -553,7 +554,42 @@ def cmd_show(args: argparse.Namespace) -> int:
             for f in flagged.get(p.id, []):
                 line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
                 console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
+        _print_integrity(_integrity_dicts(points, store.findings(run.id, "integrity")))
     return 0
+
+
+SHOWN_PROBLEMS = 20  # blocks listed per host under `show` (JSON and the report list more)
+
+
+def _integrity_dicts(
+    points: Sequence[PointRecord], found: Sequence[Finding]
+) -> list[dict[str, typing.Any]]:
+    """Each integrity check of the run (one per host on many hosts), with its bad blocks."""
+    by_id = {p.id: p for p in points}
+    rows: list[dict[str, typing.Any]] = []
+    for f in found:
+        point = by_id.get(f.point_id or 0)
+        if point is None:
+            continue
+        counts = {k: f.data.get(k, 0) for k in ("checked", "lost", "corrupt", "unreadable")}
+        rows.append({"seq": point.seq, "point": point.key, "host": f.data.get("host"),
+                     "summary": f.data.get("summary", ""), **counts, "error": f.data.get("error"),
+                     "problems": f.data.get("problems", [])})  # fmt: skip
+    return rows
+
+
+def _print_integrity(rows: list[dict[str, typing.Any]]) -> None:
+    for row in rows:
+        bad = row["error"] or row["lost"] or row["corrupt"] or row["unreadable"]
+        line = f" #{row['seq']} {row['point']}: {row['summary']}"
+        word = ("integrity:", "red" if bad else "green")
+        console.out.print(console.styled(word, line), soft_wrap=False)
+        for p in row["problems"][:SHOWN_PROBLEMS]:
+            console.out.print(f"   offset {p['offset']:,}: {p['kind']} (acknowledged generation "
+                              f"{p['expected_generation']})", soft_wrap=False)  # fmt: skip
+        if len(row["problems"]) > SHOWN_PROBLEMS:
+            console.out.print(f"   ... {len(row['problems']) - SHOWN_PROBLEMS} more: "
+                              "--format json or the report lists them")  # fmt: skip
 
 
 SHOW_COLUMNS = ("#", "point", "workers", "qd", "throughput", "read", "write",

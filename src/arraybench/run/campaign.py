@@ -47,6 +47,8 @@ from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import RunContext
 from arraybench.run.fleet import Fleet, HostRun, host_spec
+from arraybench.run.hostevents import controller_timeline
+from arraybench.run.hostverify import HostsVerify
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
 from arraybench.run.outline import write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
@@ -522,14 +524,26 @@ class Campaign:
         return PointExtras(point, folder, sizes, live_iops=list, confirm=confirm,
                            allow_destroy=self.allow_destroy)  # fmt: skip
 
+    def _integrity_line(self, line: str, failed: bool) -> None:
+        note = getattr(self.observer, "note", None)
+        if failed or note is None:
+            self.observer.warning(line if failed else line + " (clean)")
+        else:
+            note(line + " (clean)")
+
+    def _host_verify(
+        self, run: RunRecord, point: Point, folder: Path, timeout: float
+    ) -> HostsVerify | None:
+        if point.workload.verify is None or self.fleet is None:
+            return None
+        return HostsVerify(point, self.fleet.hosts, self.fleet.specs, run_id=run.id,
+                           folder=folder, allow_destroy=self.allow_destroy,
+                           limit_s=timeout + self.fleet.start_lead_s)  # fmt: skip
+
     def _report_extras(self, point: Point, extras: PointExtras) -> None:
         if extras.integrity is not None:
             line = f"point {point.key}: {extras.integrity.summary_line()}"
-            note = getattr(self.observer, "note", None)
-            if extras.integrity_failed or note is None:
-                self.observer.warning(line if extras.integrity_failed else line + " (clean)")
-            else:
-                note(line + " (clean)")
+            self._integrity_line(line, extras.integrity_failed)
         if extras.timeline is not None:
             failed = [r for r in extras.timeline.records() if r.outcome != "ok"]
             for r in failed:
@@ -543,7 +557,26 @@ class Campaign:
         run, sizes = ctx.run, ctx.sizes
         assert self.fleet is not None
         timeout = runner.watchdog_seconds(point.expected_seconds)
-        result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
+        verify = self._host_verify(run, point, folder, timeout)
+        if verify:
+            sizes = verify.prepare(sizes)  # fio's load stops before each host's verify region
+        confirm = getattr(self.observer, "confirm", None) if self.interactive else None
+        timeline = controller_timeline(point, confirm)
+        try:
+            if verify:
+                verify.start()
+            if timeline:
+                timeline.start(time.time() + self.fleet.start_lead_s)  # the hosts' start gate
+            result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
+        finally:
+            try:
+                if verify:
+                    verify.stop_writers()  # with the load; the read-back after the reverts
+            finally:
+                if timeline:
+                    timeline.stop()
+        if verify:
+            verify.check()
         if not result.jobs:
             raise HostError(f"point {point.key}: no host returned results "
                             f"({'; '.join(result.finding['failures'].values())})",
@@ -555,11 +588,18 @@ class Campaign:
                          failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
                          pause_s=0.0)  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
+        findings += verify.findings() if verify else []
+        for r in timeline.records() if timeline else []:
+            if r.outcome != "ok":
+                self.observer.warning(f"point {point.key}: event {r.label} ({r.action}): "
+                                      f"{r.outcome}: {r.detail}")  # fmt: skip
         flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                               max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
         findings += [flags] if flags else []
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
+        for failed, line in verify.lines() if verify else []:
+            self._integrity_line(line, failed)
         if result.failed:
             why = "; ".join(result.finding["failures"].values())
             message = (

@@ -35,7 +35,11 @@ def host_spec(host: Host) -> HostSpec:
     if host.ssh:
         s = host.ssh
         key = Path(s.key) if s.key else None
-        ssh = SshSpec(user=s.user, host=s.host, port=s.port, identity_file=key, fio=s.fio)
+        options: tuple[str, ...] = ()
+        if s.known_hosts:
+            options = (f"UserKnownHostsFile={s.known_hosts}", "StrictHostKeyChecking=yes")
+        ssh = SshSpec(user=s.user, host=s.host, port=s.port, identity_file=key, fio=s.fio,
+                      options=options)  # fmt: skip
     return HostSpec(host.name, host.address, host.port, ssh)
 
 
