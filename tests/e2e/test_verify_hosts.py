@@ -8,6 +8,7 @@ hosts' `ssh.python`, and the controller can damage h1's target file directly.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -16,10 +17,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
 
+from arraybench.cli import main
 from tests.conftest import needs_fio, run_cli
 from tests.netns import SSHD, TestHosts, cleanup_stale, namespace_pids, started_or_skip, wait_until
 
@@ -106,12 +109,17 @@ def _writers_left(hosts: TestHosts) -> list[int]:
     return found
 
 
-def _shown(results: Path) -> dict:
-    run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
-        "id"
-    ]
-    done = run_cli("show", run_id, "--results", str(results), "--format", "json")
-    return json.loads(done.stdout)
+def _show(results: Path, *options: str) -> str:
+    """`arraybench show latest` in this process (a CLI start-up costs ~2 s on this machine)."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["show", "latest", "--results", str(results), *options]) == 0
+    return out.getvalue()
+
+
+def _checks(results: Path) -> dict[str, dict]:
+    rows = json.loads(_show(results, "--format", "json"))["integrity"]
+    return {row["host"]: row for row in rows}
 
 
 def test_corrupt_blocks_on_one_host_are_named_there_and_exit_3(tmp_path: Path, hosts: TestHosts):
@@ -135,13 +143,16 @@ def test_corrupt_blocks_on_one_host_are_named_there_and_exit_3(tmp_path: Path, h
     assert "host h1: integrity:" in said and ", 0 lost, 3 corrupt, 0 unreadable" in said
     for name in ("h0", "h2"):
         assert f"host {name}: integrity:" in said
-    checks = {row["host"]: row for row in _shown(results)["integrity"]}
+    checks = _checks(results)
     assert sorted(checks) == ["h0", "h1", "h2"]
     assert [p["offset"] for p in checks["h1"]["problems"]] == bad
     assert {p["kind"] for p in checks["h1"]["problems"]} == {"corrupt"}
     for name in ("h0", "h2"):
         assert checks[name]["checked"] > 0 and not checks[name]["problems"]
         assert checks[name]["lost"] == checks[name]["corrupt"] == checks[name]["unreadable"] == 0
+    shown = _show(results)
+    assert "#1 rr/w1-qd1-h3: host h1: integrity: " in shown
+    assert f"offset {bad[0]:,}: corrupt" in shown
     report = Path(said.split("HTML report:")[1].split()[0]).read_text()
     assert "integrity on host h1" in report and f"{bad[0]:,}" in report
     assert not _writers_left(hosts)
@@ -151,12 +162,11 @@ def test_clean_run_on_three_hosts_reports_each_and_exits_0(tmp_path: Path, hosts
     results = tmp_path / "res"
     done = run_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results), timeout=180)
     assert done.returncode == 0, done.stderr
-    checks = {row["host"]: row for row in _shown(results)["integrity"]}
+    checks = _checks(results)
     assert sorted(checks) == ["h0", "h1", "h2"]
     for row in checks.values():
         assert row["checked"] > 0 and not row["problems"] and row["error"] is None
-    shown = run_cli("show", "latest", "--results", str(results))
-    assert shown.stdout.count(", 0 lost, 0 corrupt, 0 unreadable") == 3
+    assert _show(results).count(", 0 lost, 0 corrupt, 0 unreadable") == 3
     # the journals stay on the hosts, one per host and point
     assert len(list((tmp_path / "journals").glob("*/h*/*.journal"))) == 3
     assert not _writers_left(hosts)

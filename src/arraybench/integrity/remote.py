@@ -27,7 +27,7 @@ import shlex
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -55,7 +55,10 @@ def writer_command(
 ) -> list[str]:
     """ssh ... -- host 'PYTHON -m arraybench.integrity.writer ... --stop-on-eof --print-stats'."""
     path = Path(journal)  # relative: in the SSH user's home, as the remote shell starts there
-    argv = writer_argv(cfg, path, limit_s, path.with_name(path.name + ".stats.json"), python)
+    direct = cfg.direct  # asked for: used where the host's filesystem supports it
+    argv = writer_argv(replace(cfg, direct=False), path, limit_s,
+                       path.with_name(path.name + ".stats.json"), python)  # fmt: skip
+    argv += ["--direct-if-supported"] if direct else []
     return ssh_command(spec, shlex.join([*argv, "--stop-on-eof", "--print-stats"]))
 
 
@@ -127,6 +130,7 @@ class RemoteWriter:
         self.command = writer_command(spec, python, cfg, journal, limit_s)
         self.proc: subprocess.Popen[bytes] | None = None
         self.stream_id: int | None = None
+        self.direct = False  # O_DIRECT as the writer uses it (once ready)
         self._out = b""
 
     @property
@@ -154,6 +158,7 @@ class RemoteWriter:
                 f"command: {shlex.join(self.command)}",
             )
         self.stream_id = line.get("stream_id")
+        self.direct = bool(line.get("direct"))
 
     def _ready_line(self, timeout_s: float) -> dict[str, Any] | None:
         assert self.proc is not None and self.proc.stdout is not None

@@ -553,6 +553,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=parse_duration, default=None, help="stop after (s, 5m)")
     p.add_argument("--iops", type=float, default=None, help="rate limit, writes per second")
     p.add_argument("--direct", action="store_true", help="O_DIRECT")
+    p.add_argument(
+        "--direct-if-supported",
+        action="store_true",
+        help="O_DIRECT where the target's filesystem supports it",
+    )
     p.add_argument("--sync", choices=SYNC_MODES, default="dsync")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--stats", type=Path, default=None, help="stats JSON written at exit")
@@ -593,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
         offset=args.offset,
         length=args.length,
         block_size=args.bs,
-        direct=args.direct,
+        direct=args.direct or (args.direct_if_supported and supports_direct(args.path)),
         sync=args.sync,
         iops=args.iops,
         seed=args.seed,
@@ -622,7 +627,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def ready(stream: int) -> None:  # the controller waits for this line before the load
         with contextlib.suppress(OSError):
-            print(json.dumps({"ready": True, "stream_id": stream}), flush=True)
+            print(json.dumps({"ready": True, "stream_id": stream, "direct": cfg.direct}),
+                  flush=True)  # fmt: skip
 
     try:
         stats = run_writer(cfg, args.journal, stop=stop, duration_s=args.duration,
