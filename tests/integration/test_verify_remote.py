@@ -78,8 +78,9 @@ def test_writer_and_read_back_over_ssh_name_blocks_by_offset(host, tmp_path: Pat
     stats = writer.stop()
     assert stats.writes >= 20 and stats.stopped_by == "stdin closed"
     assert wait_until(lambda: not _writers(hosts), 5)
-    report = check_over_ssh(spec, PYTHON, str(target), journal, direct=True, timeout_s=60)
-    assert report.clean and report.checked == stats.distinct_offsets
+    found = check_over_ssh(spec, PYTHON, str(target), journal, direct=True, timeout_s=60)
+    report = found.report
+    assert found.clean and report.checked == stats.distinct_offsets
     # damage three acknowledged blocks: the read-back names exactly them
     acked = sorted({r.offset for r in read_records(Path(journal))[1] if r.kind == ACKED})
     bad = acked[:3]
@@ -87,7 +88,9 @@ def test_writer_and_read_back_over_ssh_name_blocks_by_offset(host, tmp_path: Pat
         for offset in bad:
             fh.seek(offset)
             fh.write(b"\xab" * 4096)
-    report = check_over_ssh(spec, PYTHON, str(target), journal, direct=True, timeout_s=60)
+    found = check_over_ssh(spec, PYTHON, str(target), journal, direct=True, timeout_s=60)
+    report = found.report
+    assert not found.clean and found.data["corrupt"] == 3 and "3 corrupt" in found.summary
     assert [p.offset for p in report.problems] == bad
     assert {p.kind for p in report.problems} == {"corrupt"} and report.checked == len(acked)
 

@@ -226,11 +226,26 @@ def check_timeout(region: int) -> float:
     return CHECK_BASE_S + region / CHECK_RATE
 
 
+@dataclass(frozen=True)
+class RemoteCheck:
+    """A host's read-back: ``data`` is the report as the host sent it (``as_dict``: counts
+    and ``clean`` complete, the problem list cut at 1,000), ``report`` the same as a record
+    (its counts are those of the listed problems), ``summary`` the host's complete line."""
+
+    data: dict[str, Any]
+    report: IntegrityReport
+    summary: str
+
+    @property
+    def clean(self) -> bool:
+        return bool(self.data.get("clean"))
+
+
 def check_over_ssh(
     spec: HostSpec, python: str, path: str, journal: str, *, direct: bool, timeout_s: float
-) -> IntegrityReport:
-    """The read-back on the host; its report (problem list cut at 1,000, counts complete).
-    HostError (one line) when it cannot run or its answer is not one."""
+) -> RemoteCheck:
+    """The read-back on the host. HostError (one line) when it cannot run or its answer is
+    not a report."""
     command = check_command(spec, python, path, journal, direct)
     with tempfile.TemporaryFile() as out:
         try:
@@ -251,7 +266,8 @@ def check_over_ssh(
     if "error" in found:
         raise HostError(f"host {spec.name}: integrity read-back: {found['error']}", None)
     try:
-        return IntegrityReport.from_dict(found["report"])
+        return RemoteCheck(found["report"], IntegrityReport.from_dict(found["report"]),
+                           str(found["summary"]))  # fmt: skip
     except (KeyError, TypeError):
         raise HostError(f"host {spec.name}: the integrity read-back's answer is not a report",
                         None) from None  # fmt: skip

@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 from arraybench.errors import PlanError
 from arraybench.hosts.server import HostError, HostSpec
-from arraybench.integrity.check import IntegrityReport
 from arraybench.integrity.remote import (
+    RemoteCheck,
     RemoteWriter,
     check_over_ssh,
     check_timeout,
@@ -68,7 +68,7 @@ class HostIntegrity:
     direct: bool = False
     writer: RemoteWriter | None = None
     stats: WriterStats | None = None
-    report: IntegrityReport | None = None
+    report: RemoteCheck | None = None
     writer_error: str | None = None
     check_error: str | None = None
 
@@ -79,10 +79,12 @@ class HostIntegrity:
     def summary(self) -> str:
         if self.report is None:
             return f"host {self.host}: integrity NOT checked: {self.check_error}"
-        return f"host {self.host}: {self.report.summary_line()}"
+        return f"host {self.host}: {self.report.summary}"
 
     def finding(self) -> Finding:
-        data: dict[str, Any] = self.report.as_dict() if self.report else {"error": self.check_error}
+        data: dict[str, Any] = {"error": self.check_error}
+        if self.report is not None:
+            data = dict(self.report.data)  # the host's counts: complete, even when cut
         data |= {"host": self.host, "summary": self.summary(), "journal": self.journal,
                  "writer_error": self.writer_error,
                  "writer": self.stats.to_dict() if self.stats else None}  # fmt: skip
