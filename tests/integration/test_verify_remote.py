@@ -174,3 +174,32 @@ def test_writer_stops_when_the_controller_is_killed(host, tmp_path: Path) -> Non
         controller.wait()
     assert wait_until(lambda: not _writers(hosts), 10)
     assert read_records(tmp_path / "j")[1]  # what it acknowledged is journaled on the host
+
+
+def test_a_crashed_point_run_again_continues_the_hosts_journal(host, tmp_path: Path) -> None:
+    """The controller (or the host) dies mid-point; `--resume` runs the point again with the
+    same journal path: the read-back covers the writes acknowledged before the crash."""
+    hosts, spec = host
+    target, journal = tmp_path / "t.dat", tmp_path / "j"
+    first = RemoteWriter(spec, PYTHON, _cfg(target), str(journal), 60)
+    first.start()
+    assert wait_until(lambda: len(read_records(journal)[1]) >= 20, 10)
+    assert first.pid is not None
+    os.kill(first.pid, signal.SIGKILL)  # the controller crashes: its ssh client dies with it
+    assert wait_until(lambda: not _writers(hosts), 10)
+    before = {r.offset: r.generation for r in read_records(journal)[1] if r.kind == ACKED}
+    again = RemoteWriter(spec, PYTHON, _cfg(target), str(journal), 60)
+    again.start()
+    assert again.stream_id == first.stream_id  # the same stream, continued
+    assert wait_until(lambda: len(read_records(journal)[1]) >= len(before) + 20, 10)
+    again.stop()
+    records = read_records(journal)[1]
+    latest = {r.offset: r.generation for r in records if r.kind == ACKED}
+    # a block acknowledged before the crash and not written since: damage it
+    old = sorted(o for o, g in latest.items() if before.get(o) == g)[0]
+    with open(target, "r+b") as fh:
+        fh.seek(old)
+        fh.write(b"\0" * 4096)
+    found = check_over_ssh(spec, PYTHON, str(target), str(journal), direct=True, timeout_s=60)
+    assert found.report.checked == len(latest)
+    assert [(p.offset, p.kind) for p in found.report.problems] == [(old, "corrupt")]

@@ -47,7 +47,7 @@ from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import RunContext
 from arraybench.run.fleet import Fleet, HostRun, host_spec
-from arraybench.run.hostevents import controller_timeline
+from arraybench.run.hostsidecars import HostPointExtras
 from arraybench.run.hostverify import HostsVerify
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
 from arraybench.run.outline import write_seconds
@@ -531,14 +531,18 @@ class Campaign:
         else:
             note(line + " (clean)")
 
-    def _host_verify(
+    def _host_extras(
         self, run: RunRecord, point: Point, folder: Path, timeout: float
-    ) -> HostsVerify | None:
-        if point.workload.verify is None or self.fleet is None:
-            return None
-        return HostsVerify(point, self.fleet.hosts, self.fleet.specs, run_id=run.id,
-                           folder=folder, allow_destroy=self.allow_destroy,
-                           limit_s=timeout + self.fleet.start_lead_s)  # fmt: skip
+    ) -> HostPointExtras:
+        assert self.fleet is not None
+        lead = self.fleet.start_lead_s
+        verify = None
+        if point.workload.verify is not None:
+            verify = HostsVerify(point, self.fleet.hosts, self.fleet.specs, run_id=run.id,
+                                 folder=folder, allow_destroy=self.allow_destroy,
+                                 limit_s=timeout + lead)  # fmt: skip
+        confirm = getattr(self.observer, "confirm", None) if self.interactive else None
+        return HostPointExtras(point, verify, confirm, lead)
 
     def _report_extras(self, point: Point, extras: PointExtras) -> None:
         if extras.integrity is not None:
@@ -557,26 +561,14 @@ class Campaign:
         run, sizes = ctx.run, ctx.sizes
         assert self.fleet is not None
         timeout = runner.watchdog_seconds(point.expected_seconds)
-        verify = self._host_verify(run, point, folder, timeout)
-        if verify:
-            sizes = verify.prepare(sizes)  # fio's load stops before each host's verify region
-        confirm = getattr(self.observer, "confirm", None) if self.interactive else None
-        timeline = controller_timeline(point, confirm)
+        extras = self._host_extras(run, point, folder, timeout)
+        sizes = extras.prepare(sizes)  # fio's load stops before each host's verify region
         try:
-            if verify:
-                verify.start()
-            if timeline:
-                timeline.start(time.time() + self.fleet.start_lead_s)  # the hosts' start gate
+            extras.start()
             result = self.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout)
         finally:
-            try:
-                if verify:
-                    verify.stop_writers()  # with the load; the read-back after the reverts
-            finally:
-                if timeline:
-                    timeline.stop()
-        if verify:
-            verify.check()
+            extras.stop()  # writers stopped, events reverted
+        extras.check()  # then each host's read-back
         if not result.jobs:
             raise HostError(f"point {point.key}: no host returned results "
                             f"({'; '.join(result.finding['failures'].values())})",
@@ -588,17 +580,13 @@ class Campaign:
                          failed_hosts=",".join(result.failed), start_spread_ms=result.spread_ms,
                          pause_s=0.0)  # fmt: skip
         findings = [Finding(None, "hosts", result.finding), *point_findings(point, result.samples)]
-        findings += verify.findings() if verify else []
-        for r in timeline.records() if timeline else []:
-            if r.outcome != "ok":
-                self.observer.warning(f"point {point.key}: event {r.label} ({r.action}): "
-                                      f"{r.outcome}: {r.detail}")  # fmt: skip
+        findings += extras.findings()
         flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                               max_start_spread_ms=self.max_start_spread_s * 1000)  # fmt: skip
         findings += [flags] if flags else []
         self.store.add_point(record, metrics, result.samples, findings=findings)
         self.observer.point_finished(point, metrics, throughput_unit(point.workload))
-        for failed, line in verify.lines() if verify else []:
+        for failed, line in extras.lines():
             self._integrity_line(line, failed)
         if result.failed:
             why = "; ".join(result.finding["failures"].values())

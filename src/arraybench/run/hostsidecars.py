@@ -1,0 +1,68 @@
+"""What runs beside one many-host point's fio: its integrity writers on the hosts and its
+controller-side events, in the order the local `PointExtras` keeps: the writers and the
+events start with the load; when it ends the writers stop, then the events are reverted, then
+every host reads its acknowledged blocks back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from arraybench.events.timeline import EventTimeline
+from arraybench.plan.expand import Point
+from arraybench.run.hostevents import controller_timeline
+from arraybench.run.hostverify import HostsVerify
+from arraybench.store.db import Finding
+
+
+class HostPointExtras:
+    def __init__(
+        self,
+        point: Point,
+        verify: HostsVerify | None,
+        confirm: Callable[[str], None] | None,
+        start_lead_s: float,
+    ) -> None:
+        self.point = point
+        self.verify = verify
+        self.timeline: EventTimeline | None = controller_timeline(point, confirm)
+        self.start_lead_s = start_lead_s
+
+    def prepare(self, sizes: dict[str, int]) -> dict[str, int]:
+        """Target sizes for fio's job files (each host's verify region kept out)."""
+        return self.verify.prepare(sizes) if self.verify else sizes
+
+    def start(self) -> None:
+        """Before the fio client: writers ready on every host, the events on the hosts' clock
+        (t0: the start gate every host's I/O waits for)."""
+        if self.verify:
+            self.verify.start()
+        if self.timeline:
+            self.timeline.start(time.time() + self.start_lead_s)
+
+    def stop(self) -> None:
+        """Always, after the fio client (also on an exception or Ctrl-C/SIGTERM): the writers
+        stop with the load, then the events are reverted."""
+        try:
+            if self.verify:
+                self.verify.stop_writers()
+        finally:
+            if self.timeline:
+                self.timeline.stop()
+
+    def check(self) -> None:
+        """The read-back on every host, after the reverts."""
+        if self.verify:
+            self.verify.check()
+
+    def findings(self) -> list[Finding]:
+        return self.verify.findings() if self.verify else []
+
+    def lines(self) -> list[tuple[bool, str]]:
+        """(is a warning, one console line): each host's integrity, each failed event step."""
+        found = self.verify.lines() if self.verify else []
+        for r in self.timeline.records() if self.timeline else []:
+            if r.outcome != "ok":
+                found.append((True, f"point {self.point.key}: event {r.label} ({r.action}): "
+                                    f"{r.outcome}: {r.detail}"))  # fmt: skip
+        return found
