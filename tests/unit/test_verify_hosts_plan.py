@@ -56,3 +56,20 @@ def test_a_report_survives_its_json_line() -> None:
     assert back == report and back.summary_line() == report.summary_line()
     cut = IntegrityReport.from_dict(report.as_dict(max_problems=1))
     assert [p.offset for p in cut.problems] == [8192]
+
+
+def test_plan_check_says_verify_runs_on_each_host(tmp_path) -> None:
+    import io
+    from contextlib import redirect_stdout
+
+    from arraybench.cli import main
+
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(
+        {"name": "p", "hosts": [_host("h0", **SSH)], "workloads": [
+            {"name": "w", "pattern": "random", "bs": "4k", "read": 0, "verify": {"region": "1m"}}
+        ]}))  # fmt: skip
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["plan", "check", str(path)]) == 0
+    assert "of each host's first target (over SSH)" in " ".join(out.getvalue().split())
