@@ -118,6 +118,21 @@ def test_a_host_without_arraybench_is_one_line(host, tmp_path: Path) -> None:
         writer.start()
 
 
+def test_the_campaign_refuses_hosts_without_arraybench_before_any_point(host) -> None:
+    from arraybench.plan.model import Host
+    from arraybench.run.hostverify import check_hosts_can_verify
+
+    _, spec = host
+    good = Host(name="h0", address=spec.address, ssh={"python": PYTHON})  # type: ignore[arg-type]
+    check_hosts_can_verify([good], {"h0": spec})
+    bad = Host(name="h0", address=spec.address, ssh={"python": "/no/python"})  # type: ignore[arg-type]
+    with pytest.raises(HostError) as caught:
+        check_hosts_can_verify([bad], {"h0": spec})
+    line = caught.value.one_line()
+    assert line.startswith("host h0: verify cannot run `/no/python -m arraybench")
+    assert "hosts[].ssh.python" in line and "\n" not in line
+
+
 def test_writer_stops_when_its_ssh_session_dies(host, tmp_path: Path) -> None:
     hosts, spec = host
     writer = RemoteWriter(spec, PYTHON, _cfg(tmp_path / "t.dat"), str(tmp_path / "j"), 60)

@@ -56,6 +56,22 @@ def check_verify_hosts(plan: Plan) -> None:
                 )
 
 
+def check_hosts_can_verify(hosts: Sequence[Host], specs: dict[str, HostSpec]) -> None:
+    """Before the first point: every host runs arraybench's integrity tools under its
+    ``ssh.python`` (one SSH round trip each, at once); HostError naming each host that
+    cannot, rather than a failure at the first verify point."""
+
+    def probe(host: Host) -> None:
+        assert host.ssh is not None  # check_verify_hosts
+        probe_over_ssh(specs[host.name], host.ssh.python, host.ssh.journals)
+
+    errors = [e for e in _each(list(hosts), probe) if e is not None]
+    if errors:
+        lines = "; ".join(e.message if isinstance(e, HostError) else str(e) for e in errors)
+        raise HostError(lines, "install arraybench on the host, or name its Python in "
+                        "hosts[].ssh.python")  # fmt: skip
+
+
 @dataclass
 class HostIntegrity:
     """One host's verify of one point."""
