@@ -205,6 +205,10 @@ def test_a_crashed_point_run_again_continues_the_hosts_journal(host, tmp_path: P
     before = {r.offset: r.generation for r in read_records(journal)[1] if r.kind == ACKED}
     again = RemoteWriter(spec, PYTHON, _cfg(target), str(journal), 60)
     again.start()
+    # a third writer on the same journal (an attempt still running) is refused, not mixed in
+    third = RemoteWriter(spec, PYTHON, _cfg(target), str(journal), 60)
+    with pytest.raises(HostError, match="is in use by another writer"):
+        third.start()
     assert again.stream_id == first.stream_id  # the same stream, continued
     assert wait_until(lambda: len(read_records(journal)[1]) >= len(before) + 20, 10)
     again.stop()

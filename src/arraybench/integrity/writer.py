@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import fcntl
 import json
 import mmap
 import os
@@ -577,6 +578,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _lock_journal(journal: Path) -> int | None:
+    """An exclusive lock (``JOURNAL.lock``, held until this process ends), or None when
+    another writer holds it: two writers appending to one journal would break it (a point
+    run again while the writer of an interrupted attempt still runs on a hung host)."""
+    fd = os.open(journal.with_name(journal.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                 0o644)  # fmt: skip
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 def _stop_on_eof(stop: threading.Event, received: list[str]) -> None:
     """Stop when stdin reaches its end: over SSH, the controller closing the session (or the
     session, the controller or the connection dying) ends the writer, nothing stays behind."""
@@ -620,9 +635,15 @@ def main(argv: list[str] | None = None) -> int:
         _stop_on_eof(stop, received)
     try:
         args.journal.parent.mkdir(parents=True, exist_ok=True)  # a host's journal folder
+        lock = _lock_journal(args.journal)
     except OSError as exc:
         print(f"arraybench integrity writer: journal folder {args.journal.parent}: "
               f"{exc.strerror or exc}", file=sys.stderr)  # fmt: skip
+        return 2
+    if lock is None:
+        print(f"arraybench integrity writer: journal {args.journal} is in use by another "
+              "writer (one still running from an earlier attempt?); not appending to it",
+              file=sys.stderr)  # fmt: skip
         return 2
 
     def ready(stream: int) -> None:  # the controller waits for this line before the load
