@@ -222,3 +222,35 @@ def test_a_crashed_point_run_again_continues_the_hosts_journal(host, tmp_path: P
     found = check_over_ssh(spec, PYTHON, str(target), str(journal), direct=True, timeout_s=60)
     assert found.report.checked == len(latest)
     assert [(p.offset, p.kind) for p in found.report.problems] == [(old, "corrupt")]
+
+
+def test_a_host_whose_ssh_is_down_stops_the_point_and_leaves_no_writer(host, tmp_path) -> None:
+    """Writers start on every host at once: when one cannot, the others are stopped again."""
+    from dataclasses import replace
+
+    import yaml
+
+    from arraybench.plan.expand import expand
+    from arraybench.plan.load import parse_plan_text
+    from arraybench.run.hostverify import HostsVerify
+
+    hosts, spec = host
+    assert spec.ssh is not None
+    ssh = {"python": PYTHON, "journals": str(tmp_path / "journals")}
+    declared = [{"name": name, "address": spec.address, "ssh": ssh,
+                 "targets": [{"path": str(tmp_path / f"{name}.dat"), "size": "4m"}]}
+                for name in ("h0", "h1")]  # fmt: skip
+    plan = parse_plan_text(yaml.safe_dump({
+        "name": "p", "hosts": declared, "host_sets": [["h0", "h1"]],
+        "load": {"workers": [1], "iodepth": [1]},
+        "workloads": [{"name": "w", "pattern": "random", "bs": "4k", "read": 0,
+                       "verify": {"region": "1m"}}]}), "plan.yaml")  # fmt: skip
+    [point] = expand(plan)
+    down = replace(spec, name="h1", ssh=replace(spec.ssh, port=2222))  # nothing listens there
+    verify = HostsVerify(point, {h.name: h for h in plan.hosts}, {"h0": spec, "h1": down},
+                         run_id="r1", folder=tmp_path / "001-w", limit_s=30)  # fmt: skip
+    sizes = verify.prepare({})
+    assert sizes == {str(tmp_path / "h0.dat"): 3 << 20, str(tmp_path / "h1.dat"): 3 << 20}
+    with pytest.raises(HostError, match=r"^host h1: the integrity writer did not start over ssh"):
+        verify.start()
+    assert not _writers(hosts) and all(h.writer is None for h in verify.hosts)
