@@ -43,7 +43,8 @@ import glob, json, os, sys
 from pathlib import Path
 from arraybench.integrity.journal import ACKED, read_records
 journals, target, out = sys.argv[1:4]
-[journal] = glob.glob(os.path.join(journals, "*", "h1", "*.journal"))
+point = os.path.basename(os.environ["ARRAYBENCH_POINT_DIR"])  # the point's folder name
+[journal] = glob.glob(os.path.join(journals, "*", "h1", point + ".journal"))
 acked = sorted({r.offset for r in read_records(Path(journal))[1] if r.kind == ACKED})
 bad = acked[:: max(1, len(acked) // 3)][:3]
 with open(target, "r+b") as fh:

@@ -542,7 +542,7 @@ class Campaign:
                                  folder=folder, allow_destroy=self.allow_destroy,
                                  limit_s=timeout + lead)  # fmt: skip
         confirm = getattr(self.observer, "confirm", None) if self.interactive else None
-        return HostPointExtras(point, verify, confirm, lead)
+        return HostPointExtras(point, folder, verify, confirm, lead)
 
     def _report_extras(self, point: Point, extras: PointExtras) -> None:
         if extras.integrity is not None:

@@ -5,13 +5,16 @@ every host reads its acknowledged blocks back."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from arraybench.events.timeline import EventTimeline
 from arraybench.plan.expand import Point
 from arraybench.run.hostevents import controller_timeline
 from arraybench.run.hostverify import HostsVerify
+from arraybench.run.sidecars import POINT_ENV
 from arraybench.store.db import Finding
 
 
@@ -19,11 +22,13 @@ class HostPointExtras:
     def __init__(
         self,
         point: Point,
+        folder: Path,
         verify: HostsVerify | None,
         confirm: Callable[[str], None] | None,
         start_lead_s: float,
     ) -> None:
         self.point = point
+        self.folder = str(folder)
         self.verify = verify
         self.timeline: EventTimeline | None = controller_timeline(point, confirm)
         self.start_lead_s = start_lead_s
@@ -38,6 +43,8 @@ class HostPointExtras:
         if self.verify:
             self.verify.start()
         if self.timeline:
+            # `run` commands (and their reverts) learn which point they act on
+            os.environ.update(dict(zip(POINT_ENV, (self.folder, self.point.key), strict=True)))
             self.timeline.start(time.time() + self.start_lead_s)
 
     def stop(self) -> None:
@@ -49,6 +56,8 @@ class HostPointExtras:
         finally:
             if self.timeline:
                 self.timeline.stop()
+                for name in POINT_ENV:
+                    os.environ.pop(name, None)
 
     def check(self) -> None:
         """The read-back on every host, after the reverts."""
