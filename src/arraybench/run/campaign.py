@@ -47,6 +47,7 @@ from arraybench.run import provenance
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import RunContext
 from arraybench.run.fleet import Fleet, HostRun, host_spec
+from arraybench.run.hostevents import ControllerEvents
 from arraybench.run.hostsidecars import HostPointExtras
 from arraybench.run.hostverify import HostsVerify
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
@@ -542,7 +543,7 @@ class Campaign:
                                  folder=folder, allow_destroy=self.allow_destroy,
                                  limit_s=timeout + lead)  # fmt: skip
         confirm = getattr(self.observer, "confirm", None) if self.interactive else None
-        return HostPointExtras(point, folder, verify, confirm, lead)
+        return HostPointExtras(point, folder, verify, ControllerEvents.of(point, confirm), lead)
 
     def _report_extras(self, point: Point, extras: PointExtras) -> None:
         if extras.integrity is not None:

@@ -1,18 +1,16 @@
 """What runs beside one many-host point's fio: its integrity writers on the hosts and its
-controller-side events, in the order the local `PointExtras` keeps: the writers and the
-events start with the load; when it ends the writers stop, then the events are reverted, then
-every host reads its acknowledged blocks back."""
+events, in the order the local `PointExtras` keeps: the writers and the events start with the
+load; when it ends the writers stop, then the events are reverted, then every host reads its
+acknowledged blocks back."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from arraybench.events.timeline import EventTimeline
 from arraybench.plan.expand import Point
-from arraybench.run.hostevents import controller_timeline
+from arraybench.run.hostevents import ControllerEvents
 from arraybench.run.hostverify import HostsVerify
 from arraybench.run.sidecars import POINT_ENV
 from arraybench.store.db import Finding
@@ -24,13 +22,13 @@ class HostPointExtras:
         point: Point,
         folder: Path,
         verify: HostsVerify | None,
-        confirm: Callable[[str], None] | None,
+        events: ControllerEvents | None,
         start_lead_s: float,
     ) -> None:
         self.point = point
         self.folder = str(folder)
         self.verify = verify
-        self.timeline: EventTimeline | None = controller_timeline(point, confirm)
+        self.events = events
         self.start_lead_s = start_lead_s
 
     def prepare(self, sizes: dict[str, int]) -> dict[str, int]:
@@ -40,12 +38,12 @@ class HostPointExtras:
     def start(self) -> None:
         """Before the fio client: writers ready on every host, the events on the hosts' clock
         (t0: the start gate every host's I/O waits for)."""
+        # `run` commands (and their reverts) learn which point they act on
+        os.environ.update(dict(zip(POINT_ENV, (self.folder, self.point.key), strict=True)))
         if self.verify:
             self.verify.start()
-        if self.timeline:
-            # `run` commands (and their reverts) learn which point they act on
-            os.environ.update(dict(zip(POINT_ENV, (self.folder, self.point.key), strict=True)))
-            self.timeline.start(time.time() + self.start_lead_s)
+        if self.events:
+            self.events.started(time.time() + self.start_lead_s)
 
     def stop(self) -> None:
         """Always, after the fio client (also on an exception or Ctrl-C/SIGTERM): the writers
@@ -54,8 +52,10 @@ class HostPointExtras:
             if self.verify:
                 self.verify.stop_writers()
         finally:
-            if self.timeline:
-                self.timeline.stop()
+            try:
+                if self.events:
+                    self.events.finish()
+            finally:
                 for name in POINT_ENV:
                     os.environ.pop(name, None)
 
@@ -70,8 +70,6 @@ class HostPointExtras:
     def lines(self) -> list[tuple[bool, str]]:
         """(is a warning, one console line): each host's integrity, each failed event step."""
         found = self.verify.lines() if self.verify else []
-        for r in self.timeline.records() if self.timeline else []:
-            if r.outcome != "ok":
-                found.append((True, f"point {self.point.key}: event {r.label} ({r.action}): "
-                                    f"{r.outcome}: {r.detail}"))  # fmt: skip
+        for line in self.events.failed_lines() if self.events else []:
+            found.append((True, f"point {self.point.key}: {line}"))
         return found
