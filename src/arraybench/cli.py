@@ -581,9 +581,8 @@ def _integrity_dicts(
 def _print_integrity(rows: list[dict[str, typing.Any]]) -> None:
     for row in rows:
         bad = row["error"] or row["lost"] or row["corrupt"] or row["unreadable"]
-        line = f" #{row['seq']} {row['point']}: {row['summary']}"
-        word = ("integrity:", "red" if bad else "green")
-        console.out.print(console.styled(word, line), soft_wrap=False)
+        line = f" #{row['seq']} {row['point']}: {row['summary']}"  # the summary names the check
+        console.out.print(console.styled((line, "red" if bad else "")), soft_wrap=False)
         for p in row["problems"][:SHOWN_PROBLEMS]:
             console.out.print(f"   offset {p['offset']:,}: {p['kind']} (acknowledged generation "
                               f"{p['expected_generation']})", soft_wrap=False)  # fmt: skip
