@@ -70,7 +70,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
         test_hosts.close()
 
 
-def _plan(tmp_path: Path, hosts: TestHosts, events: str = "", duration: str = "2s") -> Path:
+def _plan(tmp_path: Path, hosts: TestHosts, events: str = "", duration: str = "1s") -> Path:
     declared = ""
     for i, h in enumerate(hosts.hosts):
         keys = hosts.workdir / f"ssh-h{i}"
@@ -131,7 +131,7 @@ def test_corrupt_blocks_on_one_host_are_named_there_and_exit_3(tmp_path: Path, h
     revert = [sys.executable, str(script), str(tmp_path / "journals"), str(tmp_path / "t-h1.dat"),
               str(bad_file)]  # fmt: skip
     events = (
-        ",\n     events: [{at: 1s, label: damage h1, run: {argv: ['true'], "
+        ",\n     events: [{at: 0s, label: damage h1, run: {argv: ['true'], "
         f"revert: {json.dumps(revert)}}}}}]"
     )
     results = tmp_path / "res"
