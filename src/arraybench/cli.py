@@ -54,8 +54,8 @@ from arraybench.run.injections import revert_leftovers
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.run.setup import scratch_path
-from arraybench.store.db import DB_NAME, PointRecord, RunRecord, Store, store_error
-from arraybench.store.findings import ARRAY_SERIES, EVENTS, PROVENANCE
+from arraybench.store.db import DB_NAME, Finding, PointRecord, RunRecord, Store, store_error
+from arraybench.store.findings import ARRAY_SERIES, EVENTS, INTEGRITY, PROVENANCE
 from arraybench.units import format_latency, format_throughput
 
 DEFAULT_RESULTS = "arraybench-results"
@@ -558,8 +558,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             if p.id in events:  # each event's impact, on the total and on each host
                 d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
         provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
-        print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance},
-                         indent=2))  # fmt: skip
+        integrity = _integrity_dicts(points, store.findings(run.id, INTEGRITY.name))
+        print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance,
+                          "integrity": integrity}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
@@ -578,7 +579,41 @@ def cmd_show(args: argparse.Namespace) -> int:
             if point is not None:
                 for line in event_lines(EVENTS.of(found)):
                     console.out.print(f" #{point.seq} {point.key}: {line}", markup=False)
+        _print_integrity(_integrity_dicts(points, store.findings(run.id, INTEGRITY.name)))
     return 0
+
+
+SHOWN_PROBLEMS = 20  # blocks listed per host under `show` (JSON and the report list more)
+
+
+def _integrity_dicts(
+    points: Sequence[PointRecord], found: Sequence[Finding]
+) -> list[dict[str, typing.Any]]:
+    """Each integrity check of the run (one per host on many hosts), with its bad blocks."""
+    by_id = {p.id: p for p in points}
+    rows: list[dict[str, typing.Any]] = []
+    for f in found:
+        point = by_id.get(f.point_id or 0)
+        if point is None:
+            continue
+        counts = {k: f.data.get(k, 0) for k in ("checked", "lost", "corrupt", "unreadable")}
+        rows.append({"seq": point.seq, "point": point.key, "host": f.data.get("host"),
+                     "summary": f.data.get("summary", ""), **counts, "error": f.data.get("error"),
+                     "problems": f.data.get("problems", [])})  # fmt: skip
+    return rows
+
+
+def _print_integrity(rows: list[dict[str, typing.Any]]) -> None:
+    for row in rows:
+        bad = row["error"] or row["lost"] or row["corrupt"] or row["unreadable"]
+        line = f" #{row['seq']} {row['point']}: {row['summary']}"  # the summary names the check
+        console.out.print(console.styled((line, "red" if bad else "")), soft_wrap=False)
+        for p in row["problems"][:SHOWN_PROBLEMS]:
+            console.out.print(f"   offset {p['offset']:,}: {p['kind']} (acknowledged generation "
+                              f"{p['expected_generation']})", soft_wrap=False)  # fmt: skip
+        if len(row["problems"]) > SHOWN_PROBLEMS:
+            console.out.print(f"   ... {len(row['problems']) - SHOWN_PROBLEMS} more: "
+                              "--format json or the report lists them")  # fmt: skip
 
 
 SHOW_COLUMNS = ("#", "point", "workers", "qd", "throughput", "read", "write",

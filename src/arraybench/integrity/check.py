@@ -114,6 +114,14 @@ class IntegrityReport:
         )
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IntegrityReport:
+        """The report ``as_dict`` gave (its problem list as stored: maybe cut short)."""
+        names = set(cls.__dataclass_fields__) - {"problems"}
+        report = cls(**{k: v for k, v in data.items() if k in names})
+        report.problems = [BlockProblem(**p) for p in data.get("problems", [])]
+        return report
+
     def summary_line(self) -> str:
         line = (
             f"integrity: {self.checked:,} acknowledged blocks checked, {self.lost:,} lost, "

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import fcntl
 import json
 import mmap
 import os
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,11 +260,14 @@ def run_writer(
     journal: Path,
     stop: threading.Event | None = None,
     duration_s: float | None = None,
+    on_ready: Callable[[int], None] | None = None,
 ) -> WriterStats:
     """Write and journal blocks until ``stop`` is set or ``duration_s`` has passed.
 
     An existing journal of the same region is continued (same stream, higher generations, a
     torn tail dropped first); otherwise a new journal with a new stream id is created.
+    ``on_ready(stream id)`` is called once the target and the journal are open, before the
+    first write (a file target has its full size by then).
     """
     cfg.validate()
     if stop is None and duration_s is None:
@@ -277,6 +282,8 @@ def run_writer(
     except IntegrityError:
         appender.close()
         raise
+    if on_ready is not None:
+        on_ready(stream)
     buf = mmap.mmap(-1, cfg.block_size)  # page-aligned, as O_DIRECT needs
     bs = cfg.block_size
     blocks = cfg.blocks
@@ -388,10 +395,15 @@ def stats_path_for(journal: Path) -> Path:
 
 
 def writer_argv(
-    cfg: WriterConfig, journal: Path, duration_s: float | None, stats_path: Path
+    cfg: WriterConfig,
+    journal: Path,
+    duration_s: float | None,
+    stats_path: Path,
+    python: str | None = None,
 ) -> list[str]:
+    """The writer's command line (``python``: another interpreter, e.g. a remote host's)."""
     argv = [
-        sys.executable,
+        python or sys.executable,
         "-m",
         "arraybench.integrity.writer",
         "--path",
@@ -542,13 +554,56 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--duration", type=parse_duration, default=None, help="stop after (s, 5m)")
     p.add_argument("--iops", type=float, default=None, help="rate limit, writes per second")
     p.add_argument("--direct", action="store_true", help="O_DIRECT")
+    p.add_argument(
+        "--direct-if-supported",
+        action="store_true",
+        help="O_DIRECT where the target's filesystem supports it",
+    )
     p.add_argument("--sync", choices=SYNC_MODES, default="dsync")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--stats", type=Path, default=None, help="stats JSON written at exit")
     p.add_argument("--journal-sync-records", type=int, default=1024)
     p.add_argument("--journal-sync-interval", type=float, default=0.1, help="seconds")
     p.add_argument("--allow-destroy", action="append", default=[], help="device to overwrite")
+    p.add_argument(
+        "--stop-on-eof",
+        action="store_true",
+        help="stop cleanly when stdin closes (an SSH session that ends or dies)",
+    )
+    p.add_argument(
+        "--print-stats",
+        action="store_true",
+        help="print one JSON line when ready to write, and the stats as one JSON line at exit",
+    )
     return p
+
+
+def _lock_journal(journal: Path) -> int | None:
+    """An exclusive lock (``JOURNAL.lock``, held until this process ends), or None when
+    another writer holds it: two writers appending to one journal would break it (a point
+    run again while the writer of an interrupted attempt still runs on a hung host)."""
+    fd = os.open(journal.with_name(journal.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                 0o644)  # fmt: skip
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _stop_on_eof(stop: threading.Event, received: list[str]) -> None:
+    """Stop when stdin reaches its end: over SSH, the controller closing the session (or the
+    session, the controller or the connection dying) ends the writer, nothing stays behind."""
+
+    def watch() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
+        received.append("stdin closed")
+        stop.set()
+
+    threading.Thread(target=watch, name="stdin-eof", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -558,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
         offset=args.offset,
         length=args.length,
         block_size=args.bs,
-        direct=args.direct,
+        direct=args.direct or (args.direct_if_supported and supports_direct(args.path)),
         sync=args.sync,
         iops=args.iops,
         seed=args.seed,
@@ -576,16 +631,41 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     stats_path = args.stats or stats_path_for(args.journal)
+    if args.stop_on_eof:
+        _stop_on_eof(stop, received)
     try:
-        stats = run_writer(cfg, args.journal, stop=stop, duration_s=args.duration)
+        args.journal.parent.mkdir(parents=True, exist_ok=True)  # a host's journal folder
+        lock = _lock_journal(args.journal)
+    except OSError as exc:
+        print(f"arraybench integrity writer: journal folder {args.journal.parent}: "
+              f"{exc.strerror or exc}", file=sys.stderr)  # fmt: skip
+        return 2
+    if lock is None:
+        print(f"arraybench integrity writer: journal {args.journal} is in use by another "
+              "writer (one still running from an earlier attempt?); not appending to it",
+              file=sys.stderr)  # fmt: skip
+        return 2
+
+    def ready(stream: int) -> None:  # the controller waits for this line before the load
+        with contextlib.suppress(OSError):
+            print(json.dumps({"ready": True, "stream_id": stream, "direct": cfg.direct}),
+                  flush=True)  # fmt: skip
+
+    try:
+        stats = run_writer(cfg, args.journal, stop=stop, duration_s=args.duration,
+                           on_ready=ready if args.print_stats else None)  # fmt: skip
     except IntegrityError as exc:
         print(f"arraybench integrity writer: {exc.one_line()}", file=sys.stderr)
         return 2
     if received:
-        stats.stopped_by = f"signal {received[0]}"
+        word = received[0]
+        stats.stopped_by = word if word == "stdin closed" else f"signal {word}"
     tmp = stats_path.with_name(stats_path.name + ".tmp")
     tmp.write_text(json.dumps(stats.to_dict(), indent=1) + "\n")
     os.replace(tmp, stats_path)
+    if args.print_stats:  # the reader may be gone (a dead SSH session): the file has them
+        with contextlib.suppress(OSError):
+            print(json.dumps(stats.to_dict()), flush=True)
     return 0
 
 

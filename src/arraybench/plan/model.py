@@ -114,11 +114,28 @@ class Ssh(Strict):
         None, description="SSH identity file (key login only, never a password)."
     )
     fio: str = Field("fio", description="The fio binary on the host.")
+    # `verify` on a many-host point runs arraybench's integrity writer and read-back on the
+    # host over SSH: that host needs arraybench under this Python
+    python: str = Field(
+        "python3",
+        description=(
+            "The host's Python that has arraybench installed: `verify` runs its integrity "
+            "writer and read-back there (`PYTHON -m arraybench.integrity...`)."
+        ),
+    )
+    journals: str = Field(
+        "arraybench-integrity",
+        min_length=1,
+        description=(
+            "Folder on the host for `verify`'s journals of acknowledged writes (relative: in "
+            "the SSH user's home); keep it off the targets' devices."
+        ),
+    )
     known_hosts: str | None = Field(
         None,
         description=(
-            "A known_hosts file holding the host's key (then only that key is accepted); "
-            "default: the SSH user's own known_hosts."
+            "A known_hosts file that holds the host's key (ssh -o UserKnownHostsFile, with "
+            "StrictHostKeyChecking=yes); absent: ssh's own known_hosts."
         ),
     )
 

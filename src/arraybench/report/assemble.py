@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Literal
 
-from arraybench.analysis.acceptance import FAIL, PASS, Verdict, judge_all
+from arraybench.analysis.acceptance import FAIL, NO_DATA, PASS, Verdict, judge_all
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
@@ -220,14 +220,15 @@ def expectations_of(run: RunRecord) -> list[Expectation]:
 
 
 def integrity_verdicts(points: list[PointRecord], findings: list[Finding]) -> list[Verdict]:
-    """One verdict per point run in verify mode: no acknowledged write lost."""
+    """One verdict per point run in verify mode (per host on many hosts): no acknowledged
+    write lost; a read-back that could not run is NO DATA."""
     keys = {p.id: p.key for p in points}
     verdicts = []
     for f in findings:
         if f.kind == INTEGRITY.name:
             d = INTEGRITY.of(f)
             clean = not (d.get("lost") or d.get("corrupt") or d.get("unreadable"))
-            verdict = PASS if clean else FAIL
+            verdict = NO_DATA if d.get("error") else PASS if clean else FAIL
             summary, key = str(d.get("summary", "")), keys.get(f.point_id or 0)
             verdicts.append(Verdict("no acknowledged write lost", verdict, summary, key))
     return verdicts

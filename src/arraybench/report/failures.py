@@ -134,7 +134,8 @@ def integrity_table(key: str, data: IntegrityFinding) -> ReportTable:
     ]  # fmt: skip
     omitted = data.get("problems_omitted", 0)
     caption = str(data.get("summary", "")) + (f"; {omitted} more not listed" if omitted else "")
-    return ReportTable(f"{key}: integrity", ["Offset (bytes)", "Problem", "Expected generation",
+    title = f"{key}: integrity" + (f" on host {data['host']}" if data.get("host") else "")
+    return ReportTable(title, ["Offset (bytes)", "Problem", "Expected generation",
                                              "Found", "Written at (UTC)", "Detail"], rows,
                        caption)  # fmt: skip
 

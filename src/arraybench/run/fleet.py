@@ -29,6 +29,7 @@ from arraybench.hosts import (
 from arraybench.hosts.server import remote_pidfile
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
+from arraybench.run.hostverify import check_hosts_can_verify
 from arraybench.store.findings import HostsFinding
 from arraybench.store.records import Sample
 
@@ -122,6 +123,7 @@ class Fleet:
         self.warn = warn
         self.offsets: dict[str, float] = {}
         self.started: list[HostSpec] = []
+        self.verify = any(w.verify for w in plan.workloads)  # integrity writers on the hosts
         self.journal: InjectionLog = NoLog()  # servers started: journaled like injections
         self._entries: dict[str, int] = {}
 
@@ -150,6 +152,8 @@ class Fleet:
         for line in problems:
             self.warn(line)
         self.offsets = {c.name: c.clock_offset_ms or 0.0 for c in checks}
+        if self.verify:
+            check_hosts_can_verify(list(self.hosts.values()), self.specs)
 
     def stop(self) -> None:
         for spec in self.started:

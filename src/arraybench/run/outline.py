@@ -136,7 +136,7 @@ def _workload_lines(plan: Plan, points: Sequence[Point]) -> list[str]:
     said: dict[str, list[str]] = {}
     for w in plan.workloads:
         if w.name in names:
-            for text in _workload_extras(w):
+            for text in _workload_extras(w, hosts=bool(plan.hosts)):
                 said.setdefault(text, []).append(w.name)
     return [f"{_names(who)}: {text}" for text, who in said.items()]
 
@@ -147,15 +147,16 @@ def _names(names: list[str]) -> str:
     return f"{len(names)} workloads ({names[0]}, {names[1]} ... {names[-1]})"
 
 
-def _workload_extras(w: Workload) -> list[str]:
+def _workload_extras(w: Workload, hosts: bool = False) -> list[str]:
     lines = []
     for event in w.events:
         length = f" for {format_duration(event.duration)}" if event.duration else ""
         kind = f" ({event.kind})" if event.label else ""  # else the name says the kind
         lines.append(f"event {event.name}{kind} {event.when_text()}{length}, every point")
     if w.verify:
+        where = "each host's first target (over SSH)" if hosts else "the first target"
         lines.append(f"verify: checkable writes in the last {format_size(w.verify.region)} of "
-                     "the first target, read back after each point")  # fmt: skip
+                     f"{where}, read back after each point")  # fmt: skip
     if w.pause_after == "gc":
         lines.append("a pause after each point of bytes written / GC throughput (known once "
                      "measured)")  # fmt: skip

@@ -19,6 +19,7 @@ from arraybench.errors import PlanError
 from arraybench.fio.values import argv_value, fio_path, fio_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.plan.model import Plan
+from arraybench.run.hostverify import check_verify_hosts
 from arraybench.run.kinds.metadata import metadata_directory
 
 
@@ -69,6 +70,14 @@ def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
         if host.ssh.key is not None:
             argv_value(host.ssh.key, f"{where}.ssh.key")
         argv_value(host.ssh.fio, f"{where}.ssh.fio")
+        argv_value(host.ssh.python, f"{where}.ssh.python")
+        argv_value(host.ssh.journals, f"{where}.ssh.journals")
+        if host.ssh.known_hosts is not None:
+            known = argv_value(host.ssh.known_hosts, f"{where}.ssh.known_hosts")
+            if any(c.isspace() for c in known):  # ssh splits the option's value at blanks
+                raise PlanError(f"{where}.ssh.known_hosts: {known!r} contains a blank",
+                                "give a path without spaces")  # fmt: skip
+    check_verify_hosts(plan)
 
 
 def resolve_targets(plan: Plan) -> Plan:

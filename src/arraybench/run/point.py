@@ -25,6 +25,8 @@ from arraybench.plan.expand import Point, throughput_unit
 from arraybench.run.context import Observer, RunContext
 from arraybench.run.fleet import HostRun
 from arraybench.run.host_events import HostPointEvents
+from arraybench.run.hostsidecars import HostPointExtras
+from arraybench.run.hostverify import HostsVerify
 from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
@@ -137,22 +139,36 @@ def journal_for(ctx: RunContext, point: Point) -> StoreInjectionLog:
     return StoreInjectionLog(ctx.results_dir, ctx.run.id, point.key)
 
 
-def host_events_for(ctx: RunContext, point: Point) -> HostPointEvents | None:
-    """The events of a point on hosts, applied on the hosts they name (None: no events)."""
-    if not point.workload.events or ctx.fleet is None:
-        return None
-    confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
-    return HostPointEvents(point, ctx.fleet.specs, journal_for(ctx, point), confirm=confirm)
+def host_extras_for(ctx: RunContext, point: Point, folder: Path, timeout: float) -> HostPointExtras:
+    """A many-host point's sidecars: integrity writers on its hosts, its events (on the hosts
+    they name, over SSH, or on the controller)."""
+    assert ctx.fleet is not None
+    verify = None
+    if point.workload.verify is not None:
+        verify = HostsVerify(point, ctx.fleet.hosts, ctx.fleet.specs, run_id=ctx.run.id,
+                             folder=folder, allow_destroy=ctx.settings.allow_destroy,
+                             limit_s=timeout + ctx.fleet.start_lead_s)  # fmt: skip
+    events = None
+    if point.workload.events:
+        confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
+        events = HostPointEvents(point, ctx.fleet.specs, journal_for(ctx, point),
+                                 confirm=confirm)  # fmt: skip
+    return HostPointExtras(point, folder, verify, events)
+
+
+def integrity_line(observer: Observer, line: str, failed: bool) -> None:
+    """A failed check warns; a clean one is a note where the observer has notes."""
+    note = getattr(observer, "note", None)
+    if failed or note is None:
+        observer.warning(line if failed else line + " (clean)")
+    else:
+        note(line + " (clean)")
 
 
 def report_extras(observer: Observer, point: Point, extras: PointExtras) -> None:
     if extras.integrity is not None:
         line = f"point {point.key}: {extras.integrity.summary_line()}"
-        note = getattr(observer, "note", None)
-        if extras.integrity_failed or note is None:
-            observer.warning(line if extras.integrity_failed else line + " (clean)")
-        else:
-            note(line + " (clean)")
+        integrity_line(observer, line, extras.integrity_failed)
     if extras.timeline is not None:
         failed = [r for r in extras.timeline.records() if r.outcome != "ok"]
         for r in failed:
@@ -165,13 +181,15 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     run, sizes = ctx.run, ctx.sizes
     assert ctx.fleet is not None
     timeout = runner.watchdog_seconds(point.expected_seconds)
-    events = host_events_for(ctx, point)
+    extras = host_extras_for(ctx, point, folder, timeout)
+    sizes = extras.prepare(sizes)  # fio's load stops before each host's verify region
     try:
+        extras.start()
         result = ctx.fleet.run_point(point, folder, sizes, f"run {run.id}", timeout,
-                                     on_start=events.started if events else None)  # fmt: skip
+                                     on_start=extras.load_started)  # fmt: skip
     finally:
-        if events:
-            events.finish()  # every event reverted on every host, whatever happened
+        extras.stop()  # writers stopped, events reverted on every host, whatever happened
+    extras.check()  # then each host's read-back
     if not result.jobs:
         raise HostError(f"point {point.key}: no host returned results "
                         f"({'; '.join(result.finding['failures'].values())})",
@@ -186,12 +204,11 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     flags = point_finding(point, record, result.samples,  # fio's CPU only: no monitor
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
-    if events:
-        findings += events.findings(result)
-        for line in events.failed_lines():
-            ctx.observer.warning(f"point {point.key}: {line}")
+    findings += extras.findings(result)
     ctx.store.add_point(record, metrics, result.samples, findings=findings)
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
+    for failed, line in extras.lines():
+        integrity_line(ctx.observer, line, failed)
     if result.failed:
         why = "; ".join(result.finding["failures"].values())
         message = (
