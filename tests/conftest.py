@@ -56,3 +56,34 @@ def fio_jobs(json_path: Path) -> list[dict]:
     """fio's own job entries from a point's raw output (the last JSON document)."""
     text = json_path.read_text()
     return json.loads(text[text.index("{") :])["jobs"]
+
+
+SHARED_SCOPES = ("module", "package", "class")  # fixtures built once for several tests
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that uses a fixture built once per module (test hosts in namespaces, a campaign
+    run for several assertions) runs on the same xdist worker as its module's other tests:
+    two workers would build the fixture twice, at once, on the same names and ports."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else []
+        if any(d.scope in SHARED_SCOPES for chain in defs for d in chain):
+            module = getattr(item, "module", None)
+            item.add_marker(pytest.mark.xdist_group(module.__name__ if module else item.nodeid))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker with --dist loadgroup, a grouped test's id carries its group: if not,
+    the grouping silently does nothing (pytest-xdist 3.8 under pytest 9) and module fixtures
+    would be built on two workers at once."""
+    if not session.config.getoption("loadgroup", default=False):
+        return
+    lost = [i.nodeid for i in session.items
+            if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]  # fmt: skip
+    if lost:
+        raise pytest.UsageError(f"--dist loadgroup did not group {lost[0]}: pytest and "
+                                "pytest-xdist do not fit (see pyproject.toml)")  # fmt: skip

@@ -73,7 +73,8 @@ def test_shapes_follow_the_dataclasses_they_store():
     assert keys(SteadyFields) == {f.name for f in fields(SteadyResult)}
     stored = {f.name for f in fields(IntegrityReport)} | {"problems_omitted", "clean", "lost",
                                                           "corrupt", "unreadable"}  # fmt: skip
-    assert keys(IntegrityFinding) == stored | {"summary", "writer_error"}
+    on_hosts = {"host", "writer", "error"}  # run.hostverify: one finding per host
+    assert keys(IntegrityFinding) == stored | {"summary", "writer_error"} | on_hosts
     nested = [
         (EventRecordData, EventRecord), (EventImpactData, EventImpact),
         (BlockProblemData, BlockProblem), (StepRowData, StepRow),

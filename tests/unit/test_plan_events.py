@@ -171,7 +171,8 @@ def test_the_docs_example_of_events_on_hosts_is_a_plan() -> None:
     from arraybench.plan.load import parse_plan_text
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "failure-tests.md"
-    block = re.findall(r"```yaml\n(.*?)```", docs.read_text(encoding="utf-8"), re.DOTALL)[-1]
+    blocks = re.findall(r"```yaml\n(.*?)```", docs.read_text(encoding="utf-8"), re.DOTALL)
+    block = next(b for b in blocks if b.startswith("name: availability"))
     plan = parse_plan_text(block, "failure-tests.md")
     events = plan.workloads[0].events
     assert [e.named_hosts for e in events] == [["h2"], ["h0"], ["h2"]]
