@@ -21,7 +21,7 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
-from arraybench.analysis.repeats import point_spreads
+from arraybench.analysis.repeats import collapse, point_spreads
 from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.events.tuning import change_lines, plan_changes, revert_all
@@ -48,6 +48,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.run.campaign import Campaign, scratch_path
 from arraybench.run.fleet import host_spec, host_targets, target_safety
 from arraybench.run.outline import plan_outline, target_facts
@@ -553,6 +554,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             for f in flagged.get(p.id, []):
                 line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
                 console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
+        # plan `scenarios:`: each workload's maximum per scenario against the first
+        console.print_report_tables(impact_tables(run, collapse(points), scenario_labels(run)))
     return 0
 
 

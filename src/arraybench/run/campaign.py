@@ -11,7 +11,7 @@ import re
 import shutil
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +52,7 @@ from arraybench.run.outline import write_seconds
 from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, names_of, new_point
+from arraybench.run.scenarios import ScenarioSteps, run_label, split_by_scenario
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Finding, NewPoint, PointRecord, RunRecord, Sample, Store
@@ -215,7 +216,7 @@ class Campaign:
         return RunRecord(
             id=run_id,
             plan_name=plan.name,
-            scenario=plan.scenario,
+            scenario=run_label(plan.scenario, plan.scenarios),
             labels=dict(plan.labels),
             plan_yaml=plan_yaml(plan),
             folder=str(self.results_dir / "runs" / run_id),
@@ -329,15 +330,30 @@ class Campaign:
         return CampaignResult(run.id, status, ran, len(done))
 
     def _run_grid(self, ctx: RunContext, points: list[Point], done: set[str], total: int) -> None:
-        """The plan's points in order; an adaptive series runs where its first point is."""
+        """The plan's points in order, each scenario's between its steps (run/scenarios.py)."""
+        steps = ScenarioSteps(self.store, ctx.run.id, ctx.plan, confirm=self._confirm(),
+                              announce=lambda text, s: self._phase("scenario", text, s),
+                              finished=lambda: self._notify("phase_finished", False),
+                              warning=self.observer.warning)  # fmt: skip
+        counter = [0]
+        for scenario, part in split_by_scenario(points):
+            steps.enter(scenario, part, done)
+            self._run_series(ctx, part, done, total, counter)
+            steps.leave(scenario)
+
+    def _confirm(self) -> Callable[[str], None] | None:
+        return getattr(self.observer, "confirm", None) if self.interactive else None
+
+    def _run_series(
+        self, ctx: RunContext, points: list[Point], done: set[str], total: int, counter: list[int]
+    ) -> None:
+        """Points in order; an adaptive series runs where its first point is."""
         run = ctx.run
-        index = 0
 
         def run_one(point: Point) -> None:
-            nonlocal index
             if point.key not in done:
-                index += 1
-                self.observer.point_started(point, index, total)
+                counter[0] += 1
+                self.observer.point_started(point, counter[0], total)
                 self._run_point(ctx, point)
 
         def measure(point: Point) -> PointRecord | None:  # the adaptive search's view
@@ -518,7 +534,7 @@ class Campaign:
     def _extras(self, point: Point, folder: Path, sizes: dict[str, int]) -> PointExtras | None:
         if not (point.workload.events or point.workload.verify):
             return None
-        confirm = getattr(self.observer, "confirm", None) if self.interactive else None
+        confirm = self._confirm()
         return PointExtras(point, folder, sizes, live_iops=list, confirm=confirm,
                            allow_destroy=self.allow_destroy)  # fmt: skip
 
@@ -602,7 +618,8 @@ class Campaign:
         place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
                            level.iodepth, targets, str(folder), level.devices)  # fmt: skip
         names = names_of(point.workload, point.ioengine)
-        return new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)
+        record = new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)
+        return replace(record, scenario=point.scenario)
 
 
 def _engine(doc: FioDocument) -> str:

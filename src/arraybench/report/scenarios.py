@@ -1,0 +1,183 @@
+"""The scenarios of one campaign (plan `scenarios:`): In&Out's tables II and IV.
+
+Per workload family one table: a row per scenario, a column per mix; each cell the series'
+maximum (`470 kIOPS Max -38 %`) and its optimal point, with the impact in % against the
+first scenario: (scenario - first) / first. Beside them what the scenario steps did and what
+the hosts saw of their paths and devices at each scenario's start and end.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from arraybench.analysis.curves import CurvePoint
+from arraybench.plan.load import stored_plan
+from arraybench.report.build import (
+    campaign_scenario,
+    family_of,
+    mix_sort_key,
+    series_of,
+    summarize_series,
+)
+from arraybench.report.model import ReportTable
+from arraybench.store.db import Finding, PointRecord, RunRecord
+from arraybench.units import format_duration, format_latency, format_pct, format_throughput
+
+OUTPUT_SHOWN = 80  # characters of a step's output in the table (the store keeps more)
+IMPACT_CAPTION = (
+    "impact = (scenario - {base}) / {base}, in %, of the series' maximum (Max) and of its "
+    "optimal point (the last level where throughput still grows more than latency)"
+)
+
+
+def scenario_order(points: list[PointRecord]) -> list[str]:
+    """The campaign's scenarios in the order they ran."""
+    ordered = sorted(points, key=lambda p: p.seq)
+    return list(dict.fromkeys(s for p in ordered if (s := campaign_scenario(p))))
+
+
+def _impact(value: float | None, base: float | None) -> str:
+    if value is None or not base:
+        return ""
+    return " " + format_pct((value - base) / base * 100, signed=True)
+
+
+def _cell(
+    top: CurvePoint | None, opt: CurvePoint | None, base: tuple[CurvePoint | None, ...] | None,
+    unit: str,
+) -> str:  # fmt: skip
+    """`470 kIOPS Max -38 %; optimal 304 kIOPS @ 208 µs -12 %` (no impact in the baseline)."""
+    if top is None:
+        return "–"
+    b_top, b_opt = base if base else (None, None)
+    text = f"{format_throughput(top.throughput, unit)} Max"
+    text += _impact(top.throughput, b_top.throughput if b_top else None)
+    if opt is not None:
+        text += (f"; optimal {format_throughput(opt.throughput, unit)} @ "
+                 f"{format_latency(opt.lat_mean_us)}")  # fmt: skip
+        text += _impact(opt.throughput, b_opt.throughput if b_opt else None)
+    return text
+
+
+Cell = tuple[CurvePoint | None, CurvePoint | None, str]  # maximum, optimal point, unit
+
+
+def _grid(run: RunRecord, points: list[PointRecord]) -> dict[str, dict[str, dict[str, Cell]]]:
+    """family -> column (the mix) -> scenario -> its cell."""
+    grid: dict[str, dict[str, dict[str, Cell]]] = {}
+    for pts in series_of([p for p in points if campaign_scenario(p)]).values():
+        first = pts[0]
+        summary = summarize_series(pts, run)
+        columns = grid.setdefault(family_of(first, scenario=False), {})
+        column = first.mix
+        if str(first.scenario) in columns.get(column, {}):  # two workloads share the mix
+            column = f"{first.mix} · {first.workload}"
+        cell = (summary.maximum, summary.optimal, first.unit)
+        columns.setdefault(column, {})[str(first.scenario)] = cell
+    return grid
+
+
+def impact_tables(
+    run: RunRecord, points: list[PointRecord], labels: dict[str, str]
+) -> list[ReportTable]:
+    """One table per workload family: scenarios down, mixes across."""
+    order = scenario_order(points)
+    if not order:
+        return []
+    first = order[0]
+    tables = []
+    for family, columns in _grid(run, points).items():
+        names = sorted(columns, key=mix_sort_key)
+        rows = []
+        for scenario in order:
+            row = [scenario, labels.get(scenario, "")]
+            for column in names:
+                got, base = columns[column].get(scenario), columns[column].get(first)
+                against = None if scenario == first or base is None else base[:2]
+                row.append(_cell(got[0], got[1], against, got[2]) if got else "–")
+            rows.append(row)
+        title = f"Scenarios: {family}, maximum per scenario against {first}"
+        caption = IMPACT_CAPTION.format(base=first)
+        tables.append(ReportTable(title, ["Scenario", "Set-up", *names], rows, caption, 2))
+    return tables
+
+
+def step_table(findings: list[Finding]) -> list[ReportTable]:
+    """What every scenario step did, in the order they ran."""
+    rows = []
+    for f in findings:
+        if f.kind != "scenario_step":
+            continue
+        d = f.data
+        output = " ".join(str(d.get("output", "")).split())
+        output = output if len(output) <= OUTPUT_SHOWN else output[: OUTPUT_SHOWN - 3] + "..."
+        code = "" if d.get("exit_code") is None else str(d["exit_code"])
+        rows.append([d["scenario"], f"{d['phase']}[{d['index']}]", d["step"], d["outcome"],
+                     _clock(d["started"]), format_duration(max(0.0, d["ended"] - d["started"])),
+                     code, output or "–"])  # fmt: skip
+    if not rows:
+        return []
+    columns = ["Scenario", "Step", "What", "Outcome", "Started (UTC)", "Took", "Exit", "Output"]
+    return [ReportTable("Scenario steps", columns, rows,
+                        "prompts: confirmed by the operator, or assumed in a non-interactive "
+                        "run; commands never through a shell", key_columns=2)]  # fmt: skip
+
+
+def _clock(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%H:%M:%S")
+
+
+def paths_table(findings: list[Finding]) -> list[ReportTable]:
+    """Per scenario and host: the targets and devices at its start and its end, and what
+    changed between the two."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    order: list[tuple[str, str]] = []
+    for f in findings:
+        if f.kind != "scenario_paths":
+            continue
+        for host, view in f.data["hosts"].items():
+            key = (f.data["scenario"], host)
+            if key not in seen:
+                order.append(key)
+            seen.setdefault(key, {})[f.data["moment"]] = view
+    rows = [[s, h, _view(v.get("start")), _view(v.get("end")), _change(v)]
+            for (s, h), v in ((k, seen[k]) for k in order)]  # fmt: skip
+    if not rows:
+        return []
+    return [ReportTable("Scenario paths and devices", ["Scenario", "Host", "At its start",
+                        "At its end", "Changed"], rows,
+                        "start: after the before-steps; end: after the last point, before the "
+                        "after-steps; devices from /proc/partitions", key_columns=2)]  # fmt: skip
+
+
+def _view(view: dict[str, Any] | None) -> str:
+    if view is None:
+        return "not recorded (the scenario did not get there)"
+    if not view["recorded"]:
+        return f"not recorded: {view['why_not']}"
+    return f"{'; '.join(view['targets'])} ({len(view['devices'])} block devices)"
+
+
+def _change(views: dict[str, Any]) -> str:
+    start, end = views.get("start"), views.get("end")
+    if not (start and end and start["recorded"] and end["recorded"]):
+        return "–"
+    names = ({d.split()[0] for d in start["devices"]}, {d.split()[0] for d in end["devices"]})
+    parts = [f"gone: {', '.join(sorted(names[0] - names[1]))}" if names[0] - names[1] else "",
+             f"new: {', '.join(sorted(names[1] - names[0]))}" if names[1] - names[0] else "",
+             "targets differ" if start["targets"] != end["targets"] else ""]  # fmt: skip
+    return "; ".join(p for p in parts if p) or "no change"
+
+
+def scenario_labels(run: RunRecord) -> dict[str, str]:
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return {s.name: s.label or "" for s in (plan.scenarios or [])} if plan else {}
+
+
+def scenario_report(
+    run: RunRecord, points: list[PointRecord], findings: list[Finding]
+) -> list[ReportTable]:
+    """Every table of a run with scenarios (none without): `points` one per level."""
+    tables = impact_tables(run, points, scenario_labels(run))
+    return [*tables, *step_table(findings), *paths_table(findings)] if tables else []
