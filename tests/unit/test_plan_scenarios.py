@@ -3,7 +3,9 @@ the step records and the impact table."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +181,13 @@ def test_the_impact_table_gives_each_scenario_against_the_first() -> None:
     assert table.rows[1] == ["C3", "-1 controller", cell]
     imported = replace(points[0], key="rr/w1-qd1")  # an import's scenario: not a campaign's
     assert impact_tables(RUN, [imported], {}) == [] and series_name(imported) == "rr"
+
+
+def test_the_readme_example_is_valid_with_the_readme_hosts() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL)
+    scenarios = next(b for b in blocks if b.startswith("scenarios:"))
+    hosts = next(b for b in blocks if b.startswith("hosts:"))
+    workloads = "workloads: [{name: rr, pattern: random, bs: 4k, read: 100}]\n"
+    plan = _plan(f"name: r\n{workloads}{hosts}{scenarios}")
+    assert plan.scenarios and [s.name for s in plan.scenarios] == ["C4", "C3"]
