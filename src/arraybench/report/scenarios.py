@@ -156,7 +156,8 @@ def _view(view: dict[str, Any] | None) -> str:
         return "not recorded (the scenario did not get there)"
     if not view["recorded"]:
         return f"not recorded: {view['why_not']}"
-    return f"{'; '.join(view['targets'])} ({len(view['devices'])} block devices)"
+    count = len(view["devices"])
+    return f"{'; '.join(view['targets'])} ({count} block device{'' if count == 1 else 's'})"
 
 
 def _change(views: dict[str, Any]) -> str:

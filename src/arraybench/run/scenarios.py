@@ -132,6 +132,7 @@ class ScenarioSteps:
         self.announce, self.finished, self.warning = announce, finished, warning
         self.sleep = sleep
         self.scenarios = {s.name: s for s in plan.scenarios or []}
+        self._said: set[tuple[str, str | None]] = set()  # hosts whose paths were not recorded
 
     # resume state ---------------------------------------------------------------------
     def _done(self) -> set[tuple[str, str, int]]:
@@ -219,7 +220,8 @@ class ScenarioSteps:
                                 "hosts": {n: asdict(v) for n, v in views.items()}}  # fmt: skip
         self.store.add_finding(self.run_id, PATHS_KIND, data)
         for name, view in views.items():
-            if not view.recorded:
+            if not view.recorded and (name, view.why_not) not in self._said:
+                self._said.add((name, view.why_not))  # once per host and reason
                 self.warning(f"scenario {scenario.name}: paths of {name} not recorded "
                              f"({view.why_not})")  # fmt: skip
 
