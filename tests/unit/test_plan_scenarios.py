@@ -16,6 +16,7 @@ from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Step, scenario_in_key
 from arraybench.report.build import series_name
 from arraybench.report.scenarios import impact_tables
+from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import ScenarioSteps, run_label, split_by_scenario, step_argv
 from arraybench.store.db import PointRecord, RunRecord
@@ -191,3 +192,14 @@ def test_the_readme_example_is_valid_with_the_readme_hosts() -> None:
     workloads = "workloads: [{name: rr, pattern: random, bs: 4k, read: 100}]\n"
     plan = _plan(f"name: r\n{workloads}{hosts}{scenarios}")
     assert plan.scenarios and [s.name for s in plan.scenarios] == ["C4", "C3"]
+
+
+def test_an_adaptive_series_is_one_per_scenario() -> None:
+    plan = _plan(GOOD.replace("load: {workers:", "load: {adaptive: exact, workers:"))
+    points = expand(plan)
+    findings = []
+    for name in ("C4", "C3"):
+        series = [p for p in points if p.scenario == name]
+        findings.append(run_adaptive(series, "exact", 1000.0, "mean", lambda p: None).finding)
+    assert [f["series"] for f in findings] == ["C4 · rr", "C3 · rr"]
+    assert findings[1]["tried"][0] == "C3/rr/w1-qd1-h2"

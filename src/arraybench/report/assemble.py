@@ -156,7 +156,7 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
 
 
 def _level(key: str) -> str:
-    return key.split("/", 1)[-1]
+    return key.rsplit("/", 1)[-1]  # `C3/rr/w4-qd1` in a scenario
 
 
 def adaptive_notes(findings: list[Finding]) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from arraybench.analysis.adaptive import AdaptiveSearch
 from arraybench.plan.expand import Point
+from arraybench.plan.scenarios import scenario_key
 from arraybench.store.db import PointRecord
 
 Measure = Callable[[Point], PointRecord | None]  # runs (or finds) a point; None: no result
@@ -53,7 +54,8 @@ def run_adaptive(
     skipped = [p for p in points if p not in tried]
     first = points[0]
     finding = {
-        "series": first.workload.name, "devices": first.level.devices,
+        "series": scenario_key(first.scenario, first.workload.name).replace("/", " · "),
+        "devices": first.level.devices,
         "hosts": list(first.level.hosts), "mode": mode, "reason": search.reason,
         "tried": [p.key for p in tried], "skipped": [p.key for p in skipped],
         "ladder": [at[v].key for v in levels],
