@@ -18,7 +18,13 @@ from arraybench.report.build import series_name
 from arraybench.report.scenarios import impact_tables
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
-from arraybench.run.scenarios import ScenarioSteps, run_label, split_by_scenario, step_argv
+from arraybench.run.scenarios import (
+    ScenarioStepError,
+    ScenarioSteps,
+    run_label,
+    split_by_scenario,
+    step_argv,
+)
 from arraybench.store.db import PointRecord, RunRecord
 from tests.records import BLANK_POINT
 
@@ -146,6 +152,13 @@ def test_prompt_steps_are_confirmed_or_assumed_and_commands_recorded() -> None:
     record = steps.run_step(c3, "before", 0, c3.before[0])
     assert (record.outcome, record.done, asked) == ("confirmed", True, ["scenario C3 (-1 "
                                                     "controller): Pull controller A"])  # fmt: skip
+
+    def closed(text: str) -> None:
+        raise EOFError
+
+    steps.confirm = closed  # Ctrl-D at the prompt: one line, resumable, not a traceback
+    with pytest.raises(ScenarioStepError, match=r"before\[0\] prompt .*end of input"):
+        steps.run_step(c3, "before", 0, c3.before[0])
     steps.confirm = None  # non-interactive: wait assume_after, say it was assumed
     record = steps.run_step(c3, "after", 0, c3.after[0])
     assert (record.outcome, slept) == ("assumed", [2.0]) and "non-interactive" in record.detail

@@ -190,7 +190,14 @@ class ScenarioSteps:
                           outcome="failed", done=False, started=time.time(), ended=0.0)  # fmt: skip
         if step.prompt is not None:
             if self.confirm is not None:
-                self.confirm(f"scenario {scenario.title}: {step.prompt.text}")
+                try:
+                    self.confirm(f"scenario {scenario.title}: {step.prompt.text}")
+                except EOFError:  # Ctrl-D, or the terminal went away: no confirmation
+                    raise ScenarioStepError(
+                        f"scenario {scenario.name}: {phase}[{index}] {step.describe()}: no "
+                        "answer (end of input)",
+                        "continue with `arraybench run --resume RUN` (the prompt comes again)",
+                    ) from None
                 outcome, detail = "confirmed", "confirmed by the operator"
             else:
                 self.sleep(step.prompt.assume_after)
