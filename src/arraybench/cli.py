@@ -262,7 +262,8 @@ def _parser() -> argparse.ArgumentParser:
         "scenarios",
         nargs="+",
         metavar="RUN[:SCENARIO]",
-        help=f"RUN, RUN:hN (its points on N hosts) or RUN:LABEL; RUN may be {LATEST}",
+        help=f"RUN, RUN:hN (its points on N hosts), RUN:C3 (its plan scenario C3) or "
+        f"RUN:LABEL; RUN may be {LATEST}",
     )
     compare.add_argument("--baseline", metavar="LABEL", help="default: the first scenario")
     _results_option(compare)

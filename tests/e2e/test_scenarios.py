@@ -111,6 +111,12 @@ def test_degraded_scenario_shows_its_impact_in_every_report(
     assert main(["show", "--results", str(results), run_id]) == 0
     shown = capsys.readouterr().out
     assert f"Max {row.group(2)} %" in shown, shown
+    # compare picks one plan scenario of a run (RUN:NAME); the whole run is refused
+    assert main(["compare", "--results", str(results), f"{run_id}:baseline",
+                 f"{run_id}:degraded"]) == 0  # fmt: skip
+    assert f"{row.group(2)} %" in capsys.readouterr().out
+    assert main(["compare", "--results", str(results), run_id]) == 2
+    assert f"compare them as {run_id}:baseline {run_id}:degraded" in capsys.readouterr().err
 
 
 def _wait(condition: object, what: str, seconds: float = 60.0) -> None:
