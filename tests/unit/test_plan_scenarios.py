@@ -216,3 +216,13 @@ def test_an_adaptive_series_is_one_per_scenario() -> None:
         findings.append(run_adaptive(series, "exact", 1000.0, "mean", lambda p: None).finding)
     assert [f["series"] for f in findings] == ["C4 · rr", "C3 · rr"]
     assert findings[1]["tried"][0] == "C3/rr/w1-qd1-h2"
+
+
+def test_the_scenarios_page_examples_are_valid_plans() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
+    plans = [parse_plan_text(block, "docs/scenarios.md") for block in blocks]
+    assert [[s.name for s in p.scenarios or []] for p in plans] == [
+        ["L1C4S2", "L1C3S2", "L1C2S2"], ["baseline", "degraded"]]  # fmt: skip
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "](docs/scenarios.md)" in readme
