@@ -100,6 +100,8 @@ def test_a_remote_step_quotes_every_word_for_the_remote_shell() -> None:
          "scenarios[0].before[0].run.argv: List should have at least 1 item"),
         ("scenarios: [{name: A, before: [{run: [echo, true]}]}]\n",
          "scenarios[0].before[0].run.argv[1]: a YAML boolean here"),
+        ("scenarios: [{name: A, before: [{run: [\"a\\x00b\"]}]}]\n",
+         "scenarios[0].before[0].run.argv: a word holds a NUL character"),
         ("scenarios: [{name: 'a/b'}]\n", "scenarios[0].name: use letters, digits"),
         ("scenarios: [{name: A, label: \"x\\ny\"}]\n", "scenarios[0].label: one line of text"),
         ("scenarios: [{name: A, during: []}]\n", "scenarios[0].during: unknown key"),

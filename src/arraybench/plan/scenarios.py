@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from arraybench.plan.events import Argv, Duration, Offset, _argv_form, _text_form
 from arraybench.plan.types import Strict
@@ -63,6 +63,14 @@ class RunStep(Strict):
         description="Run it on this plan host over SSH (each word quoted for the remote "
         "shell); absent: on this machine.",
     )
+
+    @field_validator("argv")
+    @classmethod
+    def _no_nul(cls, argv: list[str]) -> list[str]:
+        if any("\0" in word for word in argv):  # no exec() or ssh can pass it
+            raise ValueError("a word holds a NUL character")
+        return argv
+
     on_failure: Literal["stop", "continue"] = Field(
         "stop",
         description="A non-zero exit or a timeout: stop the campaign (resumable: the step runs "
