@@ -9,9 +9,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
 import re
+import select
 import shutil
 import signal
 import sqlite3
@@ -202,3 +205,44 @@ def test_resume_continues_at_the_scenario_step_and_point_where_it_stopped(tmp_pa
     assert steps == [("before", 0, "ok"), ("before", 1, "failed"), ("before", 1, "ok"),
                      ("before", 2, "ok"), ("after", 0, "ok")]  # fmt: skip
     assert _rows(results, "SELECT status FROM runs") == [("complete",)]
+
+
+def test_a_prompt_step_waits_for_the_operator_on_a_terminal(tmp_path: Path):
+    """On a terminal the prompt is shown, the run waits for Enter and records its time."""
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "name: prompt\n"
+        f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
+        "timing: {ramp: 0s, duration: 1s}\n"
+        "load: {workers: [1], iodepth: [1]}\n"
+        "workloads: [{name: rr, pattern: random, bs: 4k, read: 100}]\n"
+        "scenarios: [{name: C3, before: [{prompt: Pull controller A now}]}]\n"
+    )
+    results = tmp_path / "res"
+    master, slave = pty.openpty()
+    argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)]
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"press Enter" not in seen:
+            assert time.monotonic() < deadline and proc.poll() is None, seen.decode(
+                errors="replace"
+            )
+            if select.select([master], [], [], 0.1)[0]:
+                seen += os.read(master, 65536)
+        time.sleep(1.0)  # the operator takes a second
+        os.write(master, b"\r")
+        while proc.poll() is None:  # drain: a full terminal would block the run
+            if select.select([master], [], [], 0.1)[0]:
+                with contextlib.suppress(OSError):
+                    seen += os.read(master, 65536)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.wait(timeout=60) == 0, seen.decode(errors="replace")
+    assert b"scenario C3: Pull controller A now" in seen
+    [step] = _findings(results, "scenario_step")
+    assert step["outcome"] == "confirmed" and step["ended"] - step["started"] >= 1.0
