@@ -169,7 +169,7 @@ class ScenarioSteps:
             if (scenario.name, phase, index) in done:
                 continue
             expected = step.run.timeout if step.run else _assumed(step)
-            self.announce(f"scenario {scenario.title}: {phase} {step.describe()}", expected)
+            self.announce(f"{scenario.title}: {phase} {step.describe()}", expected)
             record = self.run_step(scenario, phase, index, step)
             self.store.add_finding(self.run_id, STEP_KIND, asdict(record))
             self.finished()
