@@ -89,11 +89,8 @@ def test_degraded_scenario_shows_its_impact_in_every_report(
     assert all(s["started"] <= s["ended"] and s["done"] for s in steps)
     paths = _findings(results, "scenario_paths")
     assert [(p["scenario"], p["moment"]) for p in paths] == [
-        ("baseline", "start"),
-        ("baseline", "end"),
-        ("degraded", "start"),
-        ("degraded", "end"),
-    ]
+        ("baseline", "start"), ("baseline", "end"), ("degraded", "before"),
+        ("degraded", "start"), ("degraded", "end"), ("degraded", "after")]  # fmt: skip
     assert all(p["hosts"]["local"]["recorded"] for p in paths)
     assert "t.dat: file on" in paths[0]["hosts"]["local"]["targets"][0]
 
@@ -105,6 +102,7 @@ def test_degraded_scenario_shows_its_impact_in_every_report(
     assert float(row.group(2)) < 0
     assert re.search(r"\| baseline \| all controllers \| [\d.,]+ k?IOPS Max;", text)
     assert "Scenario steps" in text and "Scenario paths and devices" in text
+    assert "| degraded | local | after its steps |" in text
     cells = [str(c.value) for ws in load_workbook(xlsx) for r in ws.iter_rows() for c in r]
     assert any(f"Max {row.group(2)} %" in c for c in cells)
     html = tmp_path / "r.html"

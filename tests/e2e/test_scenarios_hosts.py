@@ -93,11 +93,8 @@ def test_a_scenario_step_runs_on_its_host_over_ssh(
     assert steps[1]["output"] == "a b;c $HOME `id`"  # every word reached echo as it was
     paths = [json.loads(d) for k, d in rows if k == "scenario_paths"]
     assert [(p["scenario"], p["moment"]) for p in paths] == [
-        ("baseline", "start"),
-        ("baseline", "end"),
-        ("degraded", "start"),
-        ("degraded", "end"),
-    ]
+        ("baseline", "start"), ("baseline", "end"), ("degraded", "before"),
+        ("degraded", "start"), ("degraded", "end")]  # fmt: skip
     end = paths[-1]["hosts"]
     assert end["h1"]["recorded"] and "t-h1.dat: regular file, 16777216 bytes" in end["h1"][
         "targets"][0]  # fmt: skip

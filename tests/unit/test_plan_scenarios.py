@@ -15,7 +15,7 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Step, scenario_in_key
 from arraybench.report.build import series_name
-from arraybench.report.scenarios import impact_tables
+from arraybench.report.scenarios import impact_tables, paths_table
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import (
@@ -25,7 +25,7 @@ from arraybench.run.scenarios import (
     split_by_scenario,
     step_argv,
 )
-from arraybench.store.db import PointRecord, RunRecord
+from arraybench.store.db import Finding, PointRecord, RunRecord
 from tests.records import BLANK_POINT
 
 HEAD = """name: t
@@ -228,3 +228,28 @@ def test_the_scenarios_page_examples_are_valid_plans() -> None:
         ["L1C4S2", "L1C3S2", "L1C2S2"], ["baseline", "degraded"]]  # fmt: skip
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert "](docs/scenarios.md)" in readme
+
+
+def _paths(scenario: str, moment: str, t: float, devices: list[str]) -> Finding:
+    view = {"recorded": True, "why_not": None, "targets": ["/dev/mapper/m: dm-3, visible"],
+            "devices": devices}  # fmt: skip
+    gone = {"recorded": False, "why_not": "no ssh settings", "targets": [], "devices": []}
+    data = {"scenario": scenario, "moment": moment, "t": t, "resumed": False,
+            "hosts": {"h1": view, "h2": gone}}  # fmt: skip
+    return Finding(None, "scenario_paths", data)
+
+
+def test_the_paths_table_says_what_changed_since_the_moment_before() -> None:
+    found = [_paths("C3", "before", 0.0, ["sdc 100", "sdd 100"]),
+             _paths("C3", "start", 60.0, ["sdd 100"]),
+             _paths("C3", "end", 120.0, ["sdd 100", "sde 100"])]  # fmt: skip
+    [table] = paths_table(found)
+    assert [(r[0], r[1], r[2], r[3], r[5]) for r in table.rows] == [
+        ("C3", "h1", "before its steps", "00:00:00", "–"),
+        ("C3", "h2", "before its steps", "00:00:00", "–"),
+        ("C3", "h1", "at its start", "00:01:00", "gone: sdc"),
+        ("C3", "h2", "at its start", "00:01:00", "–"),
+        ("C3", "h1", "at its end", "00:02:00", "new: sde"),
+        ("C3", "h2", "at its end", "00:02:00", "–")]  # fmt: skip
+    assert table.rows[0][4] == "/dev/mapper/m: dm-3, visible (2 block devices)"
+    assert table.rows[1][4] == "not recorded: no ssh settings"

@@ -128,46 +128,46 @@ def _clock(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%H:%M:%S")
 
 
+MOMENTS = {"before": "before its steps", "start": "at its start", "end": "at its end",
+           "after": "after its steps"}  # fmt: skip
+
+
 def paths_table(findings: list[Finding]) -> list[ReportTable]:
-    """Per scenario and host: the targets and devices at its start and its end, and what
-    changed between the two."""
-    seen: dict[tuple[str, str], dict[str, Any]] = {}
-    order: list[tuple[str, str]] = []
+    """Per scenario and host, each recorded moment: the targets and devices seen, and what
+    changed since the moment before (the same host, any scenario)."""
+    rows: list[list[str]] = []
+    last: dict[str, dict[str, Any]] = {}  # host -> its view at the moment before
     for f in findings:
         if f.kind != "scenario_paths":
             continue
-        for host, view in f.data["hosts"].items():
-            key = (f.data["scenario"], host)
-            if key not in seen:
-                order.append(key)
-            seen.setdefault(key, {})[f.data["moment"]] = view
-    rows = [[s, h, _view(v.get("start")), _view(v.get("end")), _change(v)]
-            for (s, h), v in ((k, seen[k]) for k in order)]  # fmt: skip
+        d = f.data
+        moment = MOMENTS.get(d["moment"], d["moment"]) + (" (resumed)" if d["resumed"] else "")
+        for host, view in d["hosts"].items():
+            rows.append([d["scenario"], host, moment, _clock(d["t"]), _view(view),
+                         _change(last.get(host), view)])  # fmt: skip
+            last[host] = view
     if not rows:
         return []
-    return [ReportTable("Scenario paths and devices", ["Scenario", "Host", "At its start",
-                        "At its end", "Changed"], rows,
-                        "start: after the before-steps; end: after the last point, before the "
-                        "after-steps; devices from /proc/partitions", key_columns=2)]  # fmt: skip
+    caption = ("start: after the before-steps; end: after the last point, before the "
+               "after-steps; devices from /proc/partitions")  # fmt: skip
+    columns = ["Scenario", "Host", "When", "Time (UTC)", "Targets and devices", "Changed"]
+    return [ReportTable("Scenario paths and devices", columns, rows, caption, 2)]
 
 
-def _view(view: dict[str, Any] | None) -> str:
-    if view is None:
-        return "not recorded (the scenario did not get there)"
+def _view(view: dict[str, Any]) -> str:
     if not view["recorded"]:
         return f"not recorded: {view['why_not']}"
     count = len(view["devices"])
     return f"{'; '.join(view['targets'])} ({count} block device{'' if count == 1 else 's'})"
 
 
-def _change(views: dict[str, Any]) -> str:
-    start, end = views.get("start"), views.get("end")
-    if not (start and end and start["recorded"] and end["recorded"]):
+def _change(before: dict[str, Any] | None, now: dict[str, Any]) -> str:
+    if before is None or not (before["recorded"] and now["recorded"]):
         return "–"
-    names = ({d.split()[0] for d in start["devices"]}, {d.split()[0] for d in end["devices"]})
+    names = ({d.split()[0] for d in before["devices"]}, {d.split()[0] for d in now["devices"]})
     parts = [f"gone: {', '.join(sorted(names[0] - names[1]))}" if names[0] - names[1] else "",
              f"new: {', '.join(sorted(names[1] - names[0]))}" if names[1] - names[0] else "",
-             "targets differ" if start["targets"] != end["targets"] else ""]  # fmt: skip
+             "targets differ" if before["targets"] != now["targets"] else ""]  # fmt: skip
     return "; ".join(p for p in parts if p) or "no change"
 
 

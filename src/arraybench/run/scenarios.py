@@ -4,8 +4,9 @@ What is stored (run-level findings, so a resume and the report read them back):
 * `scenario_step`: one per step that ran, with its start and end time, exit code, trimmed
   output and whether it counts as done;
 * `scenario_paths`: the targets and block devices of this machine (no plan hosts) or of each
-  plan host over SSH, at a scenario's `start` (after its before-steps, before its first point)
-  and `end` (after its last point, before its after-steps).
+  plan host over SSH, `before` a scenario's before-steps, at its `start` (after them, before
+  its first point), at its `end` (after its last point) and `after` its after-steps (before
+  and after only where the scenario has such steps).
 
 Rules of a resume (and of a stop in the middle):
 * A scenario whose points are all stored is behind us: its before-steps are not run again;
@@ -145,22 +146,34 @@ class ScenarioSteps:
 
     # the campaign's hooks -------------------------------------------------------------
     def enter(self, name: str | None, points: Sequence[Point], done: set[str]) -> None:
-        """Before a scenario's points: its before-steps not done yet, then the paths."""
+        """Before a scenario's points: the paths before its steps (once), its before-steps
+        not done yet, the paths at its start."""
         if name is None or all(p.key in done for p in points):
             return
         scenario = self.scenarios[name]
+        seen = self._snapshots()
+        if self._left(scenario, "before") and (name, "before") not in seen:
+            self._snapshot(scenario, "before", False)
         self._steps(scenario, "before", scenario.before)
-        resumed = (name, "start") in self._snapshots()
-        self._snapshot(scenario, "start", resumed)
+        self._snapshot(scenario, "start", (name, "start") in seen)
 
     def leave(self, name: str | None) -> None:
-        """After a scenario's points: the paths (once), then its after-steps not done yet."""
+        """After a scenario's points: the paths at its end (once), its after-steps not done
+        yet, and the paths after them."""
         if name is None:
             return
         scenario = self.scenarios[name]
         if (name, "end") not in self._snapshots():
             self._snapshot(scenario, "end", False)
-        self._steps(scenario, "after", scenario.after)
+        if self._left(scenario, "after"):
+            self._steps(scenario, "after", scenario.after)
+            self._snapshot(scenario, "after", False)
+
+    def _left(self, scenario: Scenario, phase: StepPhase) -> bool:
+        """Whether some step of this phase is not done yet."""
+        done = self._done()
+        steps = scenario.before if phase == "before" else scenario.after
+        return any((scenario.name, phase, i) not in done for i in range(len(steps)))
 
     # steps ----------------------------------------------------------------------------
     def _steps(self, scenario: Scenario, phase: StepPhase, steps: Sequence[Step]) -> None:
