@@ -15,7 +15,7 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Step, scenario_in_key
 from arraybench.report.build import series_name
-from arraybench.report.scenarios import impact_tables, paths_table
+from arraybench.report.scenarios import impact_tables, paths_table, scenario_overlays
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import (
@@ -195,6 +195,10 @@ def test_the_impact_table_gives_each_scenario_against_the_first() -> None:
     # its optimal point stays at 1 worker: the latency doubles for +57 % IOPS
     cell = "470 kIOPS Max -38.4 %; optimal 300 kIOPS @ 130 µs -60.7 %"
     assert table.rows[1] == ["C3", "-1 controller", cell]
+    [overlay] = scenario_overlays(points)  # one chart, a line per scenario
+    assert overlay.title == "Scenarios: rr" and [line.label for line in overlay.lines] == [
+        "C4", "C3"]  # fmt: skip
+    assert overlay.lines[1].iops == [300_000, 470_000]
     imported = replace(points[0], key="rr/w1-qd1")  # an import's scenario: not a campaign's
     assert impact_tables(RUN, [imported], {}) == [] and series_name(imported) == "rr"
 

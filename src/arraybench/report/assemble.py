@@ -42,7 +42,7 @@ from arraybench.report.model import (
 from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
-from arraybench.report.scenarios import scenario_report
+from arraybench.report.scenarios import scenario_overlays, scenario_report
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.spread import flag_table, repeat_notes, spread_tables
@@ -115,6 +115,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.overlays = overlays(run.plan_yaml, once)
     model.tables = maximum_recorded(once) + devices_grids(once) + model.tables
     model.tables = scenario_report(run, once, findings) + model.tables  # plan `scenarios:`
+    model.overlays = scenario_overlays(once) + model.overlays
     model.tables += scaling_tables(once)
     model.overlays += scaling_overlay(once)
     model.notes += spread_note(points)

@@ -16,11 +16,13 @@ from arraybench.plan.load import stored_plan
 from arraybench.report.build import (
     campaign_scenario,
     family_of,
+    level_axis,
     mix_sort_key,
     series_of,
     summarize_series,
 )
-from arraybench.report.model import ReportTable
+from arraybench.report.model import Overlay, ReportTable
+from arraybench.report.overlays import curves_overlay
 from arraybench.store.db import Finding, PointRecord, RunRecord
 from arraybench.units import format_duration, format_latency, format_pct, format_throughput
 
@@ -169,6 +171,18 @@ def _change(before: dict[str, Any] | None, now: dict[str, Any]) -> str:
              f"new: {', '.join(sorted(names[1] - names[0]))}" if names[1] - names[0] else "",
              "targets differ" if before["targets"] != now["targets"] else ""]  # fmt: skip
     return "; ".join(p for p in parts if p) or "no change"
+
+
+def scenario_overlays(points: list[PointRecord]) -> list[Overlay]:
+    """Per workload one chart, one line per scenario (In&Out's curves of pulled controllers)."""
+    curves: dict[str, list[tuple[str, list[PointRecord]]]] = {}
+    for pts in series_of([p for p in points if campaign_scenario(p)]).values():
+        first = pts[0]
+        name = first.workload + (f" ({first.devices} dev)" if first.devices else "")
+        name += f" ({first.hosts} hosts)" if first.hosts else ""
+        curves.setdefault(name, []).append((str(first.scenario), pts))
+    return [curves_overlay(f"Scenarios: {name}", level_axis(lines[0][1])[0], lines)
+            for name, lines in curves.items() if len(lines) > 1]  # fmt: skip
 
 
 def scenario_labels(run: RunRecord) -> dict[str, str]:
