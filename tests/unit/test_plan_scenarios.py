@@ -257,3 +257,13 @@ def test_the_paths_table_says_what_changed_since_the_moment_before() -> None:
         ("C3", "h2", "at its end", "00:02:00", "–")]  # fmt: skip
     assert table.rows[0][4] == "/dev/mapper/m: dm-3, visible (2 block devices)"
     assert table.rows[1][4] == "not recorded: no ssh settings"
+
+
+def test_an_unreachable_host_paths_are_said_not_recorded_with_why() -> None:
+    plan = _plan(GOOD.replace("{name: h1, address: 10.0.0.1, ssh: {user: bench, key: /k}}",
+                              "{name: h1, address: 127.0.0.1, ssh: {port: 1}}"))  # fmt: skip
+    steps = ScenarioSteps(_Store(), "r", plan, confirm=None, announce=lambda t, s: None,  # type: ignore[arg-type]
+                          finished=lambda: None, warning=print)  # fmt: skip
+    views = steps.views()
+    assert not views["h1"].recorded and "exited with code 255" in str(views["h1"].why_not)
+    assert not views["h2"].recorded and "no ssh settings" in str(views["h2"].why_not)
