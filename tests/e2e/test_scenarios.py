@@ -66,12 +66,17 @@ def test_degraded_scenario_shows_its_impact_in_every_report(
     pid = tmp_path / "hog.pid"
     hog = (f"[{daemon}, --start, --background, --make-pidfile, --pidfile, {pid}, --exec, "
            f"{shutil.which('fio')}, --, --name=hog, --filename={tmp_path / 't.dat'}, "
-           "--rw=randread, --bs=4k, --ioengine=libaio, --iodepth=32, --direct=1, --numjobs=2, "
+           "--rw=randread, --bs=4k, --ioengine=libaio, --iodepth=64, --direct=1, --numjobs=4, "
            "--time_based, --runtime=30, --output=/dev/null]")  # fmt: skip
     stop = f"[{daemon}, --stop, --pidfile, {pid}, --remove-pidfile, --retry, TERM/5/KILL/2]"
     degraded = ("    before:\n      - prompt: Pull controller A now\n"
                 f"      - run: {hog}\n    after:\n      - run: {stop}\n")  # fmt: skip
     results = tmp_path / "res"
+    assert main(["plan", "check", str(_plan(tmp_path, degraded)), "--results", str(results)]) == 0
+    outline = " ".join(capsys.readouterr().out.split())
+    assert "scenario degraded (-1 controller): 2 points" in outline
+    assert 'before: prompt "Pull controller A now" before: run ' in outline
+    assert "after: run " in outline and "4 degraded/rr/w2-qd1" in outline
     md, xlsx = tmp_path / "r.md", tmp_path / "r.xlsx"
     argv = ["run", str(_plan(tmp_path, degraded)), "--results", str(results), "-o", str(md)]
     assert main([*argv, "-o", str(xlsx)]) == 0
@@ -98,7 +103,8 @@ def test_degraded_scenario_shows_its_impact_in_every_report(
     text = md.read_text()
     row = re.search(r"\| degraded \| -1 controller \| ([\d.,]+ kIOPS|[\d.,]+ IOPS) Max "
                     r"(-[\d.]+) %", text)  # fmt: skip
-    assert row, text
+    tables = "\n".join(line for line in text.splitlines() if line.startswith("| "))
+    assert row, tables  # the scenario, steps and points tables say what happened
     assert float(row.group(2)) < 0
     assert re.search(r"\| baseline \| all controllers \| [\d.,]+ k?IOPS Max;", text)
     assert "Scenario steps" in text and "Scenario paths and devices" in text
