@@ -168,6 +168,8 @@ def test_resume_continues_at_the_scenario_step_and_point_where_it_stopped(tmp_pa
     assert "scenario degraded: before[1] run test -e" in done.stderr
     assert "exited with code 1" in done.stderr and "--resume" in done.stderr
     run_id = _rows(results, "SELECT id FROM runs")[0][0]
+    assert f"arraybench run --resume {run_id} --results {results}" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     baseline = _rows(results, "SELECT key, started FROM points ORDER BY seq")
     assert [k for k, _ in baseline] == ["baseline/rr/w1-qd1", "baseline/rr/w2-qd1"]
 

@@ -136,6 +136,11 @@ class ScenarioSteps:
         self._said: set[tuple[str, str | None]] = set()  # hosts whose paths were not recorded
 
     # resume state ---------------------------------------------------------------------
+    def _resume(self) -> str:
+        results = getattr(self.store, "path", None)
+        where = f" --results {shlex.quote(str(results.parent))}" if results else ""
+        return f"arraybench run --resume {self.run_id}{where}"
+
     def _done(self) -> set[tuple[str, str, int]]:
         return {(f.data["scenario"], f.data["phase"], f.data["index"])
                 for f in self.store.findings(self.run_id, STEP_KIND) if f.data["done"]}  # fmt: skip
@@ -190,8 +195,8 @@ class ScenarioSteps:
                 raise ScenarioStepError(
                     f"scenario {scenario.name}: {phase}[{index}] {step.describe()}: "
                     f"{record.detail}",
-                    "fix it, then continue with `arraybench run --resume RUN` (the step runs "
-                    "again; completed steps do not)",
+                    f"fix it, then continue with `{self._resume()}` (the step runs again; "
+                    "completed steps do not)",
                 )
             if record.outcome not in ("ok", "confirmed", "assumed"):
                 self.warning(f"scenario {scenario.name}: {phase}[{index}] {step.describe()}: "
@@ -209,7 +214,7 @@ class ScenarioSteps:
                     raise ScenarioStepError(
                         f"scenario {scenario.name}: {phase}[{index}] {step.describe()}: no "
                         "answer (end of input)",
-                        "continue with `arraybench run --resume RUN` (the prompt comes again)",
+                        f"continue with `{self._resume()}` (the prompt comes again)",
                     ) from None
                 outcome, detail = "confirmed", "confirmed by the operator"
             else:
