@@ -21,7 +21,7 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
-from arraybench.analysis.repeats import point_spreads
+from arraybench.analysis.repeats import collapse, point_spreads
 from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.events.tuning import change_lines, plan_changes, revert_all
@@ -47,6 +47,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.report.timelines import event_lines
 from arraybench.run.campaign import Campaign
 from arraybench.run.fleet import host_spec, host_targets, target_safety
@@ -268,7 +269,8 @@ def _parser() -> argparse.ArgumentParser:
         "scenarios",
         nargs="+",
         metavar="RUN[:SCENARIO]",
-        help=f"RUN, RUN:hN (its points on N hosts) or RUN:LABEL; RUN may be {LATEST}",
+        help=f"RUN, RUN:hN (its points on N hosts), RUN:C3 (its plan scenario C3) or "
+        f"RUN:LABEL; RUN may be {LATEST}",
     )
     compare.add_argument("--baseline", metavar="LABEL", help="default: the first scenario")
     _results_option(compare)
@@ -580,6 +582,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                 for line in event_lines(EVENTS.of(found)):
                     console.out.print(f" #{point.seq} {point.key}: {line}", markup=False)
         _print_integrity(_integrity_dicts(points, store.findings(run.id, INTEGRITY.name)))
+        # plan `scenarios:`: each workload's maximum per scenario against the first
+        console.print_report_tables(impact_tables(run, collapse(points), scenario_labels(run)))
     return 0
 
 

@@ -35,7 +35,7 @@ from arraybench.analysis.aggregate import PointMetrics
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
-from arraybench.report.model import ReportModel
+from arraybench.report.model import ReportModel, ReportTable
 from arraybench.run.outline import OVERHEAD_S, Outline, TargetFacts
 from arraybench.run.progress import RunProgress
 from arraybench.store.db import RunRecord
@@ -307,17 +307,21 @@ def summary_table(model: ReportModel) -> Table:
     return table
 
 
-def print_model(model: ReportModel) -> None:
-    """The result tables a run ends with: the summary, then any method-specific tables."""
-    if model.summary:
-        print_table(summary_table(model))
-    for extra in [*model.tables, *model.verdicts]:
+def print_report_tables(tables: Sequence[ReportTable]) -> None:
+    for extra in tables:
         table = Table(title=extra.title, caption=extra.caption or None, **narrow_box())
         for column in extra.columns:
             table.add_column(column)
         for row in extra.rows:
             table.add_row(*row)
         print_table(table)
+
+
+def print_model(model: ReportModel) -> None:
+    """The result tables a run ends with: the summary, then any method-specific tables."""
+    if model.summary:
+        print_table(summary_table(model))
+    print_report_tables([*model.tables, *model.verdicts])
     for note in model.notes:
         out.print(styled(("note:", "yellow"), f" {note}"))
 

@@ -24,6 +24,7 @@ from arraybench.plan.model import Rounds
 from arraybench.run import provenance
 from arraybench.run.campaign import rounds_verdict
 from arraybench.run.point import gc_rate_of
+from arraybench.run.scenarios import HostView, StepRecord
 from arraybench.store.findings import (
     CLIFF,
     INTEGRITY,
@@ -39,9 +40,11 @@ from arraybench.store.findings import (
     EventRecordData,
     FindingKeyError,
     FindingKind,
+    HostViewData,
     IntegrityFinding,
     InterferenceChartData,
     MetadataRowData,
+    ScenarioStepFinding,
     SteadyFields,
     StepRowData,
     check_finding,
@@ -60,7 +63,8 @@ def keys(shape: object) -> set[str]:
 def test_every_kind_is_registered_under_its_name_and_a_name_is_taken_once():
     built_in = {"cliff", "steady", "monitor", "validity", "hosts", "events", "integrity",
                 "interference", "metadata", "import", "implausible", "provenance", "adaptive",
-                "purge", "precondition", "rounds", "array_series"}  # fmt: skip
+                "purge", "precondition", "rounds", "array_series", "scenario_step",
+                "scenario_paths"}  # fmt: skip
     assert built_in <= set(KINDS) and all(name == k.name for name, k in KINDS.items())
     assert FindingKind("cliff", CliffFinding) == CLIFF  # the same declaration again: fine
     with pytest.raises(ValueError, match="two finding kinds named 'cliff'"):
@@ -85,6 +89,9 @@ def test_shapes_follow_the_dataclasses_they_store():
         # a field with a default came later: older stores lack it, so it is NotRequired
         later = {f.name for f in fields(record) if f.default is not MISSING}
         assert set(shape.__optional_keys__) == later, shape.__name__  # type: ignore[attr-defined]
+    # scenario records are written whole (always every key), by asdict of these dataclasses
+    assert keys(ScenarioStepFinding) == {f.name for f in fields(StepRecord)}
+    assert keys(HostViewData) == {f.name for f in fields(HostView)}
 
 
 def test_cliff_and_steady_writers_store_the_json_earlier_versions_stored():

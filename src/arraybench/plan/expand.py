@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from arraybench.errors import PlanError
 from arraybench.plan.model import DataPattern, Host, Load, Plan, Target, Timing, Workload
+from arraybench.plan.scenarios import scenario_key
 from arraybench.units import format_size
 
 DEFAULT_SCRATCH_SIZE = 1 << 30
@@ -46,11 +47,14 @@ class Point:
     round: int | None = None  # SNIA round number of a repeated workload
     adaptive: str = "off"  # "exact"/"economy": the series' levels are chosen as it runs
     repetition: int = 1  # of `repeat`: the first keeps the plain key (stores stay readable)
+    scenario: str | None = None  # the plan's scenario (plan/scenarios.py) it is measured in
 
     @property
-    def series(self) -> tuple[str, int | None, tuple[str, ...], int | None]:
-        """The curve this point belongs to: one workload, device count, host set, round."""
-        return (self.workload.name, self.level.devices, self.level.hosts, self.round)
+    def series(self) -> tuple[str, int | None, tuple[str, ...], int | None, str | None]:
+        """The curve this point belongs to: one workload, device count, host set, round,
+        scenario."""
+        return (self.workload.name, self.level.devices, self.level.hosts, self.round,
+                self.scenario)  # fmt: skip
 
     @property
     def key(self) -> str:
@@ -59,7 +63,7 @@ class Point:
         at = f"@r{self.round}" if self.round else ""
         again = f"{REPEAT_MARK}{self.repetition}" if self.repetition > 1 else ""
         level = f"w{self.level.workers}-qd{self.level.iodepth}{devices}{hosts}"
-        return f"{self.workload.name}/{level}{at}{again}"
+        return scenario_key(self.scenario, f"{self.workload.name}/{level}{at}{again}")
 
     @property
     def expected_seconds(self) -> float:
@@ -145,7 +149,17 @@ def expand(plan: Plan) -> list[Point]:
     Workloads repeated in SNIA rounds are not here: `round_points` gives them per round.
     """
     once = [w for w in plan.workloads if not in_rounds(plan, w)]
-    return _points(plan, once, first_seq=1, round_no=None)
+    return in_scenarios(plan, _points(plan, once, first_seq=1, round_no=None))
+
+
+def in_scenarios(plan: Plan, points: list[Point]) -> list[Point]:
+    """Every point once per scenario, scenario after scenario, numbered on (no scenarios:
+    the points as they are)."""
+    if not plan.scenarios:
+        return points
+    n = len(points)
+    return [replace(p, scenario=s.name, seq=p.seq + i * n)
+            for i, s in enumerate(plan.scenarios) for p in points]  # fmt: skip
 
 
 def round_points(plan: Plan, round_no: int) -> list[Point]:

@@ -8,12 +8,20 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.events import Event, event_host_errors
 from arraybench.plan.links import parse_link
+from arraybench.plan.scenarios import Scenario, check_scenarios
 from arraybench.plan.tuning import HostTuning
 from arraybench.plan.types import (
     _NUMBER,
@@ -732,9 +740,27 @@ class Plan(Strict):
     report: ReportOptions = Field(
         ReportOptions(), description="How the report names its headline figures."
     )
+    scenarios: list[Scenario] | None = Field(
+        None,
+        min_length=1,
+        description="Set-ups measured one after the other in this campaign (In&Out's "
+        "controller tests): every workload's series runs in every scenario, between its "
+        "`before` and `after` steps; the report tables each workload's maximum per scenario "
+        "against the first (plan/scenarios.py).",
+    )
     workloads: list[Workload] = Field(
         min_length=1, description="The workloads, each run at every load level."
     )
+
+    @field_validator("scenarios")
+    @classmethod
+    def _scenarios(cls, scenarios: list[Scenario] | None, info: ValidationInfo) -> object:
+        # fields declared above `scenarios` are in info.data: the error stays located there
+        hosts = info.data.get("hosts") or []
+        extra = any(info.data.get(k) for k in ("rounds", "interference", "metadata"))
+        check_scenarios(scenarios or [], {h.name: h.ssh is not None for h in hosts}, extra)
+        return scenarios
+
     # PASS/FAIL verdicts
     acceptance: list[Expectation] = Field(
         default_factory=list,

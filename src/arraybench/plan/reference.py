@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from arraybench.plan import catalog, events
+from arraybench.plan import catalog, events, scenarios
 from arraybench.plan.schema import JsonSchema, plan_schema
 from arraybench.units import fio_size
 
@@ -169,6 +169,9 @@ def _examples(defs: JsonSchema) -> Examples:
     _walk(yaml.safe_load(MORE_EXAMPLES), ROOT, defs, found)
     for event in _documented_events():
         _walk(event, "Event", defs, found)
+    block = re.search(r"```yaml\n(.*?)```", scenarios.__doc__ or "", re.DOTALL)
+    if block:  # plan/scenarios.py's documented example
+        _walk(yaml.safe_load(block.group(1)), ROOT, defs, found)
     return found
 
 

@@ -43,6 +43,7 @@ from arraybench.report.model import (
 from arraybench.report.overlays import overlays
 from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
+from arraybench.report.scenarios import scenario_overlays, scenario_report
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.spread import (
@@ -144,6 +145,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.overlays = overlays(run.plan_yaml, once, facts)
     kept = () if facts.include_flagged else facts.flagged.keys()
     model.tables = maximum_recorded(once, kept) + devices_grids(once) + model.tables
+    model.tables = scenario_report(run, once, findings) + model.tables  # plan `scenarios:`
+    model.overlays = scenario_overlays(once) + model.overlays
     model.tables += scaling_tables(once, facts)
     model.overlays += scaling_overlay(once, facts)
     model.notes += spread_note(points)
@@ -184,7 +187,7 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
 
 
 def _level(key: str) -> str:
-    return key.split("/", 1)[-1]
+    return key.rsplit("/", 1)[-1]  # `C3/rr/w4-qd1` in a scenario
 
 
 def adaptive_notes(findings: list[Finding]) -> list[str]:

@@ -58,20 +58,33 @@ def curve_points(points: list[PointRecord], flagged: Collection[str] = ()) -> li
     ]
 
 
+def campaign_scenario(point: PointRecord) -> str | None:
+    """The plan scenario a campaign measured the point in (its key starts `C3/`); None for
+    points without one and for imported points (whose workload names carry theirs)."""
+    scenario = point.scenario
+    return scenario if scenario and point.key.startswith(f"{scenario}/") else None
+
+
+def _in_scenario(point: PointRecord, name: str) -> str:
+    scenario = campaign_scenario(point)
+    return f"{scenario} · {name}" if scenario else name
+
+
 def series_name(point: PointRecord) -> str:
-    """A curve: one workload (at one device count, on one set of hosts)."""
+    """A curve: one workload (at one device count, on one set of hosts, in one scenario)."""
     name = f"{point.workload} ({point.devices} dev)" if point.devices else point.workload
-    return f"{name} ({point.hosts} hosts)" if point.hosts else name
+    return _in_scenario(point, f"{name} ({point.hosts} hosts)" if point.hosts else name)
 
 
-def family_of(point: PointRecord) -> str:
-    """The summary row a series belongs to."""
+def family_of(point: PointRecord, *, scenario: bool = True) -> str:
+    """The summary row a series belongs to (without `scenario`: the same row in every
+    scenario, as the scenario tables need it)."""
     family = point.family
     if point.devices:
         family += f", {point.devices} device{'s' if point.devices > 1 else ''}"
     if point.hosts:
         family += f", {point.hosts} host{'s' if point.hosts > 1 else ''}"
-    return family
+    return _in_scenario(point, family) if scenario else family
 
 
 def series_of(points: list[PointRecord]) -> OrderedDict[str, list[PointRecord]]:

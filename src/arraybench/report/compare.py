@@ -2,7 +2,8 @@
 per scenario, and max / optimal / min latency per scenario with the delta to a baseline.
 
 A scenario is `RUN` (labelled by the run's scenario, else its id), `RUN:hN` (the points of
-that run measured on N hosts) or `RUN:LABEL` (the whole run, shown as LABEL).
+that run measured on N hosts), `RUN:C3` (the points of the plan scenario C3 of a run with
+`scenarios:`) or `RUN:LABEL` (the whole run, shown as LABEL).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from arraybench.errors import ArraybenchError
 from arraybench.report.assemble import point_row
 from arraybench.report.build import (
     bound_text,
+    campaign_scenario,
     cell_texts,
     curve_points,
     job_files,
@@ -51,6 +53,7 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     points = [p for p in store.points(run_id) if p.workload not in SPECIAL_WORKLOADS]
     own = run.scenario if run.scenario not in ("", "default") else run.id
     label = name or own
+    points = plan_scenario(run_id, points, name)
     hosts = re.fullmatch(r"h(\d+)", name)
     if hosts:
         points = [p for p in points if (p.hosts or 1) == int(hosts.group(1))]
@@ -63,6 +66,21 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     queues = {k: v for found in PROVENANCE.among(store.findings(run_id, PROVENANCE.name))
               for k, v in recorded_queues(found).items()}  # fmt: skip
     return Scenario(label, run, points, queues)
+
+
+def plan_scenario(run_id: str, points: list[PointRecord], name: str) -> list[PointRecord]:
+    """`RUN:C3` of a run with plan scenarios: the points of scenario C3; `RUN` alone would
+    draw every scenario's points as one curve, so it is refused with the specs to give."""
+    names = list(dict.fromkeys(s for p in points if (s := campaign_scenario(p))))
+    if not names:
+        return points
+    if name not in names:
+        raise ArraybenchError(
+            f"{run_id}{':' + name if name else ''}: run {run_id} measured the scenarios "
+            f"{', '.join(names)}",
+            f"compare them as {' '.join(f'{run_id}:{n}' for n in names)}",
+        )
+    return [p for p in points if campaign_scenario(p) == name]
 
 
 def _series_key(point: PointRecord) -> str:

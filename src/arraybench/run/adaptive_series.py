@@ -13,6 +13,7 @@ from arraybench.analysis.adaptive import AdaptiveSearch
 from arraybench.analysis.findings import series as per_second
 from arraybench.analysis.noise import samples_spread_pct
 from arraybench.plan.expand import Point
+from arraybench.plan.scenarios import scenario_key
 from arraybench.store.db import PointRecord, Sample
 from arraybench.store.findings import AdaptiveFinding
 
@@ -68,9 +69,10 @@ def run_adaptive(
     skipped = [p for p in points if p not in tried]
     first = points[0]
     finding: AdaptiveFinding = {
-        "series": first.workload.name, "devices": first.level.devices,
+        "series": scenario_key(first.scenario, first.workload.name).replace("/", " · "),
+        "devices": first.level.devices,
         "hosts": list(first.level.hosts), "mode": mode, "reason": search.explanation,
-        "confidence": search.confidence({v: at[v].key.split("/", 1)[-1] for v in levels}),
+        "confidence": search.confidence({v: at[v].key.rsplit("/", 1)[-1] for v in levels}),
         "noise": NOISE_SOURCE if samples else "",
         "tried": [p.key for p in tried], "skipped": [p.key for p in skipped],
         "ladder": [at[v].key for v in levels],

@@ -34,6 +34,7 @@ from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.point import run_point
 from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
+from arraybench.run.scenarios import ScenarioSteps, split_by_scenario
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 from arraybench.store.findings import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
 from arraybench.targets.guard import TargetGuard
@@ -204,15 +205,28 @@ class Campaign:
         return CampaignResult(run.id, status, ran, len(done))
 
     def _run_grid(self, ctx: RunContext, points: list[Point], done: set[str], total: int) -> None:
-        """The plan's points in order; an adaptive series runs where its first point is."""
+        """The plan's points in order, each scenario's between its steps (run/scenarios.py)."""
+        confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
+        steps = ScenarioSteps(self.store, ctx.run.id, ctx.plan, confirm=confirm,
+                              announce=lambda text, s: ctx.phase("scenario", text, s),
+                              finished=lambda: ctx.notify("phase_finished", False),
+                              warning=ctx.observer.warning)  # fmt: skip
+        counter = [0]
+        for scenario, part in split_by_scenario(points):
+            steps.enter(scenario, part, done)
+            self._run_series(ctx, part, done, total, counter)
+            steps.leave(scenario)
+
+    def _run_series(
+        self, ctx: RunContext, points: list[Point], done: set[str], total: int, counter: list[int]
+    ) -> None:
+        """Points in order; an adaptive series runs where its first point is."""
         run = ctx.run
-        index = 0
 
         def run_one(point: Point) -> None:
-            nonlocal index
             if point.key not in done:
-                index += 1
-                self.observer.point_started(point, index, total)
+                counter[0] += 1
+                self.observer.point_started(point, counter[0], total)
                 run_point(ctx, point)
 
         def measure(point: Point) -> PointRecord | None:  # the adaptive search's view

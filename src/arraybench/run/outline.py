@@ -17,6 +17,7 @@ from pathlib import Path
 from arraybench.plan.expand import Point, expand, round_points
 from arraybench.plan.model import Plan, Workload
 from arraybench.run.kinds import TEST_KINDS
+from arraybench.run.scenario_outline import scenario_phase
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
 from arraybench.targets.prepare import needs_layout
 from arraybench.targets.safety import check_target
@@ -234,7 +235,10 @@ def plan_outline(plan: Plan, facts: TargetFacts | None = None) -> Outline:
     if plan.rounds:
         phases.append(_rounds_phase(plan))
     grid = expand(plan)
-    if grid:
+    if grid and plan.scenarios:  # one phase per scenario: its steps, then its points
+        phases += [scenario_phase(s, _grid_phase(plan, [p for p in grid if p.scenario == s.name]))
+                   for s in plan.scenarios]  # fmt: skip
+    elif grid:
         phases.append(_grid_phase(plan, grid))
     phases += _special_phases(plan)
     phases.append(Phase("report", "results tables and the HTML report", Span(*FIXED_S)))
@@ -251,7 +255,8 @@ def _notes(plan: Plan) -> list[str]:
         notes.append(f"acceptance: {e.name or e.workload}: {', '.join(bounds)} "
                      f"({', '.join(matched) or 'no workload in this run'}); exit code 3 "
                      "when it fails")  # fmt: skip
-    if any(e.prompt for w in plan.workloads for e in w.events):
+    steps = [st for s in plan.scenarios or [] for st in (*s.before, *s.after)]
+    if any(e.prompt for w in plan.workloads for e in w.events) or any(s.prompt for s in steps):
         notes.append("prompts wait for the operator in a terminal (so no upper limit); "
                      "elsewhere they are assumed done")  # fmt: skip
     return notes

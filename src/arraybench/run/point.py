@@ -248,4 +248,5 @@ def point_fields(
     place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
                        level.iodepth, targets, str(folder), level.devices)  # fmt: skip
     names = names_of(point.workload, point.ioengine)
-    return new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)
+    record = new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)
+    return replace(record, scenario=point.scenario)

@@ -18,6 +18,7 @@ from arraybench.plan.model import Plan
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.outline import write_seconds
 from arraybench.run.record import now_iso
+from arraybench.run.scenarios import run_label
 from arraybench.store.findings import PRECONDITION, PURGE
 from arraybench.store.records import RunRecord
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
@@ -103,7 +104,7 @@ def run_record(plan: Plan, run_id: str, scale: float, total: int, results_dir: P
     return RunRecord(
         id=run_id,
         plan_name=plan.name,
-        scenario=plan.scenario,
+        scenario=run_label(plan.scenario, plan.scenarios),
         labels=dict(plan.labels),
         plan_yaml=plan_yaml(plan),
         folder=str(results_dir / "runs" / run_id),

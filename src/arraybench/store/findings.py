@@ -347,6 +347,45 @@ class ArraySeriesFinding(TypedDict):
 T = TypeVar("T")
 
 
+# plan `scenarios:` (run.scenarios) -------------------------------------------------------------
+class ScenarioStepFinding(TypedDict):
+    """`scenario_step`: one before/after step of a scenario as it ran (run.scenarios.StepRecord)."""
+
+    scenario: str
+    phase: str  # before | after
+    index: int
+    kind: str  # prompt | run
+    step: str
+    host: str | None
+    outcome: str  # ok | failed | timeout | confirmed | assumed
+    done: bool  # counts as done for a resume
+    started: float  # Unix seconds
+    ended: float
+    exit_code: int | None
+    output: str
+    detail: str
+
+
+class HostViewData(TypedDict):
+    """run.scenarios.HostView's fields: the targets and block devices one host showed."""
+
+    recorded: bool
+    why_not: str | None
+    targets: list[str]
+    devices: list[str]
+
+
+class ScenarioPathsFinding(TypedDict):
+    """`scenario_paths`: every host's targets and devices at one moment of a scenario."""
+
+    scenario: str
+    moment: str  # before | start | end | after
+    time: str  # ISO 8601, UTC
+    t: float  # Unix seconds
+    resumed: bool
+    hosts: dict[str, HostViewData]
+
+
 KINDS: dict[str, "FindingKind[Any]"] = {}  # name -> kind: every kind the store accepts
 
 
@@ -394,6 +433,8 @@ PURGE = FindingKind("purge", PurgeFinding)
 PRECONDITION = FindingKind("precondition", PreconditionFinding)
 ROUNDS = FindingKind("rounds", RoundsFinding)
 ARRAY_SERIES = FindingKind("array_series", ArraySeriesFinding)
+SCENARIO_STEP = FindingKind("scenario_step", ScenarioStepFinding)
+SCENARIO_PATHS = FindingKind("scenario_paths", ScenarioPathsFinding)
 
 
 def fields_of(shape: type[T], record: Any) -> T:
