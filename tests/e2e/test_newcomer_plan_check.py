@@ -49,9 +49,10 @@ def test_plan_check_lists_every_phase(
 ) -> None:
     out = _check(capsys, name, "--results", str(tmp_path))
     head = out.split("\npoints:")[0]
+    flat = " ".join(head.split())  # a phase's text wraps where the results path is long
     for word in EXPECTED[name]:
-        assert word in head, (name, word, head)
-    assert "lay out 1 target file(s): 1 GiB" in head  # the scratch file, written first
+        assert word in flat, (name, word, head)
+    assert "lay out 1 target file(s): 1 GiB" in flat  # the scratch file, written first
     typical, low, high = SPAN.search(head).groups()  # type: ignore[union-attr]
     assert _seconds(low) <= _seconds(typical) <= _seconds(high)
     assert max(len(line) for line in head.splitlines()) <= 100
