@@ -120,7 +120,7 @@ def test_a_host_without_arraybench_is_one_line(host, tmp_path: Path) -> None:
 
 def test_the_campaign_refuses_hosts_without_arraybench_before_any_point(host) -> None:
     from arraybench.plan.model import Host
-    from arraybench.run.hostverify import check_hosts_can_verify
+    from arraybench.run.host_verify import check_hosts_can_verify
 
     _, spec = host
     good = Host(name="h0", address=spec.address, ssh={"python": PYTHON})  # type: ignore[arg-type]
@@ -232,7 +232,7 @@ def test_a_host_whose_ssh_is_down_stops_the_point_and_leaves_no_writer(host, tmp
 
     from arraybench.plan.expand import expand
     from arraybench.plan.load import parse_plan_text
-    from arraybench.run.hostverify import HostsVerify
+    from arraybench.run.host_verify import HostsVerify
 
     hosts, spec = host
     assert spec.ssh is not None

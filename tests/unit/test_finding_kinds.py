@@ -77,7 +77,7 @@ def test_shapes_follow_the_dataclasses_they_store():
     assert keys(SteadyFields) == {f.name for f in fields(SteadyResult)}
     stored = {f.name for f in fields(IntegrityReport)} | {"problems_omitted", "clean", "lost",
                                                           "corrupt", "unreadable"}  # fmt: skip
-    on_hosts = {"host", "writer", "error"}  # run.hostverify: one finding per host
+    on_hosts = {"host", "writer", "error"}  # run.host_verify: one finding per host
     assert keys(IntegrityFinding) == stored | {"summary", "writer_error"} | on_hosts
     nested = [
         (EventRecordData, EventRecord), (EventImpactData, EventImpact),

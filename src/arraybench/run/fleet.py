@@ -29,7 +29,7 @@ from arraybench.hosts import (
 from arraybench.hosts.server import remote_pidfile
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
-from arraybench.run.hostverify import check_hosts_can_verify
+from arraybench.run.host_verify import check_hosts_can_verify
 from arraybench.store.findings import HostsFinding
 from arraybench.store.records import Sample
 

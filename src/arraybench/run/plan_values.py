@@ -19,7 +19,7 @@ from arraybench.errors import PlanError
 from arraybench.fio.values import argv_value, fio_path, fio_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.plan.model import Plan
-from arraybench.run.hostverify import check_verify_hosts
+from arraybench.run.host_verify import check_verify_hosts
 from arraybench.run.kinds.metadata import metadata_directory
 
 

@@ -25,8 +25,8 @@ from arraybench.plan.expand import Point, throughput_unit
 from arraybench.run.context import Observer, RunContext
 from arraybench.run.fleet import HostRun
 from arraybench.run.host_events import HostPointEvents
-from arraybench.run.hostsidecars import HostPointExtras
-from arraybench.run.hostverify import HostsVerify
+from arraybench.run.host_sidecars import HostPointExtras
+from arraybench.run.host_verify import HostsVerify
 from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras

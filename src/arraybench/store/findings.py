@@ -190,7 +190,7 @@ class IntegrityFinding(TypedDict):
     unreadable: int
     summary: str
     writer_error: str | None
-    host: NotRequired[str]  # a many-host point: one finding per host (run.hostverify)
+    host: NotRequired[str]  # a many-host point: one finding per host (run.host_verify)
     writer: NotRequired[dict[str, Any] | None]  # that host's writer's own counts (WriterStats)
     error: NotRequired[str | None]  # why that host's read-back could not run (counts: zero)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from arraybench.plan.expand import Point
 from arraybench.run.fleet import HostRun
 from arraybench.run.host_events import HostPointEvents
-from arraybench.run.hostverify import HostsVerify
+from arraybench.run.host_verify import HostsVerify
 from arraybench.run.sidecars import POINT_ENV
 from arraybench.store.db import Finding
 
