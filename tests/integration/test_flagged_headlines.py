@@ -1,0 +1,116 @@
+"""Flagged points (validity flags) leave the headline figures everywhere the run's report leaves
+them out: in `compare` and in acceptance verdicts, unless the run's plan sets
+`report.headline_includes_flagged`. Runs built through the Store API with the records and the
+`validity` findings a campaign stores (a generator-bound flag cannot be had on demand)."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from pathlib import Path
+
+from arraybench import cli
+from arraybench.analysis.aggregate import DirMetrics, PointMetrics
+from arraybench.analysis.validity import Flag, finding_data
+from arraybench.report.assemble import report_for_run
+from arraybench.store.db import NewPoint, RunRecord, Store
+from arraybench.store.findings import VALIDITY
+from arraybench.units import format_throughput
+
+# workers -> (IOPS, mean latency µs): w4 looks best, but it is the one the generator bounded
+LADDER = {1: (100_000.0, 10.0), 2: (150_000.0, 13.0), 4: (300_000.0, 13.3)}
+BOUND = Flag("generator-bound", "host CPU 97 % busy (>= 90 %) with 4 fio job(s) on 2 CPUs",
+             "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
+
+
+def _plan(name: str, extra: str = "") -> str:
+    return (
+        f'name: {name}\nioengine: "null"\ntiming: {{ramp: 0s, duration: 1s}}\n'
+        "load: {workers: [1, 2, 4], iodepth: [1]}\ntargets: [{path: /tmp/t.dat, size: 16m}]\n"
+        f"workloads:\n  - {{name: rr, pattern: random, bs: 4k, read: 100}}\n{extra}"
+    )
+
+
+def _metrics(iops: float, lat_us: float) -> PointMetrics:
+    ios = int(iops)
+    d = DirMetrics(ios, ios * 4096, iops, iops * 4096 / 1e6, lat_us, lat_us, 3 * lat_us,
+                   5 * lat_us, 20 * lat_us)  # fmt: skip
+    none = DirMetrics(0, 0, 0.0, 0.0, None, None, None, None, None)
+    return PointMetrics(read=d, write=none, total=d)
+
+
+def stored_run(
+    store: Store, run_id: str, flagged: set[int], plan: str, ladder: dict[int, tuple[float, float]]
+) -> str:
+    """A complete run of the ladder; the points at the `flagged` worker counts carry BOUND."""
+    store.create_run(RunRecord(
+        id=run_id, plan_name=run_id, scenario="default", labels={}, plan_yaml=plan,
+        folder=f"/tmp/{run_id}", scale=1.0, status="complete",
+        started="2026-01-01T00:00:00+00:00", finished="2026-01-01T00:01:00+00:00",
+        total_points=len(ladder), fio_version="fio-3.33", arraybench_version="0.1.0",
+        host="h", kernel="6.1", targets=["/tmp/t.dat"], latency_bound_us=1000.0,
+        latency_stat="mean",
+    ))  # fmt: skip
+    for seq, (workers, (iops, lat)) in enumerate(sorted(ladder.items()), start=1):
+        point = NewPoint(
+            run_id=run_id, seq=seq, key=f"rr/w{workers}-qd1", workload="rr",
+            family="Random 4 KiB", mix="Read", pattern="random", bs=4096, read_pct=100,
+            region="backend", ioengine="null", unit="IOPS", workers=workers, iodepth=1,
+            jobs=workers, targets="/tmp/t.dat", folder=f"/tmp/{run_id}/p{seq}", started="a",
+            finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=40.0 * workers,
+            sys_cpu=10.0 * workers, cpu_busy_pct=97.0 if workers in flagged else 30.0,
+        )  # fmt: skip
+        found = [VALIDITY.new(finding_data([BOUND]))] if workers in flagged else []
+        store.add_point(point, _metrics(iops, lat), [], findings=found)
+    return run_id
+
+
+def _compare(results: Path, *specs: str) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["compare", *specs, "--results", str(results)]) == 0
+    return out.getvalue()
+
+
+def _iops(value: float) -> str:
+    return format_throughput(value, "IOPS")
+
+
+def test_compare_leaves_flagged_points_out_as_the_report_does(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    plain = stored_run(store, "plain", {2, 4}, _plan("plain"), LADDER)
+    keeps = stored_run(store, "keeps", {4}, _plan("keeps", "report: {headline_includes_flagged: "
+                                                  "true}\n"), LADDER)  # fmt: skip
+    clean = stored_run(store, "clean", set(), _plan("clean"), LADDER)
+    store.close()
+    out = _compare(tmp_path, f"{plain}:A", f"{keeps}:B", f"{clean}:C")
+    rows = {line.split("│")[2].strip(): line for line in out.splitlines() if "│ rr " in line}
+    # A: w2 and w4 flagged, left out: its max and optimal point are w1's 100 kIOPS
+    assert _iops(100_000) in rows["A"] and _iops(300_000) not in rows["A"], out
+    assert _iops(150_000) not in rows["A"], out
+    # B keeps its flagged w4 (its plan says so); C has no flags: both name w4's 300 kIOPS
+    assert _iops(300_000) in rows["B"] and _iops(300_000) in rows["C"], out
+    text = " ".join(out.split())
+    assert (
+        text.count(
+            "A: 2 flagged points (generator-bound) left out of its max, optimal "
+            "point and min latency"
+        )
+        == 1
+    ), out  # one line per run, not per point
+    assert "B: 1 flagged point (generator-bound) kept in its max" in text, out
+    assert "headline_includes_flagged: true" in text and "note: C:" not in text  # no flags
+    # the run's own report names the same maximum as compare
+    report = report_for_run(Store(tmp_path, create=False), plain)
+    [cell] = report.summary[0].cells.values()
+    assert _iops(100_000) in cell.extremes and _iops(300_000) not in cell.extremes
+
+
+def test_compare_says_when_every_point_of_a_curve_is_flagged(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    every = stored_run(store, "every", {1, 2, 4}, _plan("every"), LADDER)
+    clean = stored_run(store, "clean", set(), _plan("clean"), LADDER)
+    store.close()
+    text = " ".join(_compare(tmp_path, f"{clean}:C", f"{every}:E").split())
+    assert "E: every point of rr is flagged: its figures are named from flagged points" in text
+    assert "left out" not in text
