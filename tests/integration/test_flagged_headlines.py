@@ -114,3 +114,33 @@ def test_compare_says_when_every_point_of_a_curve_is_flagged(tmp_path: Path) -> 
     text = " ".join(_compare(tmp_path, f"{clean}:C", f"{every}:E").split())
     assert "E: every point of rr is flagged: its figures are named from flagged points" in text
     assert "left out" not in text
+
+
+def _verdicts(store: Store, run_id: str) -> dict[str, list[str]]:
+    """Criterion -> [verdict, evidence, point] of the run's report."""
+    [table] = report_for_run(store, run_id).verdicts
+    return {row[0]: row[1:] for row in table.rows}
+
+
+def test_acceptance_verdicts_follow_the_headline_rule(tmp_path: Path) -> None:
+    criteria = ("acceptance:\n  - {name: high, workload: rr, min_iops: 200000}\n"
+                "  - {name: low, workload: rr, min_iops: 120000}\n")  # fmt: skip
+    keep = "report: {headline_includes_flagged: true}\n"
+    store = Store(tmp_path)
+    plain = stored_run(store, "plain", {4}, _plan("plain", criteria), LADDER)
+    keeps = stored_run(store, "keeps", {4}, _plan("keeps", criteria + keep), LADDER)
+    every = stored_run(store, "every", {1, 2, 4}, _plan("every", criteria), LADDER)
+    # only the flagged w4 reaches 200 kIOPS: no PASS, and the verdict says why
+    high, low = _verdicts(store, plain)["high"], _verdicts(store, plain)["low"]
+    assert high[0] == "NOT DECIDABLE" and high[2] == "rr/w4-qd1", high
+    assert "only flagged points pass (generator-bound)" in high[1], high
+    assert f"unflagged: best within the latency bound: {_iops(150_000)}" in high[1], high
+    assert low[0] == "PASS" and low[2] == "rr/w2-qd1", low  # proved by an unflagged point
+    kept = _verdicts(store, keeps)["high"]
+    assert kept[0] == "PASS" and "the plan keeps flagged points" in kept[1], kept
+    assert kept[2] == "rr/w4-qd1"
+    verdict, why, _ = _verdicts(store, every)["low"]
+    assert verdict == "NOT DECIDABLE" and "every point of this workload is flagged" in why
+    # not a pass: `arraybench run` ends with the exit code of a run not accepted
+    assert cli.verdict_exit(report_for_run(store, plain)) == cli.EXIT_NOT_ACCEPTED
+    assert cli.verdict_exit(report_for_run(store, keeps)) == 0
