@@ -1,7 +1,8 @@
 """Flagged points (validity flags) leave the headline figures everywhere the run's report leaves
 them out: in `compare` and in acceptance verdicts, unless the run's plan sets
-`report.headline_includes_flagged`. Runs built through the Store API with the records and the
-`validity` findings a campaign stores (a generator-bound flag cannot be had on demand)."""
+`report.headline_includes_flagged`; `show` lists each flag within 100 columns. Runs built
+through the Store API with the records and the `validity` findings a campaign stores (a
+generator-bound flag cannot be had on demand)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from arraybench import cli
+import pytest
+from rich.cells import cell_len
+
+from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.report.assemble import report_for_run
@@ -144,3 +148,30 @@ def test_acceptance_verdicts_follow_the_headline_rule(tmp_path: Path) -> None:
     # not a pass: `arraybench run` ends with the exit code of a run not accepted
     assert cli.verdict_exit(report_for_run(store, plain)) == cli.EXIT_NOT_ACCEPTED
     assert cli.verdict_exit(report_for_run(store, keeps)) == 0
+
+
+def test_show_wraps_each_flag_as_a_hanging_paragraph_within_100_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Store(tmp_path)
+    flagged = stored_run(store, "flagged", {1, 2, 4}, _plan("flagged"), LADDER)
+    store.close()
+    monkeypatch.setattr(console.out, "width", 100)  # what COLUMNS=100 gives the console
+    capsys.readouterr()
+    assert cli.main(["show", flagged, "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    long = [line for line in out.splitlines() if cell_len(line) > 100]
+    assert long == [], long
+    lines = out.splitlines()
+    starts = [n for n, line in enumerate(lines) if line.startswith("flagged: #")]
+    assert len(starts) == 3, out  # one paragraph per flag
+    first = starts[0]
+    more = lines[first + 1 : starts[1]]
+    assert more and all(line.startswith("     ") for line in more), out  # the hanging indent
+    said = " ".join(line.strip() for line in lines[first : starts[1]])
+    assert said == f"flagged: #1 rr/w1-qd1: {BOUND.kind}: {BOUND.why}; {BOUND.change}", said
+    monkeypatch.setattr(console.out, "width", 160)  # a pipe: the table whole, the flags not
+    assert cli.main(["show", flagged, "--results", str(tmp_path)]) == 0
+    wide = capsys.readouterr().out.splitlines()
+    under = wide[next(n for n, line in enumerate(wide) if line.startswith("flagged: #")) :]
+    assert max(cell_len(line) for line in under) <= 100, under
