@@ -15,7 +15,7 @@ import threading
 import time
 import typing
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import rich.box
@@ -762,7 +762,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     specs = [_scenario_spec(store, spec, args.results) for spec in args.scenarios]
     scenarios = [load_scenario(store, spec) for spec in specs]
     model = compare(scenarios, args.baseline)
-    console.print_model(model)
+    console.print_model(replace(model, notes=[]))
+    for note in model.notes:  # a note may be longer than a terminal line: wrapped, indented
+        _print_hanging(f" {note}", ("note:", "yellow"))
     if args.output:
         _write(model, [Path(p) for p in args.output], args.format)
     return 0

@@ -80,7 +80,9 @@ def _iops(value: float) -> str:
     return format_throughput(value, "IOPS")
 
 
-def test_compare_leaves_flagged_points_out_as_the_report_does(tmp_path: Path) -> None:
+def test_compare_leaves_flagged_points_out_as_the_report_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = Store(tmp_path)
     plain = stored_run(store, "plain", {2, 4}, _plan("plain"), LADDER)
     keeps = stored_run(store, "keeps", {4}, _plan("keeps", "report: {headline_includes_flagged: "
@@ -104,6 +106,10 @@ def test_compare_leaves_flagged_points_out_as_the_report_does(tmp_path: Path) ->
     ), out  # one line per run, not per point
     assert "B: 1 flagged point (generator-bound) kept in its max" in text, out
     assert "headline_includes_flagged: true" in text and "note: C:" not in text  # no flags
+    monkeypatch.setattr(console.out, "width", 100)  # what COLUMNS=100 gives the console
+    narrow = _compare(tmp_path, f"{plain}:A", f"{keeps}:B", f"{clean}:C")
+    assert max(cell_len(line) for line in narrow.splitlines()) <= 100, narrow  # notes wrapped
+    assert " ".join(narrow.split()).count("flagged point") == 2, narrow
     # the run's own report names the same maximum as compare
     report = report_for_run(Store(tmp_path, create=False), plain)
     [cell] = report.summary[0].cells.values()
