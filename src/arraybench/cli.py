@@ -10,11 +10,12 @@ import os
 import signal
 import sqlite3
 import sys
+import textwrap
 import threading
 import time
 import typing
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import rich.box
@@ -573,14 +574,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         flagged = flags_by_point(store.findings(run.id, KIND))
         for p in points:  # why a figure may not be trusted, under the table (JSON: `flags`)
             for f in flagged.get(p.id, []):
-                line = f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}"
-                console.out.print(console.styled(("flagged:", "yellow"), line), soft_wrap=False)
+                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}",
+                               ("flagged:", "yellow"))  # fmt: skip
         by_id = {p.id: p for p in points}
         for found in store.findings(run.id, EVENTS.name):  # the impact tables' gist, per point
             point = by_id.get(found.point_id or 0)
             if point is not None:
                 for line in event_lines(EVENTS.of(found)):
-                    console.out.print(f" #{point.seq} {point.key}: {line}", markup=False)
+                    _print_hanging(f" #{point.seq} {point.key}: {line}")
         _print_integrity(_integrity_dicts(points, store.findings(run.id, INTEGRITY.name)))
         # plan `scenarios:`: each workload's maximum per scenario against the first
         console.print_report_tables(impact_tables(run, collapse(points), scenario_labels(run)))
@@ -588,6 +589,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 SHOWN_PROBLEMS = 20  # blocks listed per host under `show` (JSON and the report list more)
+SHOW_WIDTH = 100  # the lines under `show`'s table fit a 100-column terminal (or a narrower one)
+HANGING_INDENT = "     "  # a long line's continuation, under its `#seq`
+
+
+def _print_hanging(text: str, head: tuple[str, str] | None = None, style: str = "") -> None:
+    """One long line (after a styled `head`) as a hanging paragraph: its first line at the
+    margin, the rest indented, none wider than the terminal or SHOW_WIDTH columns."""
+    prefix = head[0] if head else ""
+    width = max(40, min(console.out.width, SHOW_WIDTH))
+    lines = textwrap.wrap(prefix + text, width, subsequent_indent=HANGING_INDENT,
+                          break_on_hyphens=False)  # fmt: skip
+    for n, line in enumerate(lines or [prefix]):
+        parts: list[tuple[str, str]] = [(line, style)]
+        if head and n == 0:  # the head's own style, the rest of the line the text's
+            parts = [head, (line[len(prefix) :], style)]
+        console.out.print(console.styled(*parts), soft_wrap=False)
 
 
 def _integrity_dicts(
@@ -611,7 +628,7 @@ def _print_integrity(rows: list[dict[str, typing.Any]]) -> None:
     for row in rows:
         bad = row["error"] or row["lost"] or row["corrupt"] or row["unreadable"]
         line = f" #{row['seq']} {row['point']}: {row['summary']}"  # the summary names the check
-        console.out.print(console.styled((line, "red" if bad else "")), soft_wrap=False)
+        _print_hanging(line, style="red" if bad else "")
         for p in row["problems"][:SHOWN_PROBLEMS]:
             console.out.print(f"   offset {p['offset']:,}: {p['kind']} (acknowledged generation "
                               f"{p['expected_generation']})", soft_wrap=False)  # fmt: skip
@@ -745,7 +762,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     specs = [_scenario_spec(store, spec, args.results) for spec in args.scenarios]
     scenarios = [load_scenario(store, spec) for spec in specs]
     model = compare(scenarios, args.baseline)
-    console.print_model(model)
+    console.print_model(replace(model, notes=[]))
+    for note in model.notes:  # a note may be longer than a terminal line: wrapped, indented
+        _print_hanging(f" {note}", ("note:", "yellow"))
     if args.output:
         _write(model, [Path(p) for p in args.output], args.format)
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -52,6 +53,58 @@ def test_each_check_says_why_and_what_to_change() -> None:
     lines = ["kernel saw 40 % fewer IOPS than fio on sda (page cache?)",
              "host monitoring is off for this point: no /proc"]  # fmt: skip
     assert kinds(PointFacts(jobs=1, monitor_flags=lines)) == ["fio-kernel"]
+
+
+def test_each_generator_trigger_names_itself_with_its_figures() -> None:
+    share = PointFacts(jobs=6, usr_cpu=150.0, sys_cpu=20.0, cpus=2)
+    [flag] = point_flags(share)  # fio's own jobs: 170 % of one CPU = 85 % of two
+    assert flag.kind == "generator-bound" and "85 % of the host's 2 CPUs" in flag.why
+    assert ">= 80 %" in flag.why
+    [flag] = point_flags(PointFacts(jobs=1, iodepth=16, usr_cpu=60.0, sys_cpu=35.0))
+    assert "95 % of a CPU each" in flag.why and "iodepth 16" in flag.why  # near one core
+    mine = PointFacts(jobs=6, usr_cpu=100.0, sys_cpu=30.0, cpu_busy_pct=100.0, cpus=2)
+    [flag] = point_flags(mine)  # fio got 65 % of the CPUs, the most of the busy host's time
+    assert flag.kind == "generator-bound" and "100 % busy while fio ran (>= 90 %)" in flag.why
+    assert "most of it fio's: fio's own 6 job(s) used 65 % of the 2 CPUs" in flag.why
+
+
+def test_a_host_kept_busy_by_others_is_host_busy_not_generator_bound() -> None:
+    # as measured on this machine: 2 libaio jobs at iodepth 8 on 2 CPUs that two `nice yes`
+    # kept 100 % busy; fio used 54 % of one CPU and measured the IOPS of the idle host
+    others = PointFacts(jobs=2, iodepth=8, usr_cpu=7.0, sys_cpu=47.0, cpu_busy_pct=100.0, cpus=2)
+    [flag] = point_flags(others)
+    assert flag.kind == "host-busy", flag  # still flagged: no headroom was left for fio
+    assert "host CPU 100 % busy while fio ran (>= 90 %)" in flag.why
+    assert "fio's own 2 job(s) used 27 % of the 2 CPUs (usr + sys)" in flag.why
+    assert "other processes" in flag.why and "idle host" in flag.change
+
+
+@needs_fio
+@pytest.mark.slow
+@pytest.mark.serial  # keeps every CPU busy for two seconds
+def test_cpu_burners_make_a_light_fio_load_host_busy(tmp_path: Path) -> None:
+    cpus = os.cpu_count() or 1
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(  # as many fio jobs as CPUs, each throttled to a light CPU load
+        f"name: burned\ntiming: {{ramp: 0s, duration: 2s}}\nload: {{pairs: [[{cpus}, 1]]}}\n"
+        f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
+        "workloads:\n  - {name: rr, pattern: random, bs: 4k, read: 100, rate_iops: 500}\n"
+    )
+    burners = [subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"])
+               for _ in range(cpus)]  # fmt: skip
+    try:
+        assert cli.main(["run", str(plan), "--results", str(tmp_path / "res")]) == 0
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["show", "latest", "--results", str(tmp_path / "res"), "--format",
+                         "json"]) == 0  # fmt: skip
+    [point] = json.loads(out.getvalue())["points"]
+    assert [f["kind"] for f in point["flags"]] == ["host-busy"], point
+    assert "fio's own" in point["flags"][0]["why"], point["flags"]
 
 
 @needs_fio

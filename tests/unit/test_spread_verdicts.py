@@ -68,3 +68,23 @@ def test_report_tables_say_spread_wins_and_flags() -> None:
     [table] = flag_table(pts, [Finding(9, "validity", finding_data([flag]))])
     assert table.rows == [["rr/w2-qd1", "generator-bound", "host CPU 97 % busy", "use fewer jobs"]]
     assert flag_table(pts, []) == []
+
+
+def test_flagged_levels_make_no_pass() -> None:
+    pts = repeats([100_000.0] * 3) + repeats([300_000.0] * 3, workers=2, first_id=9)
+    flagged = {"rr/w2-qd1": ["generator-bound"]}  # level keys: every repetition's flags
+    e = Expectation(workload="rr", min_iops=200_000)
+    [v] = judge_all([e], pts, flagged)
+    assert v.verdict == UNDECIDED and v.point == "rr/w2-qd1", v
+    assert "only flagged points pass (generator-bound)" in v.evidence, v
+    assert "unflagged: best within the latency bound: 100 kIOPS" in v.evidence, v
+    [kept] = judge_all([e], pts, flagged, include_flagged=True)
+    assert kept.verdict == PASS and "the plan keeps flagged points" in kept.evidence, kept
+    [low] = judge_all([Expectation(workload="rr", min_iops=50_000)], pts, flagged)
+    assert low.verdict == PASS and low.point == "rr/w1-qd1", low  # proved by the trusted level
+    [high] = judge_all([Expectation(workload="rr", min_iops=900_000)], pts, flagged)
+    assert high.verdict == FAIL and high.point == "rr/w1-qd1", high  # no point passes at all
+    every = flagged | {"rr/w1-qd1": ["ramp"]}
+    [none] = judge_all([Expectation(workload="rr", min_iops=50_000)], pts, every)
+    assert none.verdict == UNDECIDED, none
+    assert "every point of this workload is flagged (ramp, generator-bound)" in none.evidence

@@ -4,11 +4,17 @@ The evidence is the point that proves it (the passing point with the highest thr
 on FAIL, the nearest miss: the highest throughput among the points within the latency bounds,
 else the point with the lowest latency. Partial points (a host failed) never prove anything.
 A criterion with no measured point is NO DATA, which is not a pass.
+
+Flagged points (validity flags: the load generator, not the storage, may have set the pace)
+prove nothing, as they are left out of the report's headline figures: the verdict is judged on
+the others. When only flagged points would pass, or every point of the workload is flagged,
+the verdict is NOT DECIDABLE and says which flagged points would have decided. A plan with
+`report.headline_includes_flagged` judges on every point (and names a deciding point's flags).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
@@ -19,7 +25,7 @@ from arraybench.store.records import PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
 PASS, FAIL, NO_DATA = "PASS", "FAIL", "NO DATA"
-UNDECIDED = "NOT DECIDABLE"  # the bound lies inside the 95 % interval of the repeats
+UNDECIDED = "NOT DECIDABLE"  # the bound inside the repeats' 95 % interval, or only flagged
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,12 @@ def _rank(e: Expectation, p: PointRecord) -> float:
     return -(p.metric("total", "lat_mean_us") or float("inf"))  # latency-only: lowest wins
 
 
-def judge(e: Expectation, points: Sequence[PointRecord]) -> Verdict:
+def judge(
+    e: Expectation, points: Sequence[PointRecord],
+    flagged: Mapping[str, Sequence[str]] | None = None, include_flagged: bool = False,
+) -> Verdict:  # fmt: skip
+    """`flagged`: point key -> its validity flags' kinds; those points decide nothing unless
+    `include_flagged` (see the module's doc)."""
     mine = [
         p for p in points
         if fnmatchcase(p.workload, e.workload) and not p.partial
@@ -92,7 +103,36 @@ def judge(e: Expectation, points: Sequence[PointRecord]) -> Verdict:
     ]  # fmt: skip
     if not mine:
         return Verdict(describe(e), NO_DATA, "no complete measured point of this workload", None)
-    passing = [p for p in mine if _latency_ok(e, p) and _throughput_ok(e, p)]
+    flagged = flagged or {}
+    if include_flagged:
+        every = _judged(e, mine)
+        kinds = flagged.get(every.point or "")
+        if not kinds:
+            return every
+        said = f"{every.evidence} (flagged {', '.join(kinds)}: the plan keeps flagged points)"
+        return replace(every, evidence=said)
+    trusted = [p for p in mine if p.key not in flagged]
+    v = _judged(e, trusted) if trusted else None
+    if v is not None and v.verdict == PASS:
+        return v
+    if v is not None and not [p for p in mine if p.key in flagged and _passes(e, p)]:
+        return v  # no point passes, flagged or not: a FAIL on the trusted points
+    only = _judged(e, [p for p in mine if p.key in flagged])  # what flagged points would say
+    kinds = ", ".join(dict.fromkeys(k for p in mine for k in flagged.get(p.key, ())))
+    which = "every point of this workload is flagged" if v is None else "only flagged points pass"
+    why = (f"not decidable: {which} ({kinds}); flagged {only.point}: {only.evidence}"
+           f"{'' if v is None else f'; unflagged: {v.evidence}'} (fix what the flags say "
+           "and re-run, or set report: {headline_includes_flagged: true})")  # fmt: skip
+    return Verdict(describe(e), UNDECIDED, why, only.point)
+
+
+def _passes(e: Expectation, p: PointRecord) -> bool:
+    return _latency_ok(e, p) and _throughput_ok(e, p)
+
+
+def _judged(e: Expectation, mine: Sequence[PointRecord]) -> Verdict:
+    """PASS on the best passing point, else FAIL on the nearest miss (`mine` not empty)."""
+    passing = [p for p in mine if _passes(e, p)]
     if passing:
         best = max(passing, key=lambda p: _rank(e, p))
         return Verdict(describe(e), PASS, _measured(best), best.key)
@@ -106,13 +146,18 @@ def judge(e: Expectation, points: Sequence[PointRecord]) -> Verdict:
     return Verdict(describe(e), FAIL, f"{why}: {_measured(near)}", near.key)
 
 
-def judge_all(expectations: Sequence[Expectation], points: Sequence[PointRecord]) -> list[Verdict]:
+def judge_all(
+    expectations: Sequence[Expectation], points: Sequence[PointRecord],
+    flagged: Mapping[str, Sequence[str]] | None = None, include_flagged: bool = False,
+) -> list[Verdict]:  # fmt: skip
     """Each criterion on the levels' medians (repeats collapsed), with its margin against the
-    noise of the level that decides it."""
+    noise of the level that decides it. `flagged`: level key (without `#N`) -> the kinds of
+    its repetitions' validity flags."""
     levels = groups(points)
     medians = [median_point(g) for g in levels]
     by_key = {g.key: g for g in levels}
-    return [with_noise(e, judge(e, medians), by_key) for e in expectations]
+    return [with_noise(e, judge(e, medians, flagged, include_flagged), by_key)
+            for e in expectations]  # fmt: skip
 
 
 def _bounds(e: Expectation) -> list[tuple[str, float, bool]]:

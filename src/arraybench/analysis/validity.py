@@ -16,9 +16,10 @@ from arraybench.plan.expand import Point
 from arraybench.store.findings import VALIDITY, FlagData, ValidityFinding
 from arraybench.store.records import CpuSample, Finding, NewPoint, Sample
 
-BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: the host may be the limit
-CORE_PCT = 90.0  # one fio job's usr + sys at or above this share of one CPU: the same
+BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: no headroom for the generator
+CORE_PCT = 90.0  # one fio job's usr + sys at or above this share of one CPU: fio is the limit
 SHARE_PCT = 80.0  # fio's jobs together at or above this share of all CPUs: the same
+FIO_MOST = 0.5  # a busy host is fio's doing when fio used at least this share of the busy time
 RAMP_HEAD_S = 2  # the first seconds of the measured window checked for a rising ramp
 RAMP_SHORT_BY = 0.9  # ...rising and below this share of the rest's median: ramp too short
 RAMP_MIN_SECONDS = 6  # fewer 1-second samples: too short to tell a ramp from noise
@@ -56,32 +57,59 @@ class PointFacts:
     max_start_spread_ms: float | None = None  # the plan's bound
 
 
+FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
+
+
 def generator_bound(f: PointFacts) -> Flag | None:
-    """The load generator, not the storage, may have set the pace. A busy host with fewer fio
-    jobs than CPUs is something else competing (fio's jobs run one thread each)."""
-    fio_cpu = (f.usr_cpu or 0.0) + (f.sys_cpu or 0.0)  # % of one CPU, all jobs
-    if f.cpus and fio_cpu >= SHARE_PCT * f.cpus:
-        return Flag("generator-bound", f"fio's {f.jobs} job(s) used {fio_cpu / f.cpus:.0f} % of "
-                    f"the host's {f.cpus} CPUs (usr + sys, >= {SHARE_PCT:.0f} %)",
-                    "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
-    if f.cpu_busy_pct is not None and f.cpu_busy_pct >= BUSY_PCT:
-        busy = f"host CPU {f.cpu_busy_pct:.0f} % busy (>= {BUSY_PCT:.0f} %)"
-        if f.cpus and f.jobs < f.cpus:
-            return Flag("host-busy", f"{busy} with {f.jobs} fio job(s) on {f.cpus} CPUs: "
-                        "other processes competed", "run on an otherwise idle host")  # fmt: skip
-        cpus = f" on {f.cpus} CPUs" if f.cpus else ""
-        return Flag("generator-bound", f"{busy} with {f.jobs} fio job(s){cpus}",
-                    "use fewer jobs per host, more hosts, or a cheaper ioengine")  # fmt: skip
+    """The load generator, not the storage, may have set the pace (the issue's two triggers):
+    fio's own jobs left no CPU headroom (together >= SHARE_PCT of the CPUs, or one job near a
+    core at a deep queue), or the host's CPU as a whole was >= BUSY_PCT busy while fio ran.
+    Each flag's `why` says which fired, with its figures."""
+    fio_cpu = None if f.usr_cpu is None else f.usr_cpu + (f.sys_cpu or 0.0)  # % of one CPU
+    if f.cpus and fio_cpu is not None and fio_cpu >= SHARE_PCT * f.cpus:
+        return Flag("generator-bound", f"fio's own {f.jobs} job(s) used {fio_cpu / f.cpus:.0f} "
+                    f"% of the host's {f.cpus} CPUs (usr + sys, >= {SHARE_PCT:.0f} %)",
+                    FEWER_JOBS)  # fmt: skip
     # one job near a core with a deep queue: it cannot keep the queue full (fio #1501); at
     # iodepth 1 a job's CPU is the latency it measures, and the ladder adds jobs itself
-    if f.usr_cpu is None or f.sys_cpu is None or f.jobs < 1 or f.iodepth < 2:
-        return None
-    per_job = (f.usr_cpu + f.sys_cpu) / f.jobs
-    if per_job >= CORE_PCT:
-        return Flag("generator-bound", f"fio jobs use {per_job:.0f} % of a CPU each "
-                    f"(usr + sys, >= {CORE_PCT:.0f} %)",
-                    "spread the load over more jobs (workers) at a lower iodepth each")  # fmt: skip
+    if fio_cpu is not None and f.sys_cpu is not None and f.jobs >= 1 and f.iodepth >= 2:
+        per_job = fio_cpu / f.jobs
+        if per_job >= CORE_PCT:
+            return Flag(
+                "generator-bound",
+                f"fio's jobs used {per_job:.0f} % of a CPU each "
+                f"(usr + sys, >= {CORE_PCT:.0f} %, at iodepth {f.iodepth})",
+                "spread the load over more jobs (workers) at a lower iodepth each",
+            )
+    if f.cpu_busy_pct is not None and f.cpu_busy_pct >= BUSY_PCT:
+        return host_busy(f, fio_cpu)
     return None
+
+
+def host_busy(f: PointFacts, fio_cpu: float | None) -> Flag:
+    """The host's CPU >= BUSY_PCT busy while fio ran: no headroom for the load generator. It
+    is fio's doing (generator-bound) when its jobs could fill every CPU and used most of the
+    busy time; else other processes (or the kernel) took it (host-busy). Both flag the point:
+    only the name differs (a host kept busy by others once had every point with as many jobs
+    as CPUs called generator-bound, though fio used a fifth of the CPUs)."""
+    busy = f"host CPU {f.cpu_busy_pct:.0f} % busy while fio ran (>= {BUSY_PCT:.0f} %)"
+    cpus = f" on {f.cpus} CPUs" if f.cpus else ""
+    idle = "run on an otherwise idle host"
+    if fio_cpu is None or not f.cpus:  # fio's own share unknown: the job count must tell
+        if f.cpus and f.jobs < f.cpus:
+            return Flag("host-busy", f"{busy} with {f.jobs} fio job(s){cpus}: fewer jobs "
+                        "than CPUs, other processes competed", idle)  # fmt: skip
+        return Flag("generator-bound", f"{busy} with {f.jobs} fio job(s){cpus} (fio's own "
+                    "CPU not measured: its jobs could fill every CPU)", FEWER_JOBS)  # fmt: skip
+    share = fio_cpu / f.cpus  # % of all CPUs, as the host's busy is
+    own = f"fio's own {f.jobs} job(s) used {share:.0f} % of the {f.cpus} CPUs (usr + sys)"
+    if f.jobs >= f.cpus and share >= FIO_MOST * (f.cpu_busy_pct or 0.0):
+        return Flag("generator-bound", f"{busy}, most of it fio's: {own}", FEWER_JOBS)
+    return Flag(
+        "host-busy",
+        f"{busy}; {own}, the rest other processes or the kernel",
+        f"{idle}, or find what else used the CPU (the points' CPU samples)",
+    )
 
 
 def fio_kernel(f: PointFacts) -> list[Flag]:

@@ -609,8 +609,9 @@ class ReportOptions(Strict):
         False,
         description=(
             "Let points with validity flags (e.g. generator-bound) be the optimal point, the "
-            "maximum and the summary's figures; by default they are left out of them (still "
-            "drawn and listed, marked as flagged)."
+            "maximum and the summary's figures, in the report, in `compare` and in acceptance "
+            "verdicts; by default they are left out of them (still drawn and listed, marked "
+            "as flagged)."
         ),
     )
 
@@ -767,7 +768,9 @@ class Plan(Strict):
         description=(
             "Acceptance criteria: PASS/FAIL verdicts (exit code 3 when one fails). With "
             "repeats, each is judged on the levels' medians and states its margin; a bound "
-            "inside the 95 % interval is NOT DECIDABLE (exit code 3 too: repeat more)."
+            "inside the 95 % interval is NOT DECIDABLE (exit code 3 too: repeat more). "
+            "Flagged points prove nothing (report.headline_includes_flagged): when only "
+            "flagged points would pass, the verdict is NOT DECIDABLE and names them."
         ),
     )
 

@@ -155,7 +155,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += spread_tables(points, facts) + flag_table(points, findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
-    model.verdicts = verdict_tables(run, points, findings)
+    model.verdicts = verdict_tables(run, points, findings, facts)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
     if partial:
@@ -238,9 +238,14 @@ def integrity_verdicts(points: list[PointRecord], findings: list[Finding]) -> li
 
 
 def verdict_tables(
-    run: RunRecord, points: list[PointRecord], findings: list[Finding]
-) -> list[ReportTable]:
-    verdicts = judge_all(expectations_of(run), points) + integrity_verdicts(points, findings)
+    run: RunRecord, points: list[PointRecord], findings: list[Finding],
+    facts: LevelFacts | None = None,
+) -> list[ReportTable]:  # fmt: skip
+    """The plan's acceptance criteria and the integrity checks; flagged points decide no
+    criterion, as they name no headline figure (unless the plan keeps them in)."""
+    facts = facts or level_facts(points, findings, headline_includes_flagged(run))
+    verdicts = judge_all(expectations_of(run), points, facts.flagged, facts.include_flagged)
+    verdicts += integrity_verdicts(points, findings)
     if not verdicts:
         return []
     rows = [[v.criterion, v.verdict, v.evidence, v.point or "–"] for v in verdicts]

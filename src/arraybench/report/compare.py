@@ -12,15 +12,15 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.analysis.curves import CurvePoint, SeriesSummary
 from arraybench.analysis.repeats import collapse, level_throughputs, noise_mark
+from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
-from arraybench.report.assemble import point_row
+from arraybench.report.assemble import headline_includes_flagged, point_row
 from arraybench.report.build import (
     bound_text,
     campaign_scenario,
     cell_texts,
-    curve_points,
     job_files,
     level_axis,
     order_points,
@@ -29,6 +29,7 @@ from arraybench.report.build import (
 )
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.overlays import curves_overlay
+from arraybench.report.spread import level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.store.findings import PROVENANCE
 from arraybench.targets.queue import differences, recorded_queues
@@ -45,6 +46,14 @@ class Scenario:
     run: RunRecord
     points: list[PointRecord]
     queues: dict[str, dict[str, str]] = field(default_factory=dict)  # target -> its settings
+    # level key -> its validity flags' kinds: left out of the headline figures, as in the run's
+    # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
+    flagged: dict[str, list[str]] = field(default_factory=dict)
+    include_flagged: bool = False
+
+    def summary(self, curve: list[PointRecord]) -> SeriesSummary:
+        """The curve's max, optimal point and min latency by the rule of the run's report."""
+        return summarize_series(curve, self.run, self.flagged, self.include_flagged)
 
 
 def load_scenario(store: Store, spec: str) -> Scenario:
@@ -65,7 +74,8 @@ def load_scenario(store: Store, spec: str) -> Scenario:
             )
     queues = {k: v for found in PROVENANCE.among(store.findings(run_id, PROVENANCE.name))
               for k, v in recorded_queues(found).items()}  # fmt: skip
-    return Scenario(label, run, points, queues)
+    flagged = level_facts(points, store.findings(run_id, KIND)).flagged
+    return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run))
 
 
 def plan_scenario(run_id: str, points: list[PointRecord], name: str) -> list[PointRecord]:
@@ -134,12 +144,13 @@ def _lat(p: CurvePoint | None) -> str:
 
 def _row(
     key: str, scenario: Scenario, curve: list[PointRecord], base: list[PointRecord] | None,
-    base_raw: list[PointRecord] | None = None,
+    base_scenario: Scenario | None = None,
 ) -> list[str]:  # fmt: skip
     """One scenario's figures for one workload; `base` is None for the baseline itself."""
     unit = curve[0].unit
-    s = summarize(curve_points(curve), scenario.run.latency_bound_us, scenario.run.latency_stat)
-    b = summarize(curve_points(base), scenario.run.latency_bound_us) if base else None
+    s = scenario.summary(curve)
+    b = base_scenario.summary(base) if base and base_scenario else None
+    base_raw = base_scenario.points if base_scenario else []
     if base is None:
         return [key, scenario.label, format_throughput(_thr(s.maximum), unit), "baseline",
                 _at(s.optimal, unit), "baseline", _lat(s.min_latency), "baseline"]  # fmt: skip
@@ -148,9 +159,9 @@ def _row(
         key,
         scenario.label,
         format_throughput(_thr(s.maximum), unit),
-        _noisy(s.maximum, scenario.points, b.maximum if b else None, base_raw or []),
+        _noisy(s.maximum, scenario.points, b.maximum if b else None, base_raw),
         _at(opt, unit),
-        _noisy(opt, scenario.points, b.optimal if b else None, base_raw or []),
+        _noisy(opt, scenario.points, b.optimal if b else None, base_raw),
         _lat(s.min_latency),
         _delta(
             s.min_latency.lat_mean_us if s.min_latency else None,
@@ -197,11 +208,12 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
             theirs = None if s is base else base_curve
             if s is not base and base_curve is None:
                 theirs = []  # no baseline for this workload: no delta
-            rows.append(_row(key, s, curves[s.label][key], theirs, base.points))
+            rows.append(_row(key, s, curves[s.label][key], theirs, base))
         labelled = [(s.label, curves[s.label][key]) for s in having]
         overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled))
     if any("noise)" in cell for row in rows for cell in row):
         notes.append(NOISE_NOTE)
+    notes += [line for s in scenarios if (line := flagged_note(s, curves[s.label]))]
     for s in scenarios:  # host settings that differ make the runs less comparable
         if s is not base:
             notes += differences(s.label, base.label, s.queues, base.queues)
@@ -239,12 +251,12 @@ def _summary(
     for key in keys:
         cells = {}
         base_curve = curves[base.label].get(key)
-        b = summarize_series(base_curve, base.run) if base_curve else None
+        b = base.summary(base_curve) if base_curve else None
         for s in scenarios:
             curve = curves[s.label].get(key)
             if not curve:
                 continue
-            mine = summarize_series(curve, s.run)
+            mine = s.summary(curve)
             optimal, extremes, bounded = cell_texts(mine, curve[0].unit, s.run)
             if s is not base and b is not None:
                 extremes += (
@@ -256,6 +268,33 @@ def _summary(
             cells[s.label] = SummaryCell(optimal, extremes, bounded)
         rows.append(SummaryRow(key, cells))
     return rows
+
+
+def flagged_note(s: Scenario, curves: OrderedDict[str, list[PointRecord]]) -> str | None:
+    """One line per scenario whose flagged points its figures left out (or kept, when its
+    plan says so): the same rule as the run's own report."""
+    flagged = [p for curve in curves.values() for p in curve if p.key in s.flagged]
+    if not flagged:
+        return None
+    kinds = ", ".join(dict.fromkeys(k for p in flagged for k in s.flagged[p.key]))
+
+    def points(n: int) -> str:
+        return f"{n} flagged point{'s' if n > 1 else ''} ({kinds})"
+
+    if s.include_flagged:
+        return (f"{s.label}: {points(len(flagged))} kept in its max, optimal point and min "
+                "latency: its plan sets report: {headline_includes_flagged: true}")  # fmt: skip
+    left = sum(len(s.summary(curve).left_out) for curve in curves.values())
+    every = [k for k, curve in curves.items() if not s.summary(curve).left_out
+             and any(p.key in s.flagged for p in curve)]  # fmt: skip
+    said = []
+    if left:
+        said.append(f"{points(left)} left out of its max, optimal point and min latency, as "
+                    "in its report (`arraybench show` says why)")  # fmt: skip
+    if every:
+        said.append(f"every point of {', '.join(every)} is flagged: its figures are named "
+                    "from flagged points")  # fmt: skip
+    return f"{s.label}: " + "; ".join(said)
 
 
 def _origin(s: Scenario) -> str:
