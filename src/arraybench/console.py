@@ -367,7 +367,3 @@ def print_error(message: str) -> None:
 def print_note(message: str) -> None:
     with contextlib.suppress(OSError):
         err.print(styled(("note:", "yellow"), f" {one_line(message)}"))
-
-
-def is_tty() -> bool:
-    return sys.stdout.isatty()

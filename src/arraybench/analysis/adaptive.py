@@ -531,11 +531,6 @@ class AdaptiveOutcome:
         return _shortfall_pct(self.exhaustive_max_throughput, self.max_throughput)
 
     @property
-    def bounded_shortfall_pct(self) -> float:
-        """The same for the latency-bounded throughput (inf: one side has none)."""
-        return _shortfall_pct(self.exhaustive_bounded_throughput, self.bounded_throughput)
-
-    @property
     def optimal_steps_off(self) -> int:
         """Ladder steps between the adaptive and the exhaustive optimal point."""
         where = {level: i for i, level in enumerate(self.ladder)}

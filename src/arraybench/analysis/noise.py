@@ -62,13 +62,6 @@ def _neighbours(levels: Sequence[Level], chosen: str) -> tuple[Level | None, lis
     return levels[at], [levels[i] for i in (at - 1, at + 1) if 0 <= i < len(levels)]
 
 
-def within_noise_of(levels: Sequence[Level], chosen: str) -> list[str]:
-    """The chosen level's neighbours (the levels next to it, in the given order) that do not
-    differ from it: it cannot be told apart from them at this noise."""
-    it, near = _neighbours(levels, chosen)
-    return [lv.key for lv in near if it is not None and differ(it, lv) is False]
-
-
 def optimal_confidence(
     levels: Sequence[Level], optimal: str, won: int | None = None, of: int | None = None
 ) -> str:

@@ -95,10 +95,6 @@ class PointComparison:
     def iops_ratio(self) -> float | None:
         return _ratio(self.kernel_iops, self.fio_iops)
 
-    @property
-    def mbps_ratio(self) -> float | None:
-        return _ratio(self.kernel_mbps, self.fio_mbps)
-
 
 def _ratio(kernel: float | None, fio: float | None) -> float | None:
     return kernel / fio if kernel is not None and fio else None

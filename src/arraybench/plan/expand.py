@@ -323,15 +323,6 @@ def describe_level(level: Level) -> str:
     return f"{level.workers} workers x qd{level.iodepth}"
 
 
-def region_text(point: Point) -> str:
-    w = point.workload
-    if w.region == "frontend":
-        return (
-            f"frontend (first {w.frontend_blocks} blocks = {format_size(w.frontend_blocks * w.bs)})"
-        )
-    return "backend (whole target)"
-
-
 def check_resolved(plan: Plan) -> None:
     """What can only be checked once targets are known (after --target and --only): all that
     `run` or fio would refuse (see plan/feasible.py, which builds on this module)."""

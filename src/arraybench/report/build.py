@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
-from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord, Store
+from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
 
@@ -186,8 +186,3 @@ HOST_COLUMNS = ["kernel_iops", "kernel_mbps", "cpu_busy_pct"]
 
 def point_columns() -> list[str]:
     return [*METRIC_COLUMNS, *HOST_COLUMNS, "kernel_vs_fio_pct"]
-
-
-def open_run(store: Store, run_id: str) -> tuple[RunRecord, list[PointRecord]]:
-    run = store.get_run(run_id)
-    return run, store.points(run_id)
