@@ -322,8 +322,21 @@ def print_model(model: ReportModel) -> None:
     if model.summary:
         print_table(summary_table(model))
     print_report_tables([*model.tables, *model.verdicts])
-    for note in model.notes:
-        out.print(styled(("note:", "yellow"), f" {note}"))
+    print_notes(model.notes)
+
+
+NOTE_INDENT = " " * 6  # a note's further lines start under its first word
+
+
+def print_notes(notes: list[str]) -> None:
+    """Each note as a hanging paragraph within 100 columns (or the terminal's width)."""
+    width = min(out.width, 100)
+    for note in notes:
+        first, *rest = textwrap.wrap(f"note: {note}", width, subsequent_indent=NOTE_INDENT,
+                                     break_on_hyphens=False, break_long_words=False)  # fmt: skip
+        out.print(styled(("note:", "yellow"), first[len("note:") :]))
+        for line in rest:
+            out.print(line)
 
 
 def _wrapped(text: str, indent: int, width: int) -> list[str]:

@@ -131,3 +131,17 @@ def test_every_writer_spells_a_value_the_same(tmp_path: Path) -> None:
             assert other not in flat, f"{writer} writes {other!r}"
     chart = _writers(tmp_path)["time chart"]
     assert "max 123 ms" in chart and "max 1.25 MIOPS" in chart
+
+
+def test_run_notes_wrap_within_100_columns_as_hanging_paragraphs(capsys) -> None:
+    from arraybench import console
+
+    long = ("rr: 2 flagged points (generator-bound, host-busy) left out of the optimal point, "
+            "the maximum and the latency-bounded figures, as the plan's report settings say; "
+            "set report.headline_includes_flagged to keep them")  # fmt: skip
+    console.print_notes([long, "short one"])
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), lines
+    assert lines[0].startswith("note: rr: 2 flagged") and lines[1].startswith(" " * 6 + "and")
+    assert lines[-1] == "note: short one"
+    assert " ".join(" ".join(lines[:-1]).split()) == f"note: {long}"
