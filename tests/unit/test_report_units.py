@@ -142,6 +142,18 @@ def test_run_notes_wrap_within_100_columns_as_hanging_paragraphs(capsys) -> None
     console.print_notes([long, "short one"])
     lines = capsys.readouterr().out.splitlines()
     assert all(len(line) <= 100 for line in lines), lines
-    assert lines[0].startswith("note: rr: 2 flagged") and lines[1].startswith(" " * 6 + "and")
+    assert lines[0].startswith("note: rr: 2 flagged") and lines[1].startswith(" " * 6)
+    assert not lines[1][6].isspace()
     assert lines[-1] == "note: short one"
     assert " ".join(" ".join(lines[:-1]).split()) == f"note: {long}"
+
+
+def test_a_repetitions_row_names_its_repetition() -> None:
+    from dataclasses import replace
+
+    from arraybench.report.assemble import point_row
+    from tests.records import BLANK_POINT
+
+    first = replace(BLANK_POINT, key="randread-8k/w2-qd4", workers=2, iodepth=4)
+    second = replace(first, key="randread-8k/w2-qd4#2")
+    assert [point_row(p).level for p in (first, second)] == ["2x4", "2x4 #2"]

@@ -10,6 +10,7 @@ from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
+from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
 from arraybench.report.arrayside import add_array_view
@@ -390,9 +391,10 @@ def point_row(point: PointRecord) -> PointRow:
     """One stored point as a row of the points tables (and of the CSV, under raw names)."""
     record: dict[str, str | int | float | None] = {"series": series_name(point)}
     record |= {name: getattr(point, name) for name in RECORD_FIELDS}
+    repetition = repetition_in_key(point.key)[1]  # `repeat: N`: the level's rows told apart
     return PointRow(
         series=series_name(point),
-        level=f"{point.workers}x{point.iodepth}",
+        level=f"{point.workers}x{point.iodepth}" + (f" #{repetition}" if repetition > 1 else ""),
         workers=point.workers,
         iodepth=point.iodepth,
         targets=point.targets,
