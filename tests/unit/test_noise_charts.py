@@ -72,11 +72,16 @@ def test_per_second_samples_give_a_spread() -> None:
 def test_optimal_confidence_says_which_neighbours_are_within_noise() -> None:
     levels = [Level("4", 300.0, 3.0), Level("8", 380.0, 3.0), Level("16", 385.0, 3.0)]
     assert optimal_confidence(levels, "8", 2, 3) == (
-        "optimal 8 (the optimal point in 2 of 3 repetitions); 16 is within noise of it"
+        "optimal 8 (in 2 of 3 repetitions); 16 is within noise of it"
     )
     apart = [Level("4", 300.0, 1.0), Level("8", 380.0, 1.0), Level("16", 450.0, 1.0)]
     assert "differ from it beyond noise" in optimal_confidence(apart, "8")
     assert optimal_confidence([Level("8", 1.0, None), Level("16", 2.0, None)], "8") == ""
+    alone = [Level("8", 1.0, None)]
+    assert optimal_confidence(alone, "8", 3, 3) == "optimal 8 (in all 3 repetitions)"
+    assert optimal_confidence(alone, "8", 0, 2) == (
+        "optimal 8 (on the medians; none of the 2 repetitions alone had it)"
+    )
 
 
 def panel(**kw: object) -> CurvePanel:

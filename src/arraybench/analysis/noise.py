@@ -62,15 +62,24 @@ def _neighbours(levels: Sequence[Level], chosen: str) -> tuple[Level | None, lis
     return levels[at], [levels[i] for i in (at - 1, at + 1) if 0 <= i < len(levels)]
 
 
+def _wins(won: int | None, of: int | None) -> str:
+    """How often the level was the optimal point of one repetition's own curve."""
+    if won is None or not of:
+        return ""
+    if won == 0:  # the medians' optimum, which no repetition alone had
+        return f" (on the medians; none of the {of} repetitions alone had it)"
+    return f" (in all {of} repetitions)" if won == of else f" (in {won} of {of} repetitions)"
+
+
 def optimal_confidence(
     levels: Sequence[Level], optimal: str, won: int | None = None, of: int | None = None
 ) -> str:
-    """`optimal 8; 16 is within noise of it`, `optimal 8 (the optimal point in 3 of 3
-    repetitions); its neighbours differ from it beyond noise`, or "" when nothing can be said
-    (no spread, no repetitions)."""
+    """`optimal 8; 16 is within noise of it`, `optimal 8 (in 2 of 3 repetitions); its
+    neighbours differ from it beyond noise`, or "" when nothing can be said (no spread, no
+    repetitions)."""
     it, near = _neighbours(levels, optimal)
     verdicts = [differ(it, lv) for lv in near] if it is not None else []
-    times = f" (the optimal point in {won} of {of} repetitions)" if won is not None and of else ""
+    times = _wins(won, of)
     if all(v is None for v in verdicts) and not times:
         return ""
     same = [lv.key for lv, v in zip(near, verdicts, strict=True) if v is False]
