@@ -62,7 +62,7 @@ def test_report_tables_say_spread_wins_and_flags() -> None:
     pts = repeats([100.0, 130.0, 110.0]) + repeats([300.0, 280.0, 290.0], workers=2, first_id=9)
     spread, won = spread_tables(pts)
     assert spread.rows[0][:2] == ["rr/w1-qd1", "3"] and spread.rows[0][2].startswith("110 IOPS ±")
-    assert won.rows == [["rr", "3", "rr/w2-qd1 3 of 3", "rr/w2-qd1 3 of 3"]]
+    assert won.rows == [["rr", "3", "w2-qd1: 3 of 3", "w2-qd1: 3 of 3"]]
     assert repeat_notes(pts) == [] and repeat_notes(pts[:1]) == [NO_SPREAD]
     flag = Flag("generator-bound", "host CPU 97 % busy", "use fewer jobs")
     [table] = flag_table(pts, [Finding(9, "validity", finding_data([flag]))])

@@ -118,8 +118,9 @@ def spread_tables(
     wins = level_wins(points, () if facts.include_flagged else facts.flagged.keys())
     if wins:
 
-        def said(counts: list[tuple[str, int]], n: int) -> str:
-            return ", ".join(f"{key} {won} of {n}" for key, won in counts) or "–"
+        def said(counts: list[tuple[str, int]], n: int) -> str:  # the level, not its series
+            return ", ".join(f"{key.rsplit('/', 1)[-1]}: {won} of {n}"
+                             for key, won in counts) or "–"  # fmt: skip
 
         rows = [[w.series, str(w.repetitions), said(w.maximum, w.repetitions),
                  said(w.optimal, w.repetitions)] for w in wins]  # fmt: skip
