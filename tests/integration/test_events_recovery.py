@@ -35,7 +35,7 @@ def test_an_unthrottled_load_recovers_after_a_throttle(tmp_path: Path) -> None:
         plan.write_text(
             "name: noisy\n"
             f"targets: [{{path: {dev}}}]\n"
-            "timing: {ramp: 0s, duration: 13s}\n"
+            "timing: {ramp: 0s, duration: 16s}\n"  # 9 s after the revert to see 3 within the band
             "load: {workers: [1], iodepth: [1]}\n"
             "workloads:\n"
             "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync, events: [\n"

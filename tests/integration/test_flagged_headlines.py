@@ -70,9 +70,15 @@ def stored_run(
 
 
 def _compare(results: Path, *specs: str) -> str:
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["compare", *specs, "--results", str(results)]) == 0
+    """compare's output as a 160-column pipe shows it (an xdist worker's console may be 80
+    wide, and the table's rows would wrap)."""
+    out, width = io.StringIO(), console.out.width
+    console.out.width = 160
+    try:
+        with redirect_stdout(out):
+            assert cli.main(["compare", *specs, "--results", str(results)]) == 0
+    finally:
+        console.out.width = width
     return out.getvalue()
 
 
