@@ -211,6 +211,10 @@ def test_resume_continues_at_the_scenario_step_and_point_where_it_stopped(tmp_pa
     assert steps == [("before", 0, "ok"), ("before", 1, "failed"), ("before", 1, "ok"),
                      ("before", 2, "ok"), ("after", 0, "ok")]  # fmt: skip
     assert _rows(results, "SELECT status FROM runs") == [("complete",)]
+    # the resumed points are the same series as the first run's (the plan stored at the start
+    # reads back as written: no "(backend)" in the family only after a resume), so the
+    # impact table has both scenarios in one row set
+    assert _rows(results, "SELECT DISTINCT family FROM points") == [("Random 4 KiB",)]
 
 
 def test_a_prompt_step_waits_for_the_operator_on_a_terminal(tmp_path: Path):
