@@ -51,8 +51,8 @@ def recovery_text(impact: EventImpactData) -> str:
         parts.append(f"{start:.1f} s after the start")
     if revert is not None and not (start == 0 and revert == 0):
         parts.append(f"{revert:.1f} s after the revert")
-    elif revert is None and reverted:
-        parts.append("not after the revert")
+    elif revert is None and reverted and start != 0:  # never left the band: nothing to
+        parts.append("not after the revert")  # recover from (a host the event spared)
     band = impact.get("band_pct")
     if band is not None and band > DEFAULT_BAND_PCT:
         parts[-1] += f" (within {band:.0f} %)"
