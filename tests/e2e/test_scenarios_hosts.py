@@ -166,7 +166,9 @@ def test_a_scenario_step_runs_on_its_host_over_ssh_and_slows_its_device(
         ("baseline", "start"), ("baseline", "end"), ("degraded", "before"),
         ("degraded", "start"), ("degraded", "end"), ("degraded", "after")]  # fmt: skip
     end = paths[-2]["hosts"]
-    assert end["h1"]["recorded"] and end["h1"]["targets"][0].startswith(f"{device}: ")
+    assert end["h1"]["recorded"]  # a block device's size: /proc/partitions, not stat's 0
+    assert end["h1"]["targets"] == [f"{device}: block special file, {64 << 20} bytes "
+                                    f"({Path(device).name})"]  # fmt: skip
     assert end["h1"]["devices"]  # /proc/partitions over SSH
     assert not end["h0"]["recorded"] and "no ssh settings" in end["h0"]["why_not"]
     # the impact table per workload: h1 (a third of the load) read at 50 IOPS in "-1 controller"
