@@ -202,7 +202,7 @@ class ScenarioSteps:
             if not record.done:
                 raise ScenarioStepError(
                     f"scenario {scenario.name}: {phase}[{index}] {step.describe()}: "
-                    f"{record.detail}",
+                    f"{record.detail}{_saying(record.output)}",
                     f"fix it, then continue with `{self._resume()}` (the step runs again; "
                     "completed steps do not)",
                 )
@@ -283,6 +283,16 @@ class ScenarioSteps:
         if result.outcome == "timeout" or not sep:  # stat fails for a missing target: still seen
             return HostView(False, trim_output(result.detail + " " + result.output, 300))
         return HostView(True, None, _targets(text, partitions), _devices(partitions))
+
+
+def _saying(output: str | None, limit: int = 120) -> str:
+    """The last line a failed step printed, for the one error line: why it failed is usually
+    there (the whole output is in the store and the report)."""
+    lines = [line.strip() for line in (output or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1] if len(lines[-1]) <= limit else lines[-1][: limit - 3] + "..."
+    return f", saying: {last}"
 
 
 def _assumed(step: Step) -> float:
