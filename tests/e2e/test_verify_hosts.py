@@ -3,7 +3,8 @@ integrity writer runs on every host over SSH, the read-back names bad blocks per
 check exits 3, and nothing is left running on any host, also after SIGTERM of the controller.
 
 The hosts share this machine's filesystem, so the venv's Python (with arraybench) is the
-hosts' `ssh.python`, and the controller can damage h1's target file directly.
+hosts' `ssh.python`, and a `run` event on `host: h1` (over SSH, inside h1's namespace) can
+damage h1's target file.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -36,15 +38,15 @@ pytestmark = [
 ]
 FIO_PORT = 8800  # + host number: the fio servers the campaign starts over SSH (own pidfiles)
 
-# Damages 3 acknowledged blocks of h1's target. It runs as the `run` event's revert: after
-# the writers stopped and before the read-back, so exactly these blocks must be reported.
+# Damages 3 acknowledged blocks of h1's target. It runs on h1 as the `run` event's revert:
+# after the writers stopped and before the read-back, so exactly these blocks must be
+# reported. It says which network namespace it ran in (h1's, not the controller's).
 CORRUPT = """
 import glob, json, os, sys
 from pathlib import Path
 from arraybench.integrity.journal import ACKED, read_records
 journals, target, out = sys.argv[1:4]
-point = os.path.basename(os.environ["ARRAYBENCH_POINT_DIR"])  # the point's folder name
-[journal] = glob.glob(os.path.join(journals, "*", "h1", point + ".journal"))
+[journal] = glob.glob(os.path.join(journals, "*", "h1", "*.journal"))  # the run's one point
 acked = sorted({r.offset for r in read_records(Path(journal))[1] if r.kind == ACKED})
 bad = acked[:: max(1, len(acked) // 3)][:3]
 with open(target, "r+b") as fh:
@@ -53,7 +55,8 @@ with open(target, "r+b") as fh:
         fh.write(b"\\xab" * 4096)
     fh.flush()
     os.fsync(fh.fileno())
-Path(out).write_text(json.dumps(bad))
+net = os.stat("/proc/self/ns/net").st_ino
+Path(out).write_text(json.dumps({"bad": bad, "net": net}))
 """
 
 
@@ -127,19 +130,25 @@ def test_corrupt_blocks_on_one_host_are_named_there_and_exit_3(tmp_path: Path, h
     script = tmp_path / "corrupt.py"
     script.write_text(CORRUPT)
     bad_file = tmp_path / "bad.json"
-    # TODO(events on hosts): `host: h1` on this event once run events take a host
     revert = [sys.executable, str(script), str(tmp_path / "journals"), str(tmp_path / "t-h1.dat"),
               str(bad_file)]  # fmt: skip
     events = (
-        ",\n     events: [{at: 0s, label: damage h1, run: {argv: ['true'], "
+        ",\n     events: [{at: 0s, label: damage h1, host: h1, run: {argv: ['true'], "
         f"revert: {json.dumps(revert)}}}}}]"
     )
     results = tmp_path / "res"
     done = run_cli("run", str(_plan(tmp_path, hosts, events)), "--results", str(results),
                    timeout=180)  # fmt: skip
     assert done.returncode == 3, done.stderr
-    bad = json.loads(bad_file.read_text())
+    damage = json.loads(bad_file.read_text())
+    bad = damage["bad"]
     assert len(bad) == 3
+    assert damage["net"] == os.stat(f"/run/netns/{hosts.namespaces[1]}").st_ino  # ran on h1
+    with sqlite3.connect(results / "arraybench.db") as db:
+        [(data,)] = db.execute("SELECT data_json FROM findings WHERE kind = 'events'")
+    records = json.loads(data)["records"]
+    assert [(r["action"], r["outcome"]) for r in records] == [("run", "ok"), ("revert", "ok")]
+    assert all(r["detail"].startswith("h1: host h1: `") for r in records), records
     said = done.stdout + done.stderr
     assert "host h1: integrity:" in said and ", 0 lost, 3 corrupt, 0 unreadable" in said
     for name in ("h0", "h2"):

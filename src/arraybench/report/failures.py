@@ -42,6 +42,9 @@ def recovery_text(impact: EventImpactData) -> str:
     fail-over while the event lasts) and after the revert, or not before the point ended."""
     start, revert = impact.get("recovery_after_start_s"), impact.get("recovery_after_revert_s")
     reverted = impact.get("end_unix") is not None
+    dip, band = impact.get("dip_pct"), impact.get("band_pct") or DEFAULT_BAND_PCT
+    if dip is not None and dip <= band:  # its lowest second stayed within the band: a host
+        return "no dip"  # the event spared reads so whether or not 3 s fitted before the end
     if start is None and revert is None:
         return "not before the point ended"
     parts = []
@@ -51,10 +54,9 @@ def recovery_text(impact: EventImpactData) -> str:
         parts.append(f"{start:.1f} s after the start")
     if revert is not None and not (start == 0 and revert == 0):
         parts.append(f"{revert:.1f} s after the revert")
-    elif revert is None and reverted:
-        parts.append("not after the revert")
-    band = impact.get("band_pct")
-    if band is not None and band > DEFAULT_BAND_PCT:
+    elif revert is None and reverted and start != 0:  # never left the band: nothing to
+        parts.append("not after the revert")  # recover from (a host the event spared)
+    if band > DEFAULT_BAND_PCT:
         parts[-1] += f" (within {band:.0f} %)"
     return "; ".join(parts)
 

@@ -24,6 +24,7 @@ Rules of a resume (and of a stop in the middle):
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import time
 from collections.abc import Callable, Sequence
@@ -201,7 +202,7 @@ class ScenarioSteps:
             if not record.done:
                 raise ScenarioStepError(
                     f"scenario {scenario.name}: {phase}[{index}] {step.describe()}: "
-                    f"{record.detail}",
+                    f"{record.detail}{_saying(record.output)}",
                     f"fix it, then continue with `{self._resume()}` (the step runs again; "
                     "completed steps do not)",
                 )
@@ -271,7 +272,7 @@ class ScenarioSteps:
         if host.ssh is None:
             return HostView(False, "no ssh settings: the fio server was started by hand")
         targets = [t.path for t in host.targets or self.plan.targets]
-        stat = shlex.join(["stat", "-L", "-c", "%n: %F, %s bytes", "--", *targets])
+        stat = shlex.join(["stat", "-L", "-c", STAT_FORMAT, "--", *targets])
         remote = f"{stat}; echo ---; cat {PARTITIONS}"
         try:
             argv = ssh_command(host_spec(host), remote)
@@ -281,8 +282,17 @@ class ScenarioSteps:
         text, sep, partitions = result.output.partition("---\n")
         if result.outcome == "timeout" or not sep:  # stat fails for a missing target: still seen
             return HostView(False, trim_output(result.detail + " " + result.output, 300))
-        return HostView(True, None, [ln for ln in text.splitlines() if ln.strip()],
-                        _devices(partitions))  # fmt: skip
+        return HostView(True, None, _targets(text, partitions), _devices(partitions))
+
+
+def _saying(output: str | None, limit: int = 120) -> str:
+    """The last line a failed step printed, for the one error line: why it failed is usually
+    there (the whole output is in the store and the report)."""
+    lines = [line.strip() for line in (output or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1] if len(lines[-1]) <= limit else lines[-1][: limit - 3] + "..."
+    return f", saying: {last}"
 
 
 def _assumed(step: Step) -> float:
@@ -295,6 +305,33 @@ def _read(path: str) -> str:
             return f.read()
     except OSError:
         return ""
+
+
+STAT_FORMAT = "%n|%F|%s|%t|%T"  # name, type, size, device major and minor (hex)
+
+
+def _targets(stat: str, partitions: str) -> list[str]:
+    """`stat` lines -> `PATH: TYPE, SIZE bytes`. stat gives a block device's size as 0: its
+    size is the one /proc/partitions gives its major:minor (1 KiB blocks), with its name."""
+    sizes = {}
+    for line in partitions.splitlines():
+        words = line.split()
+        if len(words) == 4 and words[0].isdigit() and words[1].isdigit():
+            sizes[(int(words[0]), int(words[1]))] = (int(words[2]) * 1024, words[3])
+    found = []
+    for line in stat.splitlines():
+        fields = line.rsplit("|", 4)
+        if len(fields) != 5:  # stat's own complaint (a missing target): shown as it is
+            found += [line] if line.strip() else []
+            continue
+        name, kind, size, major, minor = fields
+        text = f"{name}: {kind}, {size} bytes"
+        with contextlib.suppress(ValueError):
+            known = sizes.get((int(major, 16), int(minor, 16)))
+            if kind == "block special file" and known:
+                text = f"{name}: {kind}, {known[0]} bytes ({known[1]})"
+        found.append(text)
+    return found
 
 
 def _devices(partitions: str) -> list[str]:

@@ -39,7 +39,11 @@ def scratch_path(results_dir: Path) -> str:
 
 
 def plan_yaml(plan: Plan) -> str:
-    return yaml.safe_dump(plan.model_dump(mode="json", exclude_none=True), sort_keys=False)
+    """The plan as the user set it (defaults left out): read back on `--resume` it is the same
+    plan, also for what depends on a key being given (a workload's family names its `region`
+    only when the plan gave one; with every default dumped, resumed points got another)."""
+    data = plan.model_dump(mode="json", exclude_none=True, exclude_unset=True)
+    return yaml.safe_dump(data, sort_keys=False)
 
 
 def configure(plan: Plan) -> RunSettings:
