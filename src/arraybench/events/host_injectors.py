@@ -70,7 +70,8 @@ class HostThrottle(HostInjector):
     def apply(self) -> str:
         if self.folder is not None:
             return "already applied"
-        folder = f"{CGROUP_PREFIX}-{os.getpid()}-h{next(_counter)}"
+        # the host's name (a plan name: letters, digits, _ . -) says where, the counter which
+        folder = f"{CGROUP_PREFIX}-{os.getpid()}-{self.remote.name}-{next(_counter)}"
         self._journal_here({"pidfile": self.remote.pidfile, "folder": folder,
                             "device": self.action.device})  # fmt: skip
         self.folder = folder  # from here a revert removes whatever the apply made
