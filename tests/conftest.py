@@ -72,7 +72,13 @@ def main_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
     finally:
         for c, width in widths:
             c._width = width
-    return subprocess.CompletedProcess(["arraybench", *args], code, out.getvalue(), err.getvalue())
+    texts = [_universal_newlines(f.getvalue()) for f in (out, err)]
+    return subprocess.CompletedProcess(["arraybench", *args], code, *texts)
+
+
+def _universal_newlines(text: str) -> str:
+    """As run_cli's text-mode pipes read it: CSV's CR LF (and a lone CR) become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def fio_jobs(json_path: Path) -> list[dict]:
