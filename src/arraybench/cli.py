@@ -337,6 +337,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         format_for(path, None)
     results = Path(args.results)
     store = Store(results)
+    try:  # closed on return: the run's lock is not kept by a library caller's process
+        return _run_campaign(args, store, results, outputs)
+    finally:
+        store.close()
+
+
+def _run_campaign(
+    args: argparse.Namespace, store: Store, results: Path, outputs: list[Path]
+) -> int:
     observer = console.ProgressObserver()
     campaign = Campaign(store, results, observer)
     campaign.interactive = sys.stdin.isatty() and sys.stdout.isatty()  # else prompts assumed

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 
 pytestmark = [needs_fio, pytest.mark.slow]
 
@@ -33,7 +33,7 @@ def _plan(tmp_path: Path) -> Path:
 
 def test_an_adaptive_series_stores_what_it_tried(tmp_path: Path):
     results = tmp_path / "res"
-    done = run_cli("run", str(_plan(tmp_path)), "--results", str(results))
+    done = main_cli("run", str(_plan(tmp_path)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(results / "arraybench.db") as db:
         [finding] = [json.loads(d) for (d,) in db.execute(

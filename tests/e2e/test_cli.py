@@ -16,21 +16,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import needs_fio, run_cli, small_plan
+from tests.conftest import main_cli, needs_fio, small_plan
 from tests.crosscheck import assert_point_matches_fio
 
 pytestmark = needs_fio
 
 
 def _run_id(results: Path) -> str:
-    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     assert len(runs) == 1
     return runs[0]["id"]
 
 
 def test_run_show_runs_report(tmp_path: Path):
     results = tmp_path / "res"
-    done = run_cli("run", str(small_plan(tmp_path)), "--results", str(results))
+    done = main_cli("run", str(small_plan(tmp_path)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     assert "optimal @ latency" in done.stdout and "HTML report:" in done.stdout
     assert "kIOPS @" in done.stdout and "MB/s max" in done.stdout
@@ -39,7 +39,7 @@ def test_run_show_runs_report(tmp_path: Path):
 
     run_id = _run_id(results)
     shown = json.loads(
-        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+        main_cli("show", run_id, "--results", str(results), "--format", "json").stdout
     )
     assert shown["run"]["status"] == "complete" and len(shown["points"]) == 4
     for point in shown["points"]:
@@ -47,15 +47,15 @@ def test_run_show_runs_report(tmp_path: Path):
         metrics = {k: v for k, v in metrics.items() if k != "read_pct"}
         assert_point_matches_fio(metrics, Path(point["folder"]) / "fio.json")
 
-    table = run_cli("show", run_id, "--results", str(results))
+    table = main_cli("show", run_id, "--results", str(results))
     assert table.returncode == 0 and "rand-8k-rw70/w2-qd2" in table.stdout
     rows = list(csv.DictReader(io.StringIO(
-        run_cli("show", run_id, "--results", str(results), "--format", "csv").stdout
+        main_cli("show", run_id, "--results", str(results), "--format", "csv").stdout
     )))  # fmt: skip
     assert len(rows) == 4 and float(rows[0]["total_iops"]) > 0
 
     out = tmp_path / "copy.html"
-    again = run_cli("report", run_id, "--results", str(results), "-o", str(out))
+    again = main_cli("report", run_id, "--results", str(results), "-o", str(out))
     assert again.returncode == 0 and out.exists()
     assert "https://" not in out.read_text() and "http://" not in out.read_text()
 
@@ -63,7 +63,7 @@ def test_run_show_runs_report(tmp_path: Path):
 def test_bad_plan_is_one_line_and_exit_2(tmp_path: Path):
     plan = small_plan(tmp_path)
     plan.write_text(plan.read_text().replace("bs: 8k", "bs: 8kk"))
-    done = run_cli("run", str(plan), "--results", str(tmp_path / "r"))
+    done = main_cli("run", str(plan), "--results", str(tmp_path / "r"))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
@@ -75,20 +75,20 @@ def test_bad_plan_is_one_line_and_exit_2(tmp_path: Path):
         ("run", "quick", "--scale", "0"),
         ("show", "x", "--results", str(tmp_path)),
     ):
-        failed = run_cli(*args)
+        failed = main_cli(*args)
         assert failed.returncode == 2, (args, failed.stderr)
         assert len(failed.stderr.strip().splitlines()) == 1 and "Traceback" not in failed.stderr
 
 
 def test_templates_and_plan_check(tmp_path: Path):
-    listed = run_cli("templates")
+    listed = main_cli("templates")
     assert listed.returncode == 0 and "quick" in listed.stdout
-    checked = run_cli("plan", "check", "quick")
+    checked = main_cli("plan", "check", "quick")
     assert checked.returncode == 0
     assert "25 points" in checked.stdout and "rw=randrw" in checked.stdout
     assert "rwmixread=70" in checked.stdout
     assert not Path("arraybench-results").exists() or True  # plan check runs nothing
-    checked = run_cli("plan", "check", str(small_plan(tmp_path)), "--all-jobs")
+    checked = main_cli("plan", "check", str(small_plan(tmp_path)), "--all-jobs")
     assert checked.stdout.count("[load]") == 4
     assert not (tmp_path / "target.dat").exists()
 
@@ -135,10 +135,10 @@ def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its fio: nothing gets to clean up
     proc.wait(timeout=30)
     run_id = _run_id(results)
-    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     assert runs[0]["status"] == "running" and 2 <= runs[0]["points_done"] < 8
 
-    resumed = run_cli("run", "--resume", run_id, "--results", str(results))
+    resumed = main_cli("run", "--resume", run_id, "--results", str(results))
     assert resumed.returncode == 0, resumed.stderr
     assert "already done" in resumed.stdout
     with sqlite3.connect(results / "arraybench.db") as conn:
@@ -147,7 +147,7 @@ def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     assert len(keys) == 8 and len(set(keys)) == 8 and status == "complete"
     assert not _fio_under(results)  # the killed run's fio, if it hung, was ended by the resume
     points = json.loads(
-        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+        main_cli("show", run_id, "--results", str(results), "--format", "json").stdout
     )["points"]
     assert killed_at >= 2
     for point in points:  # the point cut by the kill was re-run cleanly: its output is whole
@@ -167,7 +167,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "--resume" in err and "Traceback" not in err + out
-    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     assert runs[0]["status"] == "interrupted"
     leftover = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
     assert leftover.stdout.strip() == "", "fio was left running"
@@ -175,7 +175,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path):
 
 def test_missing_engine_is_refused_before_anything_runs(tmp_path: Path):
     plan = small_plan(tmp_path, extra="ioengine: nosuchengine\n")
-    done = run_cli("run", str(plan), "--results", str(tmp_path / "r"))
+    done = main_cli("run", str(plan), "--results", str(tmp_path / "r"))
     assert done.returncode == 2
     assert "nosuchengine" in done.stderr and "rand-8k-rw70/w1-qd2" in done.stderr
     assert "libaio" in done.stderr  # the hint lists the engines this fio has
@@ -190,11 +190,11 @@ def test_fio_failing_mid_campaign_names_the_point_and_keeps_what_completed(tmp_p
         "  - {name: misaligned, pattern: random, bs: 8k, read: 100, ioengine: sg}\n"
     ))  # fmt: skip
     results = tmp_path / "r"
-    done = run_cli("run", str(plan), "--results", str(results))
+    done = main_cli("run", str(plan), "--results", str(results))
     assert done.returncode == 1
     assert "point misaligned/w1-qd2: fio" in done.stderr and "Invalid argument" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
-    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     assert runs[0]["status"] == "failed" and runs[0]["points_done"] == 1
 
 
@@ -219,7 +219,7 @@ def test_refuses_loop_device_with_a_filesystem(tmp_path: Path):
     try:
         subprocess.run(["mkfs.ext4", "-q", dev], check=True, capture_output=True)
         plan = small_plan(tmp_path)
-        done = run_cli("run", str(plan), "--target", dev, "--results", str(tmp_path / "r"))
+        done = main_cli("run", str(plan), "--target", dev, "--results", str(tmp_path / "r"))
         assert done.returncode == 2
         assert dev in done.stderr and "ext4" in done.stderr and "allow_destroy" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
@@ -227,7 +227,7 @@ def test_refuses_loop_device_with_a_filesystem(tmp_path: Path):
             (tmp_path / "r" / "runs").iterdir()
         )
         # explicit consent for that exact device: the run goes ahead and writes to it
-        done = run_cli("run", str(plan), "--target", dev, "--allow-destroy", dev,
+        done = main_cli("run", str(plan), "--target", dev, "--allow-destroy", dev,
                        "--results", str(tmp_path / "r"))  # fmt: skip
         assert done.returncode == 0, done.stderr
         probe = subprocess.run(["blkid", "-p", dev], capture_output=True, text=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.units import format_pct
-from tests.conftest import needs_fio, run_cli, small_plan
+from tests.conftest import main_cli, needs_fio, small_plan
 
 pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.xdist_group("compare_acceptance")]
 
@@ -16,13 +16,13 @@ pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.xdist_group("compare_acce
 def _ids(results: Path) -> set[str]:
     if not results.exists():
         return set()
-    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     return {r["id"] for r in runs}
 
 
 def _run(tmp_path: Path, results: Path, *extra: str) -> tuple[str, int]:
     before = _ids(results)
-    done = run_cli("run", str(small_plan(tmp_path)), "--results", str(results), *extra)
+    done = main_cli("run", str(small_plan(tmp_path)), "--results", str(results), *extra)
     assert done.returncode in (0, 3), done.stderr
     [new] = _ids(results) - before
     return new, done.returncode
@@ -31,7 +31,7 @@ def _run(tmp_path: Path, results: Path, *extra: str) -> tuple[str, int]:
 def _maxima(results: Path, run_id: str) -> dict[str, float]:
     """Each workload's maximum by the headline rule: flagged points (a busy machine flags
     them host-busy) left out unless every point of the workload is flagged."""
-    shown = run_cli("show", run_id, "--results", str(results), "--format", "json")
+    shown = main_cli("show", run_id, "--results", str(results), "--format", "json")
     by_workload: dict[str, list[dict]] = {}
     for p in json.loads(shown.stdout)["points"]:
         by_workload.setdefault(p["workload"], []).append(p)
@@ -55,8 +55,8 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
 def test_compare_gives_deltas_against_the_baseline(two_runs: tuple[Path, str, str], tmp_path):
     results, first, second = two_runs
     out = tmp_path / "cmp.html"
-    done = run_cli("compare", f"{first}:before", second, "--results", str(results), "-o",
-                   str(out), "-o", str(tmp_path / "cmp.md"))  # fmt: skip
+    done = main_cli("compare", f"{first}:before", second, "--results", str(results), "-o",
+                    str(out), "-o", str(tmp_path / "cmp.md"))  # fmt: skip
     assert done.returncode == 0, done.stderr
     a, b = _maxima(results, first), _maxima(results, second)
     delta = (b["rand-8k-rw70"] - a["rand-8k-rw70"]) / a["rand-8k-rw70"] * 100
@@ -71,7 +71,7 @@ def test_compare_gives_deltas_against_the_baseline(two_runs: tuple[Path, str, st
 
 def test_compare_refuses_an_unknown_baseline(two_runs: tuple[Path, str, str]):
     results, first, second = two_runs
-    done = run_cli("compare", first, second, "--baseline", "nope", "--results", str(results))
+    done = main_cli("compare", first, second, "--baseline", "nope", "--results", str(results))
     assert done.returncode == 2 and "--baseline nope" in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -83,12 +83,12 @@ def test_acceptance_verdicts_gate_the_exit_code(tmp_path: Path):
     keep = "report: {headline_includes_flagged: true}\n"
     passing = keep + "acceptance:\n  - {workload: 'rand-*', min_iops: 1, max_lat_p99: 10s}\n"
     plan = small_plan(tmp_path, workers="[1]", extra=passing)
-    done = run_cli("run", str(plan), "--results", str(results), "-o", str(tmp_path / "r.html"))
+    done = main_cli("run", str(plan), "--results", str(results), "-o", str(tmp_path / "r.html"))
     assert done.returncode == 0, done.stderr
     assert "PASS" in done.stdout and "1 of 1 passed" in done.stdout
     failing = passing + "  - {workload: seq-128k-read, min_mbps: 1000000000}\n"
     plan = small_plan(tmp_path, workers="[1]", extra=failing)
-    done = run_cli("run", str(plan), "--results", str(results), "-o", str(tmp_path / "f.html"))
+    done = main_cli("run", str(plan), "--results", str(results), "-o", str(tmp_path / "f.html"))
     assert done.returncode == 3, done.stderr
     lines = [
         line for line in done.stdout.splitlines() if "seq-128k-read" in line and "FAIL" in line
@@ -101,12 +101,12 @@ def test_acceptance_verdicts_gate_the_exit_code(tmp_path: Path):
 
 def test_acceptance_naming_an_unknown_workload_is_a_plan_error(tmp_path: Path):
     extra = "acceptance:\n  - {workload: nope, min_iops: 1}\n"
-    done = run_cli("plan", "check", str(small_plan(tmp_path, extra=extra)))
+    done = main_cli("plan", "check", str(small_plan(tmp_path, extra=extra)))
     assert done.returncode == 2 and "nope" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_an_unknown_report_format_is_refused_before_the_campaign(tmp_path: Path):
     results = tmp_path / "res"
-    done = run_cli("run", str(small_plan(tmp_path)), "--results", str(results), "-o", "r.docx")
+    done = main_cli("run", str(small_plan(tmp_path)), "--results", str(results), "-o", "r.docx")
     assert done.returncode == 2 and "unknown report format '.docx'" in done.stderr
     assert "Traceback" not in done.stderr and not list(results.glob("runs/*"))

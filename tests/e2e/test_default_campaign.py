@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 from tests.crosscheck import assert_point_matches_fio
 
 pytestmark = [needs_fio, pytest.mark.slow]
@@ -15,7 +15,7 @@ pytestmark = [needs_fio, pytest.mark.slow]
 
 def test_default_campaign_prints_table_writes_report_and_equals_fio(tmp_path: Path):
     results = tmp_path / "res"
-    done = run_cli("run", "--scale", "0.2", "--results", str(results), cwd=tmp_path)
+    done = main_cli("run", "--scale", "0.2", "--results", str(results), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     for label in ("Random 8 KiB", "Sequential 128 KiB", "Read", "Write", "R/W 70/30"):
@@ -29,11 +29,11 @@ def test_default_campaign_prints_table_writes_report_and_equals_fio(tmp_path: Pa
     assert html.count('<svg class="chart timechart"') == 10  # levels over time, percentiles
     assert html.count('aria-label="seq-128k-write: every level over time') == 1
 
-    run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
+    run_id = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
         "id"
     ]
     shown = json.loads(
-        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+        main_cli("show", run_id, "--results", str(results), "--format", "json").stdout
     )
     points = shown["points"]
     assert len(points) == 25 and shown["run"]["status"] == "complete"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 from tests.netns import TestHosts, cleanup_stale, started_or_skip
 
 pytestmark = [
@@ -56,7 +56,7 @@ def _plan(tmp_path: Path, hosts: TestHosts, extra: str = "") -> Path:
 
 
 def test_hosts_check_lists_each_host(tmp_path: Path, hosts: TestHosts):
-    done = run_cli("hosts", "check", str(_plan(tmp_path, hosts)))
+    done = main_cli("hosts", "check", str(_plan(tmp_path, hosts)))
     assert done.returncode in (0, 1), done.stderr  # targets are not checked without SSH
     for h in hosts.hosts:
         assert h.name in done.stdout and h.address in done.stdout
@@ -65,17 +65,17 @@ def test_hosts_check_lists_each_host(tmp_path: Path, hosts: TestHosts):
 
 def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     results = tmp_path / "res"
-    done = run_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results))
+    done = main_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     assert "Scaling against the number of hosts" in done.stdout
     assert "start spread between hosts" in done.stdout
     report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
     assert "Scaling: maximum against hosts: against hosts" in report  # one dual-axis chart
-    run_id = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
+    run_id = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)[0][
         "id"
     ]
     shown = json.loads(
-        run_cli("show", run_id, "--results", str(results), "--format", "json").stdout
+        main_cli("show", run_id, "--results", str(results), "--format", "json").stdout
     )
     points = shown["points"]
     assert [p["key"] for p in points] == ["rr/w1-qd1-h1", "rr/w1-qd1-h2", "rr/w1-qd1-h3"]
@@ -140,14 +140,14 @@ def test_a_host_killed_mid_point_leaves_a_partial_point(tmp_path: Path, hosts: T
     killer.start()
     began = time.monotonic()
     try:
-        done = run_cli("run", str(plan), "--results", str(tmp_path / "res"), timeout=180)
+        done = main_cli("run", str(plan), "--results", str(tmp_path / "res"))
     finally:
         killer.join()
         hosts.start_server(2)  # back for any later test
     assert time.monotonic() - began < 120  # no hang
     assert done.returncode == 0, done.stderr
     assert f"host(s) {names[2]} failed" in done.stderr and "stored as partial" in done.stderr
-    shown = json.loads(run_cli("show", json.loads(run_cli(
+    shown = json.loads(main_cli("show", json.loads(main_cli(
         "runs", "--results", str(tmp_path / "res"), "--format", "json").stdout)[0]["id"],
         "--results", str(tmp_path / "res"), "--format", "json").stdout)  # fmt: skip
     [point] = shown["points"]

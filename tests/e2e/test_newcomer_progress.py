@@ -11,7 +11,7 @@ import pytest
 from arraybench.plan import catalog
 from arraybench.plan.expand import with_targets
 from arraybench.run.progress import RunProgress, run_steps
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 
 COUNTS = re.compile(r"^\[(\d+)/(\d+)\]")
 
@@ -31,7 +31,7 @@ def _never_exceeded(text: str) -> list[tuple[int, int]]:
 
 
 def _runs_counts(results: Path) -> tuple[int, int]:
-    listed = run_cli("runs", "--results", str(results))
+    listed = main_cli("runs", "--results", str(results))
     found = re.findall(r"complete[\s│]+(\d+)/(\d+)", listed.stdout)
     assert len(found) == 1, listed.stdout
     return int(found[0][0]), int(found[0][1])
@@ -41,7 +41,7 @@ def _runs_counts(results: Path) -> tuple[int, int]:
 def test_snia_rounds_count_at_most_and_shrink_when_steady(tmp_path: Path) -> None:
     results = tmp_path / "r"
     args = ["--only", "iops-4k-w", "--set", "rounds.max=6", "--set", "rounds.window=2"]
-    done = run_cli("run", "snia-pts", "--scale", "0.01", *args, "--results", str(results))
+    done = main_cli("run", "snia-pts", "--scale", "0.01", *args, "--results", str(results))
     assert done.returncode == 0, done.stderr
     counts = _never_exceeded(done.stdout)
     assert counts[0][1] == 6  # rounds at their maximum, from the start
@@ -59,9 +59,9 @@ def test_snia_rounds_count_at_most_and_shrink_when_steady(tmp_path: Path) -> Non
 @needs_fio
 def test_dbi_interference_is_a_step_of_the_total(tmp_path: Path) -> None:
     results = tmp_path / "r"
-    done = run_cli("run", "dbi-db", "--scale", "0.01", "--only", "randread-8k", "--set",
-                   "load.workers=[1]", "--set", "interference.steps=1", "--results",
-                   str(results))  # fmt: skip
+    done = main_cli("run", "dbi-db", "--scale", "0.01", "--only", "randread-8k", "--set",
+                    "load.workers=[1]", "--set", "interference.steps=1", "--results",
+                    str(results))  # fmt: skip
     assert done.returncode == 0, done.stderr
     counts = _never_exceeded(done.stdout)
     assert counts[0][1] == 2 and counts[-1] == (2, 2)  # 1 point + the interference test

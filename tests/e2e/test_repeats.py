@@ -14,7 +14,7 @@ import pytest
 from arraybench import cli
 from arraybench.plan.catalog import resolve
 from arraybench.plan.expand import expand, repetition_in_key
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 
 pytestmark = [needs_fio, pytest.mark.slow]
 
@@ -40,8 +40,8 @@ def test_repeat_interleaves_the_ladder() -> None:
 
 def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None:
     results = tmp_path / "res"
-    done = run_cli("run", "quick", *QUICK_SMALL, "--repeat", "3", "--scale", "0.1",
-                   "--target", str(tmp_path / "t.dat"), "--results", str(results))  # fmt: skip
+    done = main_cli("run", "quick", *QUICK_SMALL, "--repeat", "3", "--scale", "0.1",
+                    "--target", str(tmp_path / "t.dat"), "--results", str(results))  # fmt: skip
     assert done.returncode == 0, done.stderr
     points = _show(results)
     assert len(points) == 6
@@ -64,7 +64,7 @@ def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None
         db.execute("DELETE FROM points WHERE key = 'rand-8k-read/w2-qd1#3'")
         db.execute("UPDATE runs SET status = 'interrupted'")
     run_id = str(points[0]["run_id"])
-    resumed = run_cli("run", "--resume", run_id, "--results", str(results))
+    resumed = main_cli("run", "--resume", run_id, "--results", str(results))
     assert resumed.returncode == 0, resumed.stderr
     # its progress line names only the missing repetition (tables may list the others)
     assert "w2-qd1#3: " in resumed.stdout and "w1-qd1#2: " not in resumed.stdout

@@ -21,7 +21,7 @@ from arraybench.report.export import write_report
 from arraybench.report.model import ReportModel
 from arraybench.store.db import Store
 from arraybench.units import format_latency, format_quantity
-from tests.conftest import needs_fio, run_cli, small_plan
+from tests.conftest import main_cli, needs_fio, small_plan
 
 A4_PRINTABLE_PX = 703  # 210 mm - 2 x 12 mm margins (the print CSS) at 96 px per inch
 
@@ -42,7 +42,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     results = tmp / "res"
     plan = small_plan(tmp)  # 2-second points: each logs 1-second samples
     plan.write_text(plan.read_text().replace("duration: 1s", "duration: 2s"))
-    done = run_cli("run", str(plan), "--results", str(results), timeout=120)
+    done = main_cli("run", str(plan), "--results", str(results))
     assert done.returncode == 0, done.stderr
     return Store(results, create=False)
 
@@ -103,7 +103,7 @@ def test_pdf_has_every_column_and_no_table_is_wider_than_the_page(
 
 def test_show_csv_is_the_report_csv(store: Store, tmp_path: Path) -> None:
     ((run, _),) = store.list_runs()
-    shown = run_cli("show", run.id, "--results", str(store.path.parent), "--format", "csv")
+    shown = main_cli("show", run.id, "--results", str(store.path.parent), "--format", "csv")
     assert shown.returncode == 0, shown.stderr
     written = write_report(report_for_run(store, run.id), tmp_path / "x.csv", "csv")
     assert shown.stdout == written.read_text(encoding="utf-8")

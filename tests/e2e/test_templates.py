@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 from tests.crosscheck import assert_point_matches_fio
 
 pytestmark = [needs_fio, pytest.mark.slow]
@@ -18,10 +18,10 @@ def _run(tmp_path: Path, *args: str) -> tuple[str, dict, str]:
     targets = []
     for name in ("lun1.dat", "lun2.dat"):
         targets += ["--target", str(tmp_path / name)]
-    done = run_cli("run", *args, *targets, "--results", str(results))
+    done = main_cli("run", *args, *targets, "--results", str(results))
     assert done.returncode == 0, done.stderr
-    runs = json.loads(run_cli("runs", "--results", str(results), "--format", "json").stdout)
-    shown = run_cli("show", runs[0]["id"], "--results", str(results), "--format", "json")
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
+    shown = main_cli("show", runs[0]["id"], "--results", str(results), "--format", "json")
     report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
     return done.stdout, json.loads(shown.stdout), report
 

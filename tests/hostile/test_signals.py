@@ -21,7 +21,7 @@ import pytest
 from arraybench.cli import main
 from arraybench.errors import FioRunError
 from arraybench.fio import runner
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 from tests.hostile.procs import (
     fio_under,
     gone,
@@ -66,7 +66,7 @@ def test_sigterm_mid_point_marks_interrupted_and_resume_completes(tmp_path, caps
     [after] = runs(results)
     assert after["status"] == "interrupted" and after["points_done"] == 1
 
-    resumed = run_cli("run", "--resume", run["id"], "--results", str(results))
+    resumed = main_cli("run", "--resume", run["id"], "--results", str(results))
     assert resumed.returncode == 0, resumed.stderr
     keys = stored_keys(results, run["id"])
     assert len(keys) == 2 and len(set(keys)) == 2  # as many as an uninterrupted run, no twice

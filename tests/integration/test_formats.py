@@ -31,7 +31,7 @@ from arraybench.report.xlsx import (
 )
 from arraybench.store.db import Store
 from tests import pageerrors
-from tests.conftest import needs_fio, run_cli, small_plan
+from tests.conftest import main_cli, needs_fio, small_plan
 
 pytestmark = [needs_fio, pytest.mark.xdist_group("formats")]  # module fixtures: one worker
 
@@ -62,7 +62,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> ReportModel:
     parts a small run lacks added: provenance, verdicts, a long timeline and a table."""
     tmp = tmp_path_factory.mktemp("formats")
     results = tmp / "res"
-    done = run_cli("run", str(small_plan(tmp)), "--results", str(results), timeout=120)
+    done = main_cli("run", str(small_plan(tmp)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     store = Store(results, create=False)
     ((run, _),) = store.list_runs()

@@ -19,7 +19,7 @@ from arraybench.fio.parse import parse_fio_json
 from arraybench.fio.textparse import parse_fio_text
 from arraybench.importer import ImportResult, import_paths
 from arraybench.store.db import Store
-from tests.conftest import needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 from tests.unit.test_textparse import fio_num2str
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -150,11 +150,11 @@ def test_the_sample_folder_imports_and_says_what_it_skipped(tmp_path: Path) -> N
     assert "rw not stated: randwrite inferred" in notes
     run = store.get_run(result.run_id)
     assert run.status == "complete" and run.total_points == 47 and run.scenario == "imported"
-    shown = run_cli("show", result.run_id, "--results", str(results), "--format", "csv")
+    shown = main_cli("show", result.run_id, "--results", str(results), "--format", "csv")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.count("\n") == 48 and "randread-8k/w10-qd1-h3" in shown.stdout
-    report = run_cli("report", result.run_id, "--results", str(results), "-o",
-                     str(tmp_path / "r.html"))  # fmt: skip
+    report = main_cli("report", result.run_id, "--results", str(results), "-o",
+                      str(tmp_path / "r.html"))  # fmt: skip
     assert report.returncode == 0, report.stderr
     assert "randread-8k" in (tmp_path / "r.html").read_text()
 
