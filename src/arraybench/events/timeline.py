@@ -39,6 +39,7 @@ from arraybench.events.errors import EventError, InjectorError
 from arraybench.events.injectors import Injector, PidSource, make_injector
 from arraybench.events.journal import InjectionLog
 from arraybench.events.records import Action, EventRecord, Outcome
+from arraybench.monitor.shielded import start_shielded
 from arraybench.plan.events import Event, PromptAction
 
 REFRESH_S = 1.0  # how often applied injectors catch new load processes
@@ -147,7 +148,7 @@ class EventTimeline:
                 self._schedule(slot, self._t0 + slot.event.at)
         self._install_sigterm()
         self._thread = threading.Thread(target=self._run, name="arraybench-events", daemon=True)
-        self._thread.start()
+        start_shielded(self._thread)  # a Ctrl-C now is handled once it has started
 
     def stop(self) -> None:
         """Revert everything still applied and record what never started. Idempotent; a second
@@ -326,7 +327,7 @@ class EventTimeline:
                 daemon=True,
             )
             self._workers.append(worker)
-        worker.start()
+        start_shielded(worker)
 
     def _command_step(self, slot: _Slot, starting: bool) -> None:
         injector = slot.injector

@@ -35,6 +35,7 @@ from types import TracebackType
 from arraybench.errors import ArraybenchError
 from arraybench.monitor.cpu import CpuCounters, CpuRates, cpu_rates, parse_proc_stat
 from arraybench.monitor.diskstats import DiskCounters, DiskRates, disk_rates, parse_diskstats
+from arraybench.monitor.shielded import start_shielded
 
 _JOIN_TIMEOUT_S = 1.0
 
@@ -113,7 +114,7 @@ class HostSampler:
         self._thread = threading.Thread(
             target=self._run, args=(first,), name="arraybench-host-sampler", daemon=True
         )
-        self._thread.start()
+        start_shielded(self._thread)  # a Ctrl-C now is handled once it has started
         return self
 
     def stop(self) -> list[HostSample]:
