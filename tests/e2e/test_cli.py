@@ -109,7 +109,6 @@ def _wait_for_points(db: Path, count: int, proc: subprocess.Popen[str], limit: f
     raise AssertionError("points did not appear in time")
 
 
-@pytest.mark.slow
 def _fio_under(folder: Path) -> list[int]:
     """fio processes whose working directory is in `folder`."""
     root, found = folder.resolve(), []
@@ -124,6 +123,7 @@ def _fio_under(folder: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     results = tmp_path / "res"
     plan = small_plan(tmp_path, workers="[1, 2, 3, 4]")
