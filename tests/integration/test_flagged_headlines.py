@@ -69,16 +69,16 @@ def stored_run(
     return run_id
 
 
-def _compare(results: Path, *specs: str) -> str:
-    """compare's output as a 160-column pipe shows it (an xdist worker's console may be 80
-    wide, and the table's rows would wrap)."""
-    out, width = io.StringIO(), console.out.width
-    console.out.width = 160
+def _compare(results: Path, *specs: str, width: int = 160) -> str:
+    """compare's output as a console `width` columns wide shows it (default: a pipe's 160;
+    an xdist worker's console may be 80 wide, and the table's rows would wrap)."""
+    out, before = io.StringIO(), console.out.width
+    console.out.width = width
     try:
         with redirect_stdout(out):
             assert cli.main(["compare", *specs, "--results", str(results)]) == 0
     finally:
-        console.out.width = width
+        console.out.width = before
     return out.getvalue()
 
 
@@ -112,8 +112,8 @@ def test_compare_leaves_flagged_points_out_as_the_report_does(
     ), out  # one line per run, not per point
     assert "B: 1 flagged point (generator-bound) kept in its max" in text, out
     assert "headline_includes_flagged: true" in text and "note: C:" not in text  # no flags
-    monkeypatch.setattr(console.out, "width", 100)  # what COLUMNS=100 gives the console
-    narrow = _compare(tmp_path, f"{plain}:A", f"{keeps}:B", f"{clean}:C")
+    # what COLUMNS=100 gives the console
+    narrow = _compare(tmp_path, f"{plain}:A", f"{keeps}:B", f"{clean}:C", width=100)
     assert max(cell_len(line) for line in narrow.splitlines()) <= 100, narrow  # notes wrapped
     assert " ".join(narrow.split()).count("flagged point") == 2, narrow
     # the run's own report names the same maximum as compare
