@@ -35,6 +35,7 @@ from arraybench.plan.expand import (
     Point,
     check_resolved,
     expand,
+    host_point,
     round_points,
     scale_plan,
     select,
@@ -423,11 +424,18 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
         for point in per_round:
             console.out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
         points = points + per_round
-    sizes = {t.path: t.size or facts.blocks.get(t.path, 0) for t in plan.targets}
+    every = [*plan.targets, *(t for h in plan.hosts for t in h.targets)]
+    sizes = {t.path: t.size or facts.blocks.get(t.path, 0) for t in every}
+    hosts = {h.name: h for h in plan.hosts}
     shown = points if args.all_jobs else _first_of_each_workload(points)
     for point in shown:
-        console.out.rule(f"job file of {point.key}")
-        console.out.print(render_jobfile(point, sizes), markup=False)
+        first = point.level.hosts[0] if point.level.hosts else None
+        if first is None:
+            console.out.rule(f"job file of {point.key}")
+            console.out.print(render_jobfile(point, sizes), markup=False)
+        else:  # each host runs its own job file on its own targets: the first one's shown
+            console.out.rule(f"job file of {point.key} on {first}")
+            console.out.print(render_jobfile(host_point(point, hosts[first]), sizes), markup=False)
     return 0
 
 

@@ -122,3 +122,21 @@ def test_plan_check_refuses_the_target_run_refuses(tmp_path: Path) -> None:
         assert "ext4" in checked.stderr and checked.stderr == ran.stderr
         allowed = main_cli("plan", "check", *args, "--allow-destroy", dev)
         assert allowed.returncode == 0 and f"{dev} (block device, 64 MiB)" in allowed.stdout
+
+
+def test_plan_check_shows_a_many_host_points_job_file_on_its_first_hosts_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(
+        "name: mh\n"
+        "hosts:\n"
+        "  - {name: h0, address: 10.0.0.10, targets: [{path: /dev/sdb}]}\n"
+        "  - {name: h1, address: 10.0.0.11, targets: [{path: /dev/sdc}]}\n"
+        "host_sets: [[h0, h1]]\n"
+        "load: {workers: [1], iodepth: [1]}\n"
+        "workloads: [{name: rr, pattern: random, bs: 4k, read: 100}]\n"
+    )
+    out = _check(capsys, str(plan), "--results", str(tmp_path))
+    assert "job file of rr/w1-qd1-h2 on h0" in out
+    assert "filename=/dev/sdb\n" in out and "filename=\n" not in out  # not an empty target
