@@ -9,6 +9,7 @@ import os
 import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,6 +83,23 @@ def test_a_host_kept_busy_by_others_is_host_busy_not_generator_bound() -> None:
 @needs_fio
 @pytest.mark.slow
 @pytest.mark.serial  # keeps every CPU busy for two seconds
+def _burned_point(plan: Path, results: Path, cpus: int) -> dict[str, Any]:
+    """The point `show --format json` gives for the plan run beside one CPU burner per CPU."""
+    burners = [subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"])
+               for _ in range(cpus)]  # fmt: skip
+    try:
+        assert cli.main(["run", str(plan), "--results", str(results)]) == 0
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["show", "latest", "--results", str(results), "--format", "json"]) == 0
+    [point] = json.loads(out.getvalue())["points"]
+    return dict(point)
+
+
 def test_cpu_burners_make_a_light_fio_load_host_busy(tmp_path: Path) -> None:
     cpus = os.cpu_count() or 1
     plan = tmp_path / "plan.yaml"
@@ -90,19 +108,12 @@ def test_cpu_burners_make_a_light_fio_load_host_busy(tmp_path: Path) -> None:
         f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
         "workloads:\n  - {name: rr, pattern: random, bs: 4k, read: 100, rate_iops: 500}\n"
     )
-    burners = [subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"])
-               for _ in range(cpus)]  # fmt: skip
-    try:
-        assert cli.main(["run", str(plan), "--results", str(tmp_path / "res")]) == 0
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["show", "latest", "--results", str(tmp_path / "res"), "--format",
-                         "json"]) == 0  # fmt: skip
-    [point] = json.loads(out.getvalue())["points"]
+    for attempt in range(2):  # the premise, a light fio load, failed once in ~3 runs
+        point = _burned_point(plan, tmp_path / f"res{attempt}", cpus)
+        fio_share = ((point["usr_cpu"] or 0) + (point["sys_cpu"] or 0)) / cpus
+        if fio_share < 20:  # fio's jobs (% of all CPUs) left the busy time to the burners
+            break
+    assert fio_share < 20, f"fio's own jobs used {fio_share:.0f} % of the CPUs twice"
     assert [f["kind"] for f in point["flags"]] == ["host-busy"], point
     assert "fio's own" in point["flags"][0]["why"], point["flags"]
 
