@@ -41,3 +41,52 @@ def test_without_a_signal_nothing_is_raised_and_handlers_stay() -> None:
     start_shielded(thread)
     thread.join(5)
     assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == handlers
+
+
+# Sends SIGINT from inside CPython's at-fork hook in the parent, where the CI run's Ctrl-C
+# landed (logging's _releaseLock): a KeyboardInterrupt raised there is printed as "Exception
+# ignored" and lost. Hooks cannot be unregistered, so this one fires only when armed.
+_ARMED: list[bool] = []
+
+
+def _signal_if_armed() -> None:
+    if _ARMED:
+        _ARMED.clear()
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+os.register_at_fork(after_in_parent=_signal_if_armed)
+
+
+def _alive_with_argv(argv: bytes) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    if f.read().rstrip(b"\0") == argv:
+                        found.append(int(name))
+            except OSError:
+                continue
+    return found
+
+
+def test_a_sigint_while_fio_starts_is_raised_and_the_process_is_ended(tmp_path) -> None:
+    from arraybench.fio.runner import FioProcess
+
+    command = ["sleep", "97.5311"]  # a stand-in for fio: FioProcess starts any command
+    _ARMED.append(True)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            FioProcess(command, tmp_path, None, None)
+    finally:
+        _ARMED.clear()
+    assert _alive_with_argv("\0".join(command).encode()) == []  # ended, not left running
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_fio_starts_as_before_without_a_signal(tmp_path) -> None:
+    from arraybench.fio.runner import FioProcess
+
+    fio = FioProcess(["true"], tmp_path, None, None)
+    assert fio.proc.wait(5) == 0 and fio.pid == fio.proc.pid and fio.started > 0

@@ -20,6 +20,7 @@ from typing import Any
 from arraybench.errors import FioMissingError, FioRunError
 from arraybench.events.procs import process_tree_pids
 from arraybench.fio.results import FioJobResult
+from arraybench.monitor.shielded import signals_held
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -122,12 +123,23 @@ class FioProcess:
     def __init__(self, command: Sequence[str], cwd: Path, stdout: Any, stderr: Any) -> None:
         self.argv = "\0".join(command).encode()
         self.cwd = cwd.resolve()
-        self.proc = subprocess.Popen(
-            list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-            start_new_session=True, preexec_fn=_die_with_arraybench(os.getpid()),
-        )  # fmt: skip
-        self.started = _start_ticks(self.proc.pid) or 0
-        self.pid = self.proc.pid
+        self.started = 0
+        started: subprocess.Popen[bytes] | None = None
+        try:
+            with signals_held():  # a Ctrl-C in Popen's at-fork hooks would be lost: see there
+                started = subprocess.Popen(
+                    list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout,
+                    stderr=stderr, start_new_session=True,
+                    preexec_fn=_die_with_arraybench(os.getpid()),
+                )  # fmt: skip
+                self.started = _start_ticks(started.pid) or 0
+        except BaseException:
+            if started is not None:  # the signal came while fio started: it is ended first
+                self.proc, self.pid = started, started.pid
+                self.stop()
+            raise
+        self.proc = started
+        self.pid = started.pid
 
     def _jobs(self) -> list[int]:
         """fio's job processes still alive, whoever their parent is now."""

@@ -1,23 +1,32 @@
-"""Starting a helper thread from the main thread without a Ctrl-C landing inside
-`Thread.start`: there a KeyboardInterrupt leaves the thread's start-up lock half-released and a
-later call fails with "release unlocked lock" (a traceback instead of the run's one line)."""
+"""Steps the main thread must not be interrupted inside, with a Ctrl-C (or SIGTERM) held back
+until the step is over and then raised where the caller can clean up:
+
+- `Thread.start`: a KeyboardInterrupt there leaves the thread's start-up lock half-released
+  and a later call fails with "release unlocked lock" (a traceback instead of the run's line);
+- starting fio (`subprocess.Popen` with a `preexec_fn`): CPython then runs the at-fork hooks
+  in the parent, and a KeyboardInterrupt raised inside one (logging's `_releaseLock`) is
+  printed as "Exception ignored" and lost: the run went on and ended with exit 0 (seen in CI).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import Iterator
 from types import FrameType
 
 HELD = (signal.SIGINT, signal.SIGTERM)
 
 
-def start_shielded(thread: threading.Thread) -> None:
-    """Start `thread` with SIGINT and SIGTERM held back until it has started; a signal that
-    came meanwhile is raised again right after, to the handler that was in place. (A signal
-    mask would not do: the kernel hands the signal to another thread and Python still runs
-    the handler in the main thread, inside `start`.)"""
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back for the block; a signal that came meanwhile is raised
+    again right after it, to the handler that was in place (so its exception comes out of
+    the `with`). A signal mask would not do: the kernel hands the signal to another thread
+    and Python still runs the handler in the main thread, inside the block."""
     if threading.current_thread() is not threading.main_thread():
-        thread.start()  # signal handlers run in the main thread only
+        yield  # signal handlers run in the main thread only
         return
     came: list[int] = []
 
@@ -29,9 +38,15 @@ def start_shielded(thread: threading.Thread) -> None:
     for s in held:
         signal.signal(s, hold)
     try:
-        thread.start()
+        yield
     finally:
         for s in held:
             signal.signal(s, before[s])
         for signum in came:
-            signal.raise_signal(signum)
+            signal.raise_signal(signum)  # runs the handler now: its exception is raised here
+
+
+def start_shielded(thread: threading.Thread) -> None:
+    """Start `thread` with SIGINT and SIGTERM held back until it has started."""
+    with signals_held():
+        thread.start()
