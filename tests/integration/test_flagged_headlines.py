@@ -17,6 +17,7 @@ from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.report.assemble import report_for_run
+from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import NewPoint, RunRecord, Store
 from arraybench.store.findings import VALIDITY
 from arraybench.units import format_throughput
@@ -120,6 +121,28 @@ def test_compare_leaves_flagged_points_out_as_the_report_does(
     report = report_for_run(Store(tmp_path, create=False), plain)
     [cell] = report.summary[0].cells.values()
     assert _iops(100_000) in cell.extremes and _iops(300_000) not in cell.extremes
+
+
+def test_compare_charts_cross_each_runs_own_flagged_points(tmp_path: Path) -> None:
+    """The same point keys in both runs: only A's flagged w2 and w4 get the red cross, on A's
+    line (its colour), and the chart's legend says what the cross means."""
+    store = Store(tmp_path)
+    plain = stored_run(store, "plain", {2, 4}, _plan("plain"), LADDER)
+    clean = stored_run(store, "clean", set(), _plan("clean"), LADDER)
+    store.close()
+    page = tmp_path / "compare.html"
+    with redirect_stdout(io.StringIO()):
+        code = cli.main(["compare", f"{plain}:A", f"{clean}:C", "--results", str(tmp_path),
+                         "-o", str(page)])  # fmt: skip
+    assert code == 0
+    html = page.read_text()
+    chart = html[html.index('id="workloads"') :]
+    assert chart.count('class="mark-flagged"') == 2, chart
+    assert "flagged: see table" in chart
+    report = compare([load_scenario(Store(tmp_path, create=False), s) for s in
+                      (f"{plain}:A", f"{clean}:C")])  # fmt: skip
+    [overlay] = report.overlays
+    assert [line.flagged for line in overlay.lines] == [[False, True, True], [False] * 3]
 
 
 def test_compare_says_when_every_point_of_a_curve_is_flagged(tmp_path: Path) -> None:

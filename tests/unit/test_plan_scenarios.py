@@ -259,6 +259,21 @@ def test_the_paths_table_says_what_changed_since_the_moment_before() -> None:
     assert table.rows[1][4] == "not recorded: no ssh settings"
 
 
+def test_moments_that_changed_nothing_extend_the_row_before() -> None:
+    found = [_paths("A", "before", 0.0, ["sdc 100"]), _paths("A", "start", 60.0, ["sdc 100"]),
+             _paths("A", "end", 120.0, ["sdc 100"]), _paths("A", "after", 130.0, ["sdd 1"]),
+             _paths("B", "before", 140.0, ["sdd 1"]),
+             _paths("B", "start", 150.0, ["sdd 1"])]  # fmt: skip
+    [table] = paths_table(found)
+    h1 = [(r[0], r[2], r[3], r[5]) for r in table.rows if r[1] == "h1"]
+    assert h1 == [
+        ("A", "before its steps to at its end", "00:00:00 to 00:02:00", "–"),
+        ("A", "after its steps", "00:02:10", "gone: sdc; new: sdd"),
+        ("B", "before its steps to at its start", "00:02:20 to 00:02:30", "no change"),
+    ]  # a new scenario opens its own row: its first moment is said even when unchanged
+    assert len([r for r in table.rows if r[1] == "h2"]) == 6  # not recorded: never merged
+
+
 def test_an_unreachable_host_paths_are_said_not_recorded_with_why() -> None:
     plan = _plan(GOOD.replace("{name: h1, address: 10.0.0.1, ssh: {user: bench, key: /k}}",
                               "{name: h1, address: 127.0.0.1, ssh: {port: 1}}"))  # fmt: skip

@@ -210,7 +210,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
                 theirs = []  # no baseline for this workload: no delta
             rows.append(_row(key, s, curves[s.label][key], theirs, base))
         labelled = [(s.label, curves[s.label][key]) for s in having]
-        overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled))
+        flagged = {s.label: s.flagged for s in having}
+        overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled, None, flagged))
     if any("noise)" in cell for row in rows for cell in row):
         notes.append(NOISE_NOTE)
     notes += [line for s in scenarios if (line := flagged_note(s, curves[s.label]))]

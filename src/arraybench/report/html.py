@@ -501,7 +501,8 @@ def _overlay(o: Overlay) -> str:
     for i, line in enumerate(o.lines):
         color = LINE_COLORS[i % len(LINE_COLORS)]
         left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color,
-                               interval=getattr(line, f"{pick}_ci")))  # fmt: skip
+                               interval=getattr(line, f"{pick}_ci"),
+                               flagged=line.flagged))  # fmt: skip
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,

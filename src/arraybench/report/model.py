@@ -84,6 +84,8 @@ class OverlayLine:
     # the throughput's 95 % interval per x tick over the repeats (None: measured once)
     iops_ci: list[tuple[float, float] | None] = field(default_factory=list)
     mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
+    # per x tick whether the point carries validity flags (a red cross on its throughput)
+    flagged: list[bool] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Collection, Mapping
 
 from arraybench.plan.load import stored_plan
 from arraybench.report.build import level_axis, series_of
@@ -39,11 +40,14 @@ def overlays(
 
 def curves_overlay(
     title: str, x_label: str, curves: list[tuple[str, list[PointRecord]]],
-    facts: LevelFacts | None = None,
+    facts: LevelFacts | None = None, flagged_by_line: Mapping[str, Collection[str]] | None = None,
 ) -> Overlay:  # fmt: skip
     """Labelled curves on one chart: the union of their ladders, in order of first appearance;
-    with `facts`, each repeated point's 95 % interval."""
+    with `facts`, each repeated point's 95 % interval and a red cross on its flagged points.
+    `flagged_by_line`: line label -> the keys of its flagged points, where the lines come from
+    different runs (a comparison: the same key can be flagged in one run and not another)."""
     spreads = facts.throughput if facts else {}
+    run_flagged: Collection[str] = facts.flagged.keys() if facts else ()
 
     def ci(p: PointRecord | None, unit: str) -> tuple[float, float] | None:
         s = spreads.get(p.key) if p and p.unit == unit else None
@@ -55,6 +59,7 @@ def curves_overlay(
     lines = []
     for label, curve in curves:
         at = dict(zip(_ticks(curve), curve, strict=True))
+        flagged = (flagged_by_line or {}).get(label, run_flagged)
         lines.append(OverlayLine(
             label=label,
             iops=[at[t].metric("total", "iops") if t in at else None for t in ticks],
@@ -63,6 +68,7 @@ def curves_overlay(
                          for t in ticks],
             iops_ci=[ci(at.get(t), "IOPS") for t in ticks],
             mbps_ci=[ci(at.get(t), "MB/s") for t in ticks],
+            flagged=[t in at and at[t].key in flagged for t in ticks],
         ))  # fmt: skip
     units = {curve[0].unit for _, curve in curves if curve}
     return Overlay(title, x_label, ticks, lines, units.pop() if len(units) == 1 else "IOPS")

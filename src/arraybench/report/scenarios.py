@@ -130,6 +130,7 @@ def _clock(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%H:%M:%S")
 
 
+NO_CHANGE = "no change"
 MOMENTS = {"before": "before its steps", "start": "at its start", "end": "at its end",
            "after": "after its steps"}  # fmt: skip
 
@@ -139,19 +140,29 @@ def paths_table(findings: list[Finding]) -> list[ReportTable]:
     changed since the moment before (the same host, any scenario)."""
     rows: list[list[str]] = []
     last: dict[str, HostViewData] = {}  # host -> its view at the moment before
+    # (scenario, host) -> its row and that row's first moment: a moment that changed
+    # nothing extends that row ("before its steps to at its end") instead of repeating it
+    open_row: dict[tuple[str, str], tuple[list[str], str, str]] = {}
     for f in findings:
         if f.kind != SCENARIO_PATHS.name:
             continue
         d = SCENARIO_PATHS.of(f)
         moment = MOMENTS.get(d["moment"], d["moment"]) + (" (resumed)" if d["resumed"] else "")
         for host, view in d["hosts"].items():
-            rows.append([d["scenario"], host, moment, _clock(d["t"]), _view(view),
-                         _change(last.get(host), view)])  # fmt: skip
+            change, at = _change(last.get(host), view), (d["scenario"], host)
             last[host] = view
+            if change == NO_CHANGE and at in open_row:
+                row, first_moment, first_time = open_row[at]
+                row[2] = f"{first_moment} to {moment}"
+                row[3] = f"{first_time} to {_clock(d['t'])}"
+                continue
+            rows.append([d["scenario"], host, moment, _clock(d["t"]), _view(view), change])
+            open_row[at] = (rows[-1], moment, rows[-1][3])
     if not rows:
         return []
     caption = ("start: after the before-steps; end: after the last point, before the "
-               "after-steps; devices from /proc/partitions")  # fmt: skip
+               "after-steps; a row that spans moments saw the same at each; devices from "
+               "/proc/partitions")  # fmt: skip
     columns = ["Scenario", "Host", "When", "Time (UTC)", "Targets and devices", "Changed"]
     return [ReportTable("Scenario paths and devices", columns, rows, caption, 2)]
 
@@ -170,7 +181,7 @@ def _change(before: HostViewData | None, now: HostViewData) -> str:
     parts = [f"gone: {', '.join(sorted(names[0] - names[1]))}" if names[0] - names[1] else "",
              f"new: {', '.join(sorted(names[1] - names[0]))}" if names[1] - names[0] else "",
              "targets differ" if before["targets"] != now["targets"] else ""]  # fmt: skip
-    return "; ".join(p for p in parts if p) or "no change"
+    return "; ".join(p for p in parts if p) or NO_CHANGE
 
 
 def scenario_overlays(points: list[PointRecord]) -> list[Overlay]:

@@ -36,6 +36,7 @@ from arraybench.report.svg import (
     Box,
     Sample,
     _circle,
+    _cross,
     _empty,
     _f,
     _halo_label,
@@ -85,6 +86,9 @@ class TimeSeries:
     # per value its 95 % interval over repeats (None: measured once), drawn as a band; only
     # where every sample is its own bucket (a curve of load levels, never a long time series)
     interval: Sequence[tuple[float, float] | None] = ()
+    # per value whether its point carries validity flags (its figures may not be the
+    # storage's), drawn as a red cross; only where every sample is its own bucket, as above
+    flagged: Sequence[bool] = ()
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,7 @@ class _Prepared:
     buckets: list[Bucket | None]
     peak: tuple[float, float] | None  # (x, value) of the global maximum
     intervals: bool = False  # the buckets' lo and hi are 95 % intervals: draw them as a band
+    flagged: tuple[bool, ...] = ()  # per bucket: a red cross on its value
 
 
 def _clean(values: Sequence[float | None], order: list[int], div: float) -> list[float | None]:
@@ -324,6 +329,9 @@ def _draw_series(p: _Plot, s: _Prepared, side: int, banded: bool) -> list[str]:
             out.append(_circle(seg[0][0], seg[0][1], 2.2, s.color, s.color, 1, f"dot {s.cls}"))
         else:
             out.append(_polyline(seg, s.color, 1.5, f"line {s.cls}", dash))
+    for b, flagged in zip(s.buckets, s.flagged, strict=False):
+        if flagged and b is not None:
+            out.append(_cross(p.x(b.x), p.y(b.mean, side), 5.0, "mark-flagged"))
     return out
 
 
@@ -456,6 +464,8 @@ def _legend_sample(kind: str, color: str, dashed: bool, x: float, y: float) -> s
         )
     if kind == "event":
         return _vline(x + 9, y - 6, y + 6, C_EVENT, ' stroke-width="1.3" stroke-dasharray="3 2"')
+    if kind == "flag":
+        return _cross(x + 9, y, 4.5)
     dash = ' stroke-dasharray="6 4"' if dashed else ""
     return _hline(x, x + 18, y, color, f' stroke-width="2"{dash}')
 
@@ -492,6 +502,8 @@ def _prepare(
         intervals = bool(s.interval) and any(s.interval) and len(bounds) == len(xs)
         if intervals:
             buckets = _with_intervals(buckets, [_get(s.interval, i) for i in order], div)
+        one_each = len(bounds) == len(xs)
+        flagged = tuple(i < len(s.flagged) and s.flagged[i] for i in order) if one_each else ()
         out.append(
             _Prepared(
                 s.label,
@@ -502,6 +514,7 @@ def _prepare(
                 buckets,
                 _peak(xs, vals),
                 intervals,
+                flagged,
             )
         )
     return out, unit
@@ -604,6 +617,8 @@ def xy_chart(
         items.append(("band", C_AXIS, False, f"min–max of ~{per:,.0f} samples"))
     elif any(s.intervals for s in left_p + right_p):
         items.append(("band", C_AXIS, False, "95 % interval of the repeats"))
+    if has_data and any(any(s.flagged) for s in left_p + right_p):
+        items.append(("flag", C_AXIS, False, "flagged: see table"))
     left = 62.0
     head, top = _header(title, items, width, left)
     body: list[str] = []

@@ -1,5 +1,6 @@
 """What a test kind is: a test that is not a workload x level grid, run after the grid as
-stored points with one finding each (interference, metadata; availability scenarios next).
+stored points with one finding each (interference, metadata). Plan scenarios are not a kind:
+they wrap the grid itself (`run/scenarios.py`; docs/architecture.md says why).
 
 A kind says which steps a plan asks of it, how long they take, the job file of each step and
 the finding read from fio's output; the campaign runs, stores and reports every registered
