@@ -29,7 +29,7 @@ from arraybench.report.build import (
 )
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.overlays import curves_overlay
-from arraybench.report.spread import level_facts
+from arraybench.report.spread import flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.store.findings import PROVENANCE
 from arraybench.targets.queue import differences, recorded_queues
@@ -50,6 +50,8 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
+    # its "Measurements that may not be trusted" rows: point, flag, why, what to change
+    flag_rows: list[list[str]] = field(default_factory=list)
 
     def summary(self, curve: list[PointRecord]) -> SeriesSummary:
         """The curve's max, optimal point and min latency by the rule of the run's report."""
@@ -74,8 +76,24 @@ def load_scenario(store: Store, spec: str) -> Scenario:
             )
     queues = {k: v for found in PROVENANCE.among(store.findings(run_id, PROVENANCE.name))
               for k, v in recorded_queues(found).items()}  # fmt: skip
-    flagged = level_facts(points, store.findings(run_id, KIND)).flagged
-    return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run))
+    validity = store.findings(run_id, KIND)
+    flagged = level_facts(points, validity).flagged
+    rows = [row for table in flag_table(points, validity) for row in table.rows]
+    return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), rows)
+
+
+def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
+    """Every scenario's validity flags in one table, as each run's report lists its own (the
+    crosses on the charts refer to it)."""
+    rows = [[s.label, *row] for s in scenarios for row in s.flag_rows]
+    if not rows:
+        return []
+    columns = ["Scenario", "Point", "Flag", "Why", "What to change"]
+    caption = ", ".join(
+        f"{s.label}: {len({r[0] for r in s.flag_rows})} of {len(s.points)} points flagged"
+        for s in scenarios if s.flag_rows
+    ) + " (red crosses on the report's charts)"  # fmt: skip
+    return [ReportTable("Measurements that may not be trusted", columns, rows, caption, 2)]
 
 
 def plan_scenario(run_id: str, points: list[PointRecord], name: str) -> list[PointRecord]:
@@ -226,6 +244,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
+    model.tables += flags_of_all(scenarios)
     model.summary_columns = labels
     model.summary = summary
     model.latency_bound = bound_text(base.run)
