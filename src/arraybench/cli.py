@@ -11,8 +11,6 @@ import signal
 import sqlite3
 import sys
 import textwrap
-import threading
-import time
 import typing
 from collections.abc import Sequence
 from dataclasses import asdict, fields, replace
@@ -51,6 +49,7 @@ from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
 from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.report.timelines import event_lines
+from arraybench.run import interrupts
 from arraybench.run.campaign import Campaign
 from arraybench.run.fleet import host_spec, host_targets, target_safety
 from arraybench.run.injections import revert_leftovers
@@ -811,26 +810,6 @@ def _interrupted_exit(exc: KeyboardInterrupt) -> int:
     return 128 + exc.signum if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-CLEANUP_GRACE_S = 30.0  # a repeated signal within this time does not cut the cleanup short
-
-
-def _install_signals() -> dict[int, typing.Any]:
-    """SIGTERM and SIGHUP raise Terminated where the program is, as Ctrl-C raises
-    KeyboardInterrupt: fio is ended, events reverted and the run marked by the same code."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    first: list[float] = []
-
-    def handler(signum: int, _frame: object) -> None:
-        if first and time.monotonic() - first[0] < CLEANUP_GRACE_S:
-            return  # cleanup of the first one is under way
-        first[:] = [time.monotonic()]
-        raise Terminated(signum)
-
-    return {sig: signal.signal(sig, handler) for sig in HANDLED_SIGNALS}
-
-
 OS_ERRORS: dict[int, tuple[str, str, int]] = {  # errno -> what it means, what to do, exit code
     errno.EROFS: ("the filesystem is read-only", "choose a path on a writable filesystem", 2),
     errno.ENOSPC: ("the filesystem is full", "free space there or choose another path", 1),
@@ -901,15 +880,14 @@ OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a s
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler = {"plan": cmd_plan, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
-    previous = _install_signals()
+    restore = interrupts.install()
     code: int | None = None
     try:
         code = _dispatch(handler, args)
     except MemoryError:
         pass  # said below: once out of this block, the frames holding the input are freed
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+        restore()
     if code is None:
         console.print_error(OUT_OF_MEMORY)
         return 1

@@ -173,6 +173,45 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path):
     assert leftover.stdout.strip() == "", "fio was left running"
 
 
+class _SignalsWhenCollected:
+    """Sends this process SIGINT from `__del__`: CPython prints a KeyboardInterrupt raised there
+    as "Exception ignored" and goes on, as it does in an at-fork hook (where CI lost one)."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.skipif(
+    __import__("threading").current_thread() is not __import__("threading").main_thread(),
+    reason="Python handles signals in the main thread only",
+)
+def test_a_ctrl_c_cpython_swallowed_still_stops_the_run_before_its_next_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import arraybench.run.campaign as campaign
+
+    ran: list[str] = []
+
+    def run_point(ctx, point) -> None:  # the real point, then a swallowed Ctrl-C after the first
+        campaign_run_point(ctx, point)
+        ran.append(point.key)
+        if len(ran) == 1:
+            _SignalsWhenCollected()  # collected at once: its __del__ runs here
+
+    campaign_run_point = campaign.run_point
+    monkeypatch.setattr(campaign, "run_point", run_point)
+    results = tmp_path / "res"
+    done = main_cli("run", str(small_plan(tmp_path, workers="[1, 2, 3]")), "--results",
+                    str(results))  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert ran == ["rand-8k-rw70/w1-qd2"]  # stopped before the next point, not after all three
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()  # one line, saying how to go on
+    assert line.startswith("error: interrupted; run ") and "--resume" in line, done.stderr
+    runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
+    assert runs[0]["status"] == "interrupted" and runs[0]["points_done"] == 1, runs
+
+
 def test_missing_engine_is_refused_before_anything_runs(tmp_path: Path):
     plan = small_plan(tmp_path, extra="ioengine: nosuchengine\n")
     done = main_cli("run", str(plan), "--results", str(tmp_path / "r"))

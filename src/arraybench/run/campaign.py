@@ -29,6 +29,7 @@ from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.fleet import Fleet, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
+from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
 from arraybench.run.plan_values import check_plan_values, resolve_targets
 from arraybench.run.point import run_point
@@ -193,6 +194,7 @@ class Campaign:
                 self._run_rounds(ctx)
             self._run_grid(ctx, points, done, len(todo))
             self._run_special(ctx, first_seq=len(all_points(plan)) + 1)
+            raise_if_swallowed()  # not complete if the user asked it to stop meanwhile
             status = "complete"
         except (FioRunError, HostError):
             status = "failed"
@@ -264,6 +266,7 @@ class Campaign:
             seq += kind.slots(ctx.plan)
 
     def _run_kind_step(self, ctx: RunContext, kind: TestKind, step: KindStep) -> None:
+        raise_if_swallowed()
         ctx.phase(kind.name, step.phase, step.phase_s)
         folder = Path(ctx.run.folder) / "points" / step.folder_name
         started = now_iso()

@@ -28,6 +28,7 @@ from arraybench.run.host_events import HostPointEvents
 from arraybench.run.host_sidecars import HostPointExtras
 from arraybench.run.host_verify import HostsVerify
 from arraybench.run.injections import StoreInjectionLog
+from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
@@ -58,6 +59,7 @@ def point_folder(run: RunRecord, point: Point) -> Path:
 
 def run_point(ctx: RunContext, point: Point) -> None:
     """Run one point and store it before returning (a crash later never loses it)."""
+    raise_if_swallowed()  # a Ctrl-C that CPython swallowed since the point before
     folder = point_folder(ctx.run, point)
     if folder.exists():  # left by an interrupted attempt: start it afresh
         shutil.rmtree(folder)
