@@ -74,6 +74,21 @@ def namespace_pids(namespace: str) -> list[int]:
     return [int(p) for p in done.stdout.split() if p.isdigit()]
 
 
+def namespace_processes(namespaces: list[str], marker: bytes) -> list[int]:
+    """The processes in `namespaces` whose command line holds `marker` (e.g. the writers a
+    test started on its hosts)."""
+    found = []
+    for namespace in namespaces:
+        for pid in namespace_pids(namespace):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker in cmdline:
+                found.append(pid)
+    return found
+
+
 def _kill_namespace(namespace: str) -> None:
     for pid in namespace_pids(namespace):
         with contextlib.suppress(ProcessLookupError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
 from arraybench.fio.logs import parse_interval_log
@@ -19,6 +21,14 @@ BLANK_POINT = PointRecord(
     cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
     metrics=dict.fromkeys(METRIC_COLUMNS),
 )  # fmt: skip
+
+
+def stored_findings(results: Path, kind: str) -> list[dict]:
+    """The `kind` findings a run stored under `results`, oldest first, as plain data."""
+    with sqlite3.connect(results / "arraybench.db") as db:
+        rows = db.execute("SELECT data_json FROM findings WHERE kind = ? ORDER BY id",
+                          (kind,)).fetchall()  # fmt: skip
+    return [json.loads(r[0]) for r in rows]
 
 
 def sample_12(iops_only: bool = False) -> list[Sample]:

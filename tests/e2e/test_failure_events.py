@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import needs_fio, run_cli
+from tests.records import stored_findings
 
 pytestmark = [needs_fio, pytest.mark.slow]
 LOST_WRITES = Path(__file__).with_name("lost_writes.py")
@@ -37,12 +37,6 @@ def _plan(tmp_path: Path, target: str, events: str, extra: str = "", seconds: in
     return path
 
 
-def _findings(results: Path, kind: str) -> list[dict]:
-    with sqlite3.connect(results / "arraybench.db") as db:
-        rows = db.execute("SELECT data_json FROM findings WHERE kind = ?", (kind,)).fetchall()
-    return [json.loads(r[0]) for r in rows]
-
-
 def test_lost_and_corrupt_writes_are_reported_at_their_offsets(tmp_path: Path):
     target = tmp_path / "t.dat"
     argv = f"[{sys.executable}, {LOST_WRITES}, save, {target}]"
@@ -51,7 +45,7 @@ def test_lost_and_corrupt_writes_are_reported_at_their_offsets(tmp_path: Path):
     results = tmp_path / "res"
     done = run_cli("run", str(_plan(tmp_path, str(target), events)), "--results", str(results))
     assert done.returncode == 3, done.stdout + done.stderr  # a verdict failed
-    [integrity] = _findings(results, "integrity")
+    [integrity] = stored_findings(results, "integrity")
     [expected_file] = list(results.glob("runs/*/points/*/expected.json"))
     expected = json.loads(expected_file.read_text())
     assert expected["lost"] and expected["corrupt"]  # the test did lose and corrupt writes
@@ -71,9 +65,9 @@ def test_a_clean_run_reports_no_problem_and_failed_commands_do_not_stop_the_load
     target = str(tmp_path / "t.dat")
     done = run_cli("run", str(_plan(tmp_path, target, events)), "--results", str(results))
     assert done.returncode == 0, done.stdout + done.stderr
-    [integrity] = _findings(results, "integrity")
+    [integrity] = stored_findings(results, "integrity")
     assert integrity["clean"] and integrity["checked"] > 100 and not integrity["problems"]
-    [events_found] = _findings(results, "events")
+    [events_found] = stored_findings(results, "events")
     outcomes = {r["label"]: r["outcome"] for r in events_found["records"]}
     assert outcomes == {"broken-cli": "failed", "hung-cli": "timeout"}
     shown = json.loads(run_cli("show", json.loads(run_cli(
@@ -104,7 +98,7 @@ def test_a_throttle_shows_a_dip_and_a_recovery(tmp_path: Path):
         results = tmp_path / "res"
         done = run_cli("run", str(plan), "--results", str(results))
         assert done.returncode == 0, done.stdout + done.stderr
-        [found] = _findings(results, "events")
+        [found] = stored_findings(results, "events")
         [impact] = found["impact"]
         assert impact["dip_pct"] > 80, impact
         assert (

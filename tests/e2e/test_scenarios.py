@@ -28,6 +28,7 @@ from openpyxl import load_workbook
 
 from arraybench.cli import main
 from tests.conftest import needs_fio, run_cli
+from tests.records import stored_findings
 
 pytestmark = [needs_fio, pytest.mark.slow]
 
@@ -50,11 +51,6 @@ def _plan(tmp_path: Path, degraded: str, levels: str = "[1, 2]") -> Path:
 def _rows(results: Path, sql: str) -> list[tuple]:
     with sqlite3.connect(results / "arraybench.db") as db:
         return db.execute(sql).fetchall()
-
-
-def _findings(results: Path, kind: str) -> list[dict]:
-    rows = _rows(results, f"SELECT data_json FROM findings WHERE kind = '{kind}' ORDER BY id")
-    return [json.loads(r[0]) for r in rows]
 
 
 def test_degraded_scenario_shows_its_impact_in_every_report(
@@ -88,11 +84,11 @@ def test_degraded_scenario_shows_its_impact_in_every_report(
         ("degraded/rr/w1-qd1", "degraded"),
         ("degraded/rr/w2-qd1", "degraded"),
     ]
-    steps = _findings(results, "scenario_step")
+    steps = stored_findings(results, "scenario_step")
     assert [(s["phase"], s["index"], s["outcome"]) for s in steps] == [
         ("before", 0, "assumed"), ("before", 1, "ok"), ("after", 0, "ok")]  # fmt: skip
     assert all(s["started"] <= s["ended"] and s["done"] for s in steps)
-    paths = _findings(results, "scenario_paths")
+    paths = stored_findings(results, "scenario_paths")
     assert [(p["scenario"], p["moment"]) for p in paths] == [
         ("baseline", "start"), ("baseline", "end"), ("degraded", "before"),
         ("degraded", "start"), ("degraded", "end"), ("degraded", "after")]  # fmt: skip
@@ -179,7 +175,7 @@ def test_resume_continues_at_the_scenario_step_and_point_where_it_stopped(tmp_pa
     gate1.touch()
     run = _start(["run", "--resume", run_id, "--results", str(results)])
     try:
-        _wait(lambda: len(_findings(results, "scenario_step")) == 3, "the second step again")
+        _wait(lambda: len(stored_findings(results, "scenario_step")) == 3, "the second step again")
         time.sleep(0.5)  # the third step has started
         os.kill(run.pid, signal.SIGINT)
         _, err = run.communicate(timeout=60)
@@ -209,7 +205,9 @@ def test_resume_continues_at_the_scenario_step_and_point_where_it_stopped(tmp_pa
     assert points[:2] == baseline  # not measured again
     assert len(list(marks.glob("before0.*"))) == 1  # completed in the first run: not re-run
     assert len(list(marks.glob("after0.*"))) == 1
-    steps = [(s["phase"], s["index"], s["outcome"]) for s in _findings(results, "scenario_step")]
+    steps = [
+        (s["phase"], s["index"], s["outcome"]) for s in stored_findings(results, "scenario_step")
+    ]
     assert steps == [("before", 0, "ok"), ("before", 1, "failed"), ("before", 1, "ok"),
                      ("before", 2, "ok"), ("after", 0, "ok")]  # fmt: skip
     assert _rows(results, "SELECT status FROM runs") == [("complete",)]
@@ -256,5 +254,5 @@ def test_a_prompt_step_waits_for_the_operator_on_a_terminal(tmp_path: Path):
         os.close(master)
     assert proc.wait(timeout=60) == 0, seen.decode(errors="replace")
     assert b"scenario C3: Pull controller A now" in seen
-    [step] = _findings(results, "scenario_step")
+    [step] = stored_findings(results, "scenario_step")
     assert step["outcome"] == "confirmed" and step["ended"] - step["started"] >= 1.0

@@ -26,7 +26,14 @@ import pytest
 
 from arraybench.cli import main
 from tests.conftest import needs_fio, run_cli
-from tests.netns import SSHD, TestHosts, cleanup_stale, namespace_pids, started_or_skip, wait_until
+from tests.netns import (
+    SSHD,
+    TestHosts,
+    cleanup_stale,
+    namespace_processes,
+    started_or_skip,
+    wait_until,
+)
 
 pytestmark = [
     needs_fio,
@@ -101,16 +108,7 @@ def _plan(tmp_path: Path, hosts: TestHosts, events: str = "", duration: str = "1
 
 
 def _writers_left(hosts: TestHosts) -> list[int]:
-    found = []
-    for namespace in hosts.namespaces:
-        for pid in namespace_pids(namespace):
-            try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"arraybench.integrity.writer" in cmdline:
-                found.append(pid)
-    return found
+    return namespace_processes(hosts.namespaces, b"arraybench.integrity.writer")
 
 
 def _show(results: Path, *options: str) -> str:

@@ -25,7 +25,14 @@ from arraybench.integrity.remote import (
     writer_command,
 )
 from arraybench.integrity.writer import WriterConfig
-from tests.netns import SSHD, TestHosts, namespace_pids, started_or_skip, wait_until
+from tests.netns import (
+    SSHD,
+    TestHosts,
+    namespace_pids,
+    namespace_processes,
+    started_or_skip,
+    wait_until,
+)
 
 pytestmark = [
     pytest.mark.root,
@@ -50,15 +57,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestHosts, 
 
 def _writers(hosts: TestHosts) -> list[int]:
     """Integrity writers running on the host (its namespace's processes)."""
-    found = []
-    for pid in namespace_pids(hosts.namespaces[0]):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"arraybench.integrity.writer" in cmdline:
-            found.append(pid)
-    return found
+    return namespace_processes(hosts.namespaces[:1], b"arraybench.integrity.writer")
 
 
 def _cfg(target: Path) -> WriterConfig:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 from arraybench.events import cgroup as cgroups
@@ -20,21 +21,10 @@ from arraybench.plan.events import NetemAction
 def undo(entry: Injection) -> str:
     """Undo one injection; what was done (one line), InjectorError when it could not be."""
     where = f"host {entry.host}" if entry.host else "this machine"
-    if entry.kind == "throttle":
-        done = _throttle(entry)
-    elif entry.kind == "signal":
-        done = _signal(entry)
-    elif entry.kind == "netem":
-        done = _netem(entry)
-    elif entry.kind == "scsi_offline":
-        done = _scsi(entry)
-    elif entry.kind == "run":
-        done = _run(entry)
-    elif entry.kind == "fio_server":
-        done = _server(entry)
-    else:
+    how = UNDO.get(entry.kind)
+    if how is None:
         raise InjectorError(f"unknown injection kind {entry.kind!r} in the journal", None)
-    return f"{entry.label} ({entry.kind}, {where}): {done}"
+    return f"{entry.label} ({entry.kind}, {where}): {how(entry)}"
 
 
 def _throttle(entry: Injection) -> str:
@@ -126,3 +116,10 @@ def _server(entry: Injection) -> str:
         return "not running"
     ended = sh.stop_server(remote, str(entry.undo["pidfile"]), address, port)
     return f"stopped ({len(ended)} process(es) ended)"
+
+
+# journal kind -> how its injection is undone
+UNDO: dict[str, Callable[[Injection], str]] = {
+    "throttle": _throttle, "signal": _signal, "netem": _netem, "scsi_offline": _scsi,
+    "run": _run, "fio_server": _server,
+}  # fmt: skip

@@ -123,23 +123,21 @@ class FioProcess:
     def __init__(self, command: Sequence[str], cwd: Path, stdout: Any, stderr: Any) -> None:
         self.argv = "\0".join(command).encode()
         self.cwd = cwd.resolve()
-        self.started = 0
-        started: subprocess.Popen[bytes] | None = None
+        self.started = 0  # until fio's start is read, `stop` takes any job with its argv
+        proc: subprocess.Popen[bytes] | None = None
         try:
             with signals_held():  # a Ctrl-C in Popen's at-fork hooks would be lost: see there
-                started = subprocess.Popen(
+                proc = subprocess.Popen(
                     list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout,
                     stderr=stderr, start_new_session=True,
                     preexec_fn=_die_with_arraybench(os.getpid()),
                 )  # fmt: skip
-                self.started = _start_ticks(started.pid) or 0
+                self.proc, self.pid = proc, proc.pid
+                self.started = _start_ticks(proc.pid) or 0
         except BaseException:
-            if started is not None:  # the signal came while fio started: it is ended first
-                self.proc, self.pid = started, started.pid
+            if proc is not None:  # the signal came while fio started: it is ended first
                 self.stop()
             raise
-        self.proc = started
-        self.pid = started.pid
 
     def _jobs(self) -> list[int]:
         """fio's job processes still alive, whoever their parent is now."""

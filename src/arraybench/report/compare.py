@@ -50,8 +50,8 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Measurements that may not be trusted" rows: point, flag, why, what to change
-    flag_rows: list[list[str]] = field(default_factory=list)
+    # its "Measurements that may not be trusted" table (report/spread.flag_table), if any
+    flags: list[ReportTable] = field(default_factory=list)
 
     def summary(self, curve: list[PointRecord]) -> SeriesSummary:
         """The curve's max, optimal point and min latency by the rule of the run's report."""
@@ -78,22 +78,21 @@ def load_scenario(store: Store, spec: str) -> Scenario:
               for k, v in recorded_queues(found).items()}  # fmt: skip
     validity = store.findings(run_id, KIND)
     flagged = level_facts(points, validity).flagged
-    rows = [row for table in flag_table(points, validity) for row in table.rows]
-    return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), rows)
+    flags = flag_table(points, validity)
+    return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), flags)
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
     """Every scenario's validity flags in one table, as each run's report lists its own (the
     crosses on the charts refer to it)."""
-    rows = [[s.label, *row] for s in scenarios for row in s.flag_rows]
-    if not rows:
+    own = [(s.label, table) for s in scenarios for table in s.flags]
+    if not own:
         return []
-    columns = ["Scenario", "Point", "Flag", "Why", "What to change"]
-    caption = ", ".join(
-        f"{s.label}: {len({r[0] for r in s.flag_rows})} of {len(s.points)} points flagged"
-        for s in scenarios if s.flag_rows
-    ) + " (red crosses on the report's charts)"  # fmt: skip
-    return [ReportTable("Measurements that may not be trusted", columns, rows, caption, 2)]
+    rows = [[label, *row] for label, table in own for row in table.rows]
+    caption = ", ".join(f"{label}: {table.caption}" for label, table in own)
+    columns = ["Scenario", *own[0][1].columns]
+    return [ReportTable(own[0][1].title, columns, rows,
+                        caption + " (red crosses on the report's charts)", 2)]  # fmt: skip
 
 
 def plan_scenario(run_id: str, points: list[PointRecord], name: str) -> list[PointRecord]:
