@@ -46,6 +46,7 @@ from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
+from arraybench.report.headlines import stored_headlines
 from arraybench.report.model import ReportModel
 from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.report.timelines import event_lines
@@ -600,7 +601,9 @@ def cmd_show(args: argparse.Namespace) -> int:
                     _print_hanging(f" #{point.seq} {point.key}: {line}")
         _print_integrity(_integrity_dicts(points, store.findings(run.id, INTEGRITY.name)))
         # plan `scenarios:`: each workload's maximum per scenario against the first
-        console.print_report_tables(impact_tables(run, collapse(points), scenario_labels(run)))
+        headlines = stored_headlines(run, points, store.findings(run.id, KIND))
+        console.print_report_tables(impact_tables(collapse(points), scenario_labels(run),
+                                                  headlines))  # fmt: skip
     return 0
 
 

@@ -5,10 +5,11 @@ on FAIL, the nearest miss: the highest throughput among the points within the la
 else the point with the lowest latency. Partial points (a host failed) never prove anything.
 A criterion with no measured point is NO DATA, which is not a pass.
 
-Flagged points (validity flags: the load generator, not the storage, may have set the pace)
-prove nothing, as they are left out of the report's headline figures: the verdict is judged on
-the others. When only flagged points would pass, or every point of the workload is flagged,
-the verdict is NOT DECIDABLE and says which flagged points would have decided. A plan with
+Flagged points prove nothing when their flags leave the report's headline figures (the one
+predicate, analysis.validity.leaves_headline, that analysis.headline applies too; the caller
+passes the levels it found so): the verdict is judged on the others. When only flagged
+points would pass, or every point of the workload is flagged, the verdict is NOT DECIDABLE
+and says which flagged points would have decided. A plan with
 `report.headline_includes_flagged` judges on every point (and names a deciding point's flags).
 """
 
@@ -94,8 +95,8 @@ def judge(
     e: Expectation, points: Sequence[PointRecord],
     flagged: Mapping[str, Sequence[str]] | None = None, include_flagged: bool = False,
 ) -> Verdict:  # fmt: skip
-    """`flagged`: point key -> its validity flags' kinds; those points decide nothing unless
-    `include_flagged` (see the module's doc)."""
+    """`flagged`: point key -> the kinds of its validity flags that leave the headline
+    (validity.leaves_headline); those points decide nothing unless `include_flagged`."""
     mine = [
         p for p in points
         if fnmatchcase(p.workload, e.workload) and not p.partial

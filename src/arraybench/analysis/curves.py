@@ -1,32 +1,34 @@
 """Figures of one series (one curve: throughput and latency across load levels).
 
-Definitions (DESIGN.md, "Core definitions"; pinned in tests/unit/test_curves.py):
+The rules are stated once, in docs/headline.md; pinned in tests/unit/test_curves.py and
+tests/unit/test_headline.py. In short:
 
-- **Optimal point**: the last level at which the relative throughput gain from the previous
-  level, (T_i - T_{i-1}) / T_{i-1}, is positive and larger than the relative mean-latency
-  increase, (L_i - L_{i-1}) / L_{i-1}. Points without a mean latency (or with a latency
-  <= 0) or without throughput (<= 0) take no part in this test: each remaining point is
-  compared with the remaining point before it. If no point after the first qualifies, the
-  optimal point is the first level of the series.
+- **Optimal point** (In&Out's "Optimalwert"): the end of the healthy range, walking up from
+  the lowest level. A step to the next level extends the range while its relative throughput
+  gain over the range's last level, (T - T_end) / T_end, is > 0 and larger than its relative
+  mean-latency rise, (L - L_end) / L_end; the FIRST step that fails ends the range, whatever
+  comes after it (a curve that rises, collapses and recovers has its optimal point before
+  the collapse). Noise: a step whose two levels' 95 % throughput intervals overlap
+  (analysis.noise.differ, both levels with a spread) neither ends nor extends the range: the
+  level after it is compared with the range's last level again. Points without a mean
+  latency (or <= 0) or without throughput (<= 0) take no part. With no usable point after
+  the first, the optimal point is the first level.
 - **Maximum**: the highest throughput; on a tie the lower level.
 - **Minimum latency**: the lowest mean latency; on a tie the lower level.
 - **Latency-bounded throughput**: the highest throughput among the points whose chosen
   latency statistic ("mean" or "p99") is <= the bound; None if no point qualifies.
 
-Flagged points (validity flags: the load generator, not the storage, may have set the pace)
-take no part in `summarize`'s figures unless `include_flagged` is set: a headline figure must
-not rest on a measurement that cannot be trusted. When every point is flagged they all take
-part (there is nothing else to name) and `SeriesSummary.left_out` is empty.
-
+Which points take part (validity flags) is analysis/headline.py's business, not this module's.
 All functions accept the points in any order and sort them by level. They never mutate
 their input and never raise on missing latencies; an empty input gives None.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from arraybench.analysis.noise import Level, differ
 
 _STATS: tuple[str, ...] = ("mean", "p99")
 
@@ -40,21 +42,8 @@ class CurvePoint:
     lat_mean_us: float | None
     lat_p99_us: float | None
     key: str = ""  # identifier of the stored point
-    flagged: bool = False  # has validity flags (see analysis.validity)
-
-
-@dataclass(frozen=True)
-class SeriesSummary:
-    """The figures a report shows for one series."""
-
-    optimal: CurvePoint | None
-    maximum: CurvePoint | None
-    min_latency: CurvePoint | None
-    bounded: CurvePoint | None  # latency-bounded throughput
-    bound_us: float
-    bound_stat: str  # "mean" or "p99"
-    at_first: CurvePoint | None  # the lowest level (e.g. jobs=1)
-    left_out: tuple[CurvePoint, ...] = ()  # flagged points the figures did not consider
+    flagged: bool = False  # its validity flags leave the headline (validity.leaves_headline)
+    noise_pct: float | None = None  # 95 % half-width of the throughput, % (its repeats)
 
 
 def _sorted(points: Iterable[CurvePoint]) -> list[CurvePoint]:
@@ -66,21 +55,37 @@ def _usable_for_optimal(point: CurvePoint) -> bool:
     return point.lat_mean_us is not None and point.lat_mean_us > 0 and point.throughput > 0
 
 
+def _within_noise(a: CurvePoint, b: CurvePoint) -> bool:
+    """Both levels have a spread and their 95 % throughput intervals overlap."""
+    return differ(Level(a.key, a.throughput, a.noise_pct),
+                  Level(b.key, b.throughput, b.noise_pct)) is False  # fmt: skip
+
+
+def healthy(end: CurvePoint, cur: CurvePoint) -> bool:
+    """The step from the healthy range's last level `end` to `cur` extends the range: the
+    throughput grew, and by more (relatively) than the mean latency rose. Both usable."""
+    assert end.lat_mean_us is not None and cur.lat_mean_us is not None
+    gain = (cur.throughput - end.throughput) / end.throughput
+    lat_rise = (cur.lat_mean_us - end.lat_mean_us) / end.lat_mean_us
+    return gain > 0 and gain > lat_rise
+
+
 def optimal_point(points: Iterable[CurvePoint]) -> CurvePoint | None:
-    """The last level where throughput still grows faster than mean latency (see module doc)."""
+    """The last level of the healthy range counted from the lowest level (see module doc)."""
     ordered = _sorted(points)
     if not ordered:
         return None
     usable = [p for p in ordered if _usable_for_optimal(p)]
-    best = ordered[0]
-    for prev, cur in itertools.pairwise(usable):
-        # Both latencies are known and > 0, both throughputs > 0 (filtered above).
-        assert prev.lat_mean_us is not None and cur.lat_mean_us is not None
-        gain = (cur.throughput - prev.throughput) / prev.throughput
-        lat_rise = (cur.lat_mean_us - prev.lat_mean_us) / prev.lat_mean_us
-        if gain > 0 and gain > lat_rise:
-            best = cur
-    return best
+    if not usable:
+        return ordered[0]
+    end = usable[0]
+    for cur in usable[1:]:
+        if _within_noise(end, cur):
+            continue  # inside the noise: neither ends nor extends the range
+        if not healthy(end, cur):
+            break  # the first step that fails ends the healthy range
+        end = cur
+    return end
 
 
 def maximum(points: Iterable[CurvePoint]) -> CurvePoint | None:
@@ -126,28 +131,3 @@ def latency_bounded(
         if best is None or p.throughput > best.throughput:
             best = p
     return best
-
-
-def summarize(
-    points: Iterable[CurvePoint],
-    bound_us: float = 1000.0,
-    stat: str = "mean",
-    *,
-    include_flagged: bool = False,
-) -> SeriesSummary:
-    """All figures of one series at once; every figure is None for an empty series. Flagged
-    points are left out of them unless `include_flagged` (or every point is flagged)."""
-    ordered = _sorted(points)
-    trusted = ordered if include_flagged else [p for p in ordered if not p.flagged]
-    if not trusted:
-        trusted = ordered
-    return SeriesSummary(
-        optimal=optimal_point(trusted),
-        maximum=maximum(trusted),
-        min_latency=min_latency(trusted),
-        bounded=latency_bounded(trusted, bound_us=bound_us, stat=stat),
-        bound_us=bound_us,
-        bound_stat=stat,
-        at_first=trusted[0] if trusted else None,
-        left_out=tuple(p for p in ordered if p.flagged and trusted is not ordered),
-    )

@@ -11,7 +11,8 @@ from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.headline import headline
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
 from arraybench.plan.expand import repetition_in_key
 from arraybench.store.records import PointRecord
@@ -121,7 +122,8 @@ class SeriesWins:
 
 def level_wins(points: Sequence[PointRecord], flagged: Collection[str] = ()) -> list[SeriesWins]:
     """Per series (workload, device count, hosts) measured more than once. Levels in
-    `flagged` (level keys) cannot win while the repetition has others (analysis.curves)."""
+    `flagged` (level keys whose flags leave the headline) cannot win while the repetition
+    has others (analysis.headline)."""
     by_series: OrderedDict[tuple[str, int | None, int | None], dict[int, list[CurvePoint]]]
     by_series = OrderedDict()
     for p in sorted(points, key=lambda p: p.seq):
@@ -136,7 +138,7 @@ def level_wins(points: Sequence[PointRecord], flagged: Collection[str] = ()) -> 
             continue
         name = workload + (f" ({devices} dev)" if devices else "") + (
             f" ({hosts} hosts)" if hosts else "")  # fmt: skip
-        figures = [summarize(c) for c in reps.values()]
+        figures = [headline(c) for c in reps.values()]  # each repetition's own curve
         maxima = [f.maximum.key if f.maximum else None for f in figures]
         optima = [f.optimal.key if f.optimal else None for f in figures]
         found.append(SeriesWins(name, len(reps), wins(maxima), wins(optima)))

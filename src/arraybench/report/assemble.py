@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any, Literal
 
 from arraybench.analysis.acceptance import FAIL, NO_DATA, PASS, Verdict, judge_all
+from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
+from arraybench.analysis.headline import Headline
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
 from arraybench.plan.expand import repetition_in_key
@@ -28,10 +31,10 @@ from arraybench.report.build import (
     point_columns,
     series_name,
     series_of,
-    summarize_series,
 )
 from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
+from arraybench.report.headlines import HOW_COMPUTED, headline_includes_flagged, run_headlines
 from arraybench.report.model import (
     CurvePanel,
     PointRow,
@@ -73,14 +76,15 @@ from arraybench.units import format_size
 
 
 def _panel(
-    points: list[PointRecord], run: RunRecord, ceiling: float | None, facts: LevelFacts
+    points: list[PointRecord], ceiling: float | None, facts: LevelFacts, summary: Headline
 ) -> CurvePanel:
+    """The series' chart; its optimal, max and min-latency marks are `summary`'s points."""
     x_label, xs, ticks = level_axis(points)
-    curve = curve_points(points, facts.flagged)
-    summary = summarize_series(points, run, facts.flagged, facts.include_flagged)
+    curve = curve_points(points)
+    keys = [p.key for p in points]
 
-    def index(chosen: object) -> int | None:
-        return None if chosen is None else curve.index(chosen)  # type: ignore[arg-type]
+    def index(chosen: CurvePoint | None) -> int | None:
+        return None if chosen is None else keys.index(chosen.key)
 
     def ci(spreads: dict[str, Spread], key: str) -> tuple[float, float] | None:
         s = spreads.get(key)
@@ -134,7 +138,9 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     # curves and summaries on each level's median over its repetitions (repeat: N)
     once = collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
     facts = level_facts(points, findings, headline_includes_flagged(run))
-    model = build_report(run, once, throughput_spread_pct(points), rows=False, facts=facts)
+    headlines = run_headlines(once, run, facts)  # once per series: every section reads them
+    model = build_report(run, once, throughput_spread_pct(points), rows=False, facts=facts,
+                         headlines=headlines)  # fmt: skip
     model.points = [point_row(p) for p in points]
     steady, tables = rounds_report(points, findings)
     special_tables, special_timelines = special_report(findings)
@@ -144,9 +150,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once, facts)
-    kept = () if facts.include_flagged else facts.flagged.keys()
-    model.tables = maximum_recorded(once, kept) + devices_grids(once) + model.tables
-    model.tables = scenario_report(run, once, findings) + model.tables  # plan `scenarios:`
+    model.tables = maximum_recorded(once, headlines) + devices_grids(once) + model.tables
+    model.tables = scenario_report(run, once, findings, headlines) + model.tables
     model.overlays = scenario_overlays(once) + model.overlays
     model.tables += scaling_tables(once, facts)
     model.overlays += scaling_overlay(once, facts)
@@ -204,11 +209,6 @@ def adaptive_notes(findings: list[Finding]) -> list[str]:
     return notes
 
 
-def headline_includes_flagged(run: RunRecord) -> bool:
-    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
-    return bool(plan and plan.report.headline_includes_flagged)
-
-
 def _confidence(d: AdaptiveFinding) -> str:
     """How sure the adaptive series' optimal point is, from its levels' 1-second spread."""
     if d.get("confidence"):
@@ -245,7 +245,7 @@ def verdict_tables(
     """The plan's acceptance criteria and the integrity checks; flagged points decide no
     criterion, as they name no headline figure (unless the plan keeps them in)."""
     facts = facts or level_facts(points, findings, headline_includes_flagged(run))
-    verdicts = judge_all(expectations_of(run), points, facts.flagged, facts.include_flagged)
+    verdicts = judge_all(expectations_of(run), points, facts.leaving, facts.include_flagged)
     verdicts += integrity_verdicts(points, findings)
     if not verdicts:
         return []
@@ -287,11 +287,14 @@ def summary_rows_of(series: list[list[PointRecord]]) -> dict[str, dict[str, list
 def build_report(
     run: RunRecord, points: list[PointRecord], spreads: dict[str, float] | None = None,
     *, rows: bool = True, facts: LevelFacts | None = None,
+    headlines: Mapping[str, Headline] | None = None,
 ) -> ReportModel:  # fmt: skip
     """The model of `points`; without `rows` the points table is left to the caller.
     `spreads`: level key -> its throughput's 95 % half-width in % (repeated levels); `facts`:
-    the levels' intervals and validity flags (flagged points leave the headline figures)."""
+    the levels' intervals and validity flags (flagged points leave the headline figures);
+    `headlines`: series name -> its headline, when the caller computed them already."""
     facts = facts or LevelFacts()
+    headlines = headlines or run_headlines(points, run, facts)
     notes: list[str] = []
     series = series_of(points)
     fabric = fabric_of(run)
@@ -301,9 +304,9 @@ def build_report(
     for family, mixes in families.items():
         cells = {}
         for mix, pts in mixes.items():
-            summary = summarize_series(pts, run, facts.flagged, facts.include_flagged)
             name = series_name(pts[0])
-            notes += headline_notes(name, summary, facts)
+            summary = headlines[name]
+            notes += headline_notes(name, summary)
             levels = [(p.key, p.throughput()) for p in pts]
             optimal = summary.optimal.key if summary.optimal else None
             notes += confidence_note(name, levels, optimal, facts)
@@ -312,7 +315,8 @@ def build_report(
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         summary_rows.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
-        panels = [_panel(pts, run, ceiling_for(fabric, pts[0]), facts) for _, pts in ordered]
+        panels = [_panel(pts, ceiling_for(fabric, pts[0]), facts, headlines[series_name(pts[0])])
+                  for _, pts in ordered]  # fmt: skip
         sections.append(WorkloadSection(family, panels))
     return ReportModel(
         title=report_title(run),
@@ -335,7 +339,7 @@ def build_report(
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
-        notes=_notes(run, points) + notes,
+        notes=_notes(run, points) + notes + ([HOW_COMPUTED] if headlines else []),
     )
 
 

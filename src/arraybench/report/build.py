@@ -6,7 +6,8 @@ from collections import OrderedDict
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from arraybench.analysis.curves import CurvePoint, SeriesSummary, summarize
+from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.headline import Headline
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
@@ -42,8 +43,12 @@ def order_points(points: list[PointRecord]) -> list[PointRecord]:
     return sorted(points, key=lambda p: (p.workers * p.iodepth, p.workers, p.seq))
 
 
-def curve_points(points: list[PointRecord], flagged: Collection[str] = ()) -> list[CurvePoint]:
-    """`flagged`: the keys of points with validity flags."""
+def curve_points(
+    points: list[PointRecord], flagged: Collection[str] = (),
+    noise: Mapping[str, float | None] | None = None,
+) -> list[CurvePoint]:  # fmt: skip
+    """`flagged`: the keys of points whose validity flags leave the headline; `noise`: key ->
+    the 95 % half-width (%) of its throughput over its repeats."""
     _, xs, _ = level_axis(points)
     return [
         CurvePoint(
@@ -53,6 +58,7 @@ def curve_points(points: list[PointRecord], flagged: Collection[str] = ()) -> li
             lat_p99_us=p.metric("total", "lat_p99_us"),
             key=p.key,
             flagged=p.key in flagged,
+            noise_pct=(noise or {}).get(p.key),
         )
         for x, p in zip(xs, points, strict=True)
     ]
@@ -95,15 +101,6 @@ def series_of(points: list[PointRecord]) -> OrderedDict[str, list[PointRecord]]:
     return OrderedDict((name, order_points(pts)) for name, pts in series.items())
 
 
-def summarize_series(
-    points: list[PointRecord], run: RunRecord, flagged: Collection[str] = (),
-    include_flagged: bool = False,
-) -> SeriesSummary:  # fmt: skip
-    """The series' figures; flagged points left out of them unless `include_flagged`."""
-    return summarize(curve_points(points, flagged), bound_us=run.latency_bound_us,
-                     stat=run.latency_stat, include_flagged=include_flagged)  # fmt: skip
-
-
 def bound_text(run: RunRecord) -> str:
     us = run.latency_bound_us
     value = f"{us / 1000:g} ms" if us >= 1000 else f"{us:g} µs"
@@ -121,7 +118,7 @@ def mix_sort_key(mix: str) -> tuple[int, str]:
 
 
 def cell_texts(
-    summary: SeriesSummary, unit: str, run: RunRecord, ceiling: float | None = None,
+    summary: Headline, unit: str, run: RunRecord, ceiling: float | None = None,
     spreads: Mapping[str, float] | None = None,
 ) -> tuple[str, str, str]:  # fmt: skip
     """`spreads`: level key -> the throughput's 95 % half-width in % (repeated levels)."""

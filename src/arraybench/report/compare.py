@@ -12,11 +12,12 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from arraybench.analysis.curves import CurvePoint, SeriesSummary
+from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.headline import Headline
 from arraybench.analysis.repeats import collapse, level_throughputs, noise_mark
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
-from arraybench.report.assemble import headline_includes_flagged, point_row
+from arraybench.report.assemble import point_row
 from arraybench.report.build import (
     bound_text,
     campaign_scenario,
@@ -25,11 +26,11 @@ from arraybench.report.build import (
     level_axis,
     order_points,
     point_columns,
-    summarize_series,
 )
+from arraybench.report.headlines import HOW_COMPUTED, headline_includes_flagged, series_headline
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.overlays import curves_overlay
-from arraybench.report.spread import flag_table, level_facts
+from arraybench.report.spread import LevelFacts, flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.store.findings import PROVENANCE
 from arraybench.targets.queue import differences, recorded_queues
@@ -52,10 +53,17 @@ class Scenario:
     include_flagged: bool = False
     # its "Measurements that may not be trusted" table (report/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
+    # its levels' flags and spreads, as its run's report reads them (report/spread.py)
+    facts: LevelFacts = field(default_factory=LevelFacts)
+    _headlines: dict[tuple[str, ...], Headline] = field(default_factory=dict, compare=False)
 
-    def summary(self, curve: list[PointRecord]) -> SeriesSummary:
-        """The curve's max, optimal point and min latency by the rule of the run's report."""
-        return summarize_series(curve, self.run, self.flagged, self.include_flagged)
+    def summary(self, curve: list[PointRecord]) -> Headline:
+        """The curve's headline (max, optimal point, min latency), computed once per curve
+        by the function the run's own report uses (report/headlines.py)."""
+        key = tuple(p.key for p in curve)
+        if key not in self._headlines:
+            self._headlines[key] = series_headline(curve, self.run, self.facts)
+        return self._headlines[key]
 
 
 def load_scenario(store: Store, spec: str) -> Scenario:
@@ -77,9 +85,10 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     queues = {k: v for found in PROVENANCE.among(store.findings(run_id, PROVENANCE.name))
               for k, v in recorded_queues(found).items()}  # fmt: skip
     validity = store.findings(run_id, KIND)
-    flagged = level_facts(points, validity).flagged
+    include = headline_includes_flagged(run)
+    facts = level_facts(points, validity, include)
     flags = flag_table(points, validity)
-    return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), flags)
+    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts)
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
@@ -239,7 +248,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     table = ReportTable(
         f"Max, optimal point and min latency per scenario (Δ against {base_label})",
         COLUMNS, rows,
-        "Optimal point: the last level whose throughput gain exceeds its latency increase.",
+        "Optimal point: the end of the healthy range, the last level before the first step "
+        "whose throughput gain is not larger than its latency rise (" + HOW_COMPUTED + ").",
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
@@ -292,10 +302,10 @@ def _summary(
 def flagged_note(s: Scenario, curves: OrderedDict[str, list[PointRecord]]) -> str | None:
     """One line per scenario whose flagged points its figures left out (or kept, when its
     plan says so): the same rule as the run's own report."""
-    flagged = [p for curve in curves.values() for p in curve if p.key in s.flagged]
+    flagged = [p for curve in curves.values() for p in curve if p.key in s.facts.leaving]
     if not flagged:
         return None
-    kinds = ", ".join(dict.fromkeys(k for p in flagged for k in s.flagged[p.key]))
+    kinds = ", ".join(dict.fromkeys(k for p in flagged for k in s.facts.leaving[p.key]))
 
     def points(n: int) -> str:
         return f"{n} flagged point{'s' if n > 1 else ''} ({kinds})"
@@ -304,8 +314,7 @@ def flagged_note(s: Scenario, curves: OrderedDict[str, list[PointRecord]]) -> st
         return (f"{s.label}: {points(len(flagged))} kept in its max, optimal point and min "
                 "latency: its plan sets report: {headline_includes_flagged: true}")  # fmt: skip
     left = sum(len(s.summary(curve).left_out) for curve in curves.values())
-    every = [k for k, curve in curves.items() if not s.summary(curve).left_out
-             and any(p.key in s.flagged for p in curve)]  # fmt: skip
+    every = [k for k, curve in curves.items() if s.summary(curve).named_from_flagged]
     said = []
     if left:
         said.append(f"{points(left)} left out of its max, optimal point and min latency, as "

@@ -2,15 +2,19 @@
 
 Per workload family one table: a row per scenario, a column per mix; each cell the series'
 maximum (`470 kIOPS Max -38 %`) and its optimal point, with the impact in % against the
-first scenario: (scenario - first) / first. Beside them what the scenario steps did and what
-the hosts saw of their paths and devices at each scenario's start and end.
+first scenario: (scenario - first) / first. Both figures are the series' headline
+(report/headlines.py), the same the summary states: the impact is computed from them. Beside them
+what the scenario steps did and what the hosts saw of their paths and devices at each
+scenario's start and end.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.headline import Headline
 from arraybench.plan.load import stored_plan
 from arraybench.report.build import (
     campaign_scenario,
@@ -18,7 +22,6 @@ from arraybench.report.build import (
     level_axis,
     mix_sort_key,
     series_of,
-    summarize_series,
 )
 from arraybench.report.model import Overlay, ReportTable
 from arraybench.report.overlays import curves_overlay
@@ -29,7 +32,9 @@ from arraybench.units import format_duration, format_latency, format_pct, format
 OUTPUT_SHOWN = 80  # characters of a step's output in the table (the store keeps more)
 IMPACT_CAPTION = (
     "impact = (scenario - {base}) / {base}, in %, of the series' maximum (Max) and of its "
-    "optimal point (the last level where throughput still grows more than latency)"
+    "optimal point (the end of the healthy range: the last level before the first step whose "
+    "throughput gain is not larger than its latency rise), as the summary states them "
+    "(docs/headline.md)"
 )
 
 
@@ -65,12 +70,14 @@ def _cell(
 Cell = tuple[CurvePoint | None, CurvePoint | None, str]  # maximum, optimal point, unit
 
 
-def _grid(run: RunRecord, points: list[PointRecord]) -> dict[str, dict[str, dict[str, Cell]]]:
-    """family -> column (the mix) -> scenario -> its cell."""
+def _grid(
+    points: list[PointRecord], headlines: Mapping[str, Headline]
+) -> dict[str, dict[str, dict[str, Cell]]]:
+    """family -> column (the mix) -> scenario -> its cell: the series' headline figures."""
     grid: dict[str, dict[str, dict[str, Cell]]] = {}
-    for pts in series_of([p for p in points if campaign_scenario(p)]).values():
+    for name, pts in series_of([p for p in points if campaign_scenario(p)]).items():
         first = pts[0]
-        summary = summarize_series(pts, run)
+        summary = headlines[name]
         columns = grid.setdefault(family_of(first, scenario=False), {})
         column = first.mix
         if str(first.scenario) in columns.get(column, {}):  # two workloads share the mix
@@ -81,15 +88,16 @@ def _grid(run: RunRecord, points: list[PointRecord]) -> dict[str, dict[str, dict
 
 
 def impact_tables(
-    run: RunRecord, points: list[PointRecord], labels: dict[str, str]
+    points: list[PointRecord], labels: dict[str, str], headlines: Mapping[str, Headline]
 ) -> list[ReportTable]:
-    """One table per workload family: scenarios down, mixes across."""
+    """One table per workload family: scenarios down, mixes across. `headlines`: series name
+    -> its headline (report/headlines.py run_headlines of the same points)."""
     order = scenario_order(points)
     if not order:
         return []
     first = order[0]
     tables = []
-    for family, columns in _grid(run, points).items():
+    for family, columns in _grid(points, headlines).items():
         names = sorted(columns, key=mix_sort_key)
         rows = []
         for scenario in order:
@@ -202,8 +210,9 @@ def scenario_labels(run: RunRecord) -> dict[str, str]:
 
 
 def scenario_report(
-    run: RunRecord, points: list[PointRecord], findings: list[Finding]
-) -> list[ReportTable]:
+    run: RunRecord, points: list[PointRecord], findings: list[Finding],
+    headlines: Mapping[str, Headline],
+) -> list[ReportTable]:  # fmt: skip
     """Every table of a run with scenarios (none without): `points` one per level."""
-    tables = impact_tables(run, points, scenario_labels(run))
+    tables = impact_tables(points, scenario_labels(run), headlines)
     return [*tables, *step_table(findings), *paths_table(findings)] if tables else []

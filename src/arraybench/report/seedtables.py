@@ -5,9 +5,10 @@ with its latency and the minimum latency (HUS VM: "147,000 IOPS at 1.7 ms (8 KiB
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Mapping
 
-from arraybench.report.build import level_axis, mix_sort_key, order_points
+from arraybench.analysis.headline import Headline
+from arraybench.report.build import level_axis, mix_sort_key, order_points, series_of
 from arraybench.report.model import ReportTable
 from arraybench.store.db import PointRecord
 from arraybench.units import format_latency, format_size, format_throughput
@@ -57,26 +58,29 @@ def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
     return tables
 
 
-def maximum_recorded(points: list[PointRecord], flagged: Collection[str] = ()) -> list[ReportTable]:
-    """Per mix (and unit): the highest throughput recorded, its latency and where; the lowest
-    mean latency recorded and where. Points whose keys are in `flagged` (validity flags) are
-    left out while a mix has others."""
-    by_mix: dict[tuple[str, str], list[PointRecord]] = {}
-    for p in points:
-        by_mix.setdefault((p.mix, p.unit), []).append(p)
-    left_out = 0
-    for group, pts in by_mix.items():
-        if trusted := [p for p in pts if p.key not in flagged]:
-            left_out += len(pts) - len(trusted)
-            by_mix[group] = trusted
+def maximum_recorded(
+    points: list[PointRecord], headlines: Mapping[str, Headline]
+) -> list[ReportTable]:
+    """Per mix (and unit): the highest of its series' headline maxima, its latency and
+    where; the lowest of their headline minimum latencies and where (report/headlines.py:
+    the points a series' headline leaves out are left out here too)."""
+    by_key = {p.key: p for p in points}
+    by_mix: dict[tuple[str, str], list[Headline]] = {}
+    for name, pts in series_of(points).items():
+        if name in headlines:
+            by_mix.setdefault((pts[0].mix, pts[0].unit), []).append(headlines[name])
     if not by_mix:
         return []
-    rows = []
+    rows, left_out = [], 0
     for mix, unit in sorted(by_mix, key=lambda k: (mix_sort_key(k[0]), k[1])):
-        pts = by_mix[(mix, unit)]
-        top = max(pts, key=lambda p: p.throughput())
-        lats = [p for p in pts if p.metric("total", "lat_mean_us") is not None]
-        low = min(lats, key=lambda p: p.metric("total", "lat_mean_us") or 0.0) if lats else None
+        found = by_mix[(mix, unit)]
+        left_out += sum(len(h.left_out) for h in found)
+        maxima = [by_key[h.maximum.key] for h in found if h.maximum]
+        lows = [h.min_latency for h in found if h.min_latency]
+        if not maxima:
+            continue
+        top = max(maxima, key=lambda p: p.throughput())  # the first series on a tie
+        low = by_key[min(lows, key=lambda c: c.lat_mean_us or 0.0).key] if lows else None
         rows.append([
             mix, _at(top), _where(top),
             format_latency(low.metric("total", "lat_mean_us")) if low else "–",
@@ -85,7 +89,8 @@ def maximum_recorded(points: list[PointRecord], flagged: Collection[str] = ()) -
     return [ReportTable(
         "Maximum recorded", ["mix", "max throughput @ mean latency", "where",
                              "min mean latency", "where"], rows,
-        "over every workload and load level of the run, per mix and unit"
+        "over every workload and load level of the run, per mix and unit: the highest "
+        "series maximum and the lowest series minimum latency of the summary"
         + (f"; {left_out} flagged point(s) left out" if left_out else ""),
     )]  # fmt: skip
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arraybench.analysis.curves import SeriesSummary
+from arraybench.analysis.headline import Headline
 from arraybench.analysis.noise import Level, optimal_confidence
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
-from arraybench.analysis.validity import KIND, flags_by_point
+from arraybench.analysis.validity import KIND, flags_by_point, leaves_headline
 from arraybench.plan.expand import repetition_in_key
 from arraybench.report.model import ReportTable
 from arraybench.store.db import Finding, PointRecord
@@ -33,6 +33,8 @@ class LevelFacts:
     latency: dict[str, Spread] = field(default_factory=dict)
     repeats: dict[str, int] = field(default_factory=dict)
     flagged: dict[str, list[str]] = field(default_factory=dict)  # kinds, of any repetition
+    # the levels whose flags leave the headline (validity.leaves_headline) -> those kinds
+    leaving: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False  # the plan's report.headline_includes_flagged
     # series name -> (level key -> repetitions in which it was the optimal point, repetitions)
     optimal_wins: dict[str, tuple[dict[str, int], int]] = field(default_factory=dict)
@@ -50,30 +52,31 @@ def level_facts(
                 facts.latency[g.key] = lat
     by_id = flags_by_point([f for f in findings if f.kind == KIND])
     for p in points:
-        if kinds := [f.kind for f in by_id.get(p.id, [])]:
-            level = facts.flagged.setdefault(repetition_in_key(p.key)[0], [])
-            level += [k for k in kinds if k not in level]
-    for w in level_wins(points, () if include_flagged else facts.flagged.keys()):
+        if not (flags := by_id.get(p.id, [])):
+            continue
+        for found in (facts.flagged, facts.leaving) if leaves_headline(flags) else (facts.flagged,):
+            level = found.setdefault(repetition_in_key(p.key)[0], [])
+            level += [f.kind for f in flags if f.kind not in level]
+    for w in level_wins(points, () if include_flagged else facts.leaving.keys()):
         facts.optimal_wins[w.series] = (dict(w.optimal), w.repetitions)
     return facts
 
 
-def headline_notes(series: str, summary: SeriesSummary, facts: LevelFacts) -> list[str]:
+def headline_notes(series: str, summary: Headline) -> list[str]:
     """Which flagged points the series' headline figures left out, and why."""
-    if not summary.left_out:
-        if facts.include_flagged or not summary.optimal or not summary.optimal.flagged:
-            return []
+    if summary.named_from_flagged:
         return [
             f"{series}: every point is flagged (see 'Measurements that may not be "
             "trusted'): its optimal point and maximum are named from flagged points"
         ]
-    said = "; ".join(f"{p.key.split('/', 1)[-1]} ("  # the series is named already
-                     f"{', '.join(facts.flagged.get(p.key, ['flagged']))})"
+    if not summary.left_out:
+        return []
+    said = "; ".join(f"{p.point.key.split('/', 1)[-1]} ({p.why})"  # the series is named already
                      for p in summary.left_out)  # fmt: skip
     return [f"{series}: {said} left out of the optimal point, maximum and summary: flagged, "
             "its figures may not be the storage's (see 'Measurements that may not be "
             "trusted'); the plan's report: {headline_includes_flagged: true} keeps flagged "
-            "points in"]  # fmt: skip
+            "points in (docs/headline.md)"]  # fmt: skip
 
 
 def confidence_note(series: str, levels: Sequence[tuple[str, float]], optimal: str | None,
@@ -115,7 +118,7 @@ def spread_tables(
                      latency])  # fmt: skip
     tables = [ReportTable("Spread over repeats", ["Point", "Repeats", "Throughput",
                           "Mean latency"], rows, SPREAD_CAPTION)]  # fmt: skip
-    wins = level_wins(points, () if facts.include_flagged else facts.flagged.keys())
+    wins = level_wins(points, () if facts.include_flagged else facts.leaving.keys())
     if wins:
 
         def said(counts: list[tuple[str, int]], n: int) -> str:  # the level, not its series

@@ -1,0 +1,49 @@
+"""Each series' headline (analysis.headline), computed once per series of a run or of a
+compared scenario, with the run's latency bound, its plan's report.headline_includes_flagged
+and its levels' flags and spreads. Every section reads these; none computes its own.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from arraybench.analysis.headline import Headline, headline
+from arraybench.analysis.repeats import collapse
+from arraybench.plan.load import stored_plan
+from arraybench.report.build import curve_points, series_of
+from arraybench.report.spread import LevelFacts, level_facts
+from arraybench.store.db import Finding, PointRecord, RunRecord
+
+HOW_COMPUTED = ("how the optimal point, maximum, minimum latency and which flagged points are "
+                "left out are computed: docs/headline.md")  # fmt: skip
+
+
+def headline_includes_flagged(run: RunRecord) -> bool:
+    """The run's plan keeps flagged points in its headline figures."""
+    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+    return bool(plan and plan.report.headline_includes_flagged)
+
+
+def series_headline(points: list[PointRecord], run: RunRecord, facts: LevelFacts) -> Headline:
+    """One series' headline: `points` one per level (repeats collapsed to their medians)."""
+    noise = {key: s.half_width_pct for key, s in facts.throughput.items()}
+    curve = curve_points(points, facts.leaving.keys(), noise)
+    return headline(curve, bound_us=run.latency_bound_us, stat=run.latency_stat,
+                    include_flagged=facts.include_flagged, why=facts.leaving)  # fmt: skip
+
+
+def run_headlines(
+    points: list[PointRecord], run: RunRecord, facts: LevelFacts
+) -> OrderedDict[str, Headline]:
+    """Series name (report.build.series_name) -> its headline, for every series of `points`."""
+    return OrderedDict((name, series_headline(pts, run, facts))
+                       for name, pts in series_of(points).items())  # fmt: skip
+
+
+def stored_headlines(
+    run: RunRecord, points: list[PointRecord], findings: list[Finding]
+) -> OrderedDict[str, Headline]:
+    """Every series' headline from a run's stored points (repetitions included) and
+    findings, as its report states them."""
+    facts = level_facts(points, findings, headline_includes_flagged(run))
+    return run_headlines(collapse(points), run, facts)
