@@ -1,7 +1,8 @@
-"""Pins the series definitions of DESIGN.md ("Core definitions") with hand-computed curves.
+"""Pins the series definitions of docs/headline.md with hand-computed curves.
 
-Optimal point: the LAST level whose relative throughput gain over the previous (usable) level
-is > 0 and larger than the relative mean-latency increase; otherwise the first level.
+Optimal point: the end of the healthy range from the lowest level: the FIRST step whose
+relative throughput gain over the range's last (usable) level is not > 0 and larger than the
+relative mean-latency increase ends it; the last level before that step is the optimal point.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import pytest
 
 from arraybench.analysis.curves import (
     CurvePoint,
-    SeriesSummary,
     latency_bounded,
     maximum,
     min_latency,
     optimal_point,
-    summarize,
 )
+from arraybench.analysis.headline import Headline as SeriesSummary
+from arraybench.analysis.headline import headline as summarize
 
 
 def series(
@@ -99,12 +100,13 @@ def test_curve_falling_after_its_maximum() -> None:
 def test_noisy_curve_where_latency_decreases() -> None:
     # level  dT/T_prev             dL/L_prev
     #   2    50/100 = 0.500  >   50/200 = 0.250            yes
-    #   3     5/150 = 0.033  <  150/250 = 0.600            no
-    #   4     5/155 = 0.032  >  -20/400 = -0.050           yes (latency fell) <- last
-    #   5    -2/160 < 0                                    no
+    #   3     5/150 = 0.033  <  150/250 = 0.600            no   <- ends the healthy range
+    #   4     5/155 = 0.032  >  -20/400 = -0.050           (yes, but after the end)
+    # The old rule (the last passing step anywhere) named level 4, past a step that failed;
+    # the healthy range ends at the first failing step: level 2.
     pts = series([1, 2, 3, 4, 5], [100, 150, 155, 160, 158], [200, 250, 400, 380, 390])
     opt = optimal_point(pts)
-    assert opt is not None and (opt.level, opt.throughput, opt.lat_mean_us) == (4, 160, 380)
+    assert opt is not None and (opt.level, opt.throughput, opt.lat_mean_us) == (2, 150, 250)
     # A throughput that does not grow never qualifies, even when latency falls:
     # level 2: 0/100 = 0 (not > 0) although dL/L = -0.5 -> the first level.
     flat = series([1, 2], [100, 100], [200, 100])

@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from arraybench.analysis.adaptive import AdaptiveSearch, closed_loop_curve, simulate
-from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.headline import headline as summarize
 from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
 from arraybench.analysis.repeats import level_wins
 from arraybench.analysis.statistics import spread
@@ -17,6 +18,7 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
+from arraybench.report.headlines import run_headlines
 from arraybench.report.html import render_html
 from arraybench.report.model import CurvePanel
 from arraybench.report.scaling import scaling_overlay, scaling_tables
@@ -25,7 +27,7 @@ from arraybench.report.spread import LevelFacts
 from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
-from arraybench.store.db import PointRecord, Sample
+from arraybench.store.db import PointRecord, RunRecord, Sample
 from tests.records import BLANK_POINT
 from tests.unit.test_html import make_model
 
@@ -44,7 +46,7 @@ def test_flagged_point_leaves_the_headline_figures_unless_asked() -> None:
     flagged = summarize(curve(flag_at=16))
     assert flagged.maximum and flagged.maximum.key == "w8"
     assert flagged.optimal and flagged.optimal.key != "w16"
-    assert [p.key for p in flagged.left_out] == ["w16"]
+    assert [p.point.key for p in flagged.left_out] == ["w16"]
     kept = summarize(curve(flag_at=16), include_flagged=True)
     assert kept.maximum and kept.maximum.key == "w16" and kept.left_out == ()
 
@@ -184,7 +186,8 @@ def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:
     points = [hosts_point("a/h1/w1", 1, 100.0, 0), hosts_point("a/h1/w2", 1, 150.0, 1),
               hosts_point("a/h2/w1", 2, 200.0, 2), hosts_point("a/h2/w2", 2, 320.0, 3)]  # fmt: skip
     facts = LevelFacts(throughput={"a/h2/w1": spread([190.0, 200.0, 210.0])},
-                       flagged={"a/h2/w2": ["generator-bound"]})  # fmt: skip
+                       flagged={"a/h2/w2": ["generator-bound"]},
+                       leaving={"a/h2/w2": ["generator-bound"]})  # fmt: skip
     [table] = scaling_tables(points, facts)
     assert table.rows[1][2] == "200 IOPS"  # not the flagged 320
     [chart] = scaling_overlay(points, facts)
@@ -203,11 +206,16 @@ def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:
 
 def test_maximum_recorded_leaves_flagged_points_out() -> None:
     points = [hosts_point("a/w1", 1, 100.0, 0), hosts_point("a/w2", 1, 320.0, 1)]
-    [table] = maximum_recorded(points, {"a/w2"})
+    run = RunRecord(id="r", plan_name="t", scenario="", labels={}, plan_yaml="", folder="/x",
+                    scale=1, status="complete", started="", finished=None, total_points=2,
+                    fio_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
+                    latency_bound_us=1000.0, latency_stat="mean")  # fmt: skip
+    flagged = LevelFacts(leaving={"a/w2": ["generator-bound"]})
+    [table] = maximum_recorded(points, run_headlines(points, run, flagged))
     assert (
         table.rows[0][1].startswith("100 IOPS") and "1 flagged point(s) left out" in table.caption
     )
-    [everything] = maximum_recorded(points)
+    [everything] = maximum_recorded(points, run_headlines(points, run, LevelFacts()))
     assert everything.rows[0][1].startswith("320 IOPS") and "flagged" not in everything.caption
 
 

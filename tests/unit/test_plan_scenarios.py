@@ -15,7 +15,9 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Step, scenario_in_key
 from arraybench.report.build import series_name
+from arraybench.report.headlines import run_headlines
 from arraybench.report.scenarios import impact_tables, paths_table, scenario_overlays
+from arraybench.report.spread import LevelFacts
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import (
@@ -188,7 +190,9 @@ def test_the_impact_table_gives_each_scenario_against_the_first() -> None:
     points = [_point("C4", 1, 1, 400_000, 100), _point("C4", 2, 2, 763_000, 180),
               _point("C3", 3, 1, 300_000, 130), _point("C3", 4, 2, 470_000, 260)]  # fmt: skip
     assert series_name(points[0]) == "C4 · rr" and series_name(points[2]) == "C3 · rr"
-    [table] = impact_tables(RUN, points, {"C3": "-1 controller"})
+    [table] = impact_tables(
+        points, {"C3": "-1 controller"}, run_headlines(points, RUN, LevelFacts())
+    )
     assert table.columns == ["Scenario", "Set-up", "Read"]
     assert table.rows[0] == ["C4", "", "763 kIOPS Max; optimal 763 kIOPS @ 180 µs"]
     # In&Out table II: 470 kIOPS Max -38 %
@@ -200,7 +204,8 @@ def test_the_impact_table_gives_each_scenario_against_the_first() -> None:
         "C4", "C3"]  # fmt: skip
     assert overlay.lines[1].iops == [300_000, 470_000]
     imported = replace(points[0], key="rr/w1-qd1")  # an import's scenario: not a campaign's
-    assert impact_tables(RUN, [imported], {}) == [] and series_name(imported) == "rr"
+    headlines = run_headlines([imported], RUN, LevelFacts())
+    assert impact_tables([imported], {}, headlines) == [] and series_name(imported) == "rr"
 
 
 def test_the_readme_example_is_valid_with_the_readme_hosts() -> None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from arraybench.report.headlines import run_headlines
 from arraybench.report.html import _table
 from arraybench.report.scaling import scaling_tables
 from arraybench.report.seedtables import devices_grids, maximum_recorded
+from arraybench.report.spread import LevelFacts
 from arraybench.store.db import PointRecord
 from tests.records import BLANK_POINT
+from tests.unit.test_plan_scenarios import RUN
 
 BASE = BLANK_POINT
 
@@ -40,8 +43,9 @@ def test_one_device_count_is_no_grid() -> None:
 
 def test_maximum_recorded_per_mix_with_its_latency_and_the_minimum_latency() -> None:
     pts = [point(1, 147_000.0, 1_700.0, iodepth=32), point(2, 50_000.0, 90.0),
-           point(3, 30_000.0, 300.0, mix="Write", read_pct=0)]  # fmt: skip
-    (table,) = maximum_recorded(pts)
+           point(3, 30_000.0, 300.0, mix="Write", read_pct=0, workload="randwrite-8k")]  # fmt: skip
+    # the highest series maximum and lowest series minimum latency (their headlines)
+    (table,) = maximum_recorded(pts, run_headlines(pts, RUN, LevelFacts()))
     read = table.rows[0]
     assert read[:2] == ["Read", "147 kIOPS @ 1,700 µs"]
     assert read[2] == "8 KiB random backend, libaio qd32 x 1 worker"

@@ -13,7 +13,8 @@ import pytest
 from openpyxl import load_workbook
 from rich.console import Console
 
-from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.headline import headline as summarize
 from arraybench.console import summary_table
 from arraybench.report.build import cell_texts
 from arraybench.report.html import render_html

@@ -29,11 +29,14 @@ Strategy:
 
    - optimal point: neighbours at most `knee_steps + 1` ladder positions away. Write
      m_i = ln(T_i / T_{i-1}) - ln(lat_i / lat_{i-1}) for the step into ladder level i. If
-     latency never falls, curves.py's pair test passes on two measured levels iff the sum
-     of the m_i between them is > 0. So on a curve with one knee (m_i > 0 up to some level,
-     <= 0 above it) the default `knee_steps=0`, which measures both ladder neighbours of
-     the estimate, gives exactly the exhaustive sweep's optimal point, and `knee_steps=1`
-     (gaps of 2 accepted) gives it within one ladder step.
+     latency never falls, curves.py's step test passes on two measured levels iff the sum
+     of the m_i between them is > 0. The optimal point is the end of the healthy range
+     (the last level before the first failing step, docs/headline.md); so on a curve with
+     one knee (m_i > 0 up to some level, <= 0 above it) the default `knee_steps=0`, which
+     measures both ladder neighbours of the estimate, gives exactly the exhaustive sweep's
+     optimal point, and `knee_steps=1` (gaps of 2 accepted) gives it within one ladder
+     step. A noise-made failing step below the estimate, inside a gap a stride passed
+     over, is not seen: on fine ladders with noise the sweep's range may end earlier.
    - maximum: both ladder neighbours measured (`max_tol_pct=0`, exact on unimodal curves),
      or, with `max_tol_pct > 0`, a gap is accepted when concavity of throughput against
      the level (diminishing returns) bounds what an unmeasured level inside it could add
@@ -404,8 +407,8 @@ class AdaptiveSearch:
     def _close_gaps(self, measured: list[int], position: int, widest: int) -> list[int]:
         """Midpoints (rounded towards `position`) of the gaps around it wider than `widest`.
 
-        The gap above first: a point there can move the estimate up (curves.py keeps the
-        last passing step), which often makes the gap below irrelevant.
+        The gap above first: a point there can move the estimate up (a passing step extends
+        the healthy range), which often makes the gap below irrelevant.
         """
         before, after = self._neighbours(measured, position)
         out: list[int] = []
