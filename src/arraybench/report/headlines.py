@@ -14,8 +14,11 @@ from arraybench.report.build import curve_points, series_of
 from arraybench.report.spread import LevelFacts, level_facts
 from arraybench.store.db import Finding, PointRecord, RunRecord
 
-HOW_COMPUTED = ("how the optimal point, maximum, minimum latency and which flagged points are "
-                "left out are computed: docs/headline.md")  # fmt: skip
+# the optimal point in the words every caption uses (the rule itself: docs/headline.md)
+OPTIMAL_RULE = ("the end of the healthy range: the last level before the first step whose "
+                "throughput gain is not larger than its latency rise")  # fmt: skip
+HOW_COMPUTED = ("how the optimal point, maximum and minimum latency are computed, and which "
+                "points they leave out: docs/headline.md")  # fmt: skip
 
 
 def headline_includes_flagged(run: RunRecord) -> bool:

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from arraybench.report import interact
 from arraybench.report.escape import for_html
+from arraybench.report.headlines import OPTIMAL_RULE
 from arraybench.report.model import (
     CurvePanel,
     Distribution,
@@ -348,7 +349,7 @@ def _summary_part(model: ReportModel, anchors: dict[str, str], columns: list[str
 
 def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
     caption = (
-        "Bold: optimal point (last point where throughput still grows faster than latency), "
+        f"Bold: optimal point ({OPTIMAL_RULE}), "
         "with its mean latency. Below: maximum throughput and minimum latency; "
         f"best throughput within the latency bound ({model.latency_bound})."
     )

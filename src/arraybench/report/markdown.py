@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from arraybench.report.escape import for_markdown
+from arraybench.report.headlines import OPTIMAL_RULE
 from arraybench.report.html import DASH, format_value
 from arraybench.report.model import (
     CurvePanel,
@@ -101,7 +102,7 @@ def _summary(model: ReportModel) -> str:
         for row in model.summary
     ]
     caption = (
-        "Bold: optimal point (last point where throughput still grows faster than latency), "
+        f"Bold: optimal point ({OPTIMAL_RULE}), "
         "with its mean latency. Below: maximum throughput and minimum latency; best "
         f"throughput within the latency bound ({model.latency_bound})."
     )

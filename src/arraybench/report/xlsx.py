@@ -27,6 +27,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.escape import starts_formula
+from arraybench.report.headlines import OPTIMAL_RULE
 from arraybench.report.model import (
     CurvePanel,
     Overlay,
@@ -336,8 +337,7 @@ def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) 
         ws,
         row,
         1,
-        "Optimal: the last point where throughput still grows faster than latency. "
-        "Numbers in the workload sheets.",
+        f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets.",
     )
     ws.cell(row, 1).font = MUTED
     row += 2
@@ -507,7 +507,7 @@ def _section_sheet(ws: Worksheet, section: WorkloadSection) -> None:
         ws,
         2,
         1,
-        "marks: optimal = last level where throughput grows faster than latency; "
+        f"marks: optimal = {OPTIMAL_RULE}; "
         "max = highest throughput; min latency = lowest mean latency",
     )
     ws.cell(2, 1).font = MUTED
