@@ -8,7 +8,9 @@ runs; it is what a single run knows, and it is said as such where it is used.
 
 Two levels differ only when their intervals do not overlap (the cautious rule of
 analysis.statistics.within_noise); a level measured without a spread differs from nothing
-and from everything: nothing can be said (None).
+and from everything: nothing can be said (None). The optimal point's walk (analysis.curves,
+docs/headline.md) skips a step whose two levels do not differ: it neither ends nor extends
+the healthy range.
 """
 
 from __future__ import annotations
