@@ -186,8 +186,7 @@ def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:
     points = [hosts_point("a/h1/w1", 1, 100.0, 0), hosts_point("a/h1/w2", 1, 150.0, 1),
               hosts_point("a/h2/w1", 2, 200.0, 2), hosts_point("a/h2/w2", 2, 320.0, 3)]  # fmt: skip
     facts = LevelFacts(throughput={"a/h2/w1": spread([190.0, 200.0, 210.0])},
-                       flagged={"a/h2/w2": ["generator-bound"]},
-                       leaving={"a/h2/w2": ["generator-bound"]})  # fmt: skip
+                       flagged={"a/h2/w2": ["generator-bound"]})  # fmt: skip
     [table] = scaling_tables(points, facts)
     assert table.rows[1][2] == "200 IOPS"  # not the flagged 320
     [chart] = scaling_overlay(points, facts)
@@ -210,7 +209,7 @@ def test_maximum_recorded_leaves_flagged_points_out() -> None:
                     scale=1, status="complete", started="", finished=None, total_points=2,
                     fio_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
                     latency_bound_us=1000.0, latency_stat="mean")  # fmt: skip
-    flagged = LevelFacts(leaving={"a/w2": ["generator-bound"]})
+    flagged = LevelFacts(flagged={"a/w2": ["generator-bound"]})
     [table] = maximum_recorded(points, run_headlines(points, run, flagged))
     assert (
         table.rows[0][1].startswith("100 IOPS") and "1 flagged point(s) left out" in table.caption

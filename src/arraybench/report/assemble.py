@@ -245,7 +245,7 @@ def verdict_tables(
     """The plan's acceptance criteria and the integrity checks; flagged points decide no
     criterion, as they name no headline figure (unless the plan keeps them in)."""
     facts = facts or level_facts(points, findings, headline_includes_flagged(run))
-    verdicts = judge_all(expectations_of(run), points, facts.leaving, facts.include_flagged)
+    verdicts = judge_all(expectations_of(run), points, facts.flagged, facts.include_flagged)
     verdicts += integrity_verdicts(points, findings)
     if not verdicts:
         return []

@@ -302,10 +302,10 @@ def _summary(
 def flagged_note(s: Scenario, curves: OrderedDict[str, list[PointRecord]]) -> str | None:
     """One line per scenario whose flagged points its figures left out (or kept, when its
     plan says so): the same rule as the run's own report."""
-    flagged = [p for curve in curves.values() for p in curve if p.key in s.facts.leaving]
+    flagged = [p for curve in curves.values() for p in curve if p.key in s.flagged]
     if not flagged:
         return None
-    kinds = ", ".join(dict.fromkeys(k for p in flagged for k in s.facts.leaving[p.key]))
+    kinds = ", ".join(dict.fromkeys(k for p in flagged for k in s.flagged[p.key]))
 
     def points(n: int) -> str:
         return f"{n} flagged point{'s' if n > 1 else ''} ({kinds})"

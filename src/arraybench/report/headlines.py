@@ -30,9 +30,9 @@ def headline_includes_flagged(run: RunRecord) -> bool:
 def series_headline(points: list[PointRecord], run: RunRecord, facts: LevelFacts) -> Headline:
     """One series' headline: `points` one per level (repeats collapsed to their medians)."""
     noise = {key: s.half_width_pct for key, s in facts.throughput.items()}
-    curve = curve_points(points, facts.leaving.keys(), noise)
+    curve = curve_points(points, facts.flagged.keys(), noise)
     return headline(curve, bound_us=run.latency_bound_us, stat=run.latency_stat,
-                    include_flagged=facts.include_flagged, why=facts.leaving)  # fmt: skip
+                    include_flagged=facts.include_flagged, why=facts.flagged)  # fmt: skip
 
 
 def run_headlines(

@@ -28,7 +28,7 @@ def _best(
     facts: LevelFacts,
 ) -> PointRecord:  # fmt: skip
     """The highest throughput, among the unflagged points when there are any."""
-    trusted = [p for p in candidates if p.key not in facts.leaving]
+    trusted = [p for p in candidates if p.key not in facts.flagged]
     return max(trusted if trusted and not facts.include_flagged else candidates, key=throughput_of)
 
 
@@ -51,7 +51,7 @@ def scaling_tables(points: list[PointRecord], facts: LevelFacts | None = None) -
             best = _best(counts[n], throughput_of, facts)
             efficiency = throughput_of(best) / (n * base) if base else None
             partial = " (partial)" if any(p.partial for p in counts[n]) else ""
-            partial += " (flagged)" if best.key in facts.leaving else ""
+            partial += " (flagged)" if best.key in facts.flagged else ""
             rows.append([
                 workload, str(n), format_throughput(throughput_of(best), unit) + partial,
                 format_latency(best.metric("total", "lat_mean_us")),

@@ -32,9 +32,9 @@ class LevelFacts:
     throughput: dict[str, Spread] = field(default_factory=dict)  # repeated levels only
     latency: dict[str, Spread] = field(default_factory=dict)
     repeats: dict[str, int] = field(default_factory=dict)
-    flagged: dict[str, list[str]] = field(default_factory=dict)  # kinds, of any repetition
-    # the levels whose flags leave the headline (validity.leaves_headline) -> those kinds
-    leaving: dict[str, list[str]] = field(default_factory=dict)
+    # kinds of any repetition, of the levels whose flags leave the headline figures
+    # (analysis.validity.leaves_headline)
+    flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False  # the plan's report.headline_includes_flagged
     # series name -> (level key -> repetitions in which it was the optimal point, repetitions)
     optimal_wins: dict[str, tuple[dict[str, int], int]] = field(default_factory=dict)
@@ -52,12 +52,10 @@ def level_facts(
                 facts.latency[g.key] = lat
     by_id = flags_by_point([f for f in findings if f.kind == KIND])
     for p in points:
-        if not (flags := by_id.get(p.id, [])):
-            continue
-        for found in (facts.flagged, facts.leaving) if leaves_headline(flags) else (facts.flagged,):
-            level = found.setdefault(repetition_in_key(p.key)[0], [])
+        if leaves_headline(flags := by_id.get(p.id, [])):
+            level = facts.flagged.setdefault(repetition_in_key(p.key)[0], [])
             level += [f.kind for f in flags if f.kind not in level]
-    for w in level_wins(points, () if include_flagged else facts.leaving.keys()):
+    for w in level_wins(points, () if include_flagged else facts.flagged.keys()):
         facts.optimal_wins[w.series] = (dict(w.optimal), w.repetitions)
     return facts
 
@@ -118,7 +116,7 @@ def spread_tables(
                      latency])  # fmt: skip
     tables = [ReportTable("Spread over repeats", ["Point", "Repeats", "Throughput",
                           "Mean latency"], rows, SPREAD_CAPTION)]  # fmt: skip
-    wins = level_wins(points, () if facts.include_flagged else facts.leaving.keys())
+    wins = level_wins(points, () if facts.include_flagged else facts.flagged.keys())
     if wins:
 
         def said(counts: list[tuple[str, int]], n: int) -> str:  # the level, not its series
