@@ -17,12 +17,14 @@ from openpyxl import load_workbook
 from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
-from arraybench.report.assemble import report_for_run
+from arraybench.report.assemble import adaptive_notes, report_for_run
 from arraybench.report.export import write_report
+from arraybench.report.headlines import run_headlines
 from arraybench.report.html import render_html
 from arraybench.report.markdown import render_markdown
+from arraybench.report.spread import level_facts
 from arraybench.store.db import NewPoint, RunRecord, Store
-from arraybench.store.findings import VALIDITY
+from arraybench.store.findings import ADAPTIVE, VALIDITY, AdaptiveFinding
 from tests.integration.test_flagged_headlines import BOUND
 
 PLAN = """name: avail
@@ -138,3 +140,23 @@ def test_every_section_and_format_states_one_maximum_and_its_impact(tmp_path: Pa
     assert re.search(r"fw │ C1 │ 47\.6 kIOPS │ baseline │ 47\.6 kIOPS @ 83 µs", compared), compared
     assert re.search(r"fw │ C2 │ 42\.9 kIOPS │ -9\.87 % │ 42\.9 kIOPS @ 92 µs │ -9\.87 %",
                      compared), compared  # fmt: skip
+
+
+def test_an_adaptive_series_note_names_the_headline_and_the_search_beside_it(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path)
+    stored_run(store)
+    points = store.points("avail")
+    facts = level_facts(points, [VALIDITY.new(finding_data([BOUND]), p.id) for p in points
+                                 if p.key == FLAGGED])  # fmt: skip
+    heads = run_headlines(points, store.get_run("avail"), facts)
+    keys = [f"C1/fw/w{w}-qd1" for w in (1, 4, 16)]
+    found: AdaptiveFinding = {
+        "series": "C1 · fw", "devices": None, "hosts": [], "mode": "exact", "reason": "top",
+        "tried": keys, "skipped": [], "ladder": keys, "optimal": keys[2], "maximum": keys[2],
+    }  # fmt: skip
+    store.close()
+    [note] = adaptive_notes([ADAPTIVE.new(found)], points, heads)
+    # the search saw the flagged w16; the note states the summary's w4 first, the search's beside
+    assert "; optimal w4-qd1, max w4-qd1 (the search named optimal w16-qd1, max w16-qd1" in note

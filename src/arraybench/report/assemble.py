@@ -156,7 +156,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += scaling_tables(once, facts)
     model.overlays += scaling_overlay(once, facts)
     model.notes += spread_note(points)
-    model.notes += adaptive_notes(findings)
+    model.notes += adaptive_notes(findings, once, headlines)
     model.tables += failure_tables(points, findings)
     model.tables += spread_tables(points, facts) + flag_table(points, findings)
     model.notes += repeat_notes(points)
@@ -196,15 +196,27 @@ def _level(key: str) -> str:
     return key.rsplit("/", 1)[-1]  # `C3/rr/w4-qd1` in a scenario
 
 
-def adaptive_notes(findings: list[Finding]) -> list[str]:
-    """Which levels an adaptive series tried, and why it stopped."""
+def adaptive_notes(
+    findings: list[Finding], points: list[PointRecord], headlines: Mapping[str, Headline]
+) -> list[str]:
+    """Which levels an adaptive series tried, and why it stopped; its optimal point and
+    maximum are the series' headline (the summary's), the search's own named beside them
+    when they differ (the headline leaves flagged points out, the search saw every point)."""
+    series = {p.key: series_name(p) for p in points}
     notes = []
     for d in ADAPTIVE.among(findings):
+        found = next((headlines[series[k]] for k in d["tried"] if k in series), None)
+        optimal = found.optimal.key if found and found.optimal else d["optimal"]
+        top = found.maximum.key if found and found.maximum else d["maximum"]
+        own = ""
+        if (optimal, top) != (d["optimal"], d["maximum"]):
+            own = (f" (the search named optimal {_level(d['optimal'] or '–')}, max "
+                   f"{_level(d['maximum'] or '–')} on every point it measured)")  # fmt: skip
         notes.append(
             f"{d['series']}: adaptive series ({d['mode']}): ran {len(d['tried'])} of "
             f"{len(d['ladder'])} levels ({', '.join(_level(k) for k in d['tried'])}); "
-            f"{d['reason']}; optimal {_level(d['optimal'] or '–')}, "
-            f"max {_level(d['maximum'] or '–')}" + _confidence(d)
+            f"{d['reason']}; optimal {_level(optimal or '–')}, "
+            f"max {_level(top or '–')}{own}" + _confidence(d)
         )
     return notes
 
