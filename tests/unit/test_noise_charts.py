@@ -29,6 +29,7 @@ from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
 from arraybench.store.db import PointRecord, RunRecord, Sample
 from tests.records import BLANK_POINT
+from tests.unit.test_plan_scenarios import RUN
 from tests.unit.test_html import make_model
 
 
@@ -189,6 +190,10 @@ def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:
                        flagged={"a/h2/w2": ["generator-bound"]})  # fmt: skip
     [table] = scaling_tables(points, facts)
     assert table.rows[1][2] == "200 IOPS"  # not the flagged 320
+    # with the series' headlines (as the report passes them): their maxima, the same figure
+    heads = run_headlines(points, RUN, facts)
+    assert heads["randread-8k (2 hosts)"].maximum.key == "a/h2/w1"  # type: ignore[union-attr]
+    assert scaling_tables(points, facts, heads) == [table]
     [chart] = scaling_overlay(points, facts)
     [line] = chart.lines
     assert line.iops == [150.0, 200.0] and line.iops_ci[0] is None

@@ -153,8 +153,8 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables = maximum_recorded(once, headlines) + devices_grids(once) + model.tables
     model.tables = scenario_report(run, once, findings, headlines) + model.tables
     model.overlays = scenario_overlays(once) + model.overlays
-    model.tables += scaling_tables(once, facts)
-    model.overlays += scaling_overlay(once, facts)
+    model.tables += scaling_tables(once, facts, headlines)
+    model.overlays += scaling_overlay(once, facts, headlines)
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings, once, headlines)
     model.tables += failure_tables(points, findings)

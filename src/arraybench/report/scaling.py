@@ -1,16 +1,18 @@
 """Scaling against the number of hosts: maxima per host count and efficiency against linear.
 
-A flagged point (validity flags) is not a host count's maximum while an unflagged one exists,
-unless the plan keeps flagged points in the headline figures (report/spread.py's LevelFacts);
-a maximum measured with repeats carries its 95 % interval to the chart.
+A host count's maximum is the highest of its series' headline maxima (report/headlines.py:
+the summary's, flagged points left out unless the plan keeps them); without headlines, the
+highest unflagged point. A maximum measured with repeats carries its 95 % interval to the
+chart.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 
+from arraybench.analysis.headline import Headline
 from arraybench.report.model import Overlay, OverlayLine, ReportTable
 from arraybench.report.spread import LevelFacts
 from arraybench.store.db import PointRecord
@@ -25,16 +27,26 @@ def _in(unit: str) -> Callable[[PointRecord], float]:
 
 def _best(
     candidates: list[PointRecord], throughput_of: Callable[[PointRecord], float],
-    facts: LevelFacts,
+    facts: LevelFacts, maxima: Collection[str] = (),
 ) -> PointRecord:  # fmt: skip
-    """The highest throughput, among the unflagged points when there are any."""
+    """The highest throughput among the series' headline maxima (`maxima`: their keys) when
+    there are any, else among the unflagged points when there are any."""
+    if chosen := [p for p in candidates if p.key in maxima]:
+        return max(chosen, key=throughput_of)
     trusted = [p for p in candidates if p.key not in facts.flagged]
     return max(trusted if trusted and not facts.include_flagged else candidates, key=throughput_of)
 
 
-def scaling_tables(points: list[PointRecord], facts: LevelFacts | None = None) -> list[ReportTable]:
+def _maxima(headlines: Mapping[str, Headline] | None) -> set[str]:
+    return {h.maximum.key for h in (headlines or {}).values() if h.maximum}
+
+
+def scaling_tables(
+    points: list[PointRecord], facts: LevelFacts | None = None,
+    headlines: Mapping[str, Headline] | None = None,
+) -> list[ReportTable]:  # fmt: skip
     """Per workload run on several host counts: the max per count, and max(n) / (n x max(1))."""
-    facts = facts or LevelFacts()
+    facts, maxima = facts or LevelFacts(), _maxima(headlines)
     by_workload: OrderedDict[str, dict[int, list[PointRecord]]] = OrderedDict()
     for p in points:
         if p.hosts:
@@ -46,9 +58,9 @@ def scaling_tables(points: list[PointRecord], facts: LevelFacts | None = None) -
         smallest = min(counts)
         unit = counts[smallest][0].unit
         throughput_of = _in(unit)
-        base = throughput_of(_best(counts[smallest], throughput_of, facts)) / smallest
+        base = throughput_of(_best(counts[smallest], throughput_of, facts, maxima)) / smallest
         for n in sorted(counts):
-            best = _best(counts[n], throughput_of, facts)
+            best = _best(counts[n], throughput_of, facts, maxima)
             efficiency = throughput_of(best) / (n * base) if base else None
             partial = " (partial)" if any(p.partial for p in counts[n]) else ""
             partial += " (flagged)" if best.key in facts.flagged else ""
@@ -79,7 +91,10 @@ def spread_note(points: list[PointRecord]) -> list[str]:
     ]
 
 
-def scaling_overlay(points: list[PointRecord], facts: LevelFacts | None = None) -> list[Overlay]:
+def scaling_overlay(
+    points: list[PointRecord], facts: LevelFacts | None = None,
+    headlines: Mapping[str, Headline] | None = None,
+) -> list[Overlay]:  # fmt: skip
     """The scaling charts: max throughput and its latency against the number of hosts, one
     chart per unit (IOPS workloads, MB/s workloads)."""
     counts = sorted({p.hosts for p in points if p.hosts})
@@ -89,7 +104,8 @@ def scaling_overlay(points: list[PointRecord], facts: LevelFacts | None = None) 
     charts = []
     for unit in dict.fromkeys(workloads.values()):
         chosen = [w for w, u in workloads.items() if u == unit]
-        lines = _scaling_lines(points, counts, chosen, unit, facts or LevelFacts())
+        lines = _scaling_lines(points, counts, chosen, unit, facts or LevelFacts(),
+                               _maxima(headlines))  # fmt: skip
         title = "Scaling: maximum against hosts" + (
             f" ({unit})" if len(set(workloads.values())) > 1 else ""
         )
@@ -99,7 +115,7 @@ def scaling_overlay(points: list[PointRecord], facts: LevelFacts | None = None) 
 
 def _scaling_lines(
     points: list[PointRecord], counts: list[int], workloads: list[str], unit: str,
-    facts: LevelFacts,
+    facts: LevelFacts, maxima: Collection[str] = (),
 ) -> list[OverlayLine]:  # fmt: skip
     throughput_of = _in(unit)
     lines = []
@@ -107,7 +123,7 @@ def _scaling_lines(
         best = []
         for n in counts:
             candidates = [p for p in points if p.workload == workload and p.hosts == n]
-            best.append(_best(candidates, throughput_of, facts) if candidates else None)
+            best.append(_best(candidates, throughput_of, facts, maxima) if candidates else None)
         lines.append(OverlayLine(
             label=workload,
             iops=[p.metric("total", "iops") if p else None for p in best],
