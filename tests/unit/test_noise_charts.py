@@ -29,8 +29,8 @@ from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
 from arraybench.store.db import PointRecord, RunRecord, Sample
 from tests.records import BLANK_POINT
-from tests.unit.test_plan_scenarios import RUN
 from tests.unit.test_html import make_model
+from tests.unit.test_plan_scenarios import RUN
 
 
 def curve(flag_at: float | None = None) -> list[CurvePoint]:
