@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
+import subprocess
 from contextlib import redirect_stdout
 from pathlib import Path
 
+import pytest
 from openpyxl import load_workbook
 
 from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
+from arraybench.report import printout
 from arraybench.report.assemble import adaptive_notes, report_for_run
 from arraybench.report.export import write_report
 from arraybench.report.headlines import run_headlines
@@ -160,3 +164,21 @@ def test_an_adaptive_series_note_names_the_headline_and_the_search_beside_it(
     [note] = adaptive_notes([ADAPTIVE.new(found)], points, heads)
     # the search saw the flagged w16; the note states the summary's w4 first, the search's beside
     assert "; optimal w4-qd1, max w4-qd1 (the search named optimal w16-qd1, max w16-qd1" in note
+
+
+@pytest.mark.slow  # Chromium prints the PDF: about 15 s on a busy 2-CPU machine
+@pytest.mark.skipif(
+    (shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists())
+    or shutil.which("pdftotext") is None,
+    reason="chromium or pdftotext (poppler-utils) is not installed",
+)
+def test_the_pdf_states_the_same_maximum_and_impact(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    model = report_for_run(store, stored_run(store))
+    store.close()
+    pdf = write_report(model, tmp_path / "r.pdf", "pdf")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout  # fmt: skip
+    flat = " ".join(text.split())
+    assert "47.6 kIOPS max" in flat and "-9.87 %" in flat, flat
+    assert "72.3 kIOPS Max" not in flat and "72.3 kIOPS max" not in flat
