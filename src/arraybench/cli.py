@@ -20,7 +20,7 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
-from arraybench.analysis.repeats import collapse, point_spreads
+from arraybench.analysis.repeats import point_spreads
 from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.events.tuning import change_lines, plan_changes, revert_all
@@ -46,7 +46,7 @@ from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
-from arraybench.report.headlines import stored_headlines
+from arraybench.report.headlines import curve_levels, stored_headlines
 from arraybench.report.model import ReportModel
 from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.report.timelines import event_lines
@@ -602,7 +602,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_integrity(_integrity_dicts(points, store.findings(run.id, INTEGRITY.name)))
         # plan `scenarios:`: each workload's maximum per scenario against the first
         headlines = stored_headlines(run, points, store.findings(run.id, KIND))
-        console.print_report_tables(impact_tables(collapse(points), scenario_labels(run),
+        console.print_report_tables(impact_tables(curve_levels(points), scenario_labels(run),
                                                   headlines))  # fmt: skip
     return 0
 

@@ -11,7 +11,7 @@ from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.headline import Headline
-from arraybench.analysis.repeats import collapse, throughput_spread_pct
+from arraybench.analysis.repeats import throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
 from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
@@ -34,7 +34,12 @@ from arraybench.report.build import (
 )
 from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
-from arraybench.report.headlines import HOW_COMPUTED, headline_includes_flagged, run_headlines
+from arraybench.report.headlines import (
+    HOW_COMPUTED,
+    curve_levels,
+    headline_includes_flagged,
+    run_headlines,
+)
 from arraybench.report.model import (
     CurvePanel,
     PointRow,
@@ -45,11 +50,11 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.overlays import overlays
-from arraybench.report.rounds import round_of, rounds_report
+from arraybench.report.rounds import rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.scenarios import scenario_overlays, scenario_report
 from arraybench.report.seedtables import devices_grids, maximum_recorded
-from arraybench.report.special import GRID_PATTERNS, special_report
+from arraybench.report.special import special_report
 from arraybench.report.spread import (
     LevelFacts,
     confidence_note,
@@ -136,7 +141,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     points = store.points(run_id)
     findings = store.findings(run_id)
     # curves and summaries on each level's median over its repetitions (repeat: N)
-    once = collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
+    once = curve_levels(points)
     facts = level_facts(points, findings, headline_includes_flagged(run))
     headlines = run_headlines(once, run, facts)  # once per series: every section reads them
     model = build_report(run, once, throughput_spread_pct(points), rows=False, facts=facts,

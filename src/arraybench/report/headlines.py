@@ -11,6 +11,8 @@ from arraybench.analysis.headline import Headline, headline
 from arraybench.analysis.repeats import collapse
 from arraybench.plan.load import stored_plan
 from arraybench.report.build import curve_points, series_of
+from arraybench.report.rounds import round_of
+from arraybench.report.special import GRID_PATTERNS
 from arraybench.report.spread import LevelFacts, level_facts
 from arraybench.store.db import Finding, PointRecord, RunRecord
 
@@ -19,6 +21,12 @@ OPTIMAL_RULE = ("the end of the healthy range: the last level before the first s
                 "throughput gain is not larger than its latency rise")  # fmt: skip
 HOW_COMPUTED = ("how the optimal point, maximum and minimum latency are computed, and which "
                 "points they leave out: docs/headline.md")  # fmt: skip
+
+
+def curve_levels(points: list[PointRecord]) -> list[PointRecord]:
+    """The points the curves and headlines are drawn from: grid points (not SNIA rounds, not
+    interference or metadata), each level once (its repetitions' median point)."""
+    return collapse([p for p in points if round_of(p) is None and p.pattern in GRID_PATTERNS])
 
 
 def headline_includes_flagged(run: RunRecord) -> bool:
@@ -49,4 +57,4 @@ def stored_headlines(
     """Every series' headline from a run's stored points (repetitions included) and
     findings, as its report states them."""
     facts = level_facts(points, findings, headline_includes_flagged(run))
-    return run_headlines(collapse(points), run, facts)
+    return run_headlines(curve_levels(points), run, facts)
