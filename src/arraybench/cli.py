@@ -46,7 +46,7 @@ from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
-from arraybench.report.headlines import curve_levels, stored_headlines
+from arraybench.report.headlines import curve_levels, headline_dict, stored_headlines
 from arraybench.report.model import ReportModel
 from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.report.timelines import event_lines
@@ -579,8 +579,10 @@ def cmd_show(args: argparse.Namespace) -> int:
                 d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
         provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
         integrity = _integrity_dicts(points, store.findings(run.id, INTEGRITY.name))
+        heads = stored_headlines(run, points, store.findings(run.id, KIND))
         print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance,
-                          "integrity": integrity}, indent=2))  # fmt: skip
+                          "integrity": integrity, "headlines": {name: headline_dict(h)
+                          for name, h in heads.items()}}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
         from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv

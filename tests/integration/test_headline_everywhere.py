@@ -8,6 +8,7 @@ generator-bound flag cannot be had on demand)."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -140,6 +141,10 @@ def test_every_section_and_format_states_one_maximum_and_its_impact(tmp_path: Pa
     # `show` (terminal) and `compare`: the same maximum, impact and delta
     shown = _cli("show", "--results", str(tmp_path), run_id)
     assert "42.9 kIOPS Max -9.87 %" in shown and "72.3 kIOPS Max" not in shown
+    heads = json.loads(_cli("show", "--results", str(tmp_path), run_id, "--format", "json"))
+    c1 = heads["headlines"]["C1 · fw"]
+    assert (c1["maximum"]["key"], c1["maximum"]["throughput"]) == ("C1/fw/w4-qd1", 47_600.0)
+    assert c1["left_out"] == [{"key": FLAGGED, "why": "generator-bound"}]
     compared = _cli("compare", "--results", str(tmp_path), f"{run_id}:C1", f"{run_id}:C2")
     assert re.search(r"fw │ C1 │ 47\.6 kIOPS │ baseline │ 47\.6 kIOPS @ 83 µs", compared), compared
     assert re.search(r"fw │ C2 │ 42\.9 kIOPS │ -9\.87 % │ 42\.9 kIOPS @ 92 µs │ -9\.87 %",

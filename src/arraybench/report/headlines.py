@@ -6,7 +6,9 @@ and its levels' flags and spreads. Every section reads these; none computes its 
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
+from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline, headline
 from arraybench.analysis.repeats import collapse
 from arraybench.plan.load import stored_plan
@@ -58,3 +60,21 @@ def stored_headlines(
     findings, as its report states them."""
     facts = level_facts(points, findings, headline_includes_flagged(run))
     return run_headlines(curve_levels(points), run, facts)
+
+
+def _figure(point: CurvePoint | None) -> dict[str, Any] | None:
+    if point is None:
+        return None
+    return {"key": point.key, "throughput": point.throughput, "lat_mean_us": point.lat_mean_us,
+            "lat_p99_us": point.lat_p99_us}  # fmt: skip
+
+
+def headline_dict(h: Headline) -> dict[str, Any]:
+    """A headline as `show --format json` gives it: each figure's point, the rule applied and
+    the points left out with why."""
+    return {
+        "optimal": _figure(h.optimal), "maximum": _figure(h.maximum),
+        "min_latency": _figure(h.min_latency), "bounded": _figure(h.bounded),
+        "bound_us": h.bound_us, "bound_stat": h.bound_stat, "lowest_level": _figure(h.at_first),
+        "rule": h.rule, "left_out": [{"key": x.point.key, "why": x.why} for x in h.left_out],
+    }  # fmt: skip
