@@ -37,6 +37,16 @@ class Flag:
         return {"kind": self.kind, "why": self.why, "change": self.change}
 
 
+def leaves_headline(flags: Sequence[Flag]) -> bool:
+    """Whether a point with these validity flags is left out of its series' headline figures
+    (optimal point, maximum, minimum latency, latency-bounded throughput, lowest level; see
+    analysis/headline.py and docs/headline.md). The one predicate every section calls: a flag
+    that invalidates the point's figure for the storage leaves it out, a remark keeps it in.
+    Today every flag leaves the headline (the plan's report.headline_includes_flagged keeps
+    them all in, applied by analysis.headline, not here)."""
+    return bool(flags)
+
+
 @dataclass(frozen=True)
 class PointFacts:
     """What the checks need of one point, as the store or the campaign holds it."""
@@ -202,16 +212,6 @@ def point_finding(
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None
-
-
-def leaves_headline(flags: Sequence[Flag]) -> bool:
-    """Whether a point with these validity flags is left out of its series' headline figures
-    (optimal point, maximum, minimum latency, latency-bounded throughput, lowest level; see
-    analysis/headline.py and docs/headline.md). The one predicate every section calls: a flag
-    that invalidates the point's figure for the storage leaves it out, a remark keeps it in.
-    Today every flag leaves the headline (the plan's report.headline_includes_flagged keeps
-    them all in, applied by analysis.headline, not here)."""
-    return bool(flags)
 
 
 def flags_by_point(findings: Sequence[Finding]) -> dict[int, list[Flag]]:
