@@ -124,3 +124,9 @@ def test_the_optimal_point_is_never_dominated_by_a_lower_level() -> None:
         below = [p for p in curve if p.level < opt.level]
         assert not any(p.throughput > opt.throughput and (p.lat_mean_us or 0.0) < lat
                        for p in below)  # fmt: skip
+
+
+def test_the_walk_starts_at_the_first_usable_level() -> None:
+    # the lowest level failed (no throughput): the range starts at 2, not at the failed 1
+    curve = [P(1, 0, 100), P(2, 100, 100), P(4, 90, 300)]
+    assert optimal_point(curve) == curve[1]

@@ -11,8 +11,8 @@ tests/unit/test_headline.py. In short:
   the collapse). Noise: a step whose two levels' 95 % throughput intervals overlap
   (analysis.noise.differ, both levels with a spread) neither ends nor extends the range: the
   level after it is compared with the range's last level again. Points without a mean
-  latency (or <= 0) or without throughput (<= 0) take no part. With no usable point after
-  the first, the optimal point is the first level.
+  latency (or <= 0) or without throughput (<= 0) take no part: the walk starts at the first
+  usable level (with none, the optimal point is the first level).
 - **Maximum**: the highest throughput; on a tie the lower level.
 - **Minimum latency**: the lowest mean latency; on a tie the lower level.
 - **Latency-bounded throughput**: the highest throughput among the points whose chosen
