@@ -39,11 +39,13 @@ when nothing at all can be imported is an ArraybenchError raised.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
 import re
+import shutil
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -52,9 +54,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from arraybench import __version__
-from arraybench.analysis.aggregate import point_metrics
+from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.fio.logs import (
     hist_log_bins,
@@ -72,15 +75,27 @@ from arraybench.fio.results import (
 )
 from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.elbencho import TOOL as ELBENCHO
+from arraybench.importer.limits import (
+    check_document,
+    check_jobs,
+    check_level,
+    check_record,
+    check_samples,
+    number_text,
+    refuse,
+)
 from arraybench.importer.reading import Skip, pick_docs, read_docs
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.plan.model import LatencyBound, Workload
+from arraybench.plan.types import MAX_BLOCK
 from arraybench.run.campaign import new_run_id, now_iso
 from arraybench.run.record import PointPlace, names_of, new_point
 from arraybench.run.timeseries import full_seconds
 from arraybench.store.db import Finding, NewPoint, RunRecord, Sample, Store
 from arraybench.store.findings import IMPLAUSIBLE, IMPORT
 from arraybench.units import fio_size, parse_size
+from arraybench.userfiles import InputFileError, not_regular
+from arraybench.userregex import UserRegex, UserRegexError, compile_user_regex
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
                   "scenario")  # fmt: skip
@@ -177,10 +192,23 @@ class _Candidate:
 # --------------------------------------------------------------------------- public API
 
 
-def import_paths(
-    store: Store, paths: list[Path], *, run_name: str, name_pattern: str | None = None
-) -> ImportResult:
-    """Read fio results under ``paths`` and store them as one new run named ``run_name``."""
+@dataclass(frozen=True)
+class PreparedImport:
+    """An import read, checked and built, nothing written yet (prepare_import)."""
+
+    run_name: str
+    paths: list[Path]
+    points: list[_Ready]
+    scan: _Scan
+    files_examined: int
+
+
+def prepare_import(
+    paths: list[Path], *, run_name: str, name_pattern: str | None = None
+) -> PreparedImport:
+    """Read fio results under ``paths`` and build every point to store; ImportRefused (one
+    located line) when a number is out of range. Writes nothing: a refusal leaves the store
+    and the results folder as they were."""
     if not _NAME_RE.match(run_name):
         raise ArraybenchError(
             f"run name {run_name!r} is not usable", "use letters, digits, '.', '_' and '-'"
@@ -196,27 +224,40 @@ def import_paths(
     candidates += scan.log_candidates({c.key for c in candidates})
     if not candidates:
         raise _nothing_error(len(files), scan.skipped)
-    run_id = _store_run(store, run_name, paths, candidates, scan)
-    return ImportResult(run_id, [c.key for c in candidates], scan.skipped, scan.notes, len(files))
+    ready = [_ready(seq, c) for seq, c in enumerate(candidates, start=1)]
+    return PreparedImport(run_name, list(paths), ready, scan, len(files))
+
+
+def store_import(store: Store, prepared: PreparedImport) -> ImportResult:
+    """Store a prepared import as one new run: one transaction, all or nothing."""
+    run_id = _store_run(store, prepared)
+    scan = prepared.scan
+    keys = [r.candidate.key for r in prepared.points]
+    return ImportResult(run_id, keys, scan.skipped, scan.notes, prepared.files_examined)
+
+
+def import_paths(
+    store: Store, paths: list[Path], *, run_name: str, name_pattern: str | None = None
+) -> ImportResult:
+    """Read fio results under ``paths`` and store them as one new run named ``run_name``."""
+    prepared = prepare_import(paths, run_name=run_name, name_pattern=name_pattern)
+    return store_import(store, prepared)
 
 
 # --------------------------------------------------------------------------- inputs
 
 
-def _compile_pattern(name_pattern: str | None) -> re.Pattern[str] | None:
+def _compile_pattern(name_pattern: str | None) -> UserRegex | None:
     if not name_pattern:
         return None
     try:
-        regex = re.compile(name_pattern)
-    except re.error as exc:
-        raise ArraybenchError(
-            f"name pattern {name_pattern!r} is not a valid regular expression: {exc}",
-            "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'",
-        ) from exc
+        regex = compile_user_regex(name_pattern, "name pattern")
+    except UserRegexError as exc:
+        raise ArraybenchError(str(exc), "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'") from None
     unknown = sorted(g for g in set(regex.groupindex) - set(PATTERN_GROUPS) if not _is_label(g))
     if unknown or not regex.groupindex:
         raise ArraybenchError(
-            f"name pattern {name_pattern!r}: named groups must be among "
+            f"name pattern {regex.pattern!r}: named groups must be among "
             f"{', '.join(PATTERN_GROUPS)} or {LABEL_PREFIX}<name>"
             + (f" (found {', '.join(unknown)})" if unknown else ""),
             "write (?P<workers>\\d+) for the number of jobs, (?P<bs>\\w+) for the block size",
@@ -233,13 +274,30 @@ def _gather(paths: Sequence[Path]) -> tuple[list[Path], list[Skipped]]:
     skipped: list[Skipped] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.is_file())
+            files += _walk(path, skipped)
         elif path.is_file():
             files.append(path)
+        elif path.exists() or path.is_symlink():  # a FIFO, socket, device, link loop
+            raise InputFileError(f"{path}: {not_regular(path)}",
+                                 "give result files (regular files) or folders")  # fmt: skip
         else:
             skipped.append(Skipped(str(path), "no such file or directory"))
     unique = list(dict.fromkeys(files))
     return unique, skipped
+
+
+def _walk(folder: Path, skipped: list[Skipped]) -> list[Path]:
+    """The regular files under `folder` (links to files followed, links to folders not:
+    rglob never follows them, so a loop of links cannot make the walk endless); a FIFO,
+    socket, device or broken link found there is skipped with its reason, never opened."""
+    files = []
+    for path in sorted(folder.rglob("*")):
+        why = not_regular(path)
+        if why is None:
+            files.append(path)
+        elif not path.is_dir():
+            skipped.append(Skipped(str(path), why))
+    return files
 
 
 def _root(paths: Sequence[Path]) -> Path:
@@ -463,11 +521,13 @@ def _clean_name(text: str) -> str:
 # --------------------------------------------------------------------------- the name pattern
 
 
-def _pattern_values(regex: re.Pattern[str], source: _Source) -> dict[str, str] | None:
-    match = regex.search(source.path.name) or regex.search(source.rel)
-    if not match:
+def _pattern_values(regex: UserRegex, source: _Source) -> dict[str, str] | None:
+    found = regex.groups(source.path.name)
+    if found is None:
+        found = regex.groups(source.rel)
+    if found is None:
         return None
-    return {k: v for k, v in match.groupdict().items() if v}
+    return {k: v for k, v in found.items() if v}
 
 
 def _pattern_field(name: str, text: str) -> Any:
@@ -502,6 +562,7 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
         except ValueError as exc:
             notes.append(f"{rel}: name pattern ignored for {name}: {exc}")
             continue
+        _check_pattern_value(rel, name, value)
         found = sorted({_field_of(c, name) for c in cands}, key=str)
         if name not in ("workload", "scenario") and not _is_label(name) and len(found) > 1:
             notes.append(
@@ -514,6 +575,15 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
         if name in _FIO_SAYS and found and found[0] is not None and found[0] != value:
             notes.append(f"{rel}: {name}={value} from the file name (fio's output says {found[0]})")
     return notes
+
+
+def _check_pattern_value(rel: str, name: str, value: Any) -> None:
+    """A number from the file name, refused (the whole import) beyond what a point can be."""
+    if name == "bs" and value > MAX_BLOCK:
+        raise refuse(rel, f"the name pattern's bs {number_text(value)}",
+                     f"is out of range (1 to {fio_size(MAX_BLOCK)} per I/O)")  # fmt: skip
+    if name in ("workers", "threads", "iodepth", "devices", "hosts"):
+        check_level(rel, f"the name pattern's {name}", value)
 
 
 _FIO_SAYS = ("bs", "rw", "workers", "threads", "iodepth", "hosts")  # fields fio's output gives
@@ -764,7 +834,7 @@ def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
 class _Scan:
     """Files -> candidates (points to be), logs, skipped files and notes."""
 
-    def __init__(self, root: Path, regex: re.Pattern[str] | None, skipped: list[Skipped]) -> None:
+    def __init__(self, root: Path, regex: UserRegex | None, skipped: list[Skipped]) -> None:
         self.root = root
         self.regex = regex
         self.skipped = skipped
@@ -1068,29 +1138,73 @@ def _run_record(
     )  # fmt: skip
 
 
-def _store_run(
-    store: Store, run_name: str, paths: Sequence[Path], cands: list[_Candidate], scan: _Scan
-) -> str:
-    results_dir = store.path.parent
-    run_id = new_run_id(run_name, results_dir)
-    folder = results_dir / "runs" / run_id
-    folder.mkdir(parents=True, exist_ok=True)
-    description = {"name": run_name, "imported": {
-        "sources": [str(p) for p in paths], "root": str(scan.root), "points": len(cands),
-        "skipped": [f"{s.path}: {s.reason}" for s in scan.skipped], "notes": scan.notes,
-    }}  # fmt: skip
-    plan_text = yaml.safe_dump(description, sort_keys=False, allow_unicode=True)
-    (folder / "import.yaml").write_text(plan_text)
-    store.create_run(_run_record(run_id, run_name, folder, plan_text, cands))
-    status = "interrupted"
+@dataclass(frozen=True)
+class _Ready:
+    """One point built and checked, to be stored (its run id set when the run exists)."""
+
+    candidate: _Candidate
+    record: NewPoint
+    metrics: PointMetrics
+    findings: list[Finding]
+
+
+def _ready(seq: int, c: _Candidate) -> _Ready:
+    """Build and range-check one point (limits.py) before anything is written; ImportRefused
+    names its file, run and group."""
+    check_document(c.where, c.doc)
+    check_jobs(c.where, c.jobs)
+    for level in ("workers", "iodepth", "devices", "hosts"):
+        check_level(c.where, level, getattr(c, level))
+    check_samples(c.where, c.samples)
     try:
-        for seq, c in enumerate(cands, start=1):
-            findings = [_finding(c)]
-            if c.implausible:
-                findings.append(IMPLAUSIBLE.new({"reasons": c.implausible}))
-            store.add_point(_record(run_id, seq, c), point_metrics(c.jobs), c.samples,
-                            findings=findings)  # fmt: skip
-        status = "complete"
-    finally:
-        store.set_run_status(run_id, status, now_iso())
+        record = _record("", seq, c)
+        metrics = point_metrics(c.jobs)
+        findings = [_finding(c)]
+        if c.implausible:
+            findings.append(IMPLAUSIBLE.new({"reasons": c.implausible}))
+    except (ValueError, ArithmeticError) as exc:  # pydantic's ValidationError is a ValueError
+        raise refuse(c.where, "this point", f"cannot be stored: {_why(exc)}") from None
+    check_record(f"{c.where}: point {c.key}", record, metrics.as_dict())
+    return _Ready(c, record, metrics, findings)
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _store_run(store: Store, prepared: PreparedImport) -> str:
+    """The run, its points and its folder as one: the points in one transaction with the
+    run's row; on any failure (or Ctrl-C) the transaction is rolled back and the run's folder
+    removed, so the store and the results folder are as they were."""
+    results_dir = store.path.parent
+    runs = results_dir / "runs"
+    had_runs = runs.exists()
+    run_id = new_run_id(prepared.run_name, results_dir)
+    folder = runs / run_id
+    cands = [r.candidate for r in prepared.points]
+    scan = prepared.scan
+    try:
+        description = {"name": prepared.run_name, "imported": {
+            "sources": [str(p) for p in prepared.paths], "root": str(scan.root),
+            "points": len(cands), "skipped": [f"{s.path}: {s.reason}" for s in scan.skipped],
+            "notes": scan.notes,
+        }}  # fmt: skip
+        plan_text = yaml.safe_dump(description, sort_keys=False, allow_unicode=True)
+        (folder / "import.yaml").write_text(plan_text)
+        run = _run_record(run_id, prepared.run_name, folder, plan_text, cands)
+        with store.atomic():
+            store.create_run(dataclasses.replace(run, status="complete", finished=now_iso()))
+            for r in prepared.points:
+                store.add_point(dataclasses.replace(r.record, run_id=run_id), r.metrics,
+                                r.candidate.samples, findings=r.findings)  # fmt: skip
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not had_runs:
+            with contextlib.suppress(OSError):
+                runs.rmdir()
+        raise
     return run_id

@@ -118,7 +118,23 @@ class Store:
         self._locks[run_id] = fd
 
     @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """The writes inside as ONE transaction: all stored, or none (an import: a failure
+        half-way must leave no run behind)."""
+        with self._transaction():
+            self._atomic = True
+            try:
+                yield
+            finally:
+                self._atomic = False
+
+    _atomic = False  # inside atomic(): each write joins its transaction
+
+    @contextmanager
     def _transaction(self, kind: str = "IMMEDIATE") -> Iterator[_Connection]:
+        if self._atomic:
+            yield self._db
+            return
         self._db.execute(f"BEGIN {kind}")
         try:
             yield self._db
