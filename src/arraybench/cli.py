@@ -288,7 +288,7 @@ def _parser() -> argparse.ArgumentParser:
         "--pattern",
         metavar="REGEX",
         help="named groups: workload, bs, rw, workers, threads, iodepth, devices, hosts, "
-        "scenario, label_<name>, read from file names, "
+        "scenario, label_<name>, read from file names (RE2 syntax, matched in linear time), "
         "e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'",
     )
     _results_option(imp)

@@ -56,8 +56,14 @@ def _os_reason(exc: OSError) -> str:
 
 def open_regular(path: Path, what: str, limit: int | None = None) -> BinaryIO:
     """`path` opened for reading in binary: InputFileError (naming `what`, e.g. "the array
-    monitor CSV") when it is no regular file or, with `limit`, larger than `limit` bytes."""
-    why = not_regular(path)
+    monitor CSV") when it is no regular file or, with `limit`, larger than `limit` bytes;
+    FileNotFoundError as open() when there is nothing there (the callers' own message)."""
+    try:
+        why = _kind(os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        why = _os_reason(exc)
     if why:
         raise InputFileError(f"{path}: {why}", f"give {what} as a regular file")
     try:

@@ -183,7 +183,8 @@ class SignalAction(Strict):
         min_length=1,
         description=(
             "A regular expression searched in process names (as pgrep), "
-            "or in whole command lines with `full: true`."
+            "or in whole command lines with `full: true`. Matched in linear time (RE2 "
+            "syntax): no backreferences or lookaround."
         ),
     )
     full: Bool = Field(
