@@ -1155,6 +1155,9 @@ def _ready(seq: int, c: _Candidate) -> _Ready:
     check_jobs(c.where, c.jobs)
     for level in ("workers", "iodepth", "devices", "hosts"):
         check_level(c.where, level, getattr(c, level))
+    if not 1 <= c.bs <= MAX_BLOCK:  # the plan's limit: Linux moves at most 2 GiB in one I/O
+        raise refuse(c.where, f"block size {number_text(c.bs)}",
+                     f"is out of range (1 to {fio_size(MAX_BLOCK)} per I/O)")  # fmt: skip
     check_samples(c.where, c.samples)
     try:
         record = _record("", seq, c)
