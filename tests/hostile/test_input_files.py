@@ -136,7 +136,7 @@ def test_a_report_skips_stored_samples_that_are_not_finite(tmp_path: Path) -> No
         == 0
     )
     damaged = {"file": str(export), "map": {"time": "Time", "iops": "Total IOPS"},
-               "offset_s": float("nan"),
+               "offset_s": "soon",
                "samples": [[float("nan"), {"iops": 1.0}], [NOW, {"iops": float("nan")}],
                            [1e300, {"iops": 5.0}], ["x", {}], [NOW + 1, {"iops": 7.0}],
                            3]}  # fmt: skip

@@ -175,6 +175,11 @@ def stored_samples(raw: object) -> list[ArraySample]:
     return found
 
 
+def stored_offset(raw: object) -> float:
+    """The stored --offset, 0 when it is no finite number (a hand-edited store)."""
+    return float(raw) if _finite(raw) else 0.0  # type: ignore[arg-type]
+
+
 def _finite(value: object) -> bool:
     return (isinstance(value, int | float) and not isinstance(value, bool)
             and math.isfinite(value) and abs(value) <= MAX_TIME)  # fmt: skip

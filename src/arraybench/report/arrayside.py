@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, agreement, stored_samples
+from arraybench.monitor.arrayside import (
+    DISAGREE_PCT,
+    Agreement,
+    agreement,
+    stored_offset,
+    stored_samples,
+)
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
 from arraybench.store.findings import ARRAY_SERIES
@@ -37,7 +43,8 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
              format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
             if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
     caption = (
-        f"From {data['file']} (array clock {data['offset_s']:+g} s); mean IOPS over the "
+        f"From {data['file']} (array clock {stored_offset(data['offset_s']):+g} s); mean IOPS "
+        "over the "
         f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
     )
     return [ReportTable("Array monitor vs fio (IOPS)",
