@@ -17,8 +17,9 @@ import pytest
 from arraybench.events.errors import InjectorError
 from arraybench.events.procs import find_processes
 from arraybench.userregex import UserRegexError, compile_user_regex
-from tests.conftest import main_cli
+from tests.conftest import main_cli, needs_fio, small_plan
 from tests.hostile.stores import SAMPLE, refused, results_with_a_run, snapshot
+from tests.records import stored_findings
 
 pytestmark = pytest.mark.timeout(60)  # a backtracking matcher would hang: fail, never block CI
 
@@ -100,6 +101,32 @@ def test_a_signal_process_pattern_that_backtracks_is_matched_in_linear_time() ->
     finally:
         proc.kill()
         proc.wait()
+
+
+@needs_fio
+def test_a_run_whose_signal_event_pattern_backtracks_completes(tmp_path: Path) -> None:
+    """A real run: its `signal` event names processes by a pattern with a nested quantifier,
+    and a process whose command line almost matches it for 4000 characters is running. The
+    event freezes the process its other branch names, reverts, and the run completes."""
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "x" * 4000])
+    pattern = r"(x+x+)+y|sleep\(60\) x{1000}x{1000}x{1000}x{1000}$"
+    events = (f"    events:\n      - {{at: 1s, duration: 1s, label: freeze, signal: "
+              f"{{process: '{pattern}', full: true}}}}\n")  # fmt: skip
+    workloads = f"  - name: rr\n    pattern: random\n    bs: 4k\n    read: 100\n{events}"
+    plan = small_plan(tmp_path, workers="[1]", workloads=workloads)
+    plan.write_text(plan.read_text().replace("duration: 1s", "duration: 3s"))
+    results = tmp_path / "results"
+    try:
+        started = time.monotonic()
+        done = main_cli("run", str(plan), "--results", str(results))
+        assert done.returncode == 0, done.stderr
+        assert time.monotonic() - started < 60
+    finally:
+        victim.kill()
+        victim.wait()
+    [found] = stored_findings(results, "events")
+    steps = {(r["action"], r["outcome"]) for r in found["records"]}
+    assert ("apply", "ok") in steps and ("revert", "ok") in steps, found["records"]
 
 
 def test_a_hand_made_plan_pattern_is_refused_by_the_injector_too() -> None:
