@@ -222,3 +222,22 @@ def test_a_pid_file_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path
     big.write_text(f"{os.getpid()}\n" + "x" * 10_000)
     with pytest.raises(InjectorError, match="larger than"):
         read_pid_file(str(big))
+
+
+def test_a_log_above_its_limit_is_skipped_with_the_limit_not_read(tmp_path: Path) -> None:
+    """A real result and its logs, one of them grown to 200 MiB (sparse): the point is
+    imported (without the logs' samples: they are attached together or not at all), the
+    big log named with the limit, never read into memory."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for source in DATA.glob("12_samyaple_fio3.33_*.log"):
+        (folder / source.name).write_bytes(source.read_bytes())
+    result = DATA / "11_samyaple_fio3.33_json_steadystate_randwrite_qd32.json"
+    (folder / "12_samyaple_fio3.33.json").write_bytes(result.read_bytes())
+    with (folder / "12_samyaple_fio3.33_lat.1.log").open("r+b") as fh:
+        fh.truncate(200 << 20)
+    started = time.monotonic()
+    done = main_cli("import", str(folder), "--results", str(tmp_path / "results"))
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 20
+    assert "larger than the 128 MiB limit for a fio log" in done.stdout, done.stdout
