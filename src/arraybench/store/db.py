@@ -50,7 +50,10 @@ _POINT_FIELDS = [f.name for f in fields(NewPoint)]
 
 
 class Store:
-    """Owner of `arraybench.db`. Every write is its own committed transaction."""
+    """Owner of `arraybench.db`. Every write is its own committed transaction, except inside
+    `atomic()`, where the writes join one."""
+
+    _atomic = False  # inside atomic(): each write joins its transaction
 
     def __init__(self, results_dir: Path, create: bool = True) -> None:
         self.path = results_dir / DB_NAME
@@ -127,8 +130,6 @@ class Store:
                 yield
             finally:
                 self._atomic = False
-
-    _atomic = False  # inside atomic(): each write joins its transaction
 
     @contextmanager
     def _transaction(self, kind: str = "IMMEDIATE") -> Iterator[_Connection]:
