@@ -21,7 +21,7 @@ from arraybench.events.errors import InjectorError
 from arraybench.events.procs import read_pid_file
 from arraybench.monitor.arrayside import MAX_CSV_BYTES
 from tests.conftest import DATA, main_cli
-from tests.hostile.stores import mkfifo, refused, results_with_a_run, snapshot
+from tests.hostile.stores import SAMPLE, mkfifo, refused, results_with_a_run, snapshot
 
 MAP = "time=Time,iops=Total IOPS"
 pytestmark = pytest.mark.timeout(60)  # a FIFO waited on would hang: fail, never block CI
@@ -241,3 +241,24 @@ def test_a_log_above_its_limit_is_skipped_with_the_limit_not_read(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - started < 20
     assert "larger than the 128 MiB limit for a fio log" in done.stdout, done.stdout
+
+
+def test_names_that_are_no_utf8_are_imported_shown_with_a_replacement(tmp_path: Path) -> None:
+    """A folder and a file whose names hold bytes that are no UTF-8 (as any Linux name may),
+    one of them a label by --pattern: imported, stored, shown and reported, each such byte as
+    U+FFFD; never an encoding error half-way through the store."""
+    folder = os.fsdecode(bytes(tmp_path) + b"/arch\xff")
+    os.mkdir(folder)
+    name = os.fsdecode(b"run-\xfe-array.json")
+    (Path(folder) / name).write_bytes(SAMPLE.read_bytes())
+    results = tmp_path / "results"
+    done = main_cli("import", folder, "--pattern", r"run-(?P<label_array>[^-]+)-",
+                    "--results", str(results))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    assert "\\ufffd" in shown.stdout  # the label, as JSON escapes it
+    report = tmp_path / "r.html"
+    done = main_cli("report", "latest", "--results", str(results), "-o", str(report))
+    assert done.returncode == 0, done.stderr
+    assert "\ufffd" in report.read_text(encoding="utf-8")

@@ -40,6 +40,7 @@ from arraybench.run.record import PointPlace, names_of, new_point
 from arraybench.store.db import Finding, NewPoint, RunRecord, Store
 from arraybench.store.findings import IMPLAUSIBLE, IMPORT
 from arraybench.units import fio_size
+from arraybench.userfiles import shown, shown_all
 
 
 def _times(doc: FioDocument, runtime_s: float) -> tuple[str, str]:
@@ -74,13 +75,21 @@ def _record(run_id: str, seq: int, c: Candidate) -> NewPoint:
     return dataclasses.replace(record, hosts=c.hosts, scenario=c.scenario, labels_json=labels)
 
 
+def _storable(record: NewPoint) -> NewPoint:
+    """Text fields as SQLite takes them: a file or folder name's bytes that are no UTF-8
+    become U+FFFD (userfiles.shown), never an encoding error half-way through the store."""
+    texts: dict[str, Any] = {f.name: shown(v) for f in dataclasses.fields(record)
+                             if isinstance(v := getattr(record, f.name), str)}  # fmt: skip
+    return dataclasses.replace(record, **texts)
+
+
 def _finding(c: Candidate) -> Finding:
     return IMPORT.new({
-        "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
-        "tool": _tools([c])[0],
-        "jobs": sorted({j.name for j in c.jobs})[:10],
-        "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
-        "logs": c.logs, "notes": c.notes,
+        "source": shown(c.source.rel), "format": c.source.fmt, "run": c.doc_index,
+        "group": c.groupid, "tool": _tools([c])[0],
+        "jobs": shown_all(sorted({j.name for j in c.jobs})[:10]),
+        "hostnames": shown_all(sorted({j.hostname for j in c.jobs if j.hostname})),
+        "logs": shown_all(c.logs), "notes": shown_all(c.notes),
     })  # fmt: skip
 
 
@@ -132,11 +141,11 @@ def ready(seq: int, c: Candidate) -> Ready:
                      f"is out of range (1 to {fio_size(MAX_BLOCK)} per I/O)")  # fmt: skip
     check_samples(c.where, c.samples)
     try:
-        record = _record("", seq, c)
+        record = _storable(_record("", seq, c))
         metrics = point_metrics(c.jobs)
         findings = [_finding(c)]
         if c.implausible:
-            findings.append(IMPLAUSIBLE.new({"reasons": c.implausible}))
+            findings.append(IMPLAUSIBLE.new({"reasons": shown_all(c.implausible)}))
     except (ValueError, ArithmeticError) as exc:  # pydantic's ValidationError is a ValueError
         raise refuse(c.where, "this point", f"cannot be stored: {_why(exc)}") from None
     check_record(f"{c.where}: point {c.key}", record, metrics.as_dict())
@@ -163,7 +172,7 @@ def store_run(store: Store, run_name: str, points: list[Ready], imported: dict[s
     folder = runs / run_id
     cands = [r.candidate for r in points]
     try:
-        description = {"name": run_name, "imported": imported}
+        description = {"name": run_name, "imported": shown_all(imported)}
         plan_text = yaml.safe_dump(description, sort_keys=False, allow_unicode=True)
         (folder / "import.yaml").write_text(plan_text)
         run = _run_record(run_id, run_name, folder, plan_text, cands)
