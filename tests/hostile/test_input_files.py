@@ -195,12 +195,12 @@ def test_import_skips_a_file_above_its_limit_without_reading_it(tmp_path: Path) 
 
 
 def test_a_long_line_costs_no_memory_beyond_its_cut(tmp_path: Path) -> None:
-    """64 MiB of one line of text (no newline) before a real fio output's lines: read in
+    """16 MiB of one line of text (no newline) before a real fio output's lines: read in
     pieces, nothing held but the cut; the file is skipped or imported, quickly."""
     text = (DATA / "18_fioblog_fio3.30_normal_nsec_multi_runs.txt").read_text()
     path = tmp_path / "long.txt"
     with path.open("w") as fh:
-        fh.write("{" * (64 << 20) + "\n" + text)
+        fh.write("{" * (16 << 20) + "\n" + text)
     started = time.monotonic()
     done = main_cli("import", str(path), "--results", str(tmp_path / "results"))
     assert done.returncode in (0, 2) and "Traceback" not in done.stderr
