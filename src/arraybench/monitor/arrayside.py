@@ -9,6 +9,11 @@ Expected format (any column order, a header row, one row per sample; other colum
 `--map time=Time,iops=Total IOPS,mbps=...,latency_us=...,cpu_pct=...` names the columns;
 `time` and at least one value are required. A time without a zone is read as UTC; `--offset`
 seconds are added to every time (an array clock 2 s behind: `--offset 2`), and stated.
+
+Hostile input (issue 24): only a regular file of at most MAX_CSV_BYTES is read (a FIFO or a
+device is refused, never waited on); a value that is NaN, infinite, negative or above
+MAX_VALUE, or a time outside the years 1970-9999, is refused at FILE:LINE:COLUMN, and an
+--offset that is no finite number of seconds (at most a year) too, before anything is stored.
 """
 
 from __future__ import annotations
