@@ -52,7 +52,7 @@ from arraybench.report.timelines import event_lines
 from arraybench.run import interrupts
 from arraybench.run.campaign import Campaign
 from arraybench.run.fleet import host_spec, host_targets, target_safety
-from arraybench.run.injections import revert_leftovers
+from arraybench.run.injections import plan_hosts, revert_leftovers
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.run.setup import scratch_path
@@ -487,19 +487,28 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
+    """Undo what killed runs left in place. Each journal entry refused (a hand-edited or
+    damaged journal) or not undone gets its own line and stays journaled; the others are
+    undone regardless. Exit 1 when anything is left in place, else 0."""
     results = Path(args.results)
-    done = revert_all(results)
-    if (results / DB_NAME).is_file():  # event injections journaled in the store
-        store = Store(results, create=False)
+    store = Store(results, create=False) if (results / DB_NAME).is_file() else None
+    tuning = revert_all(results, plan_hosts(store))
+    done, problems = tuning.done, tuning.problems
+    if store is not None:  # event injections journaled in the store
         run_id = _run_id(store, args.run_id, args.results) if args.run_id else None
-        undone, found = revert_leftovers(store, run_id)
-        done += undone
-        for other, pid in found.running.items():
+        events = revert_leftovers(store, run_id)
+        done, problems = done + events.done, problems + events.problems
+        for other, pid in events.found.running.items():
             console.print_note(f"run {other} is running (pid {pid}): its events are reverted "
                                "when it ends; stop it first to revert them here")  # fmt: skip
-    for line in done or [f"nothing to revert in {args.results}"]:
-        console.out.print(line, markup=False)
-    return 0
+    for line in done or ([] if problems else [f"nothing to revert in {args.results}"]):
+        console.out.print(console.one_line(line), markup=False)
+    for line in problems:
+        console.print_error(line)
+    if problems:
+        console.print_note("what was not undone stays in its journal: undo it by hand, then "
+                           "`arraybench revert` again (or remove the entry)")  # fmt: skip
+    return 1 if problems else 0
 
 
 def cmd_attach(args: argparse.Namespace) -> int:

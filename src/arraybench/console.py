@@ -54,7 +54,11 @@ out = Console(
 err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # a message is one line: control characters of user strings are shown escaped
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127]} | {10: "\\n", 13: "\\r", 9: "\\t"}
+# (C0, DEL and C1: a terminal takes 0x9b as CSI, as ESC [), and the line and bidi overrides
+# that make a line show other text than it holds
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), *range(127, 160)]} | {
+    10: "\\n", 13: "\\r", 9: "\\t"} | {c: f"\\u{c:04x}" for c in [
+    0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]}  # fmt: skip
 
 
 def styled(*parts: str | tuple[str, str]) -> Text:

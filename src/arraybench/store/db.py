@@ -15,6 +15,7 @@ from typing import Any
 
 from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
 from arraybench.errors import RunLockedError, StoreError, StoreMachineError
+from arraybench.store import rows
 from arraybench.store.findings import check_finding
 from arraybench.store.migrations import MIGRATIONS
 from arraybench.store.records import (
@@ -159,7 +160,7 @@ class Store:
             "labels_json": json.dumps(run.labels),
             "targets_json": json.dumps(run.targets),
         }
-        del values["labels"], values["targets"]
+        del values["labels"], values["targets"], values["damaged"]
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction() as db:
@@ -181,14 +182,14 @@ class Store:
             raise StoreError(
                 f"no run {run_id!r} in {self.path}", "list runs with `arraybench runs`"
             )
-        return _run_record(row)
+        return rows.intact(rows.run_record(row, self.path.parent))
 
     def list_runs(self) -> list[tuple[RunRecord, int]]:
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT runs.*, (SELECT COUNT(*) FROM points WHERE run_id = runs.id) AS done "
             "FROM runs ORDER BY started"
         ).fetchall()
-        return [(_run_record(r), int(r["done"])) for r in rows]
+        return [(rows.run_record(r, self.path.parent), int(r["done"])) for r in found]
 
     # points -------------------------------------------------------------------------------
     def add_point(
@@ -236,18 +237,18 @@ class Store:
             )
 
     def findings(self, run_id: str, kind: str | None = None) -> list[Finding]:
-        rows = self._db.execute(
-            "SELECT point_id, kind, data_json FROM findings WHERE run_id = ? "
+        found = self._db.execute(
+            "SELECT id, point_id, kind, data_json FROM findings WHERE run_id = ? "
             "AND (? IS NULL OR kind = ?) ORDER BY id",
             (run_id, kind, kind),
         )
-        return [Finding(r["point_id"], r["kind"], json.loads(r["data_json"])) for r in rows]
+        return [rows.finding(r, run_id) for r in found]
 
     def host_samples(self, point_id: int) -> list[HostSample]:
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT * FROM host_samples WHERE point_id = ? ORDER BY t, device", (point_id,)
         )
-        return [HostSample(*tuple(r)[1:]) for r in rows]
+        return rows.samples(found, HostSample, f"point {point_id}")
 
     def host_totals(self, point_id: int, mbps: bool) -> dict[int, float]:
         """Per second, read + write summed over the point's devices (MB/s, else IOPS).
@@ -266,30 +267,33 @@ class Store:
         return per_t
 
     def cpu_samples(self, point_id: int) -> list[CpuSample]:
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT * FROM cpu_samples WHERE point_id = ? ORDER BY t", (point_id,)
         )
-        return [CpuSample(*tuple(r)[1:]) for r in rows]
+        return rows.samples(found, CpuSample, f"point {point_id}")
 
     def completed_keys(self, run_id: str) -> set[str]:
         rows = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))
         return {r["key"] for r in rows}
 
     def points(self, run_id: str) -> list[PointRecord]:
-        rows = self._db.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,))
-        return [_point_record(r) for r in rows]
+        found = self._db.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [self._point_record(r) for r in found]
 
     def point(self, run_id: str, key: str) -> PointRecord | None:
         row = self._db.execute(
             "SELECT * FROM points WHERE run_id = ? AND key = ?", (run_id, key)
         ).fetchone()
-        return _point_record(row) if row else None
+        return self._point_record(row) if row else None
 
     def samples(self, point_id: int) -> list[Sample]:
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT * FROM samples WHERE point_id = ? ORDER BY t", (point_id,)
         ).fetchall()
-        return [Sample(*tuple(r)[1:]) for r in rows]
+        return rows.samples(found, Sample, f"point {point_id}")
+
+    def _point_record(self, row: sqlite3.Row) -> PointRecord:
+        return rows.point_record(row, self.path.parent, METRIC_COLUMNS)
 
     # injections ---------------------------------------------------------------------------
     def add_injection(
@@ -323,16 +327,11 @@ class Store:
 
     def pending_injections(self, run_id: str | None = None) -> list[InjectionRow]:
         """Injections not marked reverted (of one run, or of all), oldest first."""
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT * FROM injections WHERE state != 'reverted' AND (? IS NULL OR run_id = ?) "
             "ORDER BY id", (run_id, run_id),
         )  # fmt: skip
-        return [
-            InjectionRow(r["id"], r["run_id"], r["point_key"], r["kind"], r["label"], r["host"],
-                         json.loads(r["reach_json"]), json.loads(r["undo_json"]), r["state"],
-                         r["created"], r["owner_pid"])
-            for r in rows
-        ]  # fmt: skip
+        return [rows.injection_row(r) for r in found]
 
     def run_locked_by_other(self, run_id: str) -> int | None:
         """The pid of another live process holding the run's lock (running it), else None."""
@@ -462,16 +461,3 @@ class _Connection:
 
     def close(self) -> None:
         self._conn.close()
-
-
-def _run_record(row: sqlite3.Row) -> RunRecord:
-    skip = ("labels_json", "targets_json", "done")
-    data = {k: row[k] for k in row.keys() if k not in skip}  # noqa: SIM118 (Row iterates values)
-    return RunRecord(
-        **data, labels=json.loads(row["labels_json"]), targets=json.loads(row["targets_json"])
-    )
-
-
-def _point_record(row: sqlite3.Row) -> PointRecord:
-    base = {f: row[f] for f in _POINT_FIELDS}
-    return PointRecord(id=row["id"], **base, metrics={c: row[c] for c in METRIC_COLUMNS})
