@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from arraybench.store.records import Damaged
+
 # a kernel block device name: sda, nvme0n1, dm-3, loop7, cciss!c0d0; never "." or a "/"
 BLOCK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_!+-]{0,63}")
 HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")  # plan.model.NAME_PATTERN
@@ -112,6 +114,8 @@ def text(value: object, what: str, pattern: re.Pattern[str] | None = None) -> st
 
 def mapping(value: object, what: str, allowed: set[str], required: set[str]) -> dict[str, object]:
     """A JSON object with only `allowed` keys and every `required` one."""
+    if isinstance(value, Damaged):
+        raise Refused(f"{what}: {value}")
     if not isinstance(value, dict):
         raise Refused(f"{what} is {_kind_of(value)}, not an object")
     extra = sorted(str(k) for k in value if k not in allowed)
@@ -239,6 +243,5 @@ def check_injection(
     reach = mapping(reach, "reach", REACH_KEYS, {"name"} if host else set())
     if reach.get("name", "") != host:
         raise Refused(f"reach names host {reach.get('name')!r}, the row {host!r}")
-    if not isinstance(undo, dict):
-        raise Refused(f"undo is {_kind_of(undo)}, not an object")
+    undo = mapping(undo, "undo", set(undo) if isinstance(undo, dict) else set(), set())
     return CheckedInjection(kind, label, host, CHECKS[kind](undo, host))

@@ -58,10 +58,10 @@ def _throttle(u: Any, remote: sh.Remote | None) -> str:
         assert remote is not None
         return sh.throttle_revert(remote, u.folder, u.origin, u.number)
     assert isinstance(u, CgroupUndo)
+    cg = _hierarchy(u)  # first: a folder elsewhere is never looked at
     folder = u.folder
     if not folder.is_dir():
         return f"{folder} is gone already"
-    cg = _hierarchy(u)
     none: dict[str, int | None] = dict.fromkeys(
         ("read_iops", "write_iops", "read_bps", "write_bps")
     )
