@@ -106,11 +106,11 @@ def test_hostile_injection_rows_are_refused_one_line_each_and_sound_ones_undone(
                 "folder": str(fake_cgroup / "arraybench-ev-1-1"),
                 "device": "7:0",
             },
-        ),  # fmt: skip
+        ),
         (
             "throttle",
             {"version": 2, "root": "/sys/fs/cgroup", "folder": "/tmp/../etc", "device": "7:0"},
-        ),  # fmt: skip
+        ),
         ("run", {"revert": "touch owned", "timeout": 5}),  # a string, not an argv
         ("run", {"revert": ["touch", str(tmp_path / "owned")], "timeout": 5}),  # not the plan's
         ("signal", {"pids": [0]}),  # kill(0): the process group
