@@ -551,10 +551,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for column in ("run id", "plan", "scenario", "status", "points", "started"):
         table.add_column(column)
     for run, done in rows:
-        table.add_row(run.id, run.plan_name, run.scenario, run.status,
+        status = f"{run.status} (damaged)" if run.damaged else run.status
+        table.add_row(run.id, run.plan_name, run.scenario, status,
                       _points_text(run, done),
                       run.started[:16].replace("T", " "))  # fmt: skip
     console.print_table(table)
+    for run, _ in rows:  # listed all the same: the user finds which one to repair or delete
+        if run.damaged:
+            console.print_note(f"run {run.id}: stored {', '.join(run.damaged)} cannot be read "
+                               "(the store was edited or damaged)")  # fmt: skip
     return 0
 
 
