@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import math
@@ -396,7 +397,7 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
         kind = format_for(path, fmt)
         write_report(model, path, kind)
         label = {"md": "Markdown", "xlsx": "Excel"}.get(kind, kind.upper())
-        console.out.print(f"{label} report: {path.resolve()}")
+        console.out.print(console.shown(f"{label} report: {path.resolve()}"))
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
@@ -721,7 +722,7 @@ def _print_plain(title: str, rows: list[list[str]]) -> None:
         keep = [k for k, c in enumerate(SHOW_COLUMNS) if c not in NARROW_DROPPED]
         columns = [SHOW_COLUMNS[k] for k in keep]
         text = _plain_table(title, columns, [[r[k] for k in keep] for r in rows], boxed=False)
-    console.out.file.write(text)
+    console.out.file.write(console.shown_block(text))
 
 
 def _plain_table(
@@ -891,7 +892,19 @@ def _dispatch(handler: typing.Callable[[argparse.Namespace], int], args: argpars
 OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a smaller input"
 
 
+def _escaping_streams() -> None:
+    """A path with a byte that is not UTF-8 reaches a table or a message as a surrogate
+    escape: printed as `\\udcNN`, never a UnicodeEncodeError (console.shown escapes the ones
+    it sees as `\\xNN`; this is for the rest)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _escaping_streams()
     args = _parser().parse_args(argv)
     handler = {"plan": cmd_plan, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
     restore = interrupts.install()

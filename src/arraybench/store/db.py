@@ -28,6 +28,7 @@ from arraybench.store.records import (
     RunRecord,
     Sample,
 )
+from arraybench.text import utf8_safe
 
 # the records are imported from here by name too (``from arraybench.store.db import Sample``)
 __all__ = [
@@ -71,6 +72,7 @@ class Store:
             return
         results_dir.mkdir(parents=True, exist_ok=True)
         self._db = _Connection(self.path)
+        self._identity = _identity(self.path)
         # a new file switched to WAL by two processes at once: SQLite answers "locked" at once,
         # without waiting as it does for statements
         self._db.execute_when_free("PRAGMA journal_mode=WAL")
@@ -83,6 +85,7 @@ class Store:
         shown and reported on. SQLite cannot make the WAL's shared-memory file there, so the
         file is opened as immutable: nobody can write it while we read."""
         self._db = _Connection(self.path, immutable=True)
+        self._identity = _identity(self.path)
         self._check_version(self.schema_version)
         if self.schema_version < len(MIGRATIONS):
             raise StoreError(f"{self.path} needs an upgrade of its schema but is read-only",
@@ -118,8 +121,24 @@ class Store:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._locks[run_id] = fd
 
+    def check_identity(self) -> None:
+        """StoreMachineError when the file at the store's path is no longer the one opened: it
+        was deleted or replaced (by garbage, another store) while this process had it open,
+        and what it writes would go to an unlinked file. Called before every write, and by
+        the run before each point."""
+        now = _identity(self.path)
+        if now != self._identity:
+            what = "deleted" if now is None else "replaced by another file"
+            raise StoreMachineError(
+                f"results store {_shown(self.path)} was {what} while arraybench had it open; "
+                "what was measured since cannot be stored there",
+                "put the store back (or move the new file aside), then `arraybench run "
+                "--resume` the run",
+            )
+
     @contextmanager
     def _transaction(self, kind: str = "IMMEDIATE") -> Iterator[_Connection]:
+        self.check_identity()
         self._db.execute(f"BEGIN {kind}")
         try:
             yield self._db
@@ -354,6 +373,27 @@ class Store:
         return None
 
 
+def _storable(value: object) -> object:
+    """A path with a byte that is not UTF-8 (a surrogate escape) cannot be SQLite text: stored
+    with that byte written as `\\xNN`. Stored folders are rebuilt from where the store is
+    (store.rows.relocated), so nothing is read back through the escaped text."""
+    return utf8_safe(value) if isinstance(value, str) else value
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file's device and inode; None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _shown(path: Path) -> str:
+    """A path for a message: a byte that is not UTF-8 shown escaped, never an encode error."""
+    return utf8_safe(str(path))
+
+
 def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
     """SQLite's words for a failure -> one line naming the store and what to do."""
     text = str(exc)
@@ -424,8 +464,14 @@ class _Connection:
         except sqlite3.Error as exc:
             raise store_error(exc, path) from None
         self._conn.row_factory = sqlite3.Row
+        # text a hand edit left that is not UTF-8: read with the bad bytes shown escaped
+        self._conn.text_factory = lambda data: data.decode("utf-8", "backslashreplace")
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        if isinstance(params, dict):
+            params = {k: _storable(v) for k, v in params.items()}
+        else:
+            params = [_storable(v) for v in params]
         try:
             return self._conn.execute(sql, params)
         except sqlite3.IntegrityError:
