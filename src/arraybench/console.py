@@ -32,6 +32,7 @@ from rich.progress_bar import ProgressBar
 from rich.text import Text
 
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.errors import utf8_safe
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
@@ -39,7 +40,6 @@ from arraybench.report.model import ReportModel, ReportTable
 from arraybench.run.outline import OVERHEAD_S, Outline, TargetFacts
 from arraybench.run.progress import RunProgress
 from arraybench.store.db import RunRecord
-from arraybench.text import utf8_safe
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
 PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done

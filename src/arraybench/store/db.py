@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
-from arraybench.errors import RunLockedError, StoreError, StoreMachineError
+from arraybench.errors import RunLockedError, StoreError, StoreMachineError, utf8_safe
 from arraybench.store import rows
 from arraybench.store.findings import check_finding
 from arraybench.store.migrations import MIGRATIONS
@@ -28,7 +28,6 @@ from arraybench.store.records import (
     RunRecord,
     Sample,
 )
-from arraybench.text import utf8_safe
 
 # the records are imported from here by name too (``from arraybench.store.db import Sample``)
 __all__ = [
