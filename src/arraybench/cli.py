@@ -380,9 +380,15 @@ def _run_campaign(
     finally:
         observer.stop()
     run = store.get_run(result.run_id)
-    model = report_for_run(store, run.id)
-    console.print_model(model)
-    _write(model, outputs or [Path(run.folder) / "report.html"], None)
+    try:
+        model = report_for_run(store, run.id)
+        console.print_model(model)
+        _write(model, outputs or [Path(run.folder) / "report.html"], None)
+    except KeyboardInterrupt as exc:  # the run is stored whole: only its report is missing
+        console.print_error(f"{_interruption(exc)} while the report was written; run {run.id} "
+                            f"is complete: `arraybench report {run.id} --results {results}` "
+                            "writes it")  # fmt: skip
+        return _interrupted_exit(exc)
     return verdict_exit(model)
 
 
