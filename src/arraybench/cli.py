@@ -919,6 +919,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _dispatch(handler, args)
     except MemoryError:
         pass  # said below: once out of this block, the frames holding the input are freed
+    except KeyboardInterrupt as exc:  # a second signal while the first one's line was said
+        code = _interrupted_exit(exc)
     finally:
         restore()
     if code is None:

@@ -112,12 +112,18 @@ def text(value: object, what: str, pattern: re.Pattern[str] | None = None) -> st
     return value
 
 
-def mapping(value: object, what: str, allowed: set[str], required: set[str]) -> dict[str, object]:
-    """A JSON object with only `allowed` keys and every `required` one."""
+def json_object(value: object, what: str) -> dict[str, object]:
+    """A JSON object (any keys); Refused for anything else, a column that was not JSON too."""
     if isinstance(value, Damaged):
         raise Refused(f"{what}: {value}")
     if not isinstance(value, dict):
         raise Refused(f"{what} is {_kind_of(value)}, not an object")
+    return value
+
+
+def mapping(value: object, what: str, allowed: set[str], required: set[str]) -> dict[str, object]:
+    """A JSON object with only `allowed` keys and every `required` one."""
+    value = json_object(value, what)
     extra = sorted(str(k) for k in value if k not in allowed)
     if extra:
         raise Refused(f"{what} has unknown key(s) {', '.join(map(repr, extra))}")
@@ -243,5 +249,4 @@ def check_injection(
     reach = mapping(reach, "reach", REACH_KEYS, {"name"} if host else set())
     if reach.get("name", "") != host:
         raise Refused(f"reach names host {reach.get('name')!r}, the row {host!r}")
-    undo = mapping(undo, "undo", set(undo) if isinstance(undo, dict) else set(), set())
-    return CheckedInjection(kind, label, host, CHECKS[kind](undo, host))
+    return CheckedInjection(kind, label, host, CHECKS[kind](json_object(undo, "undo"), host))
