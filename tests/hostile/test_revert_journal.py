@@ -126,7 +126,8 @@ def test_hostile_injection_rows_are_refused_one_line_each_and_sound_ones_undone(
     for kind, undo in hostile:
         _row(results, kind, undo)
     for reach, undo in [("not json{", '{"pids": []}'), ('{"name": ""}', "[1, 2]"),
-                        ("{}", "null"), ("{}", "\x00\xff")]:  # fmt: skip
+                        ("{}", "null"), ("{}", "\x00\xff"),
+        ("{}", "[" * 100000 + "]" * 100000)]:  # fmt: skip
         _row(results, "signal", undo, reach=reach, raw=True)
     proxy = {"name": "h9", "ssh": {"options": [f"ProxyCommand=touch {marker}"]}}
     _row(results, "signal", {"pids": [stopped.pid]}, host="h9", reach=proxy)
@@ -135,7 +136,7 @@ def test_hostile_injection_rows_are_refused_one_line_each_and_sound_ones_undone(
 
     code, out, errors = _revert(results)
     assert code == 1
-    assert len(errors) == len(hostile) + 4 + 2, "\n".join(errors)
+    assert len(errors) == len(hostile) + 5 + 2, "\n".join(errors)
     assert all("refused:" in e for e in errors), errors
     assert any("no revert command of the run's plan" in e for e in errors)
     assert any("is not a host of the run's plan" in e for e in errors)
@@ -245,3 +246,21 @@ def test_sound_tuning_entries_are_restored_beside_refused_ones(tmp_path: Path) -
         assert code == 1 and len(errors) == 1 and "refused" in errors[0]
         assert queue.read_text().strip() == "256"
         assert out == [f"{name} read_ahead_kb restored to 256 (r1)"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "directory"])
+def test_a_journal_that_is_no_regular_file_is_refused_without_reading(
+    tmp_path: Path, kind: str
+) -> None:
+    results = tmp_path / "res"
+    folder = results / "runs" / "r1"
+    folder.mkdir(parents=True)
+    path = folder / JOURNAL_NAME
+    if kind == "fifo":
+        os.mkfifo(path)  # reading it would wait forever for a writer
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")  # reading it would never end
+    else:
+        path.mkdir()
+    code, _, errors = _revert(results)
+    assert code == 1 and len(errors) == 1 and "not a regular file" in errors[0], errors

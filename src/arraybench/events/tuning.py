@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,6 +47,7 @@ SIDE_EFFECTS = {"scheduler": ("nr_requests",), "max_sectors_kb": ("read_ahead_kb
 RESTORE_PASSES = 3
 # a sysfs value as the journal may hold it: "mq-deadline", "128", "write back"
 SYSFS_VALUE = re.compile(r"[A-Za-z0-9_.+ -]{0,64}")
+MAX_JOURNAL_BYTES = 16 << 20  # a run journals a few lines per device and attribute
 SET_KEYS = {"op", "device", "attribute", "sysfs", "original", "value", "reach"}
 
 
@@ -234,6 +236,10 @@ class TuningJournal:
         found: dict[str, Change] = {}
         refused: list[str] = []
         try:
+            st = self.path.stat()
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_JOURNAL_BYTES:
+                why = "is not a regular file" if not stat.S_ISREG(st.st_mode) else "is too large"
+                return JournalRead([], [f"{self.path}: refused: the journal {why}"])
             data = self.path.read_bytes()
         except FileNotFoundError:
             return JournalRead([], [])
