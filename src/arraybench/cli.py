@@ -512,9 +512,14 @@ def cmd_revert(args: argparse.Namespace) -> int:
         console.out.print(console.one_line(line), markup=False)
     for line in problems:
         console.print_error(line)
-    if problems:
-        console.print_note("what was not undone stays in its journal: undo it by hand, then "
-                           "`arraybench revert` again (or remove the entry)")  # fmt: skip
+    if problems:  # a run refuses to start while any is left: say how to let it go
+        console.print_note(
+            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
+            "then `arraybench revert` again; or, once it is undone, drop the entry: a "
+            "host-tuning journal's line from its file, a journal entry N with "
+            f"`sqlite3 {results / DB_NAME} \"UPDATE injections SET state = 'reverted' "
+            'WHERE id = N"`'
+        )
     return 1 if problems else 0
 
 

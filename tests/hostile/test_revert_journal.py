@@ -151,6 +151,11 @@ def test_hostile_injection_rows_are_refused_one_line_each_and_sound_ones_undone(
     # refused rows stay journaled: a second revert says the same, the undone one is gone
     code, out, again = _revert(results)
     assert code == 1 and len(again) == len(errors) and not any("SIGCONT" in x for x in out)
+    # the note's way out, once the user has undone them by hand: the entries dropped
+    with contextlib.closing(sqlite3.connect(results / DB_NAME)) as db, db:
+        db.execute("UPDATE injections SET state = 'reverted' WHERE id > 0")
+    code, out, again = _revert(results)
+    assert code == 0 and not again and out == [f"nothing to revert in {results}"]
 
 
 def test_ssh_settings_come_from_the_runs_plan_never_from_the_journal(tmp_path: Path) -> None:
