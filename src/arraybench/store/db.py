@@ -291,14 +291,19 @@ class Store:
         The same sums, in the same order, as adding up `host_samples(point_id)` row by row, but
         without a HostSample per row: a 10-hour point on 8 hosts has 288,000 of them."""
         value = "read_mbps + write_mbps" if mbps else "read_iops + write_iops"
-        rows = self._db.execute(
+        cursor = self._db.execute(
             f"SELECT t, {value} FROM host_samples WHERE point_id = ? ORDER BY t, device",
             (point_id,),
         )
-        rows.row_factory = None  # plain tuples
+        cursor.row_factory = None  # plain tuples
         per_t: dict[int, float] = {}
-        for t, v in rows:
-            per_t[t] = per_t.get(t, 0.0) + v
+        for t, v in cursor:
+            if type(t) is not int or not (v is None or type(v) in (int, float)):  # hot: inline
+                raise rows.DamagedStoreError(
+                    f"point {point_id}: a stored host sample ({t!r}, {v!r}) cannot be read",
+                    rows.HINT,
+                )
+            per_t[t] = per_t.get(t, 0.0) + (v or 0.0)
         return per_t
 
     def cpu_samples(self, point_id: int) -> list[CpuSample]:
@@ -308,8 +313,8 @@ class Store:
         return rows.samples(found, CpuSample, f"point {point_id}")
 
     def completed_keys(self, run_id: str) -> set[str]:
-        rows = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))
-        return {r["key"] for r in rows}
+        found = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))
+        return {r["key"] for r in found}
 
     def points(self, run_id: str) -> list[PointRecord]:
         found = self._db.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,))
