@@ -280,10 +280,21 @@ class Store:
         return [rows.finding(r, run_id) for r in found]
 
     def host_samples(self, point_id: int) -> list[HostSample]:
-        found = self._db.execute(
-            "SELECT * FROM host_samples WHERE point_id = ? ORDER BY t, device", (point_id,)
-        )
-        return rows.samples(found, HostSample, f"point {point_id}")
+        return self._sample_rows("host_samples", HostSample, point_id, "t, device")
+
+    def _sample_rows(self, table: str, build: type, point_id: int, order: str) -> list[Any]:
+        """A point's rows of a samples table as `build` records. Their types are checked by
+        SQLite (`typeof`, in C: a long point has hundreds of thousands of rows) before any is
+        built; one that is not what its column holds ends in DamagedStoreError."""
+        bad = self._db.execute(f"SELECT * FROM {table} WHERE point_id = ? AND "
+                               f"({rows.sample_types_wrong(build)}) LIMIT 1",
+                               (point_id,)).fetchone()  # fmt: skip
+        if bad is not None:
+            raise rows.damaged_sample(bad, build, f"point {point_id}")
+        cursor = self._db.execute(f"SELECT * FROM {table} WHERE point_id = ? ORDER BY {order}",
+                                  (point_id,))  # fmt: skip
+        cursor.row_factory = None  # plain tuples
+        return [build(*row[1:]) for row in cursor]
 
     def host_totals(self, point_id: int, mbps: bool) -> dict[int, float]:
         """Per second, read + write summed over the point's devices (MB/s, else IOPS).
@@ -307,10 +318,7 @@ class Store:
         return per_t
 
     def cpu_samples(self, point_id: int) -> list[CpuSample]:
-        found = self._db.execute(
-            "SELECT * FROM cpu_samples WHERE point_id = ? ORDER BY t", (point_id,)
-        )
-        return rows.samples(found, CpuSample, f"point {point_id}")
+        return self._sample_rows("cpu_samples", CpuSample, point_id, "t")
 
     def completed_keys(self, run_id: str) -> set[str]:
         found = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))
@@ -327,10 +335,7 @@ class Store:
         return self._point_record(row) if row else None
 
     def samples(self, point_id: int) -> list[Sample]:
-        found = self._db.execute(
-            "SELECT * FROM samples WHERE point_id = ? ORDER BY t", (point_id,)
-        ).fetchall()
-        return rows.samples(found, Sample, f"point {point_id}")
+        return self._sample_rows("samples", Sample, point_id, "t")
 
     def _point_record(self, row: sqlite3.Row) -> PointRecord:
         return rows.point_record(row, self.path.parent, METRIC_COLUMNS)

@@ -153,19 +153,30 @@ def finding(row: sqlite3.Row, run_id: str) -> Finding:
     return Finding(point if isinstance(point, int) else None, kind, data)
 
 
-def samples(rows: Iterable[sqlite3.Row], build: type, where: str) -> list[Any]:
-    """Sample rows (point id first) as `build` records, each value of its field's type (a
-    number may be NULL); DamagedStoreError naming the point for text where a number belongs."""
-    kinds = [f"{f.type} | None" for f in fields(build)]
-    found = []
-    for row in rows:
-        values = tuple(row)[1:]
-        for value, kind in zip(values, kinds, strict=True):
-            if not fits(value, kind):
-                raise DamagedStoreError(f"{where}: a stored sample {_what(value)} cannot be read",
-                                        HINT)  # fmt: skip
-        found.append(build(*values))
-    return found
+# what SQLite's typeof() may say of a column read into a field of this type (or NULL)
+_SQL_TYPES = {"int": "'integer', 'null'", "float": "'integer', 'real', 'null'",
+              "str": "'text', 'null'"}  # fmt: skip
+
+
+def _base(annotation: object) -> str:
+    return str(annotation).split("|")[0].strip()
+
+
+def sample_types_wrong(build: Any) -> str:
+    """An SQL condition true for a row of `build`'s table whose values are not of its
+    fields' types (the table's columns are the fields, after point_id)."""
+    return " OR ".join(f"typeof({f.name}) NOT IN ({_SQL_TYPES[_base(f.type)]})"
+                       for f in fields(build))  # fmt: skip
+
+
+def damaged_sample(row: sqlite3.Row, build: Any, where: str) -> DamagedStoreError:
+    """The line for a sample row `sample_types_wrong` found."""
+    for f in fields(build):
+        value = row[f.name]
+        if not fits(value, f"{_base(f.type)} | None"):
+            return DamagedStoreError(f"{where}: a stored sample's {f.name} {_what(value)} "
+                                     "cannot be read", HINT)  # fmt: skip
+    return DamagedStoreError(f"{where}: a stored sample cannot be read", HINT)
 
 
 def injection_row(row: sqlite3.Row) -> InjectionRow:
