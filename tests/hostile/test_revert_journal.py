@@ -119,6 +119,7 @@ def test_hostile_injection_rows_are_refused_one_line_each_and_sound_ones_undone(
         ("signal", {"pids": str(stopped.pid)}),
         ("netem", {"interface": "../../x"}),
         ("netem", {"interface": "lo", "netns": "../../etc"}),
+        ("netem", {"interface": "lo"}),  # a sound name, but no netem event of the plan
         ("reboot", {}),
         ("signal", {"pids": [stopped.pid], "extra": 1}),
         ("signal", {}),
@@ -140,6 +141,7 @@ def test_hostile_injection_rows_are_refused_one_line_each_and_sound_ones_undone(
     assert all("refused:" in e for e in errors), errors
     assert any("no revert command of the run's plan" in e for e in errors)
     assert any("is not a host of the run's plan" in e for e in errors)
+    assert any("interface lo has no netem event in the run's plan" in e for e in errors)
     assert victim.read_text() == "untouched" and not (tmp_path / "owned").exists()
     assert os.listdir(fake_cgroup) == [] and not marker.exists()
     # the sound row was undone regardless, its label shown escaped

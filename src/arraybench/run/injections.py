@@ -19,7 +19,13 @@ from typing import Any
 
 from arraybench.errors import ArraybenchError, PlanError, StoreError
 from arraybench.events import remote as sh
-from arraybench.events.entries import CheckedInjection, CommandUndo, Refused, check_injection
+from arraybench.events.entries import (
+    CheckedInjection,
+    CommandUndo,
+    NetemUndo,
+    Refused,
+    check_injection,
+)
 from arraybench.events.errors import InjectorError
 from arraybench.events.journal import Injection
 from arraybench.events.leftovers import undo
@@ -91,15 +97,32 @@ class RunPlan:
 
     hosts: dict[str, HostSpec]
     commands: set[tuple[str, ...]]
+    interfaces: set[tuple[str, str]]  # (interface, netns or "") its netem events delay
 
 
 def run_plan(store: Store, run_id: str) -> RunPlan:
     """The run's plan as the store recorded it; ArraybenchError when there is none."""
     run = store.get_run(run_id)
     plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
-    commands = {tuple(e.run.revert) for w in plan.workloads for e in w.events
-                if e.run is not None and e.run.revert is not None}  # fmt: skip
-    return RunPlan({h.name: host_spec(h) for h in plan.hosts}, commands)
+    events = [e for w in plan.workloads for e in w.events]
+    commands = {tuple(e.run.revert) for e in events if e.run and e.run.revert is not None}
+    interfaces = {(e.netem.interface, e.netem.netns or "") for e in events if e.netem}
+    return RunPlan({h.name: host_spec(h) for h in plan.hosts}, commands, interfaces)
+
+
+def _allowed(entry: CheckedInjection, plan: RunPlan | str, run_id: str) -> None:
+    """Refused when the entry needs its run's plan (a host to reach, a command to run, a
+    qdisc to delete) and the plan cannot be read or does not name it."""
+    undo = entry.undo
+    if not (entry.host or isinstance(undo, CommandUndo | NetemUndo)):
+        return  # SIGCONT, a SCSI disk back to running, our own cgroup: nothing to abuse
+    if isinstance(plan, str):
+        raise Refused(f"the plan of run {run_id} cannot be read ({plan})")
+    if isinstance(undo, CommandUndo) and undo.argv not in plan.commands:
+        raise Refused(f"`{' '.join(undo.argv)}` is no revert command of the run's plan")
+    if isinstance(undo, NetemUndo) and (undo.interface, undo.netns) not in plan.interfaces:
+        where = f" in netns {undo.netns}" if undo.netns else ""
+        raise Refused(f"interface {undo.interface}{where} has no netem event in the run's plan")
 
 
 def plan_hosts(store: Store | None) -> HostsOf:
@@ -125,12 +148,7 @@ def _checked(row: InjectionRow, plans: dict[str, RunPlan | str], store: Store) -
         except ArraybenchError as exc:
             plans[row.run_id] = exc.message
     plan = plans[row.run_id]
-    needs_plan = entry.host or isinstance(entry.undo, CommandUndo)
-    if needs_plan and isinstance(plan, str):
-        raise Refused(f"the plan of run {row.run_id} cannot be read ({plan})")
-    command = entry.undo.argv if isinstance(entry.undo, CommandUndo) else None
-    if isinstance(plan, RunPlan) and command is not None and command not in plan.commands:
-        raise Refused(f"`{' '.join(command)}` is no revert command of the run's plan")
+    _allowed(entry, plan, row.run_id)
     if not entry.host:
         return entry, None
     assert isinstance(plan, RunPlan)
