@@ -14,6 +14,7 @@ from datetime import datetime
 from arraybench.report import interact
 from arraybench.report.chartexport import name_charts
 from arraybench.report.escape import for_html
+from arraybench.report.figsvg import figures_html
 from arraybench.report.model import (
     CurvePanel,
     Distribution,
@@ -692,6 +693,7 @@ def render_html(model: ReportModel) -> str:
         _verdicts(model),
         _tables(model),
         _overlays(model),
+        figures_html(model.figures),
         _sections(model),
         _distributions(model),
         _timelines(model),

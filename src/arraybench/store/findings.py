@@ -255,6 +255,21 @@ class MetadataFinding(TypedDict):
     rows: list[MetadataRowData]
 
 
+class CurveFinding(TypedDict):
+    """`curve`: one rate of a workload's response-time curve (plan `curve:`)."""
+
+    workload: str
+    percent: int  # of the maximum
+    max_iops: float  # the grid's maximum it is a fraction of
+    max_key: str  # the point that measured it
+    planned_iops: float
+    achieved_iops: float
+    lat_mean_us: float | None
+    lat_p99_us: float | None
+    tolerance_pct: float
+    reached: bool  # achieved within tolerance_pct of planned
+
+
 # imported points (importer) ----------------------------------------------------------------
 class ImportFinding(TypedDict):
     """`import`: where an imported point came from."""
@@ -425,6 +440,7 @@ EVENTS = FindingKind("events", EventsFinding)
 INTEGRITY = FindingKind("integrity", IntegrityFinding)
 INTERFERENCE = FindingKind("interference", InterferenceFinding)
 METADATA = FindingKind("metadata", MetadataFinding)
+CURVE = FindingKind("curve", CurveFinding)
 IMPORT = FindingKind("import", ImportFinding)
 IMPLAUSIBLE = FindingKind("implausible", ImplausibleFinding)
 PROVENANCE = FindingKind("provenance", ProvenanceFinding)
