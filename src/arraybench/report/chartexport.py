@@ -74,7 +74,8 @@ def _context(html: str, at: int) -> tuple[str, str]:
 
 def _name(form: str, heading: str, title: str) -> str:
     # the title often repeats the heading ("Random 8 KiB: ..."): say it once
-    repeated = not heading or slug(title).startswith(slug(heading).rstrip("s"))
+    lead = slug(heading.split(":")[0]).rstrip("s")
+    repeated = not heading or slug(title).startswith(lead)
     words = [form] if repeated else [form, heading]
     # "... against workers per host (iodepth 2)" and the dual-axis boilerplate say no more
     title = title.split(" against ")[0].replace("throughput and latency", "")

@@ -49,6 +49,7 @@ DASH = "–"
 MAX_INLINE_TARGETS = 6
 LADDER_CHART_POINTS = 400
 C_GUIDE = "#9aa0a6"
+PRINTED_POINTS = 200  # above: the PDF leaves the points table out (30 rows a page)
 LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 CSS = """
@@ -118,8 +119,11 @@ details.series > summary { font-family:inherit; font-size:13px; }
 details summary { cursor:pointer; font-size:12px;
   font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 footer { margin-top:40px; color:var(--muted); font-size:12px; }
+.print-only { display:none; }
 @media print {
   @page { size:A4; margin:14mm 12mm; }
+  .print-only { display:block; }
+  .screen-only { display:none; }
   body { font-size:11px; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
@@ -660,6 +664,12 @@ def _points(model: ReportModel) -> str:
             "read and write columns of every point are in the CSV and the Excel report.</p>"
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
+    if len(model.points) > PRINTED_POINTS:  # pages of rows: the PDF says where they are
+        absent += (
+            f'<p class="caption print-only">{len(model.points):,} points: their table is in the '
+            "HTML report, the CSV and the Excel report (left out of this printout).</p>"
+        )
+        tables = f'<div class="screen-only">{tables}</div>'
     return (
         f'<section id="points"><h2>Points ({len(model.points)})</h2>{fixed}'
         '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '

@@ -1,25 +1,88 @@
 """The seed reports' own figure forms, built from the stored points and findings of a run:
 each a `Figure` (report/model.py) drawn by report/figsvg.py in HTML and PDF and as a native
-chart in Excel (report/xlsxfigures.py). One function per form; `seed_figures` gathers them."""
+chart in Excel (report/xlsxfigures.py). One function per form; `seed_figures` gathers them.
+
+- dbi (002): per workload run on a device ladder, one chart of throughput and one of mean
+  latency against threads per device, one line per device count (its workbook's form); the
+  per-(workload, device count) chart sections they replace are left out.
+- the response-time curve (plan `curve:`): report/ratecurve.py.
+"""
 
 from __future__ import annotations
 
-from arraybench.report.model import Figure, ReportModel, ReportTable
+from collections import defaultdict
+
+from arraybench.report.build import family_of
+from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
 from arraybench.report.ratecurve import curve_report
 from arraybench.store.records import Finding, PointRecord
 
 
+def _is_pow2_ladder(levels: list[int]) -> bool:
+    return len(levels) >= 3 and all(v > 0 and v & (v - 1) == 0 for v in levels)
+
+
+def _ladders(points: list[PointRecord]) -> dict[str, dict[int, list[PointRecord]]]:
+    """Workload -> device count -> its points, for workloads measured at several counts
+    (one iodepth, on no host ladder: dbi's grid)."""
+    found: dict[str, dict[int, list[PointRecord]]] = defaultdict(lambda: defaultdict(list))
+    for p in points:
+        if p.devices and not p.hosts and p.pattern in ("random", "sequential"):
+            found[p.workload][p.devices].append(p)
+    return {w: dict(by) for w, by in found.items()
+            if len(by) > 1 and len({p.iodepth for ps in by.values() for p in ps}) == 1}  # fmt: skip
+
+
+def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
+    """dbi's form: per workload, throughput and mean latency against threads per device, one
+    line per device count; and the section titles (families) these charts replace."""
+    figures, replaced = [], set()
+    for workload, by_devices in _ladders(points).items():
+        levels = sorted({p.workers for ps in by_devices.values() for p in ps})
+        first = next(iter(by_devices.values()))[0]
+        unit = first.unit
+        x_label = f"threads per device (iodepth {first.iodepth})"
+        tput, lat = [], []
+        for devices in sorted(by_devices):
+            at = {p.workers: p for p in by_devices[devices]}
+            label = f"{devices} device{'s' if devices > 1 else ''}"
+            tput.append(FigureSeries(label, [at[w].throughput() if w in at else None
+                                             for w in levels]))  # fmt: skip
+            lat.append(FigureSeries(label, [at[w].metric("total", "lat_mean_us") if w in at
+                                            else None for w in levels]))  # fmt: skip
+            replaced |= {family_of(p) for p in by_devices[devices]}
+        ticks = [str(w) for w in levels]
+        log = _is_pow2_ladder(levels)
+        group = f"{workload}: one line per device count"
+        caption = (f"{workload} ({first.family}, {first.mix}): {len(by_devices)} device counts "
+                   f"x {len(levels)} thread levels per device")  # fmt: skip
+        figures += [
+            Figure("lines", f"{workload}: {unit} by device count", x_label, unit, ticks, tput,
+                   log_x=log, caption=caption, group=group),
+            Figure("lines", f"{workload}: mean latency by device count", x_label, "µs", ticks,
+                   lat, log_x=log, group=group),
+        ]  # fmt: skip
+    return figures, replaced
+
+
 def seed_figures(
     points: list[PointRecord], findings: list[Finding]
-) -> tuple[list[ReportTable], list[Figure]]:
-    """Every seed figure this run's points and findings make, and the tables beside them."""
-    tables, figures = curve_report(findings)
-    return tables, figures
+) -> tuple[list[ReportTable], list[Figure], set[str]]:
+    """Every seed figure this run's points and findings make, the tables beside them and the
+    chart sections they replace."""
+    figures, replaced = device_figures(points)
+    tables, curves = curve_report(findings)
+    return tables, figures + curves, replaced
 
 
 def add_seed_figures(
     model: ReportModel, points: list[PointRecord], findings: list[Finding]
 ) -> None:
-    tables, figures = seed_figures(points, findings)
+    tables, figures, replaced = seed_figures(points, findings)
     model.tables += tables
     model.figures += figures
+    if replaced:
+        model.sections = [s for s in model.sections if s.title not in replaced]
+        model.notes.append(f"{len(replaced)} workload x device-count curves are drawn together "
+                           "under Figures, one line per device count (their optimal point and "
+                           "maximum are in the summary)")  # fmt: skip
