@@ -113,8 +113,8 @@ def name_charts(html: str) -> tuple[str, list[Chart]]:
         svg = m.group(0)
         head = svg[: svg.index(">")]
         form, heading = _context(html, m.start())
-        own = _FORM.search(head)  # a chart that says its own form (the seed figures)
-        form = own.group(1) if own else form
+        own = _FORM.search(head)  # a seed figure: its form and a title that says it all
+        form, heading = (own.group(1), "") if own else (form, heading)
         label = _LABEL.search(head)
         name = _unique(_name(form, heading, _unescape(label.group(1)) if label else ""), taken)
         size = _SIZE.search(head)

@@ -35,7 +35,7 @@ def _form(fig: Figure) -> str:
 
 
 def _svg(fig: Figure, width: int, height: int, parts: list[str]) -> str:
-    aria = escape(f"{fig.title}: {fig.unit} against {fig.x_label}")
+    aria = escape(f"{fig.title}: against {fig.x_label}")
     return (
         f'<svg class="chart figure" data-form="{_form(fig)}" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{aria}" '
@@ -74,10 +74,10 @@ def bars_svg(fig: Figure, width: int = WIDTH, height: int = HEIGHT) -> str:
                            anchor="end", fill=C_AXIS))  # fmt: skip
     n, k = max(len(fig.x_ticks), 1), max(len(fig.series), 1)
     band = (right - left) / n
-    bar = band * 0.8 / k
+    bar = min(band * 0.8 / k, 90.0)  # one set-up: a bar, not a wall
     centers, tips = [], []
     for i, tick in enumerate(fig.x_ticks):
-        x0 = left + band * i + band * 0.1
+        x0 = left + band * (i + 0.5) - bar * k / 2
         centers.append(left + band * (i + 0.5))
         tips.append("\n".join([tick] + [f"{s.label}: {_fmt(s.values[i], fig.unit)}"
                                         for s in fig.series if i < len(s.values)]))  # fmt: skip

@@ -5,6 +5,8 @@ chart in Excel (report/xlsxfigures.py). One function per form; `seed_figures` ga
 - dbi (002): per workload run on a device ladder, one chart of throughput and one of mean
   latency against threads per device, one line per device count (its workbook's form); the
   per-(workload, device count) chart sections they replace are left out.
+- CSCS (bars per operation and set-up, metadata bars) and HUS VM (IOPS, MB/s and latency
+  against numjobs per block size; the write cliff's MB/s over time): report/seedforms.py.
 - the response-time curve (plan `curve:`): report/ratecurve.py.
 """
 
@@ -14,12 +16,16 @@ from collections import defaultdict
 
 from arraybench.report.build import family_of
 from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
+from arraybench.report.overlays import chart_keys
 from arraybench.report.ratecurve import curve_report
+from arraybench.report.seedforms import (
+    chart_triples,
+    cliff_mbps,
+    is_pow2_ladder,
+    metadata_bars,
+    single_level_bars,
+)
 from arraybench.store.records import Finding, PointRecord
-
-
-def _is_pow2_ladder(levels: list[int]) -> bool:
-    return len(levels) >= 3 and all(v > 0 and v & (v - 1) == 0 for v in levels)
 
 
 def _ladders(points: list[PointRecord]) -> dict[str, dict[int, list[PointRecord]]]:
@@ -52,7 +58,7 @@ def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
                                             else None for w in levels]))  # fmt: skip
             replaced |= {family_of(p) for p in by_devices[devices]}
         ticks = [str(w) for w in levels]
-        log = _is_pow2_ladder(levels)
+        log = is_pow2_ladder(levels)
         group = f"{workload}: one line per device count"
         caption = (f"{workload} ({first.family}, {first.mix}): {len(by_devices)} device counts "
                    f"x {len(levels)} thread levels per device")  # fmt: skip
@@ -66,11 +72,21 @@ def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
 
 
 def seed_figures(
-    points: list[PointRecord], findings: list[Finding]
+    model: ReportModel, points: list[PointRecord], findings: list[Finding]
 ) -> tuple[list[ReportTable], list[Figure], set[str]]:
     """Every seed figure this run's points and findings make, the tables beside them and the
-    chart sections they replace."""
+    titles of the chart sections and overlays they replace."""
     figures, replaced = device_figures(points)
+    bars = single_level_bars(points, model.scenario)
+    if bars:  # one-dot curves say less than the bars
+        replaced |= {s.title for s in model.sections
+                     if all(len(p.x_values) == 1 for p in s.panels)}  # fmt: skip
+    keys = chart_keys(model.plan_yaml)
+    triples = chart_triples(points, keys)
+    drawn = {f.group for f in triples}
+    replaced |= drawn | {family_of(p) for p in points if keys.get(p.workload) in drawn}
+    figures += bars + metadata_bars(findings) + triples
+    figures += cliff_mbps(points, findings, model.timelines)
     tables, curves = curve_report(findings)
     return tables, figures + curves, replaced
 
@@ -78,11 +94,14 @@ def seed_figures(
 def add_seed_figures(
     model: ReportModel, points: list[PointRecord], findings: list[Finding]
 ) -> None:
-    tables, figures, replaced = seed_figures(points, findings)
+    tables, figures, replaced = seed_figures(model, points, findings)
     model.tables += tables
     model.figures += figures
-    if replaced:
-        model.sections = [s for s in model.sections if s.title not in replaced]
-        model.notes.append(f"{len(replaced)} workload x device-count curves are drawn together "
-                           "under Figures, one line per device count (their optimal point and "
-                           "maximum are in the summary)")  # fmt: skip
+    sections = [s for s in model.sections if s.title not in replaced]
+    overlays = [o for o in model.overlays if o.title not in replaced]
+    if len(sections) < len(model.sections) or len(overlays) < len(model.overlays):
+        model.notes.append("curves drawn in the methodology's own form under Figures (one line "
+                           "per device count or block size, bars for single load levels) are "
+                           "not repeated as curve charts; their optimal point and maximum are "
+                           "in the summary")  # fmt: skip
+    model.sections, model.overlays = sections, overlays
