@@ -144,7 +144,7 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     assert not [o for o in model.overlays if o.title == "Group 2: read, sync"]
     assert not [s for s in model.sections if s.title.startswith("Group 2")]
     cliff = _figure(model, "g1-cliff-4k/w2-qd4: MB/s over time")
-    assert cliff.form == "xy" and cliff.series[0].x and len(cliff.series[0].x) >= 3
+    assert cliff.form == "time" and cliff.series[0].x and len(cliff.series[0].x) >= 3
     html = render_html(model)
     for title in titles:
         assert f"{title}</text>" in html, title
@@ -153,3 +153,19 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
     assert "Group 2: read, sync: MB/s" in texts and "64 KiB (MB/s)" in texts
     assert any(v == pytest.approx(point.values["total_mbps"]) for v in numbers)
+
+
+def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Path) -> None:
+    """LibreOffice draws a marks-only series' markers only with their own fill and outline
+    (checked by rendering with LibreOffice headless; here the XML that makes it so)."""
+    from arraybench.report.xlsx import sheet_title
+    from arraybench.report.xlsxfigures import visible_marker
+
+    marker = visible_marker("diamond", "1A7F37", 10)
+    assert marker.graphicalProperties.solidFill.srgbClr == "1A7F37"
+    assert marker.graphicalProperties.line.solidFill.srgbClr == "1A7F37"
+    used: set[str] = set()
+    names = [sheet_title(f"Group 2: 100 % random write, async qd{d}, {bs}", used)
+             for d in (32, 64) for bs in ("1K", "8K", "1M")]  # fmt: skip
+    assert len(set(names)) == 6 and all(len(n) <= 31 and "(" not in n for n in names)
+    assert names[0] == "G2 100% rand wr async qd32 1K"  # was "Group 2- 100 % random write"

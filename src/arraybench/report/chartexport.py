@@ -78,7 +78,7 @@ def _name(form: str, heading: str, title: str) -> str:
     repeated = not heading or slug(title).startswith(lead)
     words = [form] if repeated else [form, heading]
     # "... against workers per host (iodepth 2)" and the dual-axis boilerplate say no more
-    title = title.split(" against ")[0].replace("throughput and latency", "")
+    title = title.rsplit(" against ", 1)[0].replace("throughput and latency", "")
     base = slug(" ".join([*words, title]))
     return base[:MAX_NAME].rstrip("-") or form
 

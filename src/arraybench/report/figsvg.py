@@ -27,7 +27,8 @@ def _fmt(v: float | None, unit: str) -> str:
 
 
 # the file-name form of each kind of figure (report/chartexport.py)
-FORM_NAMES = {"xy": "ratecurve", "bars": "bars", "lines": "lines", "heatmap": "heatmap"}
+FORM_NAMES = {"xy": "ratecurve", "time": "timeseries", "bars": "bars", "lines": "lines",
+              "heatmap": "heatmap"}  # fmt: skip
 
 
 def _form(fig: Figure) -> str:
@@ -180,7 +181,7 @@ def figure_svg(fig: Figure) -> str:
         return bars_svg(fig)
     if fig.form == "heatmap":
         return heatmap_svg(fig)
-    if fig.form == "xy":
+    if fig.form in ("xy", "time"):
         return xy_svg(fig)
     return lines_svg(fig)
 

@@ -124,7 +124,8 @@ class Figure:
     """A seed report's own figure form (report/seedfigures.py): "bars" (one bar per series
     at each x tick: CSCS's set-ups), "lines" (one line per series against the x ticks: HUS
     VM's block sizes against numjobs), "xy" (values against a numeric x: a response-time
-    curve) or "heatmap" (rows = series, columns = x ticks: a 2-D sweep)."""
+    curve), "time" (the same against seconds) or "heatmap" (rows = series, columns = x ticks:
+    a 2-D sweep)."""
 
     form: str
     title: str

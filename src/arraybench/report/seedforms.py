@@ -126,7 +126,7 @@ def cliff_mbps(points: list[PointRecord], findings: list[Finding],
         if t is None or t.throughput_unit != "IOPS" or not t.t_s:
             continue
         mbps = [None if v is None else v * p.bs / 1e6 for v in t.throughput]
-        figures.append(Figure("xy", f"{p.key}: MB/s over time", t.x_label, "MB/s", [],
+        figures.append(Figure("time", f"{p.key}: MB/s over time", t.x_label, "MB/s", [],
                               [FigureSeries("MB/s", mbps, x=list(t.t_s))],
                               caption=f"{format_size(p.bs)} writes: IOPS x block size",
                               group="Write cliff: MB/s over time"))  # fmt: skip

@@ -27,6 +27,8 @@ HEAD_FILL = PatternFill("solid", fgColor="F3F4F6")
 COLORS = ("4E79A7", "F28E2B", "E15759", "76B7B2", "59A14F", "EDC948", "B07AA1", "FF9DA7",
           "9C755F", "BAB0AC")  # fmt: skip
 FLAG_COLOR = "C81E1E"
+XY = ("xy", "time")
+MAX_ROWS = 2000  # rows of one figure's table (xlsx.MAX_TIMELINE_ROWS)  # drawn against a numeric x
 
 
 def visible_marker(symbol: str, color: str, size: int = 7) -> Marker:
@@ -69,15 +71,16 @@ def _table(ws: Worksheet, row: int, fig: Figure) -> tuple[int, int]:
                 _cell(ws, first + i, 2 + j, v)
         return first, first + max(len(fig.series), 1) - 1
     count = max(len(fig.x_ticks), max((len(s.values) for s in fig.series), default=0))
-    for i in range(count):
-        if fig.form == "xy":
+    step = -(-count // MAX_ROWS)  # a 5-hour series at 1 s: every n-th second
+    for row, i in enumerate(range(0, count, step)):
+        if fig.form in XY:
             x = fig.series[0].x[i] if fig.series and fig.series[0].x else None
-            _cell(ws, first + i, 1, x)
+            _cell(ws, first + row, 1, x)
         else:
-            ws.cell(first + i, 1, fig.x_ticks[i] if i < len(fig.x_ticks) else "")
+            ws.cell(first + row, 1, fig.x_ticks[i] if i < len(fig.x_ticks) else "")
         for j, s in enumerate(fig.series):
-            _cell(ws, first + i, 2 + j, s.values[i] if i < len(s.values) else None)
-    return first, first + max(count, 1) - 1
+            _cell(ws, first + row, 2 + j, s.values[i] if i < len(s.values) else None)
+    return first, first + max(-(-count // step), 1) - 1
 
 
 def _flags(ws: Worksheet, fig: Figure, first: int, last: int) -> int | None:
@@ -99,7 +102,7 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     if fig.form == "bars":
         chart: Any = BarChart()
         chart.type, chart.grouping = "col", "clustered"
-    elif fig.form == "xy":
+    elif fig.form in XY:
         chart = ScatterChart(scatterStyle="lineMarker")
     else:
         chart = LineChart()
@@ -112,7 +115,7 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     for j in range(cols):
         ref = Reference(ws, min_col=2 + j, min_row=first, max_row=last)
         color = COLORS[j % len(COLORS)]
-        if fig.form == "xy":
+        if fig.form in XY:
             series = Series(ref, x, title=fig.series[j].label)
             chart.series.append(series)
         else:
@@ -125,14 +128,14 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
         series.smooth = False
         series.graphicalProperties.line.solidFill = color
         series.marker = visible_marker("circle", color, 6)
-    flag_col = _flags(ws, fig, first, last) if fig.form == "xy" else None
+    flag_col = _flags(ws, fig, first, last) if fig.form in XY else None
     if flag_col is not None:
         ref = Reference(ws, min_col=flag_col, min_row=first, max_row=last)
         marks = Series(ref, x, title="rate not reached")
         marks.marker = visible_marker("x", FLAG_COLOR, 10)
         marks.graphicalProperties.line.noFill = True
         chart.series.append(marks)
-    if fig.form != "xy":
+    if fig.form not in XY:
         chart.set_categories(x)
     return chart
 
