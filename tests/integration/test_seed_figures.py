@@ -169,3 +169,23 @@ def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Pat
              for d in (32, 64) for bs in ("1K", "8K", "1M")]  # fmt: skip
     assert len(set(names)) == 6 and all(len(n) <= 31 and "(" not in n for n in names)
     assert names[0] == "G2 100% rand wr async qd32 1K"  # was "Group 2- 100 % random write"
+
+
+def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
+    plan = (f"name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+            "timing: {ramp: 0s, duration: 1s}\nload: {workers: [1, 2], iodepth: [1, 4]}\n"
+            "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
+    (tmp_path / "plan.yaml").write_text(plan)
+    model = _run(tmp_path, str(tmp_path / "plan.yaml"))
+    fig = _figure(model, "rr-4k: IOPS by iodepth and workers")
+    assert fig.form == "heatmap" and fig.x_ticks == ["1", "2"]
+    assert [s.label for s in fig.series] == ["qd 1", "qd 4"]
+    point = next(p for p in model.points if p.record.get("key") == "rr-4k/w2-qd4")
+    assert fig.series[1].values[1] == pytest.approx(point.values["total_iops"])
+    html = render_html(model)
+    _in_html(html, fig)
+    assert 'data-form="heatmap"' in html
+    write_report(model, tmp_path / "r.xlsx", "xlsx")
+    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert fig.title in texts and "qd 4" in texts
+    assert any(v == pytest.approx(point.values["total_iops"]) for v in numbers)

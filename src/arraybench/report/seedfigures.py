@@ -21,6 +21,7 @@ from arraybench.report.ratecurve import curve_report
 from arraybench.report.seedforms import (
     chart_triples,
     cliff_mbps,
+    heat_maps,
     is_pow2_ladder,
     metadata_bars,
     single_level_bars,
@@ -86,7 +87,7 @@ def seed_figures(
     drawn = {f.group for f in triples}
     replaced |= drawn | {family_of(p) for p in points if keys.get(p.workload) in drawn}
     figures += bars + metadata_bars(findings) + triples
-    figures += cliff_mbps(points, findings, model.timelines)
+    figures += cliff_mbps(points, findings, model.timelines) + heat_maps(points)
     tables, curves = curve_report(findings)
     return tables, figures + curves, replaced
 

@@ -131,3 +131,39 @@ def cliff_mbps(points: list[PointRecord], findings: list[Finding],
                               caption=f"{format_size(p.bs)} writes: IOPS x block size",
                               group="Write cliff: MB/s over time"))  # fmt: skip
     return figures
+
+
+def _heat(title: str, rows: Mapping[str, Mapping[int, float]], cols: list[int], unit: str,
+          x_label: str, y_label: str, group: str) -> Figure:  # fmt: skip
+    series = [FigureSeries(name, [at.get(c) for c in cols]) for name, at in rows.items()]
+    return Figure("heatmap", title, x_label, unit, [str(c) for c in cols], series,
+                  group=group, y_label=y_label)  # fmt: skip
+
+
+def heat_maps(points: list[PointRecord]) -> list[Figure]:
+    """Any two-dimensional sweep as a heat map of its throughput: iodepth x workers per series
+    (fio-plot's 3-D bars, readable), devices x threads per workload (dbi's grid)."""
+    figures = []
+    for name, pts in series_of([p for p in points if p.pattern in GRID]).items():
+        depths, workers = sorted({p.iodepth for p in pts}), sorted({p.workers for p in pts})
+        if len(depths) < 2 or len(workers) < 2:
+            continue
+        rows = {f"qd {d}": {p.workers: p.throughput() for p in pts if p.iodepth == d}
+                for d in depths}  # fmt: skip
+        figures.append(_heat(f"{name}: {pts[0].unit} by iodepth and workers", rows, workers,
+                             pts[0].unit, "workers per host", "iodepth", "Heat maps"))  # fmt: skip
+    by_workload: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for p in points:
+        if p.pattern in GRID and p.devices and not p.hosts:
+            by_workload.setdefault(p.workload, []).append(p)
+    for workload, pts in by_workload.items():
+        counts = sorted({p.devices or 0 for p in pts})
+        threads = sorted({p.workers for p in pts})
+        if len(counts) < 2 or len(threads) < 2 or len({p.iodepth for p in pts}) != 1:
+            continue
+        rows = {f"{d} dev": {p.workers: p.throughput() for p in pts if p.devices == d}
+                for d in counts}  # fmt: skip
+        figures.append(_heat(f"{workload}: {pts[0].unit} by devices and threads per device", rows,
+                             threads, pts[0].unit, "threads per device", "devices",
+                             "Heat maps"))  # fmt: skip
+    return figures
