@@ -189,3 +189,27 @@ def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
     texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
     assert fig.title in texts and "qd 4" in texts
     assert any(v == pytest.approx(point.values["total_iops"]) for v in numbers)
+
+
+def test_compare_marks_each_runs_optimal_and_max_and_names_each_iodepth(tmp_path: Path) -> None:
+    results = tmp_path / "res"
+    for depth in (1, 4):
+        plan = (f"name: qd{depth}\nscenario: qd{depth}\ntargets:\n  - path: {tmp_path}/t.dat\n"
+                "    size: 32m\ntiming: {ramp: 0s, duration: 1s}\n"
+                f"load: {{workers: [1, 2], iodepth: [{depth}]}}\n"
+                "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
+        (tmp_path / f"qd{depth}.yaml").write_text(plan)
+        done = main_cli("run", str(tmp_path / f"qd{depth}.yaml"), "--results", str(results))
+        assert done.returncode == 0, done.stderr
+    runs = sorted(r.id for r, _ in Store(results, create=False).list_runs())
+    html = tmp_path / "cmp.html"
+    done = main_cli("compare", f"{runs[0]}:qd1", f"{runs[1]}:qd4", "--results", str(results),
+                    "-o", str(html))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = html.read_text()
+    assert "workers per host (qd1 iodepth 1; qd4 iodepth 4)" in text  # not "(iodepth 1)"
+    assert "(iodepth 1)</text>" not in text
+    chart = text[text.index('aria-label="rr-4k: against') :]
+    chart = chart[: chart.index("</svg>")]
+    # one ring (optimal) and one triangle (max) per run's line, from analysis.curves
+    assert chart.count("mark-optimal") == 2 and chart.count("mark-max") == 2

@@ -508,7 +508,7 @@ def _overlay(o: Overlay) -> str:
         color = LINE_COLORS[i % len(LINE_COLORS)]
         left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color,
                                interval=getattr(line, f"{pick}_ci"),
-                               flagged=line.flagged))  # fmt: skip
+                               flagged=line.flagged, marks=line.marks))  # fmt: skip
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,

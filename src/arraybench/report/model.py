@@ -86,6 +86,8 @@ class OverlayLine:
     mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
     # per x tick whether the point carries validity flags (a red cross on its throughput)
     flagged: list[bool] = field(default_factory=list)
+    # per x tick "optimal", "max", both or "" (report/overlays.py `with_marks`)
+    marks: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from arraybench.report.build import family_of
 from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
-from arraybench.report.overlays import chart_keys
+from arraybench.report.overlays import chart_keys, with_marks
 from arraybench.report.ratecurve import curve_report
 from arraybench.report.seedforms import (
     chart_triples,
@@ -105,4 +105,5 @@ def add_seed_figures(
                            "per device count or block size, bars for single load levels) are "
                            "not repeated as curve charts; their optimal point and maximum are "
                            "in the summary")  # fmt: skip
-    model.sections, model.overlays = sections, overlays
+    model.sections = sections
+    model.overlays = [with_marks(o) for o in overlays]  # each line's optimal point and max
