@@ -279,6 +279,8 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(compare)
     _output_option(compare)
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    compare.add_argument("--charts", metavar="DIR",
+                         help="also write every chart as DIR/NAME.svg and DIR/NAME.png")  # fmt: skip
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
@@ -796,6 +798,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _print_hanging(f" {note}", ("note:", "yellow"))
     if args.output:
         _write(model, [Path(p) for p in args.output], args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
 
 

@@ -210,6 +210,7 @@ class StepRowData(TypedDict):
     base_iops_change_pct: float | None
     base_lat_change_pct: float | None
     base_p99_us: NotRequired[float | None]
+    bg_lat_mean_us: NotRequired[float | None]  # the large I/O's own mean latency
 
 
 class InterferenceChartData(TypedDict):
@@ -220,6 +221,7 @@ class InterferenceChartData(TypedDict):
     base_lat_us: list[float | None]
     bg_mbps: list[float | None]
     events: list[tuple[float, str]]  # [t_s, label] pairs once stored
+    bg_lat_us: NotRequired[list[float | None] | None]
 
 
 class InterferenceFinding(TypedDict):
