@@ -279,8 +279,9 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(compare)
     _output_option(compare)
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
-    compare.add_argument("--charts", metavar="DIR",
-                         help="also write every chart as DIR/NAME.svg and DIR/NAME.png")  # fmt: skip
+    compare.add_argument(
+        "--charts", metavar="DIR", help="also write every chart as DIR/NAME.svg and DIR/NAME.png"
+    )
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
