@@ -79,9 +79,10 @@ def seed_figures(
     titles of the chart sections and overlays they replace."""
     figures, replaced = device_figures(points)
     bars = single_level_bars(points, model.scenario)
-    if bars:  # one-dot curves say less than the bars
+    if bars:  # one-dot curves (and one-tick overlays) say less than the bars
         replaced |= {s.title for s in model.sections
                      if all(len(p.x_values) == 1 for p in s.panels)}  # fmt: skip
+        replaced |= {o.title for o in model.overlays if len(o.x_ticks) == 1}
     keys = chart_keys(model.plan_yaml)
     triples = chart_triples(points, keys)
     drawn = {f.group for f in triples}
