@@ -71,3 +71,15 @@ def test_curve_runs_each_rate_and_flags_the_one_not_reached(tmp_path: Path, loop
     assert re.search(rf'<svg data-name="{name}"[^>]*data-form="ratecurve"', html)
     assert "IOPS achieved" in html
     assert html.count("NO: ") >= 1 and "of the planned rate (tolerance 10 %)" in html
+    # the Excel workbook: the figure's table (achieved IOPS against latency) and a scatter
+    from openpyxl import load_workbook
+
+    from arraybench.report.assemble import report_for_run
+    from arraybench.report.export import write_report
+
+    write_report(report_for_run(store, run.id), tmp_path / "r.xlsx", "xlsx")
+    ws = load_workbook(tmp_path / "r.xlsx")["Figures"]
+    cells = [c.value for row in ws.iter_rows() for c in row if c.value is not None]
+    assert "Response-time curve: rr-4k" in cells
+    assert any(v == pytest.approx(found[0]["achieved_iops"]) for v in cells if isinstance(v, float))
+    assert ws._charts[0].tagname == "scatterChart" and "not reached" in cells
