@@ -35,12 +35,13 @@ def curve_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Figur
         tables.append(ReportTable(title, ["Rate", "Planned", "Achieved", "Mean latency",
                                           "p99 latency", "Reached"], table_rows,
                                   caption))  # fmt: skip
-        missed = [not d["reached"] for d in rows]
-        x = [d["achieved_iops"] for d in rows]
+        drawn = sorted(rows, key=lambda d: d["achieved_iops"])  # along the x axis, as SPC-1
+        missed = [not d["reached"] for d in drawn]
+        x = [d["achieved_iops"] for d in drawn]
         figures.append(Figure(
-            "xy", title, "IOPS achieved", "µs", [f"{d['percent']} %" for d in rows],
-            [FigureSeries("mean latency", [d["lat_mean_us"] for d in rows], missed, x),
-             FigureSeries("p99 latency", [d["lat_p99_us"] for d in rows], missed, x)],
+            "xy", title, "IOPS achieved", "µs", [f"{d['percent']} %" for d in drawn],
+            [FigureSeries("mean latency", [d["lat_mean_us"] for d in drawn], missed, x),
+             FigureSeries("p99 latency", [d["lat_p99_us"] for d in drawn], missed, x)],
             caption=caption + " (red cross).", group="Response-time curves",
         ))  # fmt: skip
     return tables, figures

@@ -132,6 +132,7 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     if flag_col is not None:
         ref = Reference(ws, min_col=flag_col, min_row=first, max_row=last)
         marks = Series(ref, x, title="rate not reached")
+        marks.smooth = False  # LibreOffice smooths every line of a chart with one unsaid
         marks.marker = visible_marker("x", FLAG_COLOR, 10)
         marks.graphicalProperties.line.noFill = True
         chart.series.append(marks)
@@ -156,6 +157,7 @@ def figures_sheet(ws: Worksheet, figures: list[Figure]) -> None:
                 ),
             )
         else:
-            ws.add_chart(_chart(ws, fig, first, last), f"{get_column_letter(width + 1)}{row}")
-        row = max(last + 3, row + FIGURE_ROWS)
+            # below the title and caption lines, which run on to the right
+            ws.add_chart(_chart(ws, fig, first, last), f"{get_column_letter(width + 1)}{row + 2}")
+        row = max(last + 3, row + FIGURE_ROWS + 2)
     ws.column_dimensions["A"].width = 28
