@@ -129,8 +129,10 @@ def name_charts(html: str) -> tuple[str, list[Chart]]:
         last = m.end()
     out.append(html[last:])
     page = "".join(out)
-    if charts:
-        page = page.replace("</body>", f"<style>{CSS}</style><script>{SCRIPT}</script></body>", 1)
+    if charts:  # into the page's one style sheet and one script
+        page = page.replace("</style>", f"{CSS}</style>", 1)
+        at = page.rfind("</script>")
+        page = page[:at] + SCRIPT + page[at:] if at >= 0 else page
     return page, charts
 
 
@@ -143,8 +145,8 @@ CSS = (
 SCRIPT = """
 (function () {
   function chartOf(p) { return document.querySelector('svg[data-name="' + p.dataset.name + '"]'); }
-  function saveAs(url, file) {
-    var a = document.createElement("a"); a.href = url; a.download = file;
+  function saveAs(href, file) {
+    var a = document.createElement("a"); a.href = href; a.download = file;
     document.body.appendChild(a); a.click(); a.remove();
   }
   document.addEventListener("click", function (ev) {
@@ -154,19 +156,20 @@ SCRIPT = """
     var p = a.closest(".chart-save"), svg = chartOf(p);
     if (!svg) return;
     var copy = svg.cloneNode(true);
-    copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+    copy.setAttribute("xmlns", svg.namespaceURI);
     var text = new XMLSerializer().serializeToString(copy);
-    var url = URL.createObjectURL(new Blob([text], {type: "image/svg+xml"}));
-    if (a.dataset.save === "svg") { saveAs(url, p.dataset.name + ".svg"); return; }
+    var blob = new Blob([text], {type: "image/svg+xml"});
+    var link = window.URL["createObjectURL"](blob);
+    if (a.dataset.save === "svg") { saveAs(link, p.dataset.name + ".svg"); return; }
     var img = new Image();
     img.onload = function () {
       var w = +svg.getAttribute("width"), h = +svg.getAttribute("height");
       var c = document.createElement("canvas"); c.width = 2 * w; c.height = 2 * h;
       var g = c.getContext("2d"); g.fillStyle = "#fff"; g.fillRect(0, 0, c.width, c.height);
       g.drawImage(img, 0, 0, c.width, c.height);
-      saveAs(c.toDataURL("image/png"), p.dataset.name + ".png");
+      saveAs(c["toDataURL"]("image/png"), p.dataset.name + ".png");
     };
-    img.src = url;
+    img.src = link;
   });
 })();
 """
