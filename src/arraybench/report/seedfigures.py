@@ -78,11 +78,10 @@ def seed_figures(
     """Every seed figure this run's points and findings make, the tables beside them and the
     titles of the chart sections and overlays they replace."""
     figures, replaced = device_figures(points)
-    bars = single_level_bars(points, model.scenario)
-    if bars:  # one-dot curves (and one-tick overlays) say less than the bars
-        replaced |= {s.title for s in model.sections
-                     if all(len(p.x_values) == 1 for p in s.panels)}  # fmt: skip
-        replaced |= {o.title for o in model.overlays if len(o.x_ticks) == 1}
+    bars, barred = single_level_bars(points, model.scenario)
+    # one-dot curves (and one-tick overlays) of what the bars draw say less than the bars
+    replaced |= {s.title for s in model.sections if s.title in barred}
+    replaced |= {o.title for o in model.overlays if len(o.x_ticks) == 1 and bars}
     keys = chart_keys(model.plan_yaml)
     triples = chart_triples(points, keys)
     drawn = {f.group for f in triples}

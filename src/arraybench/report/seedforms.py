@@ -28,22 +28,26 @@ def is_pow2_ladder(levels: list[int]) -> bool:
     return len(levels) >= 3 and all(v > 0 and v & (v - 1) == 0 for v in levels)
 
 
-def single_level_bars(points: list[PointRecord], setup: str) -> list[Figure]:
-    """CSCS: every series of one level -> per family, IOPS and MB/s bars per operation, one
-    bar per set-up (plan scenario)."""
+def single_level_bars(points: list[PointRecord], setup: str) -> tuple[list[Figure], set[str]]:
+    """CSCS: every series of one level -> per family of two or more bars (operations x
+    set-ups), its IOPS or MB/s per operation, one bar per set-up (plan scenario); and the
+    families drawn (a lone bar says nothing the summary does not: AERODISK's one-level
+    workloads stay as they are)."""
     grid = [p for p in points if p.pattern in GRID]
     series = series_of(grid)
-    if not series or any(
-        len({(p.workers, p.iodepth) for p in pts}) != 1 for pts in series.values()
-    ):
-        return []
+    levels = [len({(p.workers, p.iodepth) for p in pts}) for pts in series.values()]
+    if not series or any(n != 1 for n in levels):
+        return [], set()
     families: OrderedDict[str, list[PointRecord]] = OrderedDict()
     for pts in series.values():
         families.setdefault(pts[0].family, []).append(pts[0])
-    figures = []
+    figures, drawn = [], set()
     for family, firsts in families.items():
         mixes = sorted({p.mix for p in firsts}, key=mix_sort_key)
         setups = list(dict.fromkeys(p.scenario or setup for p in firsts))
+        if len(mixes) * len(setups) < 2:
+            continue
+        drawn.add(family)
         level = f"{firsts[0].workers} workers x iodepth {firsts[0].iodepth}"
         for unit, metric in THROUGHPUTS:
             if unit != firsts[0].unit:  # the IOPS tests in IOPS, the bandwidth tests in MB/s
@@ -58,7 +62,7 @@ def single_level_bars(points: list[PointRecord], setup: str) -> list[Figure]:
                 caption=f"one load level ({level}); one bar per set-up",
                 group="Per operation and set-up",
             ))  # fmt: skip
-    return figures
+    return figures, drawn
 
 
 def metadata_bars(findings: list[Finding]) -> list[Figure]:
