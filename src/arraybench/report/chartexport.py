@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,13 +64,29 @@ def _unescape(text: str) -> str:
     return unescape(_TAG.sub("", text)).strip()
 
 
-def _context(html: str, at: int) -> tuple[str, str]:
-    """The form of the section around position `at` and the last heading before it there."""
-    sections = [(m.start(), m.group(1)) for m in _SECTION.finditer(html, 0, at)
-                if m.group(1) in FORMS]  # fmt: skip
-    start, section = sections[-1] if sections else (0, "")
-    heads = [m.group(1) or m.group(2) or "" for m in _HEADING.finditer(html, start, at)]
-    return FORMS.get(section, slug(section) or "chart"), _unescape(heads[-1]) if heads else ""
+@dataclass(frozen=True)
+class _Outline:
+    """Where the page's sections and headings start, found once (a 10,000-point page holds
+    hundreds of charts: each looks its context up by bisection, not by a new scan)."""
+
+    sections: list[tuple[int, str]]
+    headings: list[tuple[int, str]]
+
+    @classmethod
+    def of(cls, html: str) -> _Outline:
+        sections = [(m.start(), m.group(1)) for m in _SECTION.finditer(html)
+                    if m.group(1) in FORMS]  # fmt: skip
+        headings = [(m.start(), m.group(1) or m.group(2) or "") for m in _HEADING.finditer(html)]
+        return cls(sections, headings)
+
+    def context(self, at: int) -> tuple[str, str]:
+        """The form of the section around `at` and the last heading before it there."""
+        i = bisect_right(self.sections, at, key=lambda s: s[0])
+        start, section = self.sections[i - 1] if i else (0, "")
+        j = bisect_right(self.headings, at, key=lambda h: h[0])
+        head = self.headings[j - 1] if j and self.headings[j - 1][0] >= start else None
+        form = FORMS.get(section, slug(section) or "chart")
+        return form, _unescape(head[1]) if head else ""
 
 
 def _name(form: str, heading: str, title: str) -> str:
@@ -109,10 +126,11 @@ def name_charts(html: str) -> tuple[str, list[Chart]]:
     charts: list[Chart] = []
     out: list[str] = []
     last = 0
+    outline = _Outline.of(html)
     for m in _SVG.finditer(html):
         svg = m.group(0)
         head = svg[: svg.index(">")]
-        form, heading = _context(html, m.start())
+        form, heading = outline.context(m.start())
         own = _FORM.search(head)  # a seed figure: its form and a title that says it all
         form, heading = (own.group(1), "") if own else (form, heading)
         label = _LABEL.search(head)
