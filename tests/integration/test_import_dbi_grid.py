@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 
 from arraybench.importer import import_paths
 from arraybench.report import printout
@@ -63,6 +64,12 @@ def test_grid_is_devices_by_threads_per_device(archive: Path, tmp_path: Path) ->
     assert 'data-name="lines-randread-bs8k-iops-by-device-count"' in html
     # the per-(profile, device count) chart sections are replaced by these overlays
     assert "Random 8 KiB, 3 devices</h3><figure" not in html
+    write_report(model, tmp_path / "dbi.xlsx", "xlsx")
+    ws = load_workbook(tmp_path / "dbi.xlsx")["Figures"]
+    cells = [c.value for row in ws.iter_rows() for c in row if c.value is not None]
+    assert "randread-BS8k: IOPS by device count" in cells and "3 devices (IOPS)" in cells
+    assert any(v == pytest.approx(point.metric("total", "iops")) for v in cells
+               if isinstance(v, float))  # fmt: skip
 
 
 def test_pattern_naming_bs_keeps_one_workload_per_rw_and_bs(archive: Path, tmp_path: Path) -> None:
