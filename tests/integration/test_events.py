@@ -40,13 +40,13 @@ from arraybench.events.paths import (
     parse_multipath_table,
     snapshot_paths,
 )
-from arraybench.events.procs import process_group_pids, process_state, process_tree_pids
 from arraybench.events.records import EventRecord
 from arraybench.events.timeline import EventTimeline
 from arraybench.fio.jobfile import LOG_PREFIX
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Sample
+from arraybench.system.procs import process_group_pids, process_state, process_tree_pids
 from tests.loopdev import attached, sparse_file
 
 IS_ROOT = os.geteuid() == 0
