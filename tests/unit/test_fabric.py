@@ -9,12 +9,11 @@ import pytest
 from arraybench.analysis.fabric import (
     Ceiling,
     Link,
-    ceiling_text,
+    Raw,
     line_rate_bytes_per_s,
     parse_link,
     payload_ceiling,
     percent_of,
-    total_bytes_per_s,
 )
 
 MiB = 1 << 20
@@ -115,6 +114,12 @@ def test_line_rate_table(text: str, physical: float, rated: float) -> None:
     link = parse_link(text)
     assert line_rate_bytes_per_s(link) == pytest.approx(physical, rel=1e-6)
     assert line_rate_bytes_per_s(link, raw="rated") == pytest.approx(rated, rel=1e-6)
+
+
+def total_bytes_per_s(text: str, raw: Raw) -> float:
+    """All ports of a link together, one direction."""
+    link = parse_link(text)
+    return line_rate_bytes_per_s(link, raw) * link.count
 
 
 def test_in_and_out_raw_bandwidth() -> None:
@@ -248,15 +253,3 @@ def test_percent_of() -> None:
     assert percent_of(100, 400.0) == pytest.approx(25.0)
     assert math.isnan(percent_of(100, 0.0))
     assert math.isnan(percent_of(100, Ceiling(0.0, 0.0, 0.0, "")))
-
-
-def test_ceiling_text() -> None:
-    c = Ceiling(mb_per_s=6400.0, iops=6103.5, efficiency=1.0, note="")
-    assert (
-        ceiling_text(c, "4 x FC 16G", 5184) == "theoretical 6,400 MB/s (4 x FC 16G), 81 % reached"
-    )
-    real = payload_ceiling("4 x FC 16G", MiB)
-    assert ceiling_text(real, "4 x 16 Gbit FC") == "theoretical 6,686 MB/s (4 x FC 16G)"
-    small = payload_ceiling(["2 x FC 16G", "2 x FC 16G"], 8192)
-    text = ceiling_text(small, ["2 x FC 16G", "2 x FC 16G"], 340_000, unit="IOPS")
-    assert text == "theoretical 810 kIOPS (2 x FC 16G + 2 x FC 16G), 42 % reached"

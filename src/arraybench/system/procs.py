@@ -1,4 +1,4 @@
-"""Processes from /proc: the load's process tree, process groups, thread -> process.
+"""Processes from /proc: the load's process tree, thread -> process.
 
 The machine's facts, below fio/runner.py and events/ alike: nothing here imports arraybench
 (events/procs.py finds processes by a user's pattern or pid file on top of these)."""
@@ -53,22 +53,6 @@ def tgid_of(pid: int) -> int | None:
     return None
 
 
-def process_group_pids(pgid: int, *, threads: bool = False) -> list[int]:
-    """Every process whose process group is `pgid`, and with `threads` also their thread ids.
-
-    Not enough for fio: its job processes call setsid() and leave the group; use
-    process_tree_pids(fio's pid) for the load."""
-    found: list[int] = []
-    for pid in numeric_dirs(PROC):
-        fields = _stat_fields(pid)
-        if fields is None or len(fields) < 3 or fields[2] != str(pgid):
-            continue
-        found.append(pid)
-        if threads:
-            found.extend(t for t in numeric_dirs(PROC / str(pid) / "task") if t != pid)
-    return sorted(found)
-
-
 def process_tree_pids(root: int, *, threads: bool = False) -> list[int]:
     """`root` and every process descending from it (by parent pid), with `threads` also their
     thread ids. This is what the load is: fio calls setsid() in each job process it forks, so
@@ -110,11 +94,6 @@ def command_name(pid: int) -> str | None:
         return (PROC / str(pid) / "comm").read_text().rstrip("\n")
     except OSError:
         return None
-
-
-def alive(pid: int) -> bool:
-    state = process_state(pid)
-    return state is not None and state not in ("Z", "X")
 
 
 def leaves(pids: Collection[int]) -> list[int]:
