@@ -293,13 +293,3 @@ def payload_ceiling(
     what = direction if direction != "mixed" else f"mixed {read_fraction:.0%} read"
     note = "; ".join(p[2] for p in parts) + f"; {what}, {efficiency:.1%} of the wire is payload"
     return Ceiling(iops * block_size / 1e6, iops, efficiency, note)
-
-
-def percent_of(measured: float, ceiling: Ceiling | float) -> float:
-    """Measured MB/s as % of the ceiling's MB/s (or of a plain number in the same unit).
-
-    NaN when the ceiling is not positive."""
-    top = ceiling.mb_per_s if isinstance(ceiling, Ceiling) else float(ceiling)
-    if not top > 0 or not math.isfinite(top):
-        return math.nan
-    return 100.0 * measured / top
