@@ -37,7 +37,7 @@ ORDER: list[list[str]] = [
     ],
     ["arraybench.plan"],
     [  # 2: the machine and the tools on it
-        "arraybench.system",  # block devices, processes: facts every package below asks
+        "arraybench.system",  # block devices, processes: facts the packages after it ask
         "arraybench.monitor",
         "arraybench.fio",
         "arraybench.hosts",  # fio client/server over SSH
@@ -254,7 +254,8 @@ def test_each_package_sits_in_one_layer() -> None:
 
 
 def test_the_order_is_strict_inside_every_layer() -> None:
-    """No two entries share a place: within a layer, one package is below the other."""
+    """Each entry is written once, so it has one place: within a layer, one package is below
+    the other (a second line for an entry would silently move it)."""
     names = [name for layer in ORDER for name in layer]
     assert len(names) == len(set(names)) == len(set(LAYERS.values()))
 
