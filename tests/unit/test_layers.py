@@ -253,6 +253,17 @@ def test_each_package_sits_in_one_layer() -> None:
     assert split == set(SPLIT), f"packages over several layers: {sorted(split)}"
 
 
+def test_system_holds_facts_only() -> None:
+    """system/ reads the machine (sysfs, /proc) and imports nothing of arraybench: an error
+    with a hint for the user belongs to the package that asked (events/procs.py)."""
+    files = source_files()
+    found = [(m, name) for m, (source, is_package) in files.items()
+             if m.startswith("arraybench.system")
+             for name, _ in imports_of(source, m, is_package)
+             if not (known(name, set(files)) or "").startswith("arraybench.system")]  # fmt: skip
+    assert not found, found
+
+
 def test_the_order_is_strict_inside_every_layer() -> None:
     """Each entry is written once, so it has one place: within a layer, one package is below
     the other (a second line for an entry would silently move it)."""
