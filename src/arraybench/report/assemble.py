@@ -53,6 +53,7 @@ from arraybench.report.overlays import overlays
 from arraybench.report.rounds import rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.scenarios import scenario_overlays, scenario_report
+from arraybench.report.seedfigures import add_seed_figures
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import special_report
 from arraybench.report.spread import (
@@ -154,10 +155,10 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
-    model.overlays = overlays(run.plan_yaml, once, facts)
+    model.overlays = overlays(run.plan_yaml, once, facts, headlines)
     model.tables = maximum_recorded(once, headlines) + devices_grids(once) + model.tables
     model.tables = scenario_report(run, once, findings, headlines) + model.tables
-    model.overlays = scenario_overlays(once) + model.overlays
+    model.overlays = scenario_overlays(once, headlines) + model.overlays
     model.tables += scaling_tables(once, facts, headlines)
     model.overlays += scaling_overlay(once, facts, headlines)
     model.notes += spread_note(points)
@@ -166,6 +167,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += spread_tables(points, facts) + flag_table(points, findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
+    add_seed_figures(model, once, findings)  # the seed reports' own figure forms
     model.verdicts = verdict_tables(run, points, findings, facts)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]

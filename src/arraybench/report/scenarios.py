@@ -192,15 +192,22 @@ def _change(before: HostViewData | None, now: HostViewData) -> str:
     return "; ".join(p for p in parts if p) or NO_CHANGE
 
 
-def scenario_overlays(points: list[PointRecord]) -> list[Overlay]:
-    """Per workload one chart, one line per scenario (In&Out's curves of pulled controllers)."""
+def scenario_overlays(
+    points: list[PointRecord], headlines: Mapping[str, Headline] | None = None
+) -> list[Overlay]:
+    """Per workload one chart, one line per scenario (In&Out's curves of pulled controllers),
+    each line marked at its series' headline optimal point and maximum."""
     curves: dict[str, list[tuple[str, list[PointRecord]]]] = {}
-    for pts in series_of([p for p in points if campaign_scenario(p)]).values():
+    marks: dict[str, dict[str, Headline]] = {}
+    for series, pts in series_of([p for p in points if campaign_scenario(p)]).items():
         first = pts[0]
         name = first.workload + (f" ({first.devices} dev)" if first.devices else "")
         name += f" ({first.hosts} hosts)" if first.hosts else ""
         curves.setdefault(name, []).append((str(first.scenario), pts))
-    return [curves_overlay(f"Scenarios: {name}", level_axis(lines[0][1])[0], lines)
+        if headlines and series in headlines:
+            marks.setdefault(name, {})[str(first.scenario)] = headlines[series]
+    return [curves_overlay(f"Scenarios: {name}", level_axis(lines[0][1])[0], lines,
+                           headlines=marks.get(name))
             for name, lines in curves.items() if len(lines) > 1]  # fmt: skip
 
 
