@@ -23,6 +23,7 @@ from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
 from arraybench.report import printout
 from arraybench.report.assemble import adaptive_notes, report_for_run
+from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import write_report
 from arraybench.report.headlines import run_headlines
 from arraybench.report.html import render_html
@@ -123,9 +124,20 @@ def test_every_section_and_format_states_one_maximum_and_its_impact(tmp_path: Pa
     [c1_panels] = [s.panels for s in model.sections if s.title == "C1 · Random 8 KiB frontend"]
     [panel] = [p for p in c1_panels if p.mix_label == "Write"]
     assert (panel.max_index, panel.optimal_index, panel.min_latency_index) == (1, 1, 0)
+    # the scenario chart marks each line at its series' headline points (not the flagged w16)
+    [chart] = [o for o in model.overlays if o.title == "Scenarios: fw"]
+    c1 = next(line for line in chart.lines if line.label == "C1")
+    assert dict(zip(chart.x_ticks, c1.marks, strict=True)) == {"1": "", "4": "optimal max",
+                                                                "16": ""}  # fmt: skip
     # Maximum recorded: the highest series maximum, the flagged point left out there too
     [recorded] = [t for t in model.tables if t.title == "Maximum recorded"]
     assert recorded.rows[1][:2] == ["Write", "47.6 kIOPS @ 83 µs"]
+    # compare's chart: each scenario's line marked where its table row names it
+    again = Store(tmp_path, create=False)
+    both = compare([load_scenario(again, f"{run_id}:C1"), load_scenario(again, f"{run_id}:C2")])
+    again.close()
+    [fw] = [o for o in both.overlays if o.title == "fw"]
+    assert [line.marks for line in fw.lines] == [["", "optimal max", ""]] * 2
     # every format: no 72.3 kIOPS maximum anywhere, the impact -9.87 % everywhere
     md = render_markdown(model)
     html = render_html(model)
