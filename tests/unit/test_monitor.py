@@ -369,12 +369,13 @@ def test_compare_point_merged_and_split_io() -> None:
     mbps = _series([400.0] * 4)
     merged = compare_point(_series([3200] * 4), mbps, _series([800] * 4), mbps, ["sdb", "sdc"])
     assert merged.flags == [
-        "kernel saw 75 % fewer IOPS than fio on sdb+sdc (same bytes in fewer requests: merged I/O)"
+        "kernel saw 75 % fewer IOPS than fio on sdb+sdc (same bytes in fewer requests: merged "
+        "I/O (MB/s within 10 %))"
     ]
     split = compare_point(_series([400] * 4), mbps, _series([1600] * 4), mbps)
     assert split.flags == [
         "kernel saw 300 % more IOPS than fio (same bytes in more requests: split I/O "
-        "(max_sectors_kb))"
+        "(max_sectors_kb; MB/s within 10 %))"
     ]
 
 

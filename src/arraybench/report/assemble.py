@@ -13,6 +13,7 @@ from arraybench.analysis.statistics import METHOD, Spread
 from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
+from arraybench.report.appendix import notes_box
 from arraybench.report.arrayside import add_array_view
 from arraybench.report.build import (
     HOST_COLUMNS,
@@ -104,6 +105,7 @@ def _panel(
         repeats=max(facts.repeats.get(p.key, 1) for p in points),
         interval_method=METHOD,
         flagged=[", ".join(facts.flagged.get(p.key, [])) for p in points],
+        remarks=[", ".join(facts.remarks.get(p.key, [])) for p in points],
     )
 
 
@@ -153,7 +155,9 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
-    model.tables += spread_tables(points, facts) + flag_table(points, findings)
+    spread = spread_tables(points, facts)  # per point: the appendix; which level won: here
+    model.tables += spread[1:]
+    model.appendix += spread[:1] + flag_table(points, findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings, facts)
@@ -173,6 +177,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
              for flag in MONITOR.of(f)["flags"]]  # fmt: skip
     compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
     model.notes += disagreement_notes(summarize_disagreements(flags, compared))
+    model.notes_box = notes_box(model.notes, facts, points)
     return model
 
 

@@ -116,6 +116,8 @@ details.series > summary { font-family:inherit; font-size:13px; }
 details summary { cursor:pointer; font-size:12px;
   font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 footer { margin-top:40px; color:var(--muted); font-size:12px; }
+.print-only { display:none; }
+#lookup table, #all-notes { font-size:12px; }
 @media print {
   @page { size:A4; margin:14mm 12mm; }
   body { font-size:11px; }
@@ -127,9 +129,13 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   nav.contents a { color:inherit; text-decoration:none; }
   .contents-title { font-weight:600; margin:0; }
   #appendix { break-before:page; page-break-before:always; }
+  #lookup table, #all-notes { font-size:9px; }
+  #lookup th, #lookup td { padding:2px 4px; }
   #jobs { columns:2; column-gap:8mm; }
   #jobs pre { font-size:7.5px; line-height:1.25; padding:4px 6px; margin:2px 0; }
   #jobs details { break-inside:avoid; }
+  #jobs details.more { display:none; }
+  .print-only { display:block; }
   h2 { break-after:avoid; page-break-after:avoid; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
   table { max-width:100%; }
@@ -241,12 +247,16 @@ def _contents(model: ReportModel) -> list[tuple[str, str]]:
         links += [("workloads", "Workloads")]
     links += [("distribution", "Latency distribution")] if model.distributions else []
     links += [("timelines", "Time series")] if model.timelines else []
-    links += [("points", "Points"), ("appendix", "Appendix: plan and job files")]
+    links += [("appendix", APPENDIX)]
     return links
 
 
+APPENDIX = "Appendix: flags, points, plan and job files"
+
+
 def _title(model: ReportModel) -> str:
-    sub = f"arraybench report · run {model.run_id} · scenario {model.scenario}"
+    sub = f"arraybench report · run {model.run_id}"
+    sub += f" · scenario {model.scenario}" if model.scenario else ""  # only the user's
     links = _contents(model)
     toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
     printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in links)
@@ -285,7 +295,7 @@ def _metadata(model: ReportModel) -> str:
         finished = f"{finished} ({took})"
     rows = [
         ("Run id", f"<code>{_e(model.run_id)}</code>"),
-        ("Scenario", _e(model.scenario)),
+        *([("Scenario", _e(model.scenario))] if model.scenario else []),
         ("Status", _status(model.status)),
         ("Labels", _labels(model.labels)),
         ("Started", _e(model.started)),
@@ -301,14 +311,33 @@ def _metadata(model: ReportModel) -> str:
     return f'<section id="run"><h2>Set-up</h2><dl class="meta">{items}</dl></section>'
 
 
+def _linked(note: str) -> str:
+    """A note with "the appendix" a link to it."""
+    return _e(note).replace("the appendix", '<a href="#appendix">the appendix</a>')
+
+
 def _notes(notes: list[str]) -> str:
     if not notes:
         return ""
-    items = "".join(f"<li>{_e(n)}</li>" for n in notes)
+    items = "".join(f"<li>{_linked(n)}</li>" for n in notes)
     return (
         '<div class="notes" role="note"><p class="notes-title">&#9888; Notes</p>'
         f"<ul>{items}</ul></div>"
     )
+
+
+def _all_notes(model: ReportModel) -> str:
+    """Every note in full, when the box above the summary held only their counts."""
+    if not model.notes_box or not model.notes:
+        return ""
+    items = "".join(f"<li>{_e(n)}</li>" for n in model.notes)
+    return f'<section id="all-notes"><h3>Notes ({len(model.notes)})</h3><ul>{items}</ul></section>'
+
+
+def _appendix_tables(model: ReportModel) -> str:
+    if not model.appendix:
+        return ""
+    return '<section id="lookup">' + "".join(map(_table, model.appendix)) + "</section>"
 
 
 def _anchors(sections: list[WorkloadSection]) -> dict[str, str]:
@@ -659,7 +688,7 @@ def _points(model: ReportModel) -> str:
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     return (
-        f'<section id="points"><h2>Points ({len(model.points)})</h2>{fixed}'
+        f'<section id="points"><h3>Points ({len(model.points)})</h3>{fixed}'
         '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '
         "column heading to sort. All raw columns: <code>arraybench show RUN --format csv</code>."
         f"</p>{absent}{tables}</section>"
@@ -672,21 +701,31 @@ def _plan(plan_yaml: str) -> str:
 
 
 def _jobs(job_files: dict[str, str]) -> str:
-    items = "".join(
-        f"<details><summary>{_e(k)}</summary><pre>{_e(v)}</pre></details>"
-        for k, v in job_files.items()
-    )
-    return f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>{items or DASH}</section>'
+    """Every job file; on paper the first of each series only (the others differ in their load
+    level: numjobs, iodepth), so that a long ladder does not print pages of them."""
+    seen: set[str] = set()
+    items = []
+    for key, text in job_files.items():
+        series = key.split(" [", 1)[0].rsplit("/", 1)[0]
+        more = ' class="more"' if series in seen else ""
+        seen.add(series)
+        items.append(f"<details{more}><summary>{_e(key)}</summary><pre>{_e(text)}</pre></details>")
+    printed = len(seen)
+    said = (f'<p class="caption print-only">Printed: the first job file of each series ({printed} '
+            f"of {len(job_files)}); the others differ in their load level only, and are in the "
+            "HTML report and each point's folder.</p>")  # fmt: skip
+    said = said if printed < len(job_files) else ""
+    return (f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>{said}'
+            f"{''.join(items) or DASH}</section>")  # fmt: skip
 
 
 def render_html(model: ReportModel) -> str:
     """The whole report as one self-contained HTML document (inline CSS, SVG and a little JS)."""
     anchors = _anchors(model.sections)
-    body = [
+    body = [  # the order a customer reads: set-up, summary, seed tables, charts; then look-ups
         _title(model),
         _metadata(model),
-        _provenance(model.provenance),
-        _notes(model.notes),
+        _notes(model.notes_box or model.notes),
         _summary(model, anchors),
         _verdicts(model),
         _tables(model),
@@ -694,8 +733,11 @@ def render_html(model: ReportModel) -> str:
         _sections(model),
         _distributions(model),
         _timelines(model),
+        f'<section id="appendix"><h2>{APPENDIX}</h2>',
+        _provenance(model.provenance),
+        _all_notes(model),
+        _appendix_tables(model),
         _points(model),
-        '<section id="appendix"><h2>Appendix: plan and job files</h2>',
         _plan(model.plan_yaml),
         _jobs(model.job_files),
         "</section>",

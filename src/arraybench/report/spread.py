@@ -12,7 +12,7 @@ from arraybench.analysis.curves import SeriesSummary
 from arraybench.analysis.noise import Level, optimal_confidence
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
-from arraybench.analysis.validity import KIND, flags_by_point
+from arraybench.analysis.validity import KIND, flags_by_point, leaves_headline
 from arraybench.plan.expand import repetition_in_key
 from arraybench.report.model import ReportTable
 from arraybench.store.db import Finding, PointRecord
@@ -32,7 +32,10 @@ class LevelFacts:
     throughput: dict[str, Spread] = field(default_factory=dict)  # repeated levels only
     latency: dict[str, Spread] = field(default_factory=dict)
     repeats: dict[str, int] = field(default_factory=dict)
-    flagged: dict[str, list[str]] = field(default_factory=dict)  # kinds, of any repetition
+    # kinds of any repetition: `flagged` the invalidating ones (the level leaves the headline
+    # figures), `remarks` the rest (kept in, marked)
+    flagged: dict[str, list[str]] = field(default_factory=dict)
+    remarks: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False  # the plan's report.headline_includes_flagged
     # series name -> (level key -> repetitions in which it was the optimal point, repetitions)
     optimal_wins: dict[str, tuple[dict[str, int], int]] = field(default_factory=dict)
@@ -50,9 +53,10 @@ def level_facts(
                 facts.latency[g.key] = lat
     by_id = flags_by_point([f for f in findings if f.kind == KIND])
     for p in points:
-        if kinds := [f.kind for f in by_id.get(p.id, [])]:
-            level = facts.flagged.setdefault(repetition_in_key(p.key)[0], [])
-            level += [k for k in kinds if k not in level]
+        for f in by_id.get(p.id, []):
+            into = facts.flagged if leaves_headline([f]) else facts.remarks
+            level = into.setdefault(repetition_in_key(p.key)[0], [])
+            level += [f.kind] if f.kind not in level else []
     for w in level_wins(points, () if include_flagged else facts.flagged.keys()):
         facts.optimal_wins[w.series] = (dict(w.optimal), w.repetitions)
     return facts
