@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
+from arraybench.plan.catalog import template_names, template_text
 from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
@@ -322,7 +324,7 @@ def build_report(
     return ReportModel(
         title=report_title(run),
         run_id=run.id,
-        scenario=run.scenario,
+        scenario=shown_scenario(run),
         labels=run.labels,
         started=run.started,
         finished=run.finished,
@@ -347,12 +349,26 @@ def build_report(
 SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
+def shown_scenario(run: RunRecord) -> str:
+    """The scenario label the user set, "" for none: `default`, and a template's own label
+    (inout's `L1C4S1`: a LUN, controller and server count nobody said this run measured),
+    are not the user's."""
+    if run.scenario in ("", "default"):
+        return ""
+    if run.plan_name in template_names():
+        own = re.search(r"^scenario:\s*(\S+)", template_text(run.plan_name), re.M)
+        if own and own.group(1) == run.scenario:
+            return ""
+    return run.scenario
+
+
 def report_title(run: RunRecord) -> str:
-    """`arraybench inout: L1C4S1`; on the default scratch file the template's scenario label
-    (a LUN, controller and server count) describes a set-up that was not measured."""
+    """`arraybench inout: L1C4S1` when the user set the scenario; on the default scratch file
+    `scratch file`, else the plan's name alone."""
     if len(run.targets) == 1 and run.targets[0].endswith("/" + SCRATCH_FILE):
         return f"arraybench {run.plan_name}: scratch file"
-    return f"arraybench {run.plan_name}: {run.scenario}"
+    scenario = shown_scenario(run)
+    return f"arraybench {run.plan_name}: {scenario}" if scenario else f"arraybench {run.plan_name}"
 
 
 def _status(run: RunRecord, points: list[PointRecord]) -> str:

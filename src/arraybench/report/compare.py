@@ -50,7 +50,7 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Measurements that may not be trusted" table (report/spread.flag_table), if any
+    # its "Validity flags" table (report/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
 
     def summary(self, curve: list[PointRecord]) -> SeriesSummary:

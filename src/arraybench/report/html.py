@@ -436,8 +436,8 @@ def _spread_caption(model: ReportModel) -> str:
         text = "Each point was measured once: the curves have no spread (no band is drawn)."
     if any(f for p in panels for f in p.flagged):
         text += (
-            " Red crosses: flagged points (see 'Measurements that may not be trusted'); the "
-            "notes say which ones the optimal point and the maximum leave out."
+            " Red crosses: points with an invalidating flag (see the appendix's validity "
+            "flags); the notes say which ones the optimal point and the maximum leave out."
         )
     return f'<p class="caption">{_e(text)}</p>'
 

@@ -12,14 +12,16 @@ from arraybench.analysis.curves import SeriesSummary
 from arraybench.analysis.noise import Level, optimal_confidence
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
-from arraybench.analysis.validity import KIND, flags_by_point, leaves_headline
+from arraybench.analysis.validity import INVALIDATING, KIND, REMARK, flags_by_point, leaves_headline
 from arraybench.plan.expand import repetition_in_key
-from arraybench.report.model import ReportTable
+from arraybench.report.model import REMARK_MARK, ReportTable
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
 SPREAD_CAPTION = (f"median of the repeats ± half-width of the 95 % interval of the mean "
                   f"({METHOD}), in % of the mean")  # fmt: skip
+RULES = "docs/validity.md"  # where each flag's grade and threshold is explained
+GRADE_TEXT = {INVALIDATING: "invalidating", REMARK: f"remark {REMARK_MARK}"}
 NO_SPREAD = ("each point was measured once: its figures have no spread "
              "(repeat: N in the plan, or run --repeat N, gives them one)")  # fmt: skip
 
@@ -68,15 +70,15 @@ def headline_notes(series: str, summary: SeriesSummary, facts: LevelFacts) -> li
         if facts.include_flagged or not summary.optimal or not summary.optimal.flagged:
             return []
         return [
-            f"{series}: every point is flagged (see 'Measurements that may not be "
-            "trusted'): its optimal point and maximum are named from flagged points"
+            f"{series}: every point has an invalidating flag (see the validity flags in the "
+            "appendix): its optimal point and maximum are named from flagged points"
         ]
     said = "; ".join(f"{p.key.split('/', 1)[-1]} ("  # the series is named already
                      f"{', '.join(facts.flagged.get(p.key, ['flagged']))})"
                      for p in summary.left_out)  # fmt: skip
     return [f"{series}: {said} left out of the optimal point, maximum and summary: flagged, "
-            "its figures may not be the storage's (see 'Measurements that may not be "
-            "trusted'); the plan's report: {headline_includes_flagged: true} keeps flagged "
+            "its figures may not be the storage's (see the validity flags in the appendix); "
+            "the plan's report: {headline_includes_flagged: true} keeps flagged "
             "points in"]  # fmt: skip
 
 
@@ -141,13 +143,21 @@ def repeat_notes(points: Sequence[PointRecord]) -> list[str]:
     return [NO_SPREAD]
 
 
+FLAGS_TITLE = "Validity flags"
+
+
 def flag_table(points: Sequence[PointRecord], findings: Sequence[Finding]) -> list[ReportTable]:
-    """Every validity flag of the run: the point, what is wrong, what to change."""
+    """Every validity flag of the run: the point, what is wrong, its grade (invalidating: the
+    point leaves the headline figures; remark: it stays, marked), what to change."""
     flags = flags_by_point([f for f in findings if f.kind == KIND])
-    rows = [[p.key, f.kind, f.why, f.change] for p in sorted(points, key=lambda p: p.seq)
-            for f in flags.get(p.id, [])]  # fmt: skip
+    rows = [[p.key, f.kind, GRADE_TEXT[f.grade], f.why, f.change]
+            for p in sorted(points, key=lambda p: p.seq) for f in flags.get(p.id, [])]  # fmt: skip
     if not rows:
         return []
-    caption = f"{len({r[0] for r in rows})} of {len(points)} points flagged"
-    columns = ["Point", "Flag", "Why", "What to change"]
-    return [ReportTable("Measurements that may not be trusted", columns, rows, caption)]
+    out = {r[0] for r in rows if r[2] == GRADE_TEXT[INVALIDATING]}
+    caption = (f"{len({r[0] for r in rows})} of {len(points)} points flagged, {len(out)} "
+               "invalidating (such a point leaves the headline figures while its series has "
+               f"others), the rest with remarks only ({REMARK_MARK}: kept in); each grade and "
+               f"threshold: {RULES}")  # fmt: skip
+    columns = ["Point", "Flag", "Grade", "Why", "What to change"]
+    return [ReportTable(FLAGS_TITLE, columns, rows, caption)]

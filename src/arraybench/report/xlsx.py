@@ -212,7 +212,7 @@ def _metadata(model: ReportModel) -> list[tuple[str, str]]:
     labels = ", ".join(f"{k}={v}" for k, v in model.labels.items())
     return [
         ("Run id", model.run_id),
-        ("Scenario", model.scenario),
+        ("Scenario", model.scenario or "–"),
         ("Status", model.status),
         ("Labels", labels or "–"),
         ("Started", model.started),
@@ -273,7 +273,8 @@ def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) 
     ws.title = "Summary"
     _put(ws, 1, 1, model.title)
     ws.cell(1, 1).font = TITLE
-    _put(ws, 2, 1, f"arraybench report · run {model.run_id} · scenario {model.scenario}")
+    scenario = f" · scenario {model.scenario}" if model.scenario else ""
+    _put(ws, 2, 1, f"arraybench report · run {model.run_id}{scenario}")
     ws.cell(2, 1).font = MUTED
     row = 4
     for key, value in _metadata(model):
@@ -596,7 +597,7 @@ def _overlay_chart(ws: Worksheet, overlay: Overlay, first: int, last: int) -> Li
 
 def _tables_sheet(ws: Worksheet, model: ReportModel) -> None:
     row = 1
-    for table in model.tables:
+    for table in model.tables + model.appendix:
         row = _write_table(ws, row, table)
     for overlay in model.overlays:
         row = _overlay_table(ws, row, overlay)
