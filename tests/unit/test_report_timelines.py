@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from arraybench.report.timelines import event_marks, time_zero
 from arraybench.store.db import Finding, Sample
 
@@ -38,9 +40,9 @@ def test_snia_window_is_drawn_with_its_band_and_slope() -> None:
 
     values = [90_000.0, 70_000.0, 61_000.0, 60_000.0, 59_000.0, 60_500.0, 59_500.0]
     guides = dict(window_guides(values, [3, 4, 5, 6, 7]))
-    assert set(guides) == {"window average", "+10 %", "-10 %", "slope"}
+    assert set(guides) == {"window average", "band: average +10 %", "band: average -10 %", "slope"}
     assert guides["window average"][:2] == [None, None]  # outside the window: no line
-    assert guides["+10 %"][2] == 60_000.0 * 1.1
+    assert guides["band: average +10 %"][2] == 60_000.0 * 1.1
     slope = [v for v in guides["slope"] if v is not None]
     assert slope[0] > slope[-1]  # a falling window has a falling slope line
     verdict = {"values": values, "steady": True, "window_start": 2, "window_end": 7,
@@ -49,3 +51,6 @@ def test_snia_window_is_drawn_with_its_band_and_slope() -> None:
     html = _timeline(steady_timeline(verdict))
     assert "window average" in html and "slope" in html
     assert "latency (" not in html  # no empty latency axis
+    # one mark, on the rounds' own line, named for what it is; the band lines carry none
+    peaks = re.findall(r'class="label-max[^"]*"[^>]*>([^<]*)<', html)
+    assert peaks == ["highest round 90 kIOPS"], peaks

@@ -67,8 +67,8 @@ def window_guides(values: list[float], rounds: list[int]) -> list[tuple[str, lis
 
     return [
         ("window average", over(lambda r: average)),
-        ("+10 %", over(lambda r: average * 1.1)),
-        ("-10 %", over(lambda r: average * 0.9)),
+        ("band: average +10 %", over(lambda r: average * 1.1)),
+        ("band: average -10 %", over(lambda r: average * 0.9)),
         ("slope", over(lambda r: fit.intercept + fit.slope * r)),
     ]
 

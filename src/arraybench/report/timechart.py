@@ -89,6 +89,9 @@ class TimeSeries:
     # per value whether its point carries validity flags (its figures may not be the
     # storage's), drawn as a red cross; only where every sample is its own bucket, as above
     flagged: Sequence[bool] = ()
+    # the word before its highest value's mark: one sample is one second's peak, not the
+    # maximum a summary names beside it; None: no mark (a band or guide line)
+    peak_word: str | None = "1-s peak"
 
 
 @dataclass(frozen=True)
@@ -172,6 +175,7 @@ class _Prepared:
     peak: tuple[float, float] | None  # (x, value) of the global maximum
     intervals: bool = False  # the buckets' lo and hi are 95 % intervals: draw them as a band
     flagged: tuple[bool, ...] = ()  # per bucket: a red cross on its value
+    peak_word: str | None = "1-s peak"
 
 
 def _clean(values: Sequence[float | None], order: list[int], div: float) -> list[float | None]:
@@ -381,10 +385,10 @@ def _events(
 
 
 def _peak_mark(p: _Plot, s: _Prepared, side: int, taken: _Taken) -> list[str]:
-    if s.peak is None:
+    if s.peak is None or s.peak_word is None:
         return []
     x, y = p.x(s.peak[0]), p.y(s.peak[1], side)
-    text = f"max {_fmt_value(s.peak[1], s.unit)}"
+    text = f"{s.peak_word} {_fmt_value(s.peak[1], s.unit)}"
     size = 10.5
     w = _text_width(text, size)
     cands = [
@@ -515,6 +519,7 @@ def _prepare(
                 _peak(xs, vals),
                 intervals,
                 flagged,
+                s.peak_word,
             )
         )
     return out, unit
