@@ -45,6 +45,7 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.overlays import overlays
+from arraybench.report.regions import whole_target_notes
 from arraybench.report.rounds import round_of, rounds_report
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.scenarios import scenario_overlays, scenario_report
@@ -144,6 +145,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     special_tables, special_timelines = special_report(findings)
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
     model.notes += untimed_note(once)
+    model.notes += whole_target_notes(run, once, findings)
     model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
