@@ -17,6 +17,7 @@ import pytest
 
 from arraybench.analysis.validity import leaves_headline
 from arraybench.report.assemble import report_for_run
+from arraybench.report.markdown import render_markdown
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.loopdev import attached, sparse_file
@@ -74,6 +75,8 @@ def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str
     assert "left out" not in " ".join(model.notes)  # no series left a point out
     panel = model.sections[0].panels[0]  # host-busy may join in on a shared machine
     assert all("split-io" in r for r in panel.remarks) and len(panel.remarks) == 2, panel
+    assert all(tick.endswith("†") for tick in panel.x_ticks), panel.x_ticks  # the mark
+    assert "† remark: " in render_markdown(model) and not any(panel.flagged)
     assert any("kept with a remark" in line for line in model.notes_box), model.notes_box
 
     stop = threading.Event()

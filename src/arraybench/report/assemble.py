@@ -36,6 +36,7 @@ from arraybench.report.build import (
 from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
 from arraybench.report.model import (
+    REMARK_MARK,
     CurvePanel,
     PointRow,
     ReportModel,
@@ -94,7 +95,10 @@ def _panel(
         mix_label=points[0].mix,
         x_label=x_label,
         x_values=xs,
-        x_ticks=ticks,
+        x_ticks=[
+            t + (REMARK_MARK if facts.remarks.get(p.key) else "")  # the footnote mark
+            for t, p in zip(ticks, points, strict=True)
+        ],
         throughput_unit=points[0].unit,
         throughput=[c.throughput for c in curve],
         lat_mean_us=[c.lat_mean_us for c in curve],

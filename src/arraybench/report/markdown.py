@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from arraybench.report.escape import for_markdown
 from arraybench.report.html import DASH, format_value
 from arraybench.report.model import (
+    REMARK_MARK,
     CurvePanel,
     Overlay,
     ReportModel,
@@ -135,7 +136,9 @@ def _marks(panel: CurvePanel, i: int) -> str:
     )
     marks = [f"**{name}**" for name, index in named if index == i]
     flagged = panel.flagged[i] if i < len(panel.flagged) else ""
-    return ", ".join(marks + ([f"flagged: {escape(flagged)}"] if flagged else []))
+    remark = panel.remarks[i] if i < len(panel.remarks) else ""
+    return ", ".join(marks + ([f"flagged: {escape(flagged)}"] if flagged else [])
+                     + ([f"{REMARK_MARK} remark: {escape(remark)}"] if remark else []))  # fmt: skip
 
 
 def _get(values: Sequence[float | None], i: int) -> float | None:

@@ -28,6 +28,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.escape import starts_formula
 from arraybench.report.model import (
+    REMARK_MARK,
     CurvePanel,
     Overlay,
     ReportModel,
@@ -370,7 +371,9 @@ def _marks(panel: CurvePanel, i: int) -> str:
     )
     marks = [name for name, index in named if index == i]
     flagged = panel.flagged[i] if i < len(panel.flagged) else ""
-    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else []))
+    remark = panel.remarks[i] if i < len(panel.remarks) else ""
+    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else [])
+                     + ([f"{REMARK_MARK} remark: {remark}"] if remark else []))  # fmt: skip
 
 
 def _ci_columns(panel: CurvePanel) -> list[tuple[float | None, float | None]] | None:
