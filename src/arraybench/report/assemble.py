@@ -47,7 +47,7 @@ from arraybench.report.model import (
 )
 from arraybench.report.overlays import overlays
 from arraybench.report.regions import whole_target_notes
-from arraybench.report.rounds import round_of, rounds_report
+from arraybench.report.rounds import round_of, rounds_report, window_means
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.scenarios import scenario_overlays, scenario_report
 from arraybench.report.seedtables import devices_grids, maximum_recorded
@@ -155,7 +155,9 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once, facts)
     kept = () if facts.include_flagged else facts.flagged.keys()
-    model.tables = maximum_recorded(once, kept) + devices_grids(once) + model.tables
+    # SNIA rounds: each test's window mean, as the window table states it
+    recorded = once + window_means(points, findings)
+    model.tables = maximum_recorded(recorded, kept) + devices_grids(once) + model.tables
     model.tables = scenario_report(run, once, findings) + model.tables  # plan `scenarios:`
     model.overlays = scenario_overlays(once) + model.overlays
     model.tables += scaling_tables(once, facts)
