@@ -191,10 +191,12 @@ def test_hovering_a_curve_point_and_a_second_shows_the_stored_values(
     panel = model.sections[0].panels[0]
     stored = next(p for p in store.points(run.id) if p.throughput() == panel.throughput[1])
     shown = _hover_text(html, "svg.chart:not(.timechart) rect.hover", 1)
-    # a busy machine may flag the point (host-busy): its tooltip then says so, last
-    lines = [line for line in shown.splitlines() if not line.startswith("flagged: ")]
+    # a busy machine may flag the point (host-busy, a remark: † on its level): its tooltip
+    # then says so, last
+    lines = [line for line in shown.splitlines() if not line.startswith(("flagged: ", "† "))]
+    mark = "†" if panel.remarks[1] else ""
     assert lines == [
-        f"{panel.x_label}: {stored.workers}",
+        f"{panel.x_label}: {stored.workers}{mark}",
         f"{panel.mix_label}: {format_quantity(stored.throughput(), stored.unit)}",
         f"mean latency {format_latency(stored.metric('total', 'lat_mean_us'))}",
         f"p99 latency {format_latency(stored.metric('total', 'lat_p99_us'))}",

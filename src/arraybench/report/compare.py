@@ -78,7 +78,7 @@ def load_scenario(store: Store, spec: str) -> Scenario:
               for k, v in recorded_queues(found).items()}  # fmt: skip
     validity = store.findings(run_id, KIND)
     flagged = level_facts(points, validity).flagged
-    flags = flag_table(points, validity)
+    flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), flags)
 
 

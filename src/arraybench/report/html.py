@@ -131,16 +131,17 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   #appendix { break-before:page; page-break-before:always; }
   #lookup table, #all-notes { font-size:9px; }
   #lookup th, #lookup td { padding:2px 4px; }
-  #jobs { columns:2; column-gap:8mm; }
+  #jobs .print-only > pre:first-of-type { columns:2; column-gap:8mm; }
   #jobs pre { font-size:7.5px; line-height:1.25; padding:4px 6px; margin:2px 0; }
   #jobs details { break-inside:avoid; }
-  #jobs details.more { display:none; }
   .print-only { display:block; }
+  .screen-only { display:none; }
   h2 { break-after:avoid; page-break-after:avoid; }
   #workloads, section.workload + section.workload { break-before:page; page-break-before:always; }
   table { max-width:100%; }
   table.points, table.points th { font-size:9px; white-space:normal; }
   table.points td { font-size:9px; white-space:nowrap; }
+  table.points tr.none { display:none; }
   table.points tbody th { font-size:9px; white-space:normal; }
   table.points tbody th:first-child { min-width:0; }
   table.points th, table.points td { padding:3px 5px; }
@@ -326,6 +327,16 @@ def _notes(notes: list[str]) -> str:
     )
 
 
+def _unprinted(model: ReportModel) -> str:
+    """On paper, what the printout leaves to the HTML report."""
+    ladders = [t for t in model.timelines if t.series]
+    if not ladders:
+        return ""
+    return (f'<p class="caption print-only">Not printed: the load ladders over time '
+            f"({len(ladders)} charts, every level of a series one after the other): in the "
+            "HTML report.</p>")  # fmt: skip
+
+
 def _all_notes(model: ReportModel) -> str:
     """Every note in full, when the box above the summary held only their counts."""
     if not model.notes_box or not model.notes:
@@ -509,7 +520,8 @@ def _table(t: ReportTable, verdicts: bool = False) -> str:
         parts.append(
             f'<table class="plain"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
         )
-    return f"<h3>{_e(t.title)}</h3>{caption}" + '<div class="gap"></div>'.join(parts)
+    body = f"<h3>{_e(t.title)}</h3>{caption}" + '<div class="gap"></div>'.join(parts)
+    return f'<div class="{t.medium}-only">{body}</div>' if t.medium else body
 
 
 def _category_axis(labels: list[str]) -> Callable[[float, float, int, str], XAxis]:
@@ -622,15 +634,18 @@ def _timelines(model: ReportModel) -> str:
         f'<details class="series"><summary>{_e(t.series)}</summary>{_timeline(t)}</details>'
         for t in ladders
     )
-    if folded:
+    if folded:  # diagnostics of every level: on the page, not on paper
         folded = (
             f"<h3>Load ladders over time ({len(ladders)})</h3>"
             '<p class="caption">Each series\' levels one after the other, every level marked '
-            "where its logged seconds start; click a series to open it.</p>" + folded
+            "where its logged seconds start; click a series to open it.</p>"
+            '<p class="caption print-only">Not printed: every series\' ladder is in the HTML '
+            f'report.</p><div class="screen-only">{folded}</div>'
         )
+    paper = "" if singles else ' class="screen-only"'  # ladders alone: not on paper
     return (
-        '<section id="timelines"><h2>Time series</h2><p class="caption">1-second samples of '
-        "every point that has them.</p>"
+        f'<section id="timelines"{paper}><h2>Time series</h2><p class="caption">1-second '
+        "samples of every point that has them.</p>"
         f"{singles}{folded}</section>"
     )
 
@@ -666,7 +681,10 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
     rows = []
     for p in points:
         cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
-        rows.append(f"<tr>{cells}{''.join(_num(value(p, g, c)) for g, c in columns)}</tr>")
+        values = [value(p, g, c) for g, c in columns]
+        # a point with no figure in this group (a write point's read columns): not on paper
+        none = ' class="none"' if all(v is None or not math.isfinite(v) for v in values) else ""
+        rows.append(f"<tr{none}>{cells}{''.join(map(_num, values))}</tr>")
     body = "\n".join(rows)
     return (
         '<div class="points-wrap"><table class="points sortable">'
@@ -694,7 +712,8 @@ def _points(model: ReportModel) -> str:
         f'<section id="points"><h3>Points ({len(model.points)})</h3>{fixed}'
         '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '
         "column heading to sort. All raw columns: <code>arraybench show RUN --format csv</code>."
-        f"</p>{absent}{tables}</section>"
+        '</p><p class="caption print-only">Printed: each group\'s table without the points that '
+        f"have no figure in it.</p>{absent}{tables}</section>"
     )
 
 
@@ -704,22 +723,37 @@ def _plan(plan_yaml: str) -> str:
 
 
 def _jobs(job_files: dict[str, str]) -> str:
-    """Every job file; on paper the first of each series only (the others differ in their load
-    level: numjobs, iodepth), so that a long ladder does not print pages of them."""
+    """Every job file; on paper the first whole and, for each other series, the lines its
+    first job file changes (the rest of a series differs in its load level only), so that a
+    long plan does not print pages of the same options."""
     seen: set[str] = set()
-    items = []
+    items, firsts = [], []
     for key, text in job_files.items():
         series = key.split(" [", 1)[0].rsplit("/", 1)[0]
-        more = ' class="more"' if series in seen else ""
+        if series not in seen:
+            firsts.append((key, text))
         seen.add(series)
-        items.append(f"<details{more}><summary>{_e(key)}</summary><pre>{_e(text)}</pre></details>")
-    printed = len(seen)
-    said = (f'<p class="caption print-only">Printed: the first job file of each series ({printed} '
-            f"of {len(job_files)}); the others differ in their load level only, and are in the "
-            "HTML report and each point's folder.</p>")  # fmt: skip
-    said = said if printed < len(job_files) else ""
-    return (f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>{said}'
-            f"{''.join(items) or DASH}</section>")  # fmt: skip
+        items.append(f"<details><summary>{_e(key)}</summary><pre>{_e(text)}</pre></details>")
+    head = f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>'
+    if len(firsts) == len(job_files) == len(items) and len(firsts) <= 1:
+        return f"{head}{''.join(items) or DASH}</section>"
+    return (f'{head}<div class="screen-only">{"".join(items)}</div>'
+            f"{_printed_jobs(firsts, len(job_files))}</section>")  # fmt: skip
+
+
+def _printed_jobs(firsts: list[tuple[str, str]], total: int) -> str:
+    (key, text), rest = firsts[0], firsts[1:]
+    known = set(text.splitlines())
+    changes = [f"{k}: " + "  ".join(line for line in t.splitlines()
+                                    if line not in known and not line.startswith(";"))
+               for k, t in rest]  # fmt: skip
+    said = (f"Printed: {key}'s job file, then the options the first job file of each other "
+            f"series changes ({len(firsts)} series, {total} job files: every one in the HTML "
+            "report and in its point's folder).")  # fmt: skip
+    return (
+        f'<div class="print-only"><p class="caption">{_e(said)}</p><pre>{_e(text)}</pre>'
+        f'<pre class="changes">{_e(chr(10).join(changes))}</pre></div>'
+    )
 
 
 def render_html(model: ReportModel) -> str:
@@ -737,6 +771,7 @@ def render_html(model: ReportModel) -> str:
         _distributions(model),
         _timelines(model),
         f'<section id="appendix"><h2>{APPENDIX}</h2>',
+        _unprinted(model),
         _provenance(model.provenance),
         _all_notes(model),
         _appendix_tables(model),

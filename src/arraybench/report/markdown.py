@@ -256,7 +256,7 @@ def _appendix(model: ReportModel) -> str:
     if model.notes_box and model.notes:
         parts.append(f"### All notes ({len(model.notes)})\n\n"
                      + "\n".join(f"- {escape(n)}" for n in model.notes))  # fmt: skip
-    parts += [_report_table(t) for t in model.appendix]
+    parts += [_report_table(t) for t in model.appendix if t.medium != "print"]
     return "## Appendix\n\n" + "\n\n".join(parts) if parts else ""
 
 

@@ -123,6 +123,9 @@ class ReportTable:
     rows: list[list[str]]
     caption: str = ""
     key_columns: int = 1  # the columns that name a row, repeated when the table is split
+    # "screen": the HTML page only (a long look-up a printout gives in short); "print": its
+    # short form, on paper only (not in Markdown or Excel either); "": everywhere
+    medium: str = ""
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,8 @@ FLAGS_TITLE = "Validity flags"
 
 def flag_table(points: Sequence[PointRecord], findings: Sequence[Finding]) -> list[ReportTable]:
     """Every validity flag of the run: the point, what is wrong, its grade (invalidating: the
-    point leaves the headline figures; remark: it stays, marked), what to change."""
+    point leaves the headline figures; remark: it stays, marked), what to change. On paper the
+    remarks are given by kind (a busy shared host can remark on every point)."""
     flags = flags_by_point([f for f in findings if f.kind == KIND])
     rows = [[p.key, f.kind, GRADE_TEXT[f.grade], f.why, f.change]
             for p in sorted(points, key=lambda p: p.seq) for f in flags.get(p.id, [])]  # fmt: skip
@@ -160,4 +161,22 @@ def flag_table(points: Sequence[PointRecord], findings: Sequence[Finding]) -> li
                f"others), the rest with remarks only ({REMARK_MARK}: kept in); each grade and "
                f"threshold: {RULES}")  # fmt: skip
     columns = ["Point", "Flag", "Grade", "Why", "What to change"]
-    return [ReportTable(FLAGS_TITLE, columns, rows, caption)]
+    invalid = [r for r in rows if r[2] == GRADE_TEXT[INVALIDATING]]
+    remarks = [r for r in rows if r[2] != GRADE_TEXT[INVALIDATING]]
+    tables = [ReportTable(FLAGS_TITLE, columns, rows, caption, medium="screen" if remarks else "")]
+    if remarks:  # paper: the invalidating flags whole, the remarks by kind
+        tables.append(ReportTable(FLAGS_TITLE, columns, invalid, caption, medium="print"))
+        tables.append(remarks_by_kind(remarks))
+    return tables
+
+
+def remarks_by_kind(rows: Sequence[Sequence[str]]) -> ReportTable:
+    """The remark rows of the flags table, one per kind: how many points, the first's words."""
+    kinds: dict[str, list[Sequence[str]]] = {}
+    for r in rows:
+        kinds.setdefault(r[1], []).append(r)
+    table = [[kind, f"{len(found)}", f"{found[0][0]}: {found[0][3]}", found[0][4]]
+             for kind, found in kinds.items()]  # fmt: skip
+    return ReportTable(f"Remarks ({REMARK_MARK}), by kind", ["Flag", "Points", "For example",
+                       "What to change"], table, "every remark, point by point: the HTML report",
+                       medium="print")  # fmt: skip

@@ -600,7 +600,7 @@ def _overlay_chart(ws: Worksheet, overlay: Overlay, first: int, last: int) -> Li
 
 def _tables_sheet(ws: Worksheet, model: ReportModel) -> None:
     row = 1
-    for table in model.tables + model.appendix:
+    for table in [t for t in model.tables + model.appendix if t.medium != "print"]:
         row = _write_table(ws, row, table)
     for overlay in model.overlays:
         row = _overlay_table(ws, row, overlay)
