@@ -260,7 +260,9 @@ def _title(model: ReportModel) -> str:
     sub += f" · scenario {model.scenario}" if model.scenario else ""  # only the user's
     links = _contents(model)
     toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
-    printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in links)
+    paper = [(a, t) for a, t in links  # load ladders alone are not printed (_timelines)
+             if a != "timelines" or any(not tl.series for tl in model.timelines)]  # fmt: skip
+    printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in paper)
     return (
         f"<header><h1>{_e(model.title)}</h1>"
         f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav>'
