@@ -66,8 +66,18 @@ def test_report_tables_say_spread_wins_and_flags() -> None:
     assert repeat_notes(pts) == [] and repeat_notes(pts[:1]) == [NO_SPREAD]
     flag = Flag("generator-bound", "host CPU 97 % busy", "use fewer jobs")
     [table] = flag_table(pts, [Finding(9, "validity", finding_data([flag]))])
-    assert table.rows == [["rr/w2-qd1", "generator-bound", "host CPU 97 % busy", "use fewer jobs"]]
+    assert table.rows == [["rr/w2-qd1", "generator-bound", "invalidating", "host CPU 97 % busy",
+                           "use fewer jobs"]]  # fmt: skip
+    assert table.medium == ""  # no remark: the one table, on paper too
     assert flag_table(pts, []) == []
+    remark = Flag("split-io", "kernel saw 300 % more IOPS (same bytes ...)", "nothing")
+    found = [Finding(9, "validity", finding_data([flag])), Finding(1, "validity",
+             finding_data([remark])), Finding(2, "validity", finding_data([remark]))]  # fmt: skip
+    screen, paper, kinds = flag_table(pts, found)
+    assert (screen.medium, paper.medium, kinds.medium) == ("screen", "print", "print")
+    assert len(screen.rows) == 3 and [r[0] for r in paper.rows] == ["rr/w2-qd1"]
+    assert [r[:2] for r in kinds.rows] == [["split-io", "2"]]  # the remarks, by kind
+    assert screen.rows[0][2] == "remark †" and "2 invalidating" not in screen.caption
 
 
 def test_flagged_levels_make_no_pass() -> None:
