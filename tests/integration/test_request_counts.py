@@ -71,6 +71,9 @@ def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str
         kinds = [f["kind"] for f in p["flags"]]
         assert "split-io" in kinds and "fio-kernel" not in kinds, p["flags"]
         assert not leaves_headline(kinds), kinds
+    shown = main_cli("show", "latest", "--results", str(tmp_path / "split")).stdout
+    said = [line for line in shown.splitlines() if ": split-io: " in line]
+    assert len(said) == 2 and all(line.startswith("remark: #") for line in said), shown
     model = report_for_run(store, run_id)
     assert "left out" not in " ".join(model.notes)  # no series left a point out
     panel = model.sections[0].panels[0]  # host-busy may join in on a shared machine
