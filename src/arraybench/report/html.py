@@ -144,7 +144,7 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   table.points tr.none { display:none; }
   table.points tbody th { font-size:9px; white-space:normal; }
   table.points tbody th:first-child { min-width:0; }
-  table.points th, table.points td { padding:3px 5px; }
+  table.points th, table.points td { padding:2px 5px; line-height:1.25; }
   th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
   td.pass, td.fail { border:1px solid currentColor; }
