@@ -180,9 +180,9 @@ def test_flags_are_graded_by_what_they_do_to_the_figure() -> None:
             "rate-not-reached", "not-steady", "start-spread")] == ["invalidating"] * 7  # fmt: skip
     # hosts 1.5 s apart: beyond the bound; 2.5 % of a 60 s window is not a small share
     assert kinds(PointFacts(jobs=1, start_spread_ms=1500.0, max_start_spread_ms=1000.0,
-                            planned_s=60.0)) == ["start-spread"]  # fmt: skip
+                            measured_s=60.0)) == ["start-spread"]  # fmt: skip
     assert kinds(PointFacts(jobs=1, start_spread_ms=1100.0, max_start_spread_ms=1000.0,
-                            planned_s=600.0)) == ["start-skew"]  # fmt: skip
+                            measured_s=600.0)) == ["start-skew"]  # fmt: skip
 
 
 def test_a_stored_request_count_flag_is_read_back_as_a_remark() -> None:

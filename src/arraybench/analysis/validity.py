@@ -47,12 +47,12 @@ INVALIDATING: Grade = "invalidating"
 REMARK: Grade = "remark"
 # the kinds that keep their point in the headline; any other kind (a later version's too)
 # leaves it out: an unknown doubt is not waved through
-REMARK_KINDS = {
-    "merged-io": "fio and the kernel moved the same bytes; the kernel in fewer requests",
-    "split-io": "fio and the kernel moved the same bytes; the kernel in more requests",
-    "host-busy": "the host was busy, but mostly with others: fio's own share was small",
-    "start-skew": "the hosts started out of step by a small share of the window",
-}
+REMARK_KINDS = frozenset({
+    "merged-io",  # fio and the kernel moved the same bytes, the kernel in fewer requests
+    "split-io",  # ... in more requests
+    "host-busy",  # the host was busy, but mostly with others: fio's own share was small
+    "start-skew",  # the hosts started out of step by a small share of the window
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,7 @@ class PointFacts:
     start_spread_ms: float | None = None  # many hosts: last host's first I/O - the first's
     max_start_spread_ms: float | None = None  # the plan's bound
     planned_s: float | None = None  # ramp + duration
+    measured_s: float | None = None  # duration: the window the figures are from
     elapsed_s: float | None = None  # fio's wall time
     rate_iops: int | None = None  # the workload's rate_iops (per job)
     read_pct: int = 100
@@ -215,7 +216,7 @@ def start_spread(f: PointFacts) -> Flag | None:
     spread, bound = f.start_spread_ms, f.max_start_spread_ms
     if spread is None or bound is None or spread <= bound:
         return None
-    window = (f.planned_s or 0.0) * 1000
+    window = (f.measured_s or 0.0) * 1000
     small = window > 0 and spread <= START_SKEW_SHARE * window
     share = f", {spread / window:.1%} of the {window / 1000:g} s window" if window else ""
     return Flag("start-skew" if small else "start-spread", f"the hosts started {spread:,.0f} ms "
@@ -307,7 +308,8 @@ def point_finding(
         steady_attained=record.steady_attained, direct=point.direct,
         file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
         start_spread_ms=record.start_spread_ms, max_start_spread_ms=max_start_spread_ms,
-        planned_s=point.timing.ramp + point.timing.duration, elapsed_s=record.runtime_s,
+        planned_s=point.timing.ramp + point.timing.duration,
+        measured_s=point.timing.duration, elapsed_s=record.runtime_s,
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
     )  # fmt: skip
     flags = point_flags(facts)
