@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arraybench.plan.expand import repetition_in_key
 from arraybench.report.model import REMARK_MARK
-from arraybench.report.spread import LevelFacts
+from arraybench.report.spread import RULES, LevelFacts
 from arraybench.store.db import PointRecord
 
 MAX_BOX = 4  # lines in the notes box, the "more in the appendix" line included
-RULES = "docs/validity.md"  # where each flag's grade and threshold is explained
 
 
 def flags_line(facts: LevelFacts, points: Sequence[PointRecord]) -> str | None:
@@ -22,7 +22,7 @@ def flags_line(facts: LevelFacts, points: Sequence[PointRecord]) -> str | None:
     remark, by kind; None when no point carries a flag."""
     if not facts.flagged and not facts.remarks:
         return None
-    levels = len({p.key.split("#", 1)[0] for p in points})
+    levels = len({repetition_in_key(p.key)[0] for p in points})  # as LevelFacts keys them
 
     def kinds(by_level: dict[str, list[str]]) -> str:
         return ", ".join(dict.fromkeys(k for found in by_level.values() for k in found))
@@ -41,7 +41,8 @@ def flags_line(facts: LevelFacts, points: Sequence[PointRecord]) -> str | None:
 
 def notes_box(notes: Sequence[str], facts: LevelFacts, points: Sequence[PointRecord]) -> list[str]:
     """At most MAX_BOX lines: missing points first, the flags' counts, then the first other
-    notes; the per-series flag notes are counted, not repeated (the appendix has them)."""
+    notes; the per-series notes on flagged points (spread.headline_notes: each says
+    "flagged") are counted in the flags' line, not repeated (the appendix has them)."""
     first = [n for n in notes if "points are missing" in n]
     counted = flags_line(facts, points)
     rest = [n for n in notes if n not in first and "flagged" not in n]
