@@ -15,6 +15,8 @@ import pytest
 
 from arraybench import cli
 from arraybench.analysis.validity import (
+    REMARK_KINDS,
+    THRESHOLDS,
     PointFacts,
     busy_pct,
     flags_of,
@@ -183,6 +185,12 @@ def test_flags_are_graded_by_what_they_do_to_the_figure() -> None:
                             measured_s=60.0)) == ["start-spread"]  # fmt: skip
     assert kinds(PointFacts(jobs=1, start_spread_ms=1100.0, max_start_spread_ms=1000.0,
                             measured_s=600.0)) == ["start-skew"]  # fmt: skip
+
+
+def test_every_kind_states_its_threshold_and_evidence() -> None:
+    kinds = {"generator-bound", "page-cache", "ramp", "not-steady", "stopped-early",
+             "rate-not-reached", "fio-kernel", "start-spread", *REMARK_KINDS}  # fmt: skip
+    assert set(THRESHOLDS) == kinds and all(a and b for a, b in THRESHOLDS.values())
 
 
 def test_a_stored_request_count_flag_is_read_back_as_a_remark() -> None:

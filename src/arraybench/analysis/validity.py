@@ -71,6 +71,36 @@ class Flag:
         return grade(self.kind)
 
 
+# each kind's threshold and the evidence behind it, as the report's appendix states them
+# (docs/validity.md says the same, with the measurements)
+THRESHOLDS = {
+    "generator-bound": (f"fio's jobs >= {SHARE_PCT:.0f} % of the CPUs, or one job >= "
+                        f"{CORE_PCT:.0f} % of a CPU at iodepth >= 2, or the host >= "
+                        f"{BUSY_PCT:.0f} % busy and most of it fio's",
+                        "null-engine runs beyond the core count: fio sets the pace"),
+    "page-cache": ("buffered I/O on a file target", "the page cache can serve the reads"),
+    "ramp": (f"the first {RAMP_HEAD_S} s rising, from below {RAMP_SHORT_BY:.0%} of the rest's "
+             "median", "the window's mean is still the warm-up's"),
+    "not-steady": ("timing.steady asked, fio did not attain it", "the plan asked for it"),
+    "stopped-early": (f"fio ran < {STOPPED_SHARE:.0%} of ramp + duration",
+                      "the point measured less than the plan asked"),
+    "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
+                         "its latency is a saturated device's"),
+    "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s", "a competing writer on a "
+                   "loop device: 1.15-18.7 x fio's bytes; split or merged I/O: <= 9 % apart"),
+    "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
+                     "of the window", "the total is not one load's"),
+    "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
+                  "0.06 x the requests, 0.91-1.07 x the bytes"),
+    "split-io": ("MB/s within 10 %, more requests", "1 MiB I/O on a loop device cut at "
+                 "max_sectors_kb 64: 16 x the requests, 1.00-1.06 x the bytes"),
+    "host-busy": (f"host >= {BUSY_PCT:.0f} % busy, fio's own share small", "2 jobs beside "
+                  "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
+    "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
+                   "they overlapped for 98 % of it or more"),
+}  # fmt: skip
+
+
 def grade(kind: str) -> Grade:
     """What a flag of this kind does to its point's figure (module doc)."""
     return REMARK if kind in REMARK_KINDS else INVALIDATING

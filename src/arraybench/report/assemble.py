@@ -60,6 +60,7 @@ from arraybench.report.spread import (
     level_facts,
     repeat_notes,
     spread_tables,
+    thresholds_table,
 )
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.run.provenance import provenance_rows
@@ -167,7 +168,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.tables += failure_tables(points, findings)
     spread = spread_tables(points, facts)  # per point: the appendix; which level won: here
     model.tables += spread[1:]
-    model.appendix += spread[:1] + flag_table(points, findings)
+    model.appendix += spread[:1] + flag_table(points, findings) + thresholds_table(findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     model.verdicts = verdict_tables(run, points, findings, facts)

@@ -12,7 +12,15 @@ from arraybench.analysis.curves import SeriesSummary
 from arraybench.analysis.noise import Level, optimal_confidence
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
-from arraybench.analysis.validity import INVALIDATING, KIND, REMARK, flags_by_point, leaves_headline
+from arraybench.analysis.validity import (
+    INVALIDATING,
+    KIND,
+    REMARK,
+    THRESHOLDS,
+    flags_by_point,
+    grade,
+    leaves_headline,
+)
 from arraybench.plan.expand import repetition_in_key
 from arraybench.report.model import REMARK_MARK, ReportTable
 from arraybench.store.db import Finding, PointRecord
@@ -168,6 +176,17 @@ def flag_table(points: Sequence[PointRecord], findings: Sequence[Finding]) -> li
         tables.append(ReportTable(FLAGS_TITLE, columns, invalid, caption, medium="print"))
         tables.append(remarks_by_kind(remarks))
     return tables
+
+
+def thresholds_table(findings: Sequence[Finding]) -> list[ReportTable]:
+    """Each flag kind the run has: its grade, its threshold and the evidence behind it."""
+    flags = flags_by_point([f for f in findings if f.kind == KIND])
+    kinds = dict.fromkeys(f.kind for found in flags.values() for f in found)
+    rows = [[k, GRADE_TEXT[grade(k)], *THRESHOLDS.get(k, ("–", "–"))] for k in kinds]
+    if not rows:
+        return []
+    return [ReportTable("How the flags are graded", ["Flag", "Grade", "Threshold", "Evidence"],
+                        rows, f"the measurements: {RULES}")]  # fmt: skip
 
 
 def remarks_by_kind(rows: Sequence[Sequence[str]]) -> ReportTable:
