@@ -206,7 +206,9 @@ def _timeline(t: Timeline) -> str:
     if finite:
         span += (
             f"; {t.throughput_unit} min {format_value(min(finite))}, "
-            f"mean {format_value(sum(finite) / len(finite))}, max {format_value(max(finite))}"
+            f"mean {format_value(sum(finite) / len(finite))}, "
+            f"{'highest round' if t.x_label == 'round' else '1-s peak'} "
+            f"{format_value(max(finite))}"
         )
     lines = [f"- **{escape(t.title)}**: {escape(span)}"]
     lines += [f"  - {escape(label)} at {format_value(at)} s" for at, label in t.events]
