@@ -75,6 +75,7 @@ def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str
     for p in points:  # the same bytes, 16 x the requests: a remark, never a reason to leave
         kinds = [f["kind"] for f in p["flags"]]
         assert "split-io" in kinds and "fio-kernel" not in kinds, p["flags"]
+        assert {f["grade"] for f in p["flags"]} == {"remark"}, p["flags"]  # show's JSON
         assert not leaves_headline(kinds), kinds
     shown = main_cli("show", "latest", "--results", str(tmp_path / "split")).stdout
     said = [line for line in shown.splitlines() if ": split-io: " in line]
