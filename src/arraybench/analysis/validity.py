@@ -86,7 +86,8 @@ THRESHOLDS = {
                       "the point measured less than the plan asked"),
     "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
                          "its latency is a saturated device's"),
-    "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s", "a competing writer on a "
+    "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too",
+                   "a competing writer on a "
                    "loop device: 1.15-18.7 x fio's bytes; split or merged I/O: <= 9 % apart"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
