@@ -87,8 +87,8 @@ THRESHOLDS = {
     "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
                          "its latency is a saturated device's"),
     "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too",
-                   "a competing writer on a "
-                   "loop device: 1.15-18.7 x fio's bytes; split or merged I/O: <= 9 % apart"),
+                   "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
+                   "merged I/O: <= 9 % apart"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
     "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
