@@ -266,6 +266,8 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(report)
     _output_option(report)
     report.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    report.add_argument("--charts", metavar="DIR",
+                        help="also write every chart as DIR/NAME.svg and DIR/NAME.png")  # fmt: skip
     compare = sub.add_parser("compare", help="runs or scenarios side by side, with deltas")
     compare.add_argument(
         "scenarios",
@@ -278,6 +280,9 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(compare)
     _output_option(compare)
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    compare.add_argument(
+        "--charts", metavar="DIR", help="also write every chart as DIR/NAME.svg and DIR/NAME.png"
+    )
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
@@ -783,7 +788,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     model = report_for_run(store, run.id)
     console.print_model(model)
     _write(model, paths, args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
+
+
+def _write_charts(model: ReportModel, folder: Path) -> None:
+    from arraybench.report.chartexport import write_charts
+    from arraybench.report.html import render_html
+
+    written = write_charts(render_html(model), folder)
+    count = sum(1 for p in written if p.suffix == ".svg")
+    console.out.print(f"charts: {count} as SVG and PNG in {folder.resolve()}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -823,6 +839,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _print_hanging(f" {note}", ("note:", "yellow"))
     if args.output:
         _write(model, [Path(p) for p in args.output], args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.events.procs import process_tree_pids
 from arraybench.fio.results import FioJobResult
 from arraybench.monitor.shielded import signals_held
+from arraybench.system.procs import process_tree_pids
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"

@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arraybench.plan.confidence import steady_limit
+from arraybench.plan.curve import CurveTest
 from arraybench.plan.events import Event, event_host_errors
 from arraybench.plan.links import parse_link
 from arraybench.plan.scenarios import Scenario, check_scenarios
@@ -736,6 +737,12 @@ class Plan(Strict):
     metadata: MetadataTest | None = Field(
         None,
         description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
+    )
+    curve: CurveTest | None = Field(
+        None,
+        description="vdbench's iorate=curve (SPC-1's response-time curve): after the grid, "
+        "each workload at its maximum's load level, rate-limited to percentages of that "
+        "maximum; latency against the IOPS achieved (plan/curve.py).",
     )
     repeat: Repeats = Field(1, description=REPEAT_TEXT)
     report: ReportOptions = Field(

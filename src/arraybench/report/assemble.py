@@ -50,6 +50,7 @@ from arraybench.report.regions import whole_target_notes
 from arraybench.report.rounds import round_of, rounds_report, window_means
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.scenarios import scenario_overlays, scenario_report
+from arraybench.report.seedfigures import add_seed_figures
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.spread import (
@@ -171,6 +172,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.appendix += spread[:1] + flag_table(points, findings) + thresholds_table(findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
+    add_seed_figures(model, once, findings)  # the seed reports' own figure forms
     model.verdicts = verdict_tables(run, points, findings, facts)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]

@@ -19,6 +19,7 @@ from arraybench.report.pointstable import (
 from arraybench.units import format_number as format_value
 
 DASH = "–"
+PRINTED_POINTS = 200  # above: the PDF leaves the points table out (30 rows a page)
 LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 
@@ -114,6 +115,12 @@ def points_section(model: ReportModel) -> str:
             "read and write columns of every point are in the CSV and the Excel report.</p>"
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
+    if len(model.points) > PRINTED_POINTS:  # pages of rows: the PDF says where they are
+        absent += (
+            f'<p class="caption print-only">{len(model.points):,} points: their table is in the '
+            "HTML report, the CSV and the Excel report (left out of this printout).</p>"
+        )
+        tables = f'<div class="screen-only">{tables}</div>'
     return (
         f'<section id="points"><h3>Points ({len(model.points)})</h3>{fixed}'
         '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '

@@ -91,6 +91,8 @@ class OverlayLine:
     mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
     # per x tick whether the point carries validity flags (a red cross on its throughput)
     flagged: list[bool] = field(default_factory=list)
+    # per x tick "optimal", "max", both or "" (report/overlays.py `with_marks`)
+    marks: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,36 @@ class Distribution:
     series: str
     percentiles: list[str]  # "50", "99.9", "100" (the maximum)
     lines: list[OverlayLine]
+
+
+@dataclass(frozen=True)
+class FigureSeries:
+    """One line, one set of bars or one heat-map row of a `Figure`."""
+
+    label: str
+    values: list[float | None]  # per x tick (per point of `x` for an "xy" figure)
+    flagged: list[bool] = field(default_factory=list)  # drawn as a red cross
+    x: list[float] | None = None  # "xy": the numeric x of each value (achieved IOPS)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A seed report's own figure form (report/seedfigures.py): "bars" (one bar per series
+    at each x tick: CSCS's set-ups), "lines" (one line per series against the x ticks: HUS
+    VM's block sizes against numjobs), "xy" (values against a numeric x: a response-time
+    curve), "time" (the same against seconds) or "heatmap" (rows = series, columns = x ticks:
+    a 2-D sweep)."""
+
+    form: str
+    title: str
+    x_label: str
+    unit: str  # of the values: "IOPS", "MB/s", "µs", "ops/s"
+    x_ticks: list[str]
+    series: list[FigureSeries]
+    log_x: bool = False  # the x ticks are powers of 2, drawn evenly (a log2 axis)
+    caption: str = ""
+    group: str = ""  # the heading it is drawn under
+    y_label: str = ""  # the heat map's row dimension
 
 
 @dataclass(frozen=True)
@@ -181,3 +213,4 @@ class ReportModel:
     # tables a reader looks up rather than reads (every validity flag, per-point spreads):
     # after the points, before the plan and the job files
     appendix: list[ReportTable] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms

@@ -39,6 +39,8 @@ class KindStep:
     iodepth: int
 
 
+# A kind may also define `resolve(step, ctx) -> KindStep`: the step as it will run, once the
+# grid has run (the curve's level is its series' maximum); the campaign calls it if present.
 class TestKind(Protocol):
     name: str  # the phase kind and the finding kind
     report_section: str  # the report function that draws its findings (report/special.py)
