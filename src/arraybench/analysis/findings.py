@@ -107,6 +107,7 @@ class Disagreements:
     worst_point: str
     worst: str  # the worst flag's own words
     likely_cause: str  # the hint given most often
+    same_bytes: int = 0  # points whose every line says the same bytes: merged or split I/O
 
 
 def summarize_disagreements(
@@ -123,4 +124,6 @@ def summarize_disagreements(
     key, worst = max(flags, key=lambda kf: size(kf[1]))
     hints = Counter(m.group(5) for _, f in flags if (m := DISAGREEMENT.search(f)) and m.group(5))
     cause = hints.most_common(1)[0][0] if hints else "see the points' notes"
-    return Disagreements(len({k for k, _ in flags}), compared, key, worst, cause)
+    points = {k for k, _ in flags}
+    other = {k for k, f in flags if "same bytes" not in f}
+    return Disagreements(len(points), compared, key, worst, cause, len(points - other))

@@ -198,9 +198,13 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
     """fio against the kernel, once per run: how many points, the worst, the likely cause."""
     if found is None:
         return []
+    graded = ""
+    if found.same_bytes:  # bytes first (analysis.validity): request counts alone are remarks
+        graded = (f" ({found.same_bytes} of them the same bytes in other requests: merged or "
+                  "split I/O, a remark, kept in the headline figures)")  # fmt: skip
     return [
         f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {found.points} of "
-        f"{found.of} points; worst {found.worst_point}: {found.worst}; likely cause: "
+        f"{found.of} points{graded}; worst {found.worst_point}: {found.worst}; likely cause: "
         f"{found.likely_cause} (per point: the column 'kernel vs fio' of the points table)"
     ]
 
