@@ -18,7 +18,7 @@ import shlex
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +29,7 @@ from arraybench.fio.values import argv_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.hosts.clock import measure_clock_offset
 from arraybench.hosts.probe import probe_version
-from arraybench.hosts.remote_safety import judge, parse_facts, target_command, unchecked_devices
+from arraybench.hosts.remote_safety import judge, parse_facts, target_command, unchecked_targets
 
 DEFAULT_PORT = 8765  # fio's own default server port
 CONNECT_TIMEOUT_S = 3.0
@@ -87,10 +87,14 @@ class HostSpec:
 
 @dataclass(frozen=True)
 class TargetSafety:
-    """What the target check must judge: whether the plan writes, and what it may destroy."""
+    """What the target check must judge: which phase writes each host's targets, and what
+    the plan consents to destroy. `writers` None: every target is taken as written."""
 
-    writes: bool = True
+    writers: Mapping[str, Mapping[str, str]] | None = None  # host -> target path -> phase
     allow_destroy: tuple[str, ...] = ()
+
+    def of(self, host: str) -> Mapping[str, str] | None:
+        return None if self.writers is None else self.writers.get(host, {})
 
 
 @dataclass
@@ -329,21 +333,25 @@ def _target_problems(
         return [
             f"{spec.name}: targets not checked: no SSH access to this host (fio's own protocol "
             "cannot look at a file without risking it)",
-            *unchecked_devices(spec.name, targets, writes=safety.writes,
+            *unchecked_targets(spec.name, targets, writers=safety.of(spec.name),
                                allow_destroy=safety.allow_destroy),
         ]  # fmt: skip
     command = ssh_command(spec, target_command(targets))
+    writers = safety.of(spec.name)
+    # fail closed: a check that could not run refuses every target the run writes
+    refused = "; refused: nothing written could be checked" if writers is None or writers else ""
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout_s, check=False
         )
     except subprocess.TimeoutExpired:
-        return [f"{spec.name}: the target check over ssh ran past {timeout_s:g} s"]
+        return [f"{spec.name}: the target check over ssh ran past {timeout_s:g} s{refused}"]
     if done.returncode != 0:
         said = (done.stderr.strip() or "no message").splitlines()[-1]
-        return [f"{spec.name}: target check over ssh failed: {said}"]
-    facts = parse_facts(done.stdout)
-    return judge(spec.name, facts, writes=safety.writes, allow_destroy=safety.allow_destroy)
+        return [f"{spec.name}: target check over ssh failed: {said}{refused}"]
+    facts = parse_facts(done.stdout, targets)
+    return judge(spec.name, facts, writers=safety.of(spec.name),
+                 allow_destroy=safety.allow_destroy)  # fmt: skip
 
 
 def check_hosts(

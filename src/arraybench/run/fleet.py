@@ -32,6 +32,7 @@ from arraybench.plan.model import Host, Plan
 from arraybench.run.host_verify import check_hosts_can_verify
 from arraybench.store.findings import HostsFinding
 from arraybench.store.records import Sample
+from arraybench.targets.actions import target_uses, writers_of
 
 
 def host_spec(host: Host) -> HostSpec:
@@ -106,8 +107,10 @@ def host_targets(plan: Plan) -> dict[str, list[str]]:
 
 
 def target_safety(plan: Plan) -> TargetSafety:
-    writes = any(w.read < 100 for w in plan.workloads) or plan.precondition is not None
-    return TargetSafety(writes=writes, allow_destroy=tuple(plan.allow_destroy))
+    """Per host, the phase writing each of its targets (`targets.actions`)."""
+    uses = target_uses(plan)
+    writers = {h.name: writers_of(uses, h.name) for h in plan.hosts}
+    return TargetSafety(writers=writers, allow_destroy=tuple(plan.allow_destroy))
 
 
 class Fleet:

@@ -116,10 +116,11 @@ class TargetGuard:
         self.checked: dict[str, Identity | None] = {}
 
     def check(
-        self, path: str, *, writes: bool, allow_destroy: Iterable[str] = (), direct: bool = False
-    ) -> TargetInfo:
+        self, path: str, *, writes: bool, allow_destroy: Iterable[str] = (), direct: bool = False,
+        phase: str = "",
+    ) -> TargetInfo:  # fmt: skip
         """check_target, plus direct I/O and the identity recorded for ``recheck``."""
-        info = check_target(path, writes=writes, allow_destroy=allow_destroy)
+        info = check_target(path, writes=writes, allow_destroy=allow_destroy, phase=phase)
         if direct:
             check_direct(info)
         self.remember(path)
