@@ -113,9 +113,9 @@ def test_reading_only_is_still_allowed(ext4: Device, tmp_path: Path) -> None:
 
 
 def test_a_plan_with_hosts_cannot_precondition_on_the_controller(tmp_path: Path) -> None:
-    plan = small_plan(tmp_path, workers="[1]", workloads=READ_ONLY,
-                      extra="precondition: {passes: 1}\nhosts:\n"
-                      "  - {name: h1, address: 192.0.2.7, targets: [{path: /dev/sdz}]}\n")  # fmt: skip
+    hosts = "hosts:\n  - {name: h1, address: 192.0.2.7, targets: [{path: /dev/sdz}]}\n"
+    extra = "precondition: {passes: 1}\n" + hosts
+    plan = small_plan(tmp_path, workers="[1]", workloads=READ_ONLY, extra=extra)
     done = main_cli("run", str(plan), "--results", str(tmp_path / "r"))
     assert done.returncode == 2, done.stderr
     assert "precondition" in done.stderr and "hosts" in done.stderr
@@ -140,7 +140,9 @@ def _fake_tools(tmp_path: Path, blkid: str | None) -> str:
     return str(folder)
 
 
-BUSYBOX = "echo \"blkid: unrecognized option '-p'\" >&2\necho 'Usage: blkid [BLOCKDEV]...' >&2\nexit 1\n"
+BUSYBOX = (
+    "echo \"blkid: unrecognized option '-p'\" >&2\necho 'Usage: blkid [BLOCKDEV]...' >&2\nexit 1\n"
+)
 BROKEN = {
     "busybox": BUSYBOX,
     "crashes": "kill -SEGV $$\n",

@@ -166,8 +166,7 @@ def test_probe_falls_back_to_raw_check_without_blkid(
     monkeypatch.setenv("PATH", str(empty))  # no blkid on PATH
     assert probe_signatures(ext4_loopdev) == [
         "ext2/3/4 filesystem signature (raw check)",
-        "unknown contents (the signature check could not run: blkid (util-linux) is not "
-        "installed)",
+        "unknown contents (the signature check could not run: blkid (util-linux) is not installed)",
     ]
     with pytest.raises(UnsafeTargetError, match=r"ext2/3/4 filesystem signature \(raw check\)"):
         check_target(ext4_loopdev, writes=True)

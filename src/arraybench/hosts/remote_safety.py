@@ -42,7 +42,8 @@ for t in "$@"; do
   [ "$k" = block ] || continue
   echo "block $t"
   for tool in readlink basename awk blkid; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "uncheckable $t $tool is not installed"; continue 2; }
+    command -v "$tool" >/dev/null 2>&1 ||
+      { echo "uncheckable $t $tool is not installed"; continue 2; }
   done
   r=$(readlink -f "$t")
   [ -n "$r" ] || { echo "uncheckable $t readlink -f gave no path"; continue; }
@@ -61,7 +62,8 @@ for t in "$@"; do
   case $rc in
     0) ty=$(printf '%s\n' "$out" | sed -n 's/^TYPE=//p' | head -n 1)
        pt=$(printf '%s\n' "$out" | sed -n 's/^PTTYPE=//p' | head -n 1)
-       [ -n "$ty$pt" ] || echo "uncheckable $t blkid found something but said no TYPE: $(first "$out")"
+       [ -n "$ty$pt" ] ||
+         echo "uncheckable $t blkid found something but said no TYPE: $(first "$out")"
        [ -n "$ty" ] && echo "signature $t $ty"
        [ -n "$pt" ] && echo "ptable $t $pt";;
     2) [ -z "$out" ] || echo "uncheckable $t blkid exited with 2: $(first "$out")";;
