@@ -6,6 +6,7 @@ The job file is written beside fio's outputs so a user can re-run it by hand:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from arraybench.fio.values import fio_comment, fio_path, fio_value
@@ -20,6 +21,26 @@ def fio_filename(path: str, where: str = "target") -> str:
     """A target path for ``filename=``: refused when fio would read another path (newline,
     ``#``, ``;``, ``$`` ...), ``:`` escaped (fio separates several files with ':')."""
     return fio_path(path, f"{where} path")
+
+
+def _pinned_name(name: str, pins: Mapping[str, int]) -> str:
+    path = name.strip().replace("\\:", ":")  # fio_path's one escape
+    return f"/dev/fd/{pins[path]}" if path in pins else name
+
+
+def pin_filenames(text: str, pins: Mapping[str, int]) -> str:
+    """A job file with every ``filename=`` entry naming a pinned target (path -> an open
+    descriptor fio inherits) replaced by ``/dev/fd/N``: fio reopens the file or device that
+    descriptor is, whatever the path leads to by then (``targets.guard.TargetGuard.pinned``)."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        key, sep, value = line.partition("=")
+        if sep and key.strip() == "filename":
+            body = value.rstrip("\n")
+            names = re.split(r"(?<!\\):", body)
+            line = f"{key}={':'.join(_pinned_name(n, pins) for n in names)}{value[len(body) :]}"
+        lines.append(line)
+    return "".join(lines)
 
 
 def _rw(point: Point) -> list[str]:

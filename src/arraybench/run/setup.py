@@ -138,8 +138,9 @@ def condition(ctx: RunContext) -> None:
     kinds = {f.kind for f in store.findings(run.id)}
     if plan.purge and PURGE.name not in kinds:
         ctx.phase("purge", "blkdiscard of the block devices", 1.0)
-        results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"))
-                   for t in plan.targets]  # fmt: skip
+        with ctx.guard.pinned(t.path for t in plan.targets) as pins:  # what blkdiscard opens
+            results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"), pins.get(t.path))
+                       for t in plan.targets]  # fmt: skip
         ctx.notify("phase_finished", False)
         for line in purge_lines(results):
             ctx.observer.warning(line)
@@ -150,6 +151,7 @@ def condition(ctx: RunContext) -> None:
                   "times over", write_seconds(written))  # fmt: skip
         folder = Path(run.folder) / "precondition"
         ctx.guard.recheck(t.path for t in plan.targets)
-        done = run_precondition(plan, plan.precondition, sizes, folder, fio)
+        with ctx.guard.pinned(t.path for t in plan.targets) as pins:
+            done = run_precondition(plan, plan.precondition, sizes, folder, fio, pins)
         ctx.notify("phase_finished", False)
         store.add_finding(run.id, PRECONDITION.new(done))
