@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import main_cli, needs_fio
 from tests.loopdev import attached, sparse_file
-from tests.netns import TestHosts, cleanup_stale, started_or_skip
+from tests.netns import SSHD, TestHosts, cleanup_stale, started_or_skip
 
 pytestmark = [
     needs_fio,
@@ -118,4 +118,60 @@ def test_a_read_only_plan_needs_no_consent(
     plan.write_text(plan.read_text().replace("read: 0", "read: 100"))
     done = main_cli("run", str(plan), "--results", str(tmp_path / "r"))
     assert done.returncode == 0, done.stderr
+    assert _head(dev) == head
+
+
+@pytest.fixture(scope="module")
+def ssh_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
+    if not Path(SSHD).exists():
+        pytest.skip("openssh-server is not installed")
+    cleanup_stale()
+    folder = tmp_path_factory.mktemp("ssh-host")
+    hosts = started_or_skip(1, folder, port=8843)
+    try:
+        hosts.start_sshd(0, folder / "ssh-h0")
+        yield hosts
+    finally:
+        hosts.close()
+
+
+def _ssh_plan(tmp_path: Path, hosts: TestHosts, target: str) -> Path:
+    h, keys = hosts.hosts[0], hosts.workdir / "ssh-h0"
+    text = (
+        "name: examined\n"
+        f"hosts:\n  - {{name: {h.name}, address: {h.address}, port: 8845,\n"
+        f"     ssh: {{user: root, key: {keys / 'idkey'}, known_hosts: {keys / 'known_hosts'}}},\n"
+        f"     targets: [{{path: '{target}', size: 8m}}]}}\n"
+        "timing: {ramp: 0s, duration: 1s}\n"
+        "load: {workers: [1], iodepth: [1]}\n"
+        "workloads:\n"
+        "  - {name: w, pattern: random, bs: 4k, read: 0, ioengine: psync, rate_iops: 200}\n"
+    )
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_an_examined_hosts_job_file_names_the_resolved_path(
+    ssh_host: TestHosts, ext4: tuple[str, str], tmp_path: Path
+) -> None:
+    """The host's fio is given the path the check resolved, not the link the plan names (a
+    link swapped after the check then leads nowhere new); a link to the ext4 device is
+    refused as the device itself is."""
+    real = tmp_path / "data" / "real.dat"
+    real.parent.mkdir()
+    real.write_bytes(os.urandom(8 << 20))
+    link = tmp_path / "link.dat"
+    link.symlink_to(real)
+    results = tmp_path / "r"
+    done = main_cli("run", str(_ssh_plan(tmp_path, ssh_host, str(link))), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    [job] = results.glob("runs/*/points/*/point-h0.fio")
+    assert f"filename={real}" in job.read_text().split()
+    dev, head = ext4
+    device_link = tmp_path / "dev-link.dat"
+    device_link.symlink_to(dev)
+    plan = _ssh_plan(tmp_path, ssh_host, str(device_link))
+    done = main_cli("run", str(plan), "--results", str(tmp_path / "r2"))
+    assert done.returncode == 2 and "ext4" in done.stderr and "workload w" in done.stderr
     assert _head(dev) == head

@@ -39,6 +39,8 @@ for t in "$@"; do
   [ -r "$t" ] || echo "unreadable $t"
   [ "$k" = other ] && echo "other $t"
   [ "$k" = file ] && echo "file $t"
+  case $k$t in file/*) r=$(readlink -f "$t" 2>/dev/null) &&
+    [ -n "$r" ] && echo "resolved $t $r";; esac
   [ "$k" = block ] || continue
   echo "block $t"
   for tool in readlink basename awk blkid; do
@@ -138,6 +140,16 @@ def parse_facts(output: str, targets: Sequence[str] = ()) -> dict[str, RemoteTar
         elif target.kind == "unknown":
             target.facts["uncheckable"] = "the check script said nothing about it"
     return found
+
+
+def resolved_paths(facts: dict[str, RemoteTarget]) -> dict[str, str]:
+    """Absolute target path -> the path it resolves to on the host (links followed), for the
+    host's job files: fio there opens what was checked, not a link that may be swapped."""
+    return {
+        t.path: t.facts["resolved"]
+        for t in facts.values()
+        if t.path.startswith("/") and t.facts.get("resolved", "").startswith("/")
+    }
 
 
 def _allowed(target: RemoteTarget, allow_destroy: Iterable[str]) -> bool:
