@@ -285,7 +285,8 @@ def test_remote_check_passes_a_blank_device_and_flags_a_file(loopdev: str, tmp_p
     data.write_bytes(b"x")
     facts = _remote_facts(loopdev, str(data), str(tmp_path / "nope"))
     assert facts[loopdev].kind == "block" and set(facts[loopdev].facts) == {"block", "resolved"}
-    assert facts[str(data)].kind == "file" and set(facts[str(data)].facts) == {"file"}
+    assert facts[str(data)].kind == "file" and set(facts[str(data)].facts) == {"file", "resolved"}
+    assert facts[str(data)].facts["resolved"] == str(data)
     problems = judge("h1", facts, writers=None, allow_destroy=[])
     assert problems == [f"h1: target {tmp_path / 'nope'} does not exist on the host"]
 
