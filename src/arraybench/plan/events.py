@@ -30,6 +30,7 @@ point); `prompt`, and `run` without `host`/`hosts`, happen on the controller:
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints, field_validator, model_validator
