@@ -193,6 +193,15 @@ def test_the_real_blkid_on_a_host_passes_a_blank_device(blank: Device) -> None:
     assert judge("h1", facts, writers=None, allow_destroy=[]) == []
 
 
+def test_a_host_target_that_is_neither_file_nor_device_is_refused_when_written(
+    tmp_path: Path,
+) -> None:
+    facts = parse_facts(_remote(os.environ["PATH"], str(tmp_path), "/dev/null"))
+    lines = judge("h1", facts, writers=None, allow_destroy=[str(tmp_path), "/dev/null"])
+    assert len(lines) == 2 and all("neither" in x and "refused" in x for x in lines), lines
+    assert all("refused" not in x for x in judge("h1", facts, writers={}, allow_destroy=[]))
+
+
 def test_cut_or_foreign_check_output_fails_closed(blank: Device) -> None:
     whole = _remote(os.environ["PATH"], blank.path)
     assert END_MARK in whole

@@ -76,7 +76,7 @@ done
 echo "END"
 """.replace("END", END_MARK)
 
-ALWAYS_REFUSED = {"mounted", "swap"}
+ALWAYS_REFUSED = {"mounted", "swap", "other"}  # when written; "other": a directory, a tty...
 REFUSED_UNLESS_ALLOWED = {"holders", "partitions", "signature", "ptable", "uncheckable"}
 _KINDS = ("block", "file", "missing", "other")
 _WORDS = {
