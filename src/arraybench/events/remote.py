@@ -160,7 +160,7 @@ exec "$@"
 
 # args: DEVICE [STATE]: prints "STATEFILE BEFORE", then writes STATE if given
 _SCSI = r"""n=$(basename "$(readlink -f "$1")")
-name() { case $1 in ''|[!A-Za-z0-9]*|*[!A-Za-z0-9_-]*)
+name() { case $1 in ''|[!A-Za-z0-9]*|*[!A-Za-z0-9_!+-]*)
   echo "$2 leads to '$1', which is not a block device name" >&2; exit 3;; esac; }
 name "$n" "$1"
 c=/sys/class/block/$n

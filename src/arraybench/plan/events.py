@@ -216,9 +216,10 @@ class SignalAction(Strict):
         return pattern
 
 
-# a kernel block device name (sdc, nvme0n1, dm-3): the one part of a sysfs path taken from a
-# plan; the path around it is rebuilt (/sys/block/NAME/device/state), never taken whole
-BLOCK_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+# a kernel block device name (sdc, nvme0n1, dm-3, cciss!c0d0): the one part of a sysfs path
+# taken from a plan; the path around it is rebuilt (/sys/block/NAME/device/state), never taken
+# whole (the same shape as the revert's check, events.entries.BLOCK_NAME)
+BLOCK_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_!+-]{0,63}")
 _DEV_PATH_RE = re.compile(r"/dev/[A-Za-z0-9_.:+@=,/-]+")
 
 
@@ -245,7 +246,7 @@ class ScsiOfflineAction(Strict):
         elif not is_block_name(device):
             raise ValueError(
                 f"{device!r} is not a block device name: give a kernel name such as sdc "
-                "(letters, digits, '_' and '-') or a /dev path"
+                "(letters, digits, '_', '-', '!' and '+') or a /dev path"
             )
         return device
 
