@@ -98,21 +98,3 @@ def steady_state(
     if len(values) < window:
         return _not_enough()
     return _window_result(values, len(values) - window, window, max_excursion, max_slope_excursion)
-
-
-def first_steady_window(
-    values: Sequence[float],
-    window: int = 5,
-    max_excursion: float = 0.20,
-    max_slope_excursion: float = 0.10,
-) -> int | None:
-    """Scan forward; the first index i whose trailing window values[i - window + 1 : i + 1]
-    is steady, i.e. the round after which a point may stop. None if no window is steady.
-
-    `steady_state(values[: i + 1], window, ...)` gives the figures of that window.
-    """
-    _check_args(window, max_excursion, max_slope_excursion)
-    for start in range(len(values) - window + 1):
-        if _window_result(values, start, window, max_excursion, max_slope_excursion).steady:
-            return start + window - 1
-    return None

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from arraybench.events import cgroup as cgroups
-from arraybench.events.blockdev import BlockDevice, disk_for_path, parent_disk_name
 from arraybench.events.errors import InjectorError
 from arraybench.events.journal import Injection, Journaled
-from arraybench.events.procs import find_processes, leaves, processes_of, read_pid_file
+from arraybench.events.procs import find_processes, read_pid_file
 from arraybench.plan.events import (
     Event,
     NetemAction,
@@ -35,6 +34,8 @@ from arraybench.plan.events import (
     ThrottleAction,
     is_block_name,
 )
+from arraybench.system.blockdev import BlockDevice, device_number, parent_disk_name, whole_disk
+from arraybench.system.procs import leaves, processes_of
 
 CGROUP_PREFIX = "arraybench-ev"
 OUTPUT_LIMIT = 2000  # characters of a command's output kept in the record
@@ -183,6 +184,21 @@ class CommandInjector(Injector):
 
 
 # --------------------------------------------------------------------------- throttle
+
+
+def disk_for_path(path: str, sys_root: str = "/sys") -> BlockDevice:
+    """The whole disk a block device is, or a file lives on; InjectorError otherwise."""
+    try:
+        major, minor, _ = device_number(path)
+    except OSError as exc:
+        raise InjectorError(f"{path}: {exc.strerror or exc}", "check the device path") from None
+    disk = whole_disk(major, minor, sys_root)
+    if disk is None:
+        raise InjectorError(
+            f"{path} is on no block device (device number {major}:{minor})",
+            "name a block device, or a file on a block-device filesystem",
+        )
+    return disk
 
 
 def _limits(action: ThrottleAction) -> dict[str, int | None]:

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.events.procs import process_tree_pids
 from arraybench.fio.jobfile import pin_filenames
 from arraybench.fio.results import FioJobResult
 from arraybench.monitor.shielded import signals_held
+from arraybench.system.procs import process_tree_pids
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"

@@ -90,10 +90,6 @@ def compact(v: float) -> str:
     return format_tick(v)
 
 
-def _sig(v: float) -> str:
-    return significant(v)
-
-
 def fmt_throughput(v: float, unit: str) -> str:
     """ "304 kIOPS", "1.25 MIOPS", "850 IOPS", "1,204 MB/s": `units.format_quantity`."""
     return format_quantity(v, unit)
