@@ -106,9 +106,10 @@ def test_every_point_flagged_names_them_and_says_so() -> None:
     assert headline([P(1, 1, 1)]).rule == NONE_FLAGGED
 
 
-def test_leaves_headline_today_every_flag_leaves() -> None:
+def test_leaves_headline_an_invalidating_flag_leaves_a_remark_stays() -> None:
     assert leaves_headline([]) is False
     assert leaves_headline([Flag("ramp", "rose", "lengthen timing.ramp")]) is True
+    assert leaves_headline([Flag("merged-io", "same bytes, fewer requests", "nothing")]) is False
 
 
 def test_the_optimal_point_is_never_dominated_by_a_lower_level() -> None:

@@ -50,7 +50,7 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Measurements that may not be trusted" table (report/spread.flag_table), if any
+    # its "Validity flags" table (report/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
     # its levels' flags and spreads, as its run's report reads them (report/spread.py)
     facts: LevelFacts = field(default_factory=LevelFacts)
@@ -87,7 +87,7 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     validity = store.findings(run_id, KIND)
     include = headline_includes_flagged(run)
     facts = level_facts(points, validity, include)
-    flags = flag_table(points, validity)
+    flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     return Scenario(label, run, points, queues, facts.flagged, include, flags, facts)
 
 
@@ -255,7 +255,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
-    model.tables += flags_of_all(scenarios)
+    model.appendix += flags_of_all(scenarios)  # look-ups: after the charts
     model.summary_columns = labels
     model.summary = summary
     model.latency_bound = bound_text(base.run)

@@ -5,7 +5,7 @@ with its latency and the minimum latency (HUS VM: "147,000 IOPS at 1.7 ms (8 KiB
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from arraybench.analysis.headline import Headline
 from arraybench.report.build import level_axis, mix_sort_key, order_points, series_of
@@ -59,38 +59,48 @@ def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
 
 
 def maximum_recorded(
-    points: list[PointRecord], headlines: Mapping[str, Headline]
-) -> list[ReportTable]:
+    points: list[PointRecord], headlines: Mapping[str, Headline],
+    tests: Sequence[PointRecord] = (),
+) -> list[ReportTable]:  # fmt: skip
     """Per mix (and unit): the highest of its series' headline maxima, its latency and
     where; the lowest of their headline minimum latencies and where (report/headlines.py:
-    the points a series' headline leaves out are left out here too)."""
+    the points a series' headline leaves out are left out here too). `tests`: SNIA tests as
+    their window table states them (report/rounds.py window_means), one record each."""
     by_key = {p.key: p for p in points}
-    by_mix: dict[tuple[str, str], list[Headline]] = {}
+    tops: dict[tuple[str, str], list[PointRecord]] = {}
+    lows: dict[tuple[str, str], list[PointRecord]] = {}
+    left_out = 0
     for name, pts in series_of(points).items():
-        if name in headlines:
-            by_mix.setdefault((pts[0].mix, pts[0].unit), []).append(headlines[name])
-    if not by_mix:
-        return []
-    rows, left_out = [], 0
-    for mix, unit in sorted(by_mix, key=lambda k: (mix_sort_key(k[0]), k[1])):
-        found = by_mix[(mix, unit)]
-        left_out += sum(len(h.left_out) for h in found)
-        maxima = [by_key[h.maximum.key] for h in found if h.maximum]
-        lows = [h.min_latency for h in found if h.min_latency]
-        if not maxima:
+        if (h := headlines.get(name)) is None:
+            continue
+        group = (pts[0].mix, pts[0].unit)
+        left_out += len(h.left_out)
+        tops.setdefault(group, []).extend([by_key[h.maximum.key]] if h.maximum else [])
+        lows.setdefault(group, []).extend([by_key[h.min_latency.key]] if h.min_latency else [])
+    for p in tests:
+        tops.setdefault((p.mix, p.unit), []).append(p)
+        if p.metric("total", "lat_mean_us") is not None:
+            lows.setdefault((p.mix, p.unit), []).append(p)
+    rows = []
+    for mix, unit in sorted(tops, key=lambda k: (mix_sort_key(k[0]), k[1])):
+        if not (maxima := tops[(mix, unit)]):
             continue
         top = max(maxima, key=lambda p: p.throughput())  # the first series on a tie
-        low = by_key[min(lows, key=lambda c: c.lat_mean_us or 0.0).key] if lows else None
+        found = lows.get((mix, unit), [])
+        low = min(found, key=lambda p: p.metric("total", "lat_mean_us") or 0.0) if found else None
         rows.append([
             mix, _at(top), _where(top),
             format_latency(low.metric("total", "lat_mean_us")) if low else "–",
             _where(low) if low else "–",
         ])  # fmt: skip
+    if not rows:
+        return []
     return [ReportTable(
         "Maximum recorded", ["mix", "max throughput @ mean latency", "where",
                              "min mean latency", "where"], rows,
         "over every workload and load level of the run, per mix and unit: the highest "
         "series maximum and the lowest series minimum latency of the summary"
+        + ("; SNIA tests as their steady-state window's mean" if tests else "")
         + (f"; {left_out} flagged point(s) left out" if left_out else ""),
     )]  # fmt: skip
 

@@ -75,7 +75,10 @@ def run_point(ctx: RunContext, point: Point) -> None:
     fio_sizes = extras.fio_sizes() if extras else sizes
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
     jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
-    with PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor:
+    with (
+        PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
+        ctx.guard.pinned(t.path for t in point.targets) as pins,  # what fio opens: checked
+    ):
         if extras:
             extras.live_iops = monitor.live_iops
         try:
@@ -86,6 +89,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 on_tick=lambda elapsed: observer.point_tick(point, elapsed),
                 binary=fio,
                 on_start=extras.started if extras else None,
+                pins=pins,
             )
         finally:
             if extras:
