@@ -63,11 +63,14 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
     from dataclasses import replace
 
     from arraybench.plan.model import Rounds
+    from arraybench.report.headlines import run_headlines
     from arraybench.report.rounds import matrix_tables, window_means
     from arraybench.report.seedtables import maximum_recorded
+    from arraybench.report.spread import LevelFacts
     from arraybench.run.campaign import rounds_verdict
     from arraybench.store.findings import ROUNDS
     from tests.records import BLANK_POINT
+    from tests.unit.test_plan_scenarios import RUN
 
     def point(key: str, iops: float, **kw: object) -> PointRecord:
         metrics = {**BLANK_POINT.metrics, "total_iops": iops, "total_lat_mean_us": 200.0}
@@ -88,7 +91,9 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
                                             max=5), 3)  # fmt: skip
     findings = [Finding(None, ROUNDS.name, verdict)]
     [window] = matrix_tables(rounds, verdict)
-    [recorded] = maximum_recorded([wsat, *window_means(rounds, findings)])
+    # the grid series (wsat) by their headlines, each SNIA test by its window mean
+    heads = run_headlines([wsat], RUN, LevelFacts())
+    [recorded] = maximum_recorded([wsat], heads, window_means(rounds, findings))
     [row] = recorded.rows
     assert window.rows[0][1].startswith("115 kIOPS"), window.rows
     assert row[1].startswith("115 kIOPS"), row  # one figure for the 4 KiB write test
