@@ -36,6 +36,7 @@ from arraybench.errors import utf8_safe
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
+from arraybench.report.headlines import SUMMARY_LINK
 from arraybench.report.model import ReportModel, ReportTable
 from arraybench.run.outline import OVERHEAD_S, Outline, TargetFacts
 from arraybench.run.progress import RunProgress
@@ -337,6 +338,7 @@ def print_wrapped(lines: Sequence[tuple[str, str]], name_width: int) -> None:
 def summary_table(model: ReportModel) -> Table:
     table = Table(
         title=f"{model.title} — optimal @ latency / max, min latency ({model.run_id})",
+        caption=SUMMARY_LINK,
         show_lines=True,
     )
     table.add_column("Workload", style="bold")

@@ -38,7 +38,6 @@ from arraybench.report.build import (
 from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
 from arraybench.report.headlines import (
-    HOW_COMPUTED,
     curve_levels,
     headline_includes_flagged,
     run_headlines,
@@ -378,7 +377,7 @@ def build_report(
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
-        notes=_notes(run, points) + notes + ([HOW_COMPUTED] if headlines else []),
+        notes=_notes(run, points) + notes,
     )
 
 

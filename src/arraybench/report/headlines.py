@@ -21,6 +21,8 @@ from arraybench.store.db import Finding, PointRecord, RunRecord
 # the optimal point in the words every caption uses (the rule itself: docs/headline.md)
 OPTIMAL_RULE = ("the end of the healthy range: the last level before the first step whose "
                 "throughput gain is not larger than its latency rise")  # fmt: skip
+# the summary's caption says where the rules are (HTML, PDF, Markdown, Excel)
+SUMMARY_LINK = "How these are computed, and which points they leave out: docs/headline.md."
 HOW_COMPUTED = ("how the optimal point, maximum and minimum latency are computed, and which "
                 "points they leave out: docs/headline.md")  # fmt: skip
 

@@ -16,7 +16,7 @@ from arraybench.report import html_appendix, interact
 from arraybench.report.chartexport import name_charts
 from arraybench.report.escape import for_html
 from arraybench.report.figsvg import figures_html
-from arraybench.report.headlines import OPTIMAL_RULE
+from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     CurvePanel,
     Distribution,
@@ -368,7 +368,7 @@ def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
     caption = (
         f"Bold: optimal point ({OPTIMAL_RULE}), "
         "with its mean latency. Below: maximum throughput and minimum latency; "
-        f"best throughput within the latency bound ({model.latency_bound})."
+        f"best throughput within the latency bound ({model.latency_bound}). {SUMMARY_LINK}"
     )
     names = ["", *model.summary_columns]
     parts = [

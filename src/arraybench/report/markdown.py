@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from arraybench.report.escape import for_markdown
-from arraybench.report.headlines import OPTIMAL_RULE
+from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.html import DASH, format_value
 from arraybench.report.model import (
     REMARK_MARK,
@@ -105,7 +105,7 @@ def _summary(model: ReportModel) -> str:
     caption = (
         f"Bold: optimal point ({OPTIMAL_RULE}), "
         "with its mean latency. Below: maximum throughput and minimum latency; best "
-        f"throughput within the latency bound ({model.latency_bound})."
+        f"throughput within the latency bound ({model.latency_bound}). {SUMMARY_LINK}"
     )
     table = _table(columns, rows, raw=True) if rows else DASH
     return f"## Summary\n\n{table}\n\n_{escape(caption)}_"

@@ -27,7 +27,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.escape import starts_formula
-from arraybench.report.headlines import OPTIMAL_RULE
+from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -351,7 +351,7 @@ def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) 
         ws,
         row,
         1,
-        f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets.",
+        f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets. {SUMMARY_LINK}",
     )
     ws.cell(row, 1).font = MUTED
     row += 2
