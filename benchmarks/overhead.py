@@ -66,8 +66,10 @@ def run_fio(jobfile: Path, workdir: Path) -> tuple[float, float]:
     return sum(j["read"]["iops"] for j in jobs), cpu
 
 
-def measure(engine: str, direct: int, rounds: int, seconds: int, base: Path) -> None:
-    plan = PLAN.format(target=base / "target.dat", engine=engine, direct=direct, seconds=seconds)
+def measure(engine: str, direct: bool, rounds: int, seconds: int, base: Path) -> None:
+    plan = PLAN.format(
+        target=base / "target.dat", engine=engine, direct=str(direct).lower(), seconds=seconds
+    )
     a_iops, a_cpu, b_iops, b_cpu = [], [], [], []
     run_arraybench(plan, base / f"warmup-{engine}")  # lays out the target file once
     for n in range(rounds):
@@ -95,8 +97,8 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args()
     base = args.dir or Path(tempfile.mkdtemp(prefix="abbench-"))
-    measure("null", 0, args.rounds, args.seconds, base)
-    measure("libaio", 1, args.rounds, args.seconds, base)
+    measure("null", False, args.rounds, args.seconds, base)
+    measure("libaio", True, args.rounds, args.seconds, base)
     shutil.rmtree(base, ignore_errors=True)
 
 

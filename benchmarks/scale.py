@@ -39,6 +39,7 @@ from arraybench.plan.expand import Level, Point, expand, family_label, mix_label
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.point import point_findings
 from arraybench.run.setup import plan_yaml
+from arraybench.store.findings import HostsFinding
 from arraybench.store.db import (
     CpuSample,
     Finding,
@@ -234,6 +235,23 @@ def _record(run: RunRecord, point: Point, folder: Path, runtime: float) -> dict[
     }  # fmt: skip
 
 
+def hosts_finding(names: list[str], total: DirMetrics) -> HostsFinding:
+    """What run.fleet stores for a point on many hosts: equal shares, a 3.2 ms start spread."""
+    gate = T0 * 1000.0
+    share = {k: (None if v is None else float(v) / (1 if "lat" in k else len(names)))
+             for k, v in total.as_dict("total").items()}  # fmt: skip
+    return {
+        "hosts": names,
+        "per_host": {name: dict(share) for name in names},
+        "start_ms": {name: gate + 3.2 * k / max(1, len(names) - 1) for k, name in enumerate(names)},
+        "start_spread_ms": 3.2,
+        "start_gate_ms": gate,
+        "failures": {},
+        "watchdog": [],
+        "offsets_ms": {name: 0.0 for name in names},
+    }
+
+
 def build_store(results: Path, points: int, seconds: int, hosts: int, point_seconds: int) -> Built:
     began = time.perf_counter()
     rng = random.Random(20260101)
@@ -289,7 +307,7 @@ def build_store(results: Path, points: int, seconds: int, hosts: int, point_seco
     total = _dir(d.ios + e.ios, 8192, seconds, 3030.0)
     host = host_rows(samples, names, rng)
     findings = point_findings(long, samples)
-    findings.append(Finding(None, "hosts", {"hosts": names, "start_spread_ms": 3.2}))
+    findings.append(Finding(None, "hosts", hosts_finding(names, total)))
     store.add_point(record, PointMetrics(d, e, total), samples, host, cpu_rows(samples, rng),
                     findings)  # fmt: skip
     store.close()

@@ -13,7 +13,7 @@ from arraybench.analysis.noise import Level, optimal_confidence
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
 from arraybench.analysis.validity import KIND, flags_by_point
-from arraybench.plan.expand import repetition_in_key
+from arraybench.plan.pointkeys import repetition_in_key
 from arraybench.report.model import ReportTable
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
