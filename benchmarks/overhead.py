@@ -122,9 +122,13 @@ def run_harness(jobfile: Path, workdir: Path) -> tuple[float, float]:
     return fio_iops(outcome.json_path), children_cpu() + time.process_time() - cpu0
 
 
-def edited(jobfile: Path, out: Path, drop: tuple[str, ...]) -> Path:
-    """The job file without the options that start with one of `drop`."""
-    lines = [line for line in jobfile.read_text().splitlines() if not line.startswith(drop)]
+def edited(jobfile: Path, out: Path, drop: tuple[str, ...], add: tuple[str, ...] = ()) -> Path:
+    """The job file without the options that start with one of `drop`, with `add` at its end
+    (in the job's own section)."""
+    kept = [
+        line for line in jobfile.read_text().splitlines() if not drop or not line.startswith(drop)
+    ]
+    lines = kept + list(add)
     out.mkdir(parents=True, exist_ok=True)
     (out / "point.fio").write_text("\n".join(lines) + "\n")
     return out / "point.fio"
@@ -193,8 +197,11 @@ def ablate(setup: Setup, jobfile: Path, title: str, rounds: int) -> None:
         "- every log": lambda n: run_fio(edited(jobfile, d / "nolog", LOGS), d / f"nolog-{n}"),
         "- lat_percentiles": lambda n: run_fio(
             edited(jobfile, d / "nopct", PERCENTILES), d / f"nopct-{n}"),
-        "- logs and percentiles": lambda n: run_fio(
-            edited(jobfile, d / "bare", LOGS + PERCENTILES), d / f"bare-{n}"),
+        "+ disable_slat=1": lambda n: run_fio(
+            edited(jobfile, d / "noslat", (), ("disable_slat=1",)), d / f"noslat-{n}"),
+        "+ disable_slat=1, disable_clat=1": lambda n: run_fio(
+            edited(jobfile, d / "noclat", (), ("disable_slat=1", "disable_clat=1")),
+            d / f"noclat-{n}"),
         "runner + /proc sampler": lambda n: run_harness(jobfile, d / f"harness-{n}"),
     }  # fmt: skip
     series = [Series(label) for label in variants]
