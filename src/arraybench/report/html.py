@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from datetime import datetime
 
-from arraybench.report import interact
+from arraybench.report import interact, pagedtable
 from arraybench.report.escape import for_html
 from arraybench.report.model import (
     CurvePanel,
@@ -225,7 +225,7 @@ def _head(model: ReportModel) -> str:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="generator" content="arraybench {_e(model.arraybench_version)}">\n'
-        f"<title>{_e(model.title)}</title>\n<style>{CSS}{interact.CSS}</style>\n</head>\n"
+        f"<title>{_e(model.title)}</title>\n<style>{CSS}{interact.CSS}{pagedtable.CSS}</style>\n</head>\n"
     )
 
 
@@ -610,6 +610,11 @@ def _num(v: float | None) -> str:
     return f"<td>{format_value(v)}</td>"
 
 
+def _shown(v: float | None) -> str | None:
+    """A paged table's cell as `_num` shows it; None for a dash."""
+    return None if v is None or not math.isfinite(v) else format_value(v)
+
+
 def _span(name: str, n: int) -> str:
     return f' {name}="{n}"' if n > 1 else ""
 
@@ -631,6 +636,18 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
         second += f"<tr>{ids if k == 0 else ''}{cells}</tr>"
     top = f'<tr><th colspan="{len(layout.id_columns)}" class="group"></th>{groups}</tr>'
     columns = [(g, c) for g in table.groups for c in g.columns]
+    if len(points) > pagedtable.PAGED_ROWS:  # drawn a page at a time from one data block
+        heads = [id_cells(p, layout.id_columns) for p in points]
+        cells = [[_shown(value(p, g, c)) for g, c in columns] for p in points]
+        return (
+            pagedtable.paged_table(
+                '<div class="points-wrap"><table class="points">',
+                f"<thead>{top}{second}</thead>",
+                heads,
+                cells,
+            )
+            + "</div>"
+        )
     rows = []
     for p in points:
         cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
@@ -656,6 +673,11 @@ def _points(model: ReportModel) -> str:
         absent = (
             f'<p class="caption">{len(model.points):,} points: the totals are shown here; the '
             "read and write columns of every point are in the CSV and the Excel report.</p>"
+        )
+    if len(model.points) > pagedtable.PAGED_ROWS:
+        absent += (
+            f'<p class="caption">Shown {pagedtable.PAGE_ROWS} rows a page (the buttons under '
+            "each table); sorting sorts every row; a printout holds the page in view.</p>"
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     return (
@@ -703,6 +725,6 @@ def render_html(model: ReportModel) -> str:
     ]
     main = "\n".join(b for b in body if b)
     return (
-        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}{interact.SCRIPT}</script>\n"
+        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}{interact.SCRIPT}{pagedtable.SCRIPT}</script>\n"
         "</body>\n</html>\n"
     )
