@@ -637,17 +637,11 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
     top = f'<tr><th colspan="{len(layout.id_columns)}" class="group"></th>{groups}</tr>'
     columns = [(g, c) for g in table.groups for c in g.columns]
     if len(points) > pagedtable.PAGED_ROWS:  # drawn a page at a time from one data block
-        heads = [id_cells(p, layout.id_columns) for p in points]
-        cells = [[_shown(value(p, g, c)) for g, c in columns] for p in points]
-        return (
-            pagedtable.paged_table(
-                '<div class="points-wrap"><table class="points">',
-                f"<thead>{top}{second}</thead>",
-                heads,
-                cells,
-            )
-            + "</div>"
-        )
+        row_heads = [id_cells(p, layout.id_columns) for p in points]
+        row_cells = [[_shown(value(p, g, c)) for g, c in columns] for p in points]
+        thead = f"<thead>{top}{second}</thead>"
+        table_open = '<div class="points-wrap"><table class="points">'
+        return pagedtable.paged_table(table_open, thead, row_heads, row_cells) + "</div>"
     rows = []
     for p in points:
         cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
