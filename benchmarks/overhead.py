@@ -8,7 +8,7 @@ With ioengine=null the harness cost shows most (millions of IOPS).
 
 --ablate finds what costs: fio alone on the job file with one of arraybench's choices taken
 out or added at a time (its command line, the latency logs, every log, the latency
-percentiles, all of them), and the job file run through arraybench's runner with its host
+percentiles, `disable_slat`, `disable_clat`), and the job file run through arraybench's runner with its host
 monitor (the /proc sampler) but no campaign; each against the job file run by fio alone,
 interleaved round by round.
 
@@ -184,7 +184,7 @@ def measure(setup: Setup, engine: str, workers: int, rounds: int) -> Path:
     return jobfile
 
 
-def ablate(setup: Setup, jobfile: Path, title: str, rounds: int) -> None:
+def ablate(setup: Setup, jobfile: Path, title: str, rounds: int, smoke: bool = False) -> None:
     """fio alone on the job file against each of arraybench's choices, one at a time."""
     d = setup.base / f"ablate-{title.replace(' ', '-')}"
     variants: dict[str, Callable[[int], tuple[float, float]]] = {
@@ -197,13 +197,15 @@ def ablate(setup: Setup, jobfile: Path, title: str, rounds: int) -> None:
         "- every log": lambda n: run_fio(edited(jobfile, d / "nolog", LOGS), d / f"nolog-{n}"),
         "- lat_percentiles": lambda n: run_fio(
             edited(jobfile, d / "nopct", PERCENTILES), d / f"nopct-{n}"),
-        "+ disable_slat=1": lambda n: run_fio(
-            edited(jobfile, d / "noslat", (), ("disable_slat=1",)), d / f"noslat-{n}"),
-        "+ disable_slat=1, disable_clat=1": lambda n: run_fio(
-            edited(jobfile, d / "noclat", (), ("disable_slat=1", "disable_clat=1")),
-            d / f"noclat-{n}"),
+        "- disable_slat (the slat log back)": lambda n: run_fio(
+            edited(jobfile, d / "slat", ("disable_slat=",)), d / f"slat-{n}"),
+        "+ disable_clat=1": lambda n: run_fio(
+            edited(jobfile, d / "noclat", (), ("disable_clat=1",)), d / f"noclat-{n}"),
         "runner + /proc sampler": lambda n: run_harness(jobfile, d / f"harness-{n}"),
     }  # fmt: skip
+    if smoke:  # one of each kind: the reference, an option taken out, one added, the runner
+        keep = (0, 2, 5, 7)
+        variants = {k: v for n, (k, v) in enumerate(variants.items()) if n in keep}
     series = [Series(label) for label in variants]
     rounds_of(list(variants.values()), series, rounds)
     print_against(series[0], series[1:], f"{title}, {rounds} rounds")
@@ -240,7 +242,7 @@ def main() -> int:
             for workers in core_counts(args.cores):
                 jobfile = measure(setup, engine, workers, args.rounds)
                 if args.ablate or args.smoke:
-                    ablate(setup, jobfile, f"{engine} {workers} worker(s)", args.rounds)
+                    ablate(setup, jobfile, f"{engine} {workers} worker(s)", args.rounds, args.smoke)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return 0

@@ -95,12 +95,12 @@ def main() -> int:
     parser.add_argument("--target", type=Path)
     parser.add_argument("--keep", type=Path, help="results directory to keep")
     parser.add_argument(
-        "--smoke", action="store_true", help="a few seconds: one workload twice at --scale 0.02"
+        "--smoke", action="store_true", help="a few seconds: one point twice at --scale 0.02"
     )
     args = parser.parse_args()
     if args.smoke:  # does it run: the suite runs this (tests/integration/test_benchmarks_smoke.py)
         args.repeat, args.scale, args.only = 2, 0.02, ["rand-8k-read"]
-        args.overrides = ["load.workers=[1, 2]"]
+        args.overrides = ["load.workers=[1]"]
     with tempfile.TemporaryDirectory(prefix="arraybench-repeat-") as tmp:
         results = args.keep or Path(tmp) / "results"
         target = args.target or Path(tmp) / "scratch.dat"
