@@ -8,9 +8,9 @@ With ioengine=null the harness cost shows most (millions of IOPS).
 
 --ablate finds what costs: fio alone on the job file with one of arraybench's choices taken
 out or added at a time (its command line, the latency logs, every log, the latency
-percentiles, `disable_slat`, `disable_clat`), and the job file run through arraybench's runner with its host
-monitor (the /proc sampler) but no campaign; each against the job file run by fio alone,
-interleaved round by round.
+percentiles, `disable_slat`, `disable_clat`), and the job file run through arraybench's
+runner with its host monitor (the /proc sampler) but no campaign; each against the job file
+run by fio alone, interleaved round by round.
 
     .venv/bin/python benchmarks/overhead.py [--rounds 5] [--seconds 3] [--cores 1,2,all]
         [--engines null,libaio] [--ablate] [--dir /tmp/abbench] [--smoke]

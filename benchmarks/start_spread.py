@@ -53,7 +53,7 @@ def plan_text(hosts: TestHosts, seconds: int) -> str:
 
 
 def one_count(n: int, rounds: int, seconds: int, base: Path) -> None:
-    spreads, totals = [], []
+    spreads, totals, failed = [], [], 0
     with TestHosts(n, base / f"hosts-{n}", port=PORT) as hosts:
         text = plan_text(hosts, seconds)
         for r in range(rounds):
@@ -63,13 +63,15 @@ def one_count(n: int, rounds: int, seconds: int, base: Path) -> None:
             (point,) = store.points(run.run_id)
             store.close()
             spreads.append(point.start_spread_ms)
+            failed += 1 if point.partial else 0
             totals.append(point.metric("total", "iops") or 0.0)
     known = [s for s in spreads if s is not None]
     spread = (f"{min(known):.2f} / {statistics.median(known):.2f} / {max(known):.2f} ms"
               if known else "none measured")  # fmt: skip
     total = statistics.median(totals)
     print(f"{n:3d} hosts: start spread min/median/max {spread}; total {total:,.0f} IOPS "
-          f"= {total / (RATE * n):.3f} x {n} x {RATE:,} ({rounds} rounds)", flush=True)  # fmt: skip
+          f"= {total / (RATE * n):.3f} x {n} x {RATE:,} ({rounds} rounds, {failed} partial: a "
+          "host failed)", flush=True)  # fmt: skip
 
 
 def main() -> int:
