@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
+from arraybench.monitor.arrayside import (
+    DISAGREE_PCT,
+    Agreement,
+    agreement,
+    stored_offset,
+    stored_samples,
+)
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
 from arraybench.store.findings import ARRAY_SERIES
@@ -19,7 +25,7 @@ def point_agreements(
     found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
     if not found:
         return []
-    array = [ArraySample(float(t), values) for t, values in found[-1]["samples"]]
+    array = stored_samples(found[-1]["samples"])
     result = []
     for point in points:
         seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
@@ -37,7 +43,8 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
              format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
             if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
     caption = (
-        f"From {data['file']} (array clock {data['offset_s']:+g} s); mean IOPS over the "
+        f"From {data['file']} (array clock {stored_offset(data['offset_s']):+g} s); mean IOPS "
+        "over the "
         f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
     )
     return [ReportTable("Array monitor vs fio (IOPS)",
@@ -53,9 +60,9 @@ def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
         return {}
     field = "mbps" if mbps else "iops"
     buckets: dict[int, list[float]] = {}
-    for t, values in found[-1]["samples"]:
-        if field in values:
-            buckets.setdefault(int(t), []).append(float(values[field]))
+    for sample in stored_samples(found[-1]["samples"]):
+        if field in sample.values:
+            buckets.setdefault(int(sample.t), []).append(sample.values[field])
     return {t: sum(v) / len(v) for t, v in buckets.items()}
 
 
