@@ -507,9 +507,6 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
-    from arraybench.monitor.arrayside import parse_map, read_csv
-    from arraybench.report.arrayside import point_agreements
-
     store = Store(Path(args.results), create=False)
     try:
         return _attach(store, args)
@@ -519,6 +516,9 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 def _attach(store: Store, args: argparse.Namespace) -> int:
     """Everything read and checked before the one write: a refused attach stores nothing."""
+    from arraybench.monitor.arrayside import parse_map, read_csv
+    from arraybench.report.arrayside import point_agreements
+
     run = store.get_run(_run_id(store, args.run_id, args.results))
     columns = parse_map(args.map)
     samples = read_csv(Path(args.file), columns, args.offset)
