@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import math
@@ -240,6 +241,8 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(report)
     _output_option(report)
     report.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    report.add_argument("--charts", metavar="DIR",
+                        help="also write every chart as DIR/NAME.svg and DIR/NAME.png")  # fmt: skip
     compare = sub.add_parser("compare", help="runs or scenarios side by side, with deltas")
     compare.add_argument(
         "scenarios",
@@ -252,6 +255,9 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(compare)
     _output_option(compare)
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    compare.add_argument(
+        "--charts", metavar="DIR", help="also write every chart as DIR/NAME.svg and DIR/NAME.png"
+    )
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
@@ -362,9 +368,15 @@ def _run_campaign(
     finally:
         observer.stop()
     run = store.get_run(result.run_id)
-    model = report_for_run(store, run.id)
-    console.print_model(model)
-    _write(model, outputs or [Path(run.folder) / "report.html"], None)
+    try:
+        model = report_for_run(store, run.id)
+        console.print_model(model)
+        _write(model, outputs or [Path(run.folder) / "report.html"], None)
+    except KeyboardInterrupt as exc:  # the run is stored whole: only its report is missing
+        console.print_error(f"{_interruption(exc)} while the report was written; run {run.id} "
+                            f"is complete: `arraybench report {run.id} --results {results}` "
+                            "writes it")  # fmt: skip
+        return _interrupted_exit(exc)
     return verdict_exit(model)
 
 
@@ -381,7 +393,7 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
         kind = format_for(path, fmt)
         write_report(model, path, kind)
         label = {"md": "Markdown", "xlsx": "Excel"}.get(kind, kind.upper())
-        console.out.print(f"{label} report: {path.resolve()}")
+        console.out.print(console.shown(f"{label} report: {path.resolve()}"))
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
@@ -488,22 +500,36 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
+    """Undo what killed runs left in place. Each journal entry refused (a hand-edited or
+    damaged journal) or not undone gets its own line and stays journaled; the others are
+    undone regardless. Exit 1 when anything is left in place, else 0."""
     from arraybench.events.tuning import revert_all
-    from arraybench.run.injections import revert_leftovers
+    from arraybench.run.injections import plan_hosts, revert_leftovers
 
     results = Path(args.results)
-    done = revert_all(results)
-    if (results / DB_NAME).is_file():  # event injections journaled in the store
-        store = Store(results, create=False)
+    store = Store(results, create=False) if (results / DB_NAME).is_file() else None
+    tuning = revert_all(results, plan_hosts(store))
+    done, problems = tuning.done, tuning.problems
+    if store is not None:  # event injections journaled in the store
         run_id = _run_id(store, args.run_id, args.results) if args.run_id else None
-        undone, found = revert_leftovers(store, run_id)
-        done += undone
-        for other, pid in found.running.items():
+        events = revert_leftovers(store, run_id)
+        done, problems = done + events.done, problems + events.problems
+        for other, pid in events.found.running.items():
             console.print_note(f"run {other} is running (pid {pid}): its events are reverted "
                                "when it ends; stop it first to revert them here")  # fmt: skip
-    for line in done or [f"nothing to revert in {args.results}"]:
-        console.out.print(line, markup=False)
-    return 0
+    for line in done or ([] if problems else [f"nothing to revert in {args.results}"]):
+        console.out.print(console.one_line(line), markup=False)
+    for line in problems:
+        console.print_error(line)
+    if problems:  # a run refuses to start while any is left: say how to let it go
+        console.print_note(
+            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
+            "then `arraybench revert` again; or, once it is undone, drop the entry: a "
+            "host-tuning journal's line from its file, a journal entry N with "
+            f"`sqlite3 {results / DB_NAME} \"UPDATE injections SET state = 'reverted' "
+            'WHERE id = N"`'
+        )
+    return 1 if problems else 0
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
@@ -559,10 +585,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for column in ("run id", "plan", "scenario", "status", "points", "started"):
         table.add_column(column)
     for run, done in rows:
-        table.add_row(run.id, run.plan_name, run.scenario, run.status,
+        status = f"{run.status} (damaged)" if run.damaged else run.status
+        table.add_row(run.id, run.plan_name, run.scenario, status,
                       _points_text(run, done),
                       run.started[:16].replace("T", " "))  # fmt: skip
     console.print_table(table)
+    for run, _ in rows:  # listed all the same: the user finds which one to repair or delete
+        if run.damaged:
+            console.print_note(f"run {run.id}: stored {', '.join(run.damaged)} cannot be read "
+                               "(the store was edited or damaged)")  # fmt: skip
     return 0
 
 
@@ -578,8 +609,9 @@ def _point_dicts(
 ) -> list[dict[str, object]]:
 
     names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
-            | {"flags": [f.as_dict() for f in flags.get(p.id, [])]} for p in points]  # fmt: skip
+            | {"flags": graded.get(p.id, [])} for p in points]  # fmt: skip
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -612,9 +644,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_points_table(run.id, points)
         flagged = flags_by_point(store.findings(run.id, KIND))
         for p in points:  # why a figure may not be trusted, under the table (JSON: `flags`)
-            for f in flagged.get(p.id, []):
-                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}",
-                               ("flagged:", "yellow"))  # fmt: skip
+            for f in flagged.get(p.id, []):  # a remark keeps the point in the headline
+                head = ("flagged:", "yellow") if f.grade == "invalidating" else ("remark:", "cyan")
+                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}", head)
         by_id = {p.id: p for p in points}
         for found in store.findings(run.id, EVENTS.name):  # the impact tables' gist, per point
             point = by_id.get(found.point_id or 0)
@@ -733,7 +765,7 @@ def _print_plain(title: str, rows: list[list[str]]) -> None:
         keep = [k for k, c in enumerate(SHOW_COLUMNS) if c not in NARROW_DROPPED]
         columns = [SHOW_COLUMNS[k] for k in keep]
         text = _plain_table(title, columns, [[r[k] for k in keep] for r in rows], boxed=False)
-    console.out.file.write(text)
+    console.out.file.write(console.shown_block(text))
 
 
 def _plain_table(
@@ -776,7 +808,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     model = report_for_run(store, run.id)
     console.print_model(model)
     _write(model, paths, args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
+
+
+def _write_charts(model: ReportModel, folder: Path) -> None:
+    from arraybench.report.chartexport import write_charts
+    from arraybench.report.html import render_html
+
+    written = write_charts(render_html(model), folder)
+    count = sum(1 for p in written if p.suffix == ".svg")
+    console.out.print(f"charts: {count} as SVG and PNG in {folder.resolve()}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -818,6 +861,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _print_hanging(f" {note}", ("note:", "yellow"))
     if args.output:
         _write(model, [Path(p) for p in args.output], args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
 
 
@@ -912,7 +957,19 @@ def _dispatch(handler: typing.Callable[[argparse.Namespace], int], args: argpars
 OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a smaller input"
 
 
+def _escaping_streams() -> None:
+    """A path with a byte that is not UTF-8 reaches a table or a message as a surrogate
+    escape: printed as `\\udcNN`, never a UnicodeEncodeError (console.shown escapes the ones
+    it sees as `\\xNN`; this is for the rest)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _escaping_streams()
     args = _parser().parse_args(argv)
     handler = {"plan": cmd_plan, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
     restore = interrupts.install()
@@ -921,6 +978,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _dispatch(handler, args)
     except MemoryError:
         pass  # said below: once out of this block, the frames holding the input are freed
+    except KeyboardInterrupt as exc:  # a second signal while the first one's line was said
+        code = _interrupted_exit(exc)
     finally:
         restore()
     if code is None:

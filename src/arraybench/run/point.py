@@ -60,6 +60,7 @@ def point_folder(run: RunRecord, point: Point) -> Path:
 def run_point(ctx: RunContext, point: Point) -> None:
     """Run one point and store it before returning (a crash later never loses it)."""
     raise_if_swallowed()  # a Ctrl-C that CPython swallowed since the point before
+    ctx.store.check_identity()  # a store deleted or replaced meanwhile: stop before measuring
     folder = point_folder(ctx.run, point)
     if folder.exists():  # left by an interrupted attempt: start it afresh
         shutil.rmtree(folder)
@@ -74,7 +75,10 @@ def run_point(ctx: RunContext, point: Point) -> None:
     fio_sizes = extras.fio_sizes() if extras else sizes
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
     jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
-    with PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor:
+    with (
+        PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
+        ctx.guard.pinned(t.path for t in point.targets) as pins,  # what fio opens: checked
+    ):
         if extras:
             extras.live_iops = monitor.live_iops
         try:
@@ -85,6 +89,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 on_tick=lambda elapsed: observer.point_tick(point, elapsed),
                 binary=fio,
                 on_start=extras.started if extras else None,
+                pins=pins,
             )
         finally:
             if extras:
