@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
-from arraybench.plan.expand import repetition_in_key
+from arraybench.plan.pointkeys import repetition_in_key
 from arraybench.store.records import PointRecord
 
 

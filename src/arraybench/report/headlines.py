@@ -11,7 +11,6 @@ from typing import Any
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline, headline
 from arraybench.analysis.repeats import collapse
-from arraybench.plan.load import stored_plan
 from arraybench.report.build import curve_points, series_of
 from arraybench.report.rounds import round_of
 from arraybench.report.special import GRID_PATTERNS
@@ -35,6 +34,8 @@ def curve_levels(points: list[PointRecord]) -> list[PointRecord]:
 
 def headline_includes_flagged(run: RunRecord) -> bool:
     """The run's plan keeps flagged points in its headline figures."""
+    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
+
     plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
     return bool(plan and plan.report.headline_includes_flagged)
 

@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline
-from arraybench.plan.load import stored_plan
 from arraybench.report.build import (
     campaign_scenario,
     family_of,
@@ -212,6 +211,8 @@ def scenario_overlays(
 
 
 def scenario_labels(run: RunRecord) -> dict[str, str]:
+    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
+
     plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
     return {s.name: s.label or "" for s in (plan.scenarios or [])} if plan else {}
 
