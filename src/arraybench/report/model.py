@@ -67,12 +67,14 @@ class Timeline:
     kernel: list[float | None] | None = None  # the kernel's view, same unit, if sampled
     array: list[float | None] | None = None  # the array monitor's view (`arraybench attach`)
     events: list[tuple[float, str]] = field(default_factory=list)  # (t_s, label)
-    gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
+    gb_written: list[float | None] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
     x_label: str = "time (s)"
     series: str = ""  # set for a load ladder's points drawn one after the other: its series
     # reference lines on the throughput axis, e.g. the SNIA window's average, band and slope
     guides: list[tuple[str, list[float | None]]] = field(default_factory=list)
+    # a shaded span (start s, end s, label): a logged warm-up left out of the figures
+    shade: tuple[float, float, str] | None = None
 
 
 @dataclass(frozen=True)
