@@ -22,13 +22,15 @@ WIDTH, HEIGHT = 900, 300
 
 
 def _fmt(v: float | None, unit: str) -> str:
+    if unit.startswith("%") and v is not None:  # a histogram's share: small ones count
+        return f"{v:.2g} %" if v < 1 else f"{v:.1f} %"
     return format_quantity(v, unit) if unit in ("IOPS", "MB/s", "µs") else (
         "–" if v is None else f"{v:,.0f} {unit}")  # fmt: skip
 
 
 # the file-name form of each kind of figure (report/chartexport.py)
 FORM_NAMES = {"xy": "ratecurve", "time": "timeseries", "bars": "bars", "lines": "lines",
-              "heatmap": "heatmap"}  # fmt: skip
+              "heatmap": "heatmap", "histogram": "histogram"}  # fmt: skip
 
 
 def _form(fig: Figure) -> str:
@@ -177,7 +179,7 @@ def xy_svg(fig: Figure) -> str:
 
 
 def figure_svg(fig: Figure) -> str:
-    if fig.form == "bars":
+    if fig.form in ("bars", "histogram"):  # a histogram: bars per latency bucket
         return bars_svg(fig)
     if fig.form == "heatmap":
         return heatmap_svg(fig)
