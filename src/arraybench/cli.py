@@ -599,8 +599,9 @@ def _point_dicts(
     points: Sequence[PointRecord], flags: dict[int, list[Flag]]
 ) -> list[dict[str, object]]:
     names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
-            | {"flags": [f.as_dict() for f in flags.get(p.id, [])]} for p in points]  # fmt: skip
+            | {"flags": graded.get(p.id, [])} for p in points]  # fmt: skip
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -628,9 +629,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_points_table(run.id, points)
         flagged = flags_by_point(store.findings(run.id, KIND))
         for p in points:  # why a figure may not be trusted, under the table (JSON: `flags`)
-            for f in flagged.get(p.id, []):
-                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}",
-                               ("flagged:", "yellow"))  # fmt: skip
+            for f in flagged.get(p.id, []):  # a remark keeps the point in the headline
+                head = ("flagged:", "yellow") if f.grade == "invalidating" else ("remark:", "cyan")
+                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}", head)
         by_id = {p.id: p for p in points}
         for found in store.findings(run.id, EVENTS.name):  # the impact tables' gist, per point
             point = by_id.get(found.point_id or 0)

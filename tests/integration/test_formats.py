@@ -274,7 +274,9 @@ def test_markdown_has_summary_verdicts_panels_and_plan(model: ReportModel):
     assert "x\\|y" in text and "\\<tmpfs?\\>" in text  # escaped, tables stay tables
     assert model.notes[0] in text
     assert text.index("## Summary") < text.index("## Acceptance verdicts")
-    assert text.index("## Workloads") < text.index("## Notes") < text.index("## Provenance")
+    # the order a customer reads: the notes box above the summary, the charts, the appendix
+    assert text.index("## Notes") < text.index("## Summary") < text.index("## Workloads")
+    assert text.index("## Workloads") < text.index("## Points") < text.index("## Provenance")
 
 
 def test_html_renders_verdicts_and_provenance(model: ReportModel):

@@ -32,6 +32,7 @@ from arraybench.plan.events import (
     ScsiOfflineAction,
     SignalAction,
     ThrottleAction,
+    is_block_name,
 )
 from arraybench.system.blockdev import BlockDevice, device_number, parent_disk_name, whole_disk
 from arraybench.system.procs import leaves, processes_of
@@ -575,18 +576,32 @@ class ScsiOfflineInjector(Injector):
         return self._state_file is not None
 
     def disk_name(self) -> str:
+        """The SCSI disk's kernel name, checked to be one (a name such as `../../tmp/x` would
+        take the state file out of /sys): InjectorError otherwise."""
         device = self.action.device
         name = os.path.basename(os.path.realpath(device)) if device.startswith("/") else device
-        return parent_disk_name(name, self.sys_root)
+        if is_block_name(name):
+            name = parent_disk_name(name, self.sys_root)
+        if not is_block_name(name):
+            raise InjectorError(
+                f"scsi_offline: {device} leads to {name!r}, which is not a block device name",
+                "name a SCSI disk such as /dev/sdc",
+            )
+        return name
 
     def apply(self) -> str:
         if self._state_file is not None:
             return "already applied"
         name = self.disk_name()
+        # rebuilt from the checked name, and it must stay in sysfs (not a link out of it)
         state_file = Path(self.sys_root) / "block" / name / "device" / "state"
+        sys_real = os.path.realpath(self.sys_root)
+        inside = os.path.realpath(state_file).startswith(sys_real.rstrip("/") + "/")
         try:
-            before = state_file.read_text().strip()
+            before = state_file.read_text().strip() if inside else None
         except OSError:
+            before = None
+        if before is None:
             raise InjectorError(
                 f"{self.action.device} ({name}) is no SCSI disk: {state_file} is missing",
                 "name a SCSI disk such as /dev/sdc (a path of a multipath map)",

@@ -652,7 +652,9 @@ class Plan(Strict):
     allow_destroy: list[PathText] = Field(
         default_factory=list,
         description=(
-            "Block devices that may be overwritten although they carry data (exact paths)."
+            "Targets that may be overwritten although they carry data, or cannot be examined "
+            "(every written target of a host without `ssh`): paths, matched resolved "
+            "(locally) or normalised (on a host)."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")

@@ -49,7 +49,7 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Measurements that may not be trusted" table (report/spread.flag_table), if any
+    # its "Validity flags" table (report/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
 
     def summary(self, curve: list[PointRecord]) -> SeriesSummary:
@@ -78,7 +78,7 @@ def load_scenario(store: Store, spec: str) -> Scenario:
               for k, v in recorded_queues(found).items()}  # fmt: skip
     validity = store.findings(run_id, KIND)
     flagged = level_facts(points, validity).flagged
-    flags = flag_table(points, validity)
+    flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), flags)
 
 
@@ -244,7 +244,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
-    model.tables += flags_of_all(scenarios)
+    model.appendix += flags_of_all(scenarios)  # look-ups: after the charts
     model.summary_columns = labels
     model.summary = summary
     model.latency_bound = bound_text(base.run)

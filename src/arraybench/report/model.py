@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+REMARK_MARK = "†"  # a point kept in the headline figures with a remark (analysis.validity)
+
 
 @dataclass(frozen=True)
 class CurvePanel:
@@ -30,8 +32,11 @@ class CurvePanel:
     lat_mean_ci: list[tuple[float, float] | None] = field(default_factory=list)
     repeats: int = 1  # the most repetitions of a point of this panel
     interval_method: str = ""  # e.g. "Student t, 95 %"
-    # per point: its validity flags' kinds, comma-separated ("" when none); marked on the chart
+    # per point: its invalidating validity flags' kinds, comma-separated ("" when none): a red
+    # cross on the chart, the point left out of the headline figures
     flagged: list[str] = field(default_factory=list)
+    # per point: its remarks' kinds (merged/split I/O, ...): kept in, marked with REMARK_MARK
+    remarks: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,9 @@ class ReportTable:
     rows: list[list[str]]
     caption: str = ""
     key_columns: int = 1  # the columns that name a row, repeated when the table is split
+    # "screen": the HTML page only (a long look-up a printout gives in short); "print": its
+    # short form, on paper only (not in Markdown or Excel either); "": everywhere
+    medium: str = ""
 
 
 @dataclass(frozen=True)
@@ -201,4 +209,10 @@ class ReportModel:
     provenance: list[tuple[str, str]] = field(default_factory=list)
     verdicts: list[ReportTable] = field(default_factory=list)  # acceptance criteria PASS/FAIL
     distributions: list[Distribution] = field(default_factory=list)  # latency percentiles
+    # the notes box's few lines (counts and links) when the full `notes` go to the appendix;
+    # empty: the box shows `notes` themselves
+    notes_box: list[str] = field(default_factory=list)
+    # tables a reader looks up rather than reads (every validity flag, per-point spreads):
+    # after the points, before the plan and the job files
+    appendix: list[ReportTable] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms

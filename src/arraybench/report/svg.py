@@ -19,7 +19,7 @@ from itertools import pairwise
 from typing import TypeVar
 
 from arraybench.report.interact import hover_rect
-from arraybench.report.model import CurvePanel
+from arraybench.report.model import REMARK_MARK, CurvePanel
 from arraybench.units import (
     MS_FROM_US,
     format_latency,
@@ -693,7 +693,10 @@ def point_tip(panel: CurvePanel, i: int, level: str) -> str:
     lines = [f"{panel.x_label}: {level}", tput, lat,
              f"p99 latency {format_latency(_get(panel.lat_p99_us, i))}"]  # fmt: skip
     kinds = panel.flagged[i] if i < len(panel.flagged) else ""
-    return "\n".join(lines + ([f"flagged: {kinds} (see the table)"] if kinds else []))
+    said = [f"flagged: {kinds} (see the table)"] if kinds else []
+    if remark := panel.remarks[i] if i < len(panel.remarks) else "":
+        said.append(f"{REMARK_MARK} remark: {remark} (kept in the headline figures)")
+    return "\n".join(lines + said)
 
 
 def _hover(fr: _Frame, panel: CurvePanel, labels: list[str]) -> str:

@@ -92,6 +92,9 @@ class TimeSeries:
     # per value "optimal", "max", both ("optimal max") or "": the headline points of a curve
     # (analysis.curves), a ring and a triangle in the line's colour; as `flagged`, one each
     marks: Sequence[str] = ()
+    # the word before its highest value's mark: one sample is one second's peak, not the
+    # maximum a summary names beside it; None: no mark (a band or guide line)
+    peak_word: str | None = "1-s peak"
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,7 @@ class _Prepared:
     intervals: bool = False  # the buckets' lo and hi are 95 % intervals: draw them as a band
     flagged: tuple[bool, ...] = ()  # per bucket: a red cross on its value
     marks: tuple[str, ...] = ()  # per bucket: "optimal", "max" or both
+    peak_word: str | None = "1-s peak"
 
 
 def _clean(values: Sequence[float | None], order: list[int], div: float) -> list[float | None]:
@@ -428,10 +432,10 @@ def _shade(
 
 
 def _peak_mark(p: _Plot, s: _Prepared, side: int, taken: _Taken) -> list[str]:
-    if s.peak is None:
+    if s.peak is None or s.peak_word is None:
         return []
     x, y = p.x(s.peak[0]), p.y(s.peak[1], side)
-    text = f"max {_fmt_value(s.peak[1], s.unit)}"
+    text = f"{s.peak_word} {_fmt_value(s.peak[1], s.unit)}"
     size = 10.5
     w = _text_width(text, size)
     cands = [
@@ -569,6 +573,7 @@ def _prepare(
                 intervals,
                 flagged,
                 marks,
+                s.peak_word,
             )
         )
     return out, unit

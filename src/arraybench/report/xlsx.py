@@ -28,6 +28,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.escape import starts_formula
 from arraybench.report.model import (
+    REMARK_MARK,
     CurvePanel,
     Overlay,
     ReportModel,
@@ -224,7 +225,7 @@ def _metadata(model: ReportModel) -> list[tuple[str, str]]:
     labels = ", ".join(f"{k}={v}" for k, v in model.labels.items())
     return [
         ("Run id", model.run_id),
-        ("Scenario", model.scenario),
+        ("Scenario", model.scenario or "–"),
         ("Status", model.status),
         ("Labels", labels or "–"),
         ("Started", model.started),
@@ -285,7 +286,8 @@ def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) 
     ws.title = "Summary"
     _put(ws, 1, 1, model.title)
     ws.cell(1, 1).font = TITLE
-    _put(ws, 2, 1, f"arraybench report · run {model.run_id} · scenario {model.scenario}")
+    scenario = f" · scenario {model.scenario}" if model.scenario else ""
+    _put(ws, 2, 1, f"arraybench report · run {model.run_id}{scenario}")
     ws.cell(2, 1).font = MUTED
     row = 4
     for key, value in _metadata(model):
@@ -381,7 +383,9 @@ def _marks(panel: CurvePanel, i: int) -> str:
     )
     marks = [name for name, index in named if index == i]
     flagged = panel.flagged[i] if i < len(panel.flagged) else ""
-    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else []))
+    remark = panel.remarks[i] if i < len(panel.remarks) else ""
+    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else [])
+                     + ([f"{REMARK_MARK} remark: {remark}"] if remark else []))  # fmt: skip
 
 
 def _ci_columns(panel: CurvePanel) -> list[tuple[float | None, float | None]] | None:
@@ -608,7 +612,7 @@ def _overlay_chart(ws: Worksheet, overlay: Overlay, first: int, last: int) -> Li
 
 def _tables_sheet(ws: Worksheet, model: ReportModel) -> None:
     row = 1
-    for table in model.tables:
+    for table in [t for t in model.tables + model.appendix if t.medium != "print"]:
         row = _write_table(ws, row, table)
     for overlay in model.overlays:
         row = _overlay_table(ws, row, overlay)

@@ -78,12 +78,16 @@ def run_point(ctx: RunContext, point: Point) -> None:
     warmup = None
     if logs_ramp(point, extras is not None):  # the ramp as its own logged fio phase
         tick = lambda elapsed: observer.point_tick(point, elapsed)  # noqa: E731
-        warmup = run_warmup(point, folder, fio_sizes, title=f"run {run.id}", binary=fio,
-                            on_tick=tick)  # fmt: skip
+        with ctx.guard.pinned(t.path for t in point.targets) as pins:
+            warmup = run_warmup(point, folder, fio_sizes, title=f"run {run.id}", binary=fio,
+                                on_tick=tick, pins=pins)  # fmt: skip
     ramp = point.timing.ramp if warmup else 0.0
     measured = measured_point(point) if warmup else point
     jobfile.write_text(render_jobfile(measured, fio_sizes, title=f"run {run.id}"))
-    with PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor:
+    with (
+        PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
+        ctx.guard.pinned(t.path for t in point.targets) as pins,  # what fio opens: checked
+    ):
         if extras:
             extras.live_iops = monitor.live_iops
         try:
@@ -94,6 +98,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 on_tick=lambda elapsed: observer.point_tick(point, ramp + elapsed),
                 binary=fio,
                 on_start=extras.started if extras else None,
+                pins=pins,
             )
         finally:
             if extras:

@@ -52,6 +52,7 @@ def run_warmup(
     title: str,
     binary: str,
     on_tick: Callable[[float], None] | None = None,
+    pins: Mapping[str, int] | None = None,
 ) -> Finding:
     """Run the warm-up phase in `folder`/warmup and return its samples as a `warmup` finding."""
     place = folder / FOLDER
@@ -65,6 +66,7 @@ def run_warmup(
         timeout_s=runner.watchdog_seconds(warm.expected_seconds),
         on_tick=on_tick,
         binary=binary,
+        pins=pins,  # the targets as checked (TargetGuard.pinned), as the measured job's
     )
     samples = point_samples(place)
     rows: list[list[float | None]] = [

@@ -56,10 +56,12 @@ class SteadyFields(TypedDict):
 
 
 class SteadyFinding(SteadyFields):
-    """`steady`: SNIA criteria on the last `window` 1-second IOPS of a point."""
+    """`steady`: SNIA criteria on the last `window` 1-second IOPS of a point, averaged into
+    `rounds` equal rounds (analysis.steady.scaled_steady; absent: one second a round)."""
 
     window: int
     samples: int
+    rounds: NotRequired[int]
 
 
 class MonitorFinding(TypedDict):
