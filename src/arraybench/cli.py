@@ -48,6 +48,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import FORMATS, format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.report.runseries import ALIGNS, RunPoints, run_overlays
 from arraybench.report.scenarios import impact_tables, scenario_labels
 from arraybench.report.timelines import event_lines
 from arraybench.run import interrupts
@@ -283,6 +284,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--charts", metavar="DIR", help="also write every chart as DIR/NAME.svg and DIR/NAME.png"
     )
+    compare.add_argument("--align", choices=ALIGNS, default="start",
+                         help="the runs' time series overlaid from each run's start (default) "
+                         "or from its first event (a failover lined up across runs)")  # fmt: skip
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
@@ -834,6 +838,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     specs = [_scenario_spec(store, spec, args.results) for spec in args.scenarios]
     scenarios = [load_scenario(store, spec) for spec in specs]
     model = compare(scenarios, args.baseline)
+    runs = [RunPoints(s.label, s.run.id, s.points) for s in scenarios]
+    model.figures += run_overlays(store, runs, args.align)  # per-second throughput overlaid
     console.print_model(replace(model, notes=[]))
     for note in model.notes:  # a note may be longer than a terminal line: wrapped, indented
         _print_hanging(f" {note}", ("note:", "yellow"))

@@ -16,6 +16,7 @@ from arraybench.report.distribution import merged_bins
 from arraybench.report.export import write_report
 from arraybench.report.histograms import EDGES, bucket_labels, shares
 from arraybench.report.html import render_html
+from arraybench.report.timechart import _fmt_value
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.integration.test_seed_figures import _figure, _in_html, _xlsx_values
@@ -92,3 +93,73 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (charts / "histogram-rr-4k-latency-histogram.png").stat().st_size > 1000
     assert (charts / "histogram-rr-4k-latency-histogram.svg").is_file()
+
+
+EVENTFUL = """\
+name: ev
+scenario: {scenario}
+targets:
+  - path: {dir}/t.dat
+    size: 32m
+timing: {{ramp: 0s, duration: 4s}}
+load: {{pairs: [[1, 2]]}}
+workloads:
+  - {{name: rr-4k, pattern: random, bs: 4k, read: 100,
+      events: [{{at: {at}s, label: pull, run: [ls]}}]}}
+"""
+
+
+def _compare(results: Path, out: Path, *args: str) -> str:
+    runs = sorted(r.id for r, _ in Store(results, create=False).list_runs())
+    done = main_cli("compare", *[f"{r}:r{i}" for i, r in enumerate(runs)], "--results",
+                    str(results), "-o", str(out), *args)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out.read_text()
+
+
+def _tips(html: str, title: str) -> list[str]:
+    chart = html[html.index(f"{title}</text>") :]
+    return chart.split("data-tips='")[1].split("'")[0].split('","')
+
+
+def test_compare_overlays_runs_per_second_aligned_at_start(tmp_path: Path) -> None:
+    results = tmp_path / "res"
+    first, second = _ladder(tmp_path, results, "a", 2), _ladder(tmp_path, results, "b", 2)
+    store = Store(results, create=False)
+    html = _compare(results, tmp_path / "cmp.html")
+    title = "rr-4k: IOPS over time, runs overlaid"
+    assert html.count(f"{title}</text>") == 1 and 'data-form="timeseries"' in html
+    assert "first logged second of the workload (s)" in html
+    tips = _tips(html, title)
+    assert tips[0].startswith('["t = 0 s')
+    # t = 0 is each run's first logged second: its IOPS there, as stored
+    for run_id, label in ((first, "r0"), (second, "r1")):
+        p = min(store.points(run_id), key=lambda p: p.seq)
+        s = store.samples(p.id)[0]
+        assert f"{label}: {_fmt_value((s.read_iops or 0) + (s.write_iops or 0), 'IOPS')}" in tips[0]
+    assert len(tips) >= 5  # three levels of about 2 s each, gaps between them
+
+
+def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
+    results = tmp_path / "res"
+    for scenario, at in (("early", 1), ("late", 2)):
+        plan = tmp_path / f"{scenario}.yaml"
+        plan.write_text(EVENTFUL.format(dir=tmp_path, scenario=scenario, at=at))
+        done = main_cli("run", str(plan), "--results", str(results))
+        assert done.returncode == 0, done.stderr
+    html = _compare(results, tmp_path / "cmp.html", "--align", "event")
+    title = "rr-4k: IOPS over time, runs overlaid"
+    assert "first event, to the nearest second (r0: pull; r1: pull)" in html
+    tips = _tips(html, title)
+    times = [int(m) for m in re.findall(r"t = (-?\d+) s", "".join(tips))]
+    # seconds before the event and after it, on whole seconds where both runs have samples
+    assert min(times) < 0 < max(times)
+    both = [t for t in tips if "r0: " in t and "r1: " in t]
+    assert both and all(re.match(r'\[?"?t = -?\d+ s', t) for t in tips)
+    # a run without events cannot be aligned at one: one located line, exit 2
+    _ladder(tmp_path, results, "plain", 1)
+    runs = sorted(r.id for r, _ in Store(results, create=False).list_runs())
+    done = main_cli("compare", f"{runs[0]}:x", f"{runs[2]}:y", "--results", str(results),
+                    "-o", str(tmp_path / "bad.html"), "--align", "event")  # fmt: skip
+    assert done.returncode == 2 and "--align event" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -12,7 +12,7 @@ from html import escape
 from arraybench.report.interact import hover_rect
 from arraybench.report.model import Figure
 from arraybench.report.svg import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
-from arraybench.report.timechart import TimeSeries, XAxis, xy_chart
+from arraybench.report.timechart import TimeSeries, XAxis, time_axis, xy_chart
 from arraybench.units import format_quantity, format_tick
 
 # distinct hues (Tableau 10), as html.LINE_COLORS: a set-up or block size keeps its colour
@@ -170,6 +170,12 @@ def xy_svg(fig: Figure) -> str:
     """Values against a numeric x (each series its own x): the response-time curve."""
     first = fig.series[0] if fig.series else None
     x = list(first.x or []) if first else []
+    if fig.form == "time":  # one quantity (runs overlaid): one axis, solid lines
+        lines = [TimeSeries(s.label, s.values, fig.unit, color=COLORS[i % len(COLORS)])
+                 for i, s in enumerate(fig.series)]  # fmt: skip
+        chart = xy_chart(fig.title, x, lines, x_label=fig.x_label, x_axis=time_axis,
+                         mark_max=False, marks=fig.marks)  # fmt: skip
+        return chart.replace("<svg ", f'<svg data-form="{_form(fig)}" ', 1)
     lines = [TimeSeries(s.label, s.values, fig.unit, dashed=i > 0, color=COLORS[i % len(COLORS)],
                         flagged=s.flagged) for i, s in enumerate(fig.series)]  # fmt: skip
     # the first (mean latency) on its own axis: the p99 beside it would flatten it

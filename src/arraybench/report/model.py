@@ -146,6 +146,7 @@ class Figure:
     caption: str = ""
     group: str = ""  # the heading it is drawn under
     y_label: str = ""  # the heat map's row dimension
+    marks: list[tuple[float, str]] = field(default_factory=list)  # "time": (x, label) lines
 
 
 @dataclass(frozen=True)
