@@ -121,7 +121,7 @@ def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, meta)
     # the one-level workloads are bars now, not sections of one-dot "curves"
-    assert _figure(model, "IOPS: random 4 KiB: IOPS per operation").series[0].label == "default"
+    assert _figure(model, "IOPS: random 4 KiB: IOPS per operation").series[0].label == "this set-up"
     assert not model.sections
     write_report(model, tmp_path / "r.pdf", "pdf")
     text = printout._pdf_text((tmp_path / "r.pdf").read_bytes())

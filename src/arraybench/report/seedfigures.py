@@ -78,7 +78,8 @@ def seed_figures(
     """Every seed figure this run's points and findings make, the tables beside them and the
     titles of the chart sections and overlays they replace."""
     figures, replaced = device_figures(points)
-    bars, barred = single_level_bars(points, model.scenario)
+    # a run without a scenario label the user set: its bars' one set-up still needs a name
+    bars, barred = single_level_bars(points, model.scenario or "this set-up")
     # one-dot curves (and one-tick overlays) of what the bars draw say less than the bars
     replaced |= {s.title for s in model.sections if s.title in barred}
     replaced |= {o.title for o in model.overlays if len(o.x_ticks) == 1 and bars}
