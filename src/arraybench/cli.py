@@ -790,6 +790,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     for path in paths:
         format_for(path, args.format)  # a bad extension is said before anything is printed
     model = report_for_run(store, run.id)
+    if args.charts:  # the Markdown report links to them
+        model = replace(model, chart_dir=str(Path(args.charts).resolve()))
     console.print_model(model)
     _write(model, paths, args.format)
     if args.charts:
@@ -840,6 +842,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     model = compare(scenarios, args.baseline)
     runs = [RunPoints(s.label, s.run.id, s.points) for s in scenarios]
     model.figures += run_overlays(store, runs, args.align)  # per-second throughput overlaid
+    if args.charts:  # the Markdown report links to them
+        model = replace(model, chart_dir=str(Path(args.charts).resolve()))
     console.print_model(replace(model, notes=[]))
     for note in model.notes:  # a note may be longer than a terminal line: wrapped, indented
         _print_hanging(f" {note}", ("note:", "yellow"))

@@ -15,7 +15,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.distribution import merged_bins
 from arraybench.report.export import write_report
 from arraybench.report.histograms import EDGES, bucket_labels, shares
-from arraybench.report.html import render_html
+from arraybench.report.html import format_value, render_html
 from arraybench.report.timechart import _fmt_value
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
@@ -168,3 +168,31 @@ def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
                     "-o", str(tmp_path / "bad.html"), "--align", "event")  # fmt: skip
     assert done.returncode == 2 and "--align event" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "res"
+    run_id = _ladder(tmp_path, results)
+    out = tmp_path / "out"
+    done = main_cli("report", run_id, "--results", str(results), "-o", str(out / "r.md"),
+                    "--charts", str(out / "charts"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    md = (out / "r.md").read_text()
+    model = report_for_run(Store(results, create=False), run_id)
+    fig = _figure(model, "rr-4k: latency histogram")
+    # the figure's numbers as a table: one row per latency bucket, one column per point
+    assert "## Figures" in md and "**rr-4k: latency histogram**" in md
+    head = "| latency (fio lat: submission to completion) | " + fig.series[0].label
+    assert head in md
+    assert f"| {fig.x_ticks[0]} | {format_value(fig.series[0].values[0])} |" in md
+    assert "### Maximum recorded" in md  # the seed table (In&Out's maximum recorded)
+    # every exported chart linked as an image, relative to the Markdown file
+    links = re.findall(r"!\[([^\]]+)\]\((charts/[^)]+\.png)\)", md)
+    exported = sorted(p.name for p in (out / "charts").glob("*.png"))
+    assert sorted(Path(link).name for _, link in links) == exported and len(exported) >= 3
+    assert "(charts/histogram-rr-4k-latency-histogram.svg)" in md
+    # without --charts: no links
+    plain = main_cli("report", run_id, "--results", str(results), "-o", str(out / "p.md"))
+    assert plain.returncode == 0 and "## Charts" not in (out / "p.md").read_text()

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from arraybench.report.escape import for_markdown
 from arraybench.report.html import DASH, format_value
+from arraybench.report.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -276,8 +278,9 @@ def _provenance(model: ReportModel) -> str:
     return f"## Provenance\n\n{_table(['what', 'value'], rows, raw=True)}\n\n### Plan\n\n{plan}"
 
 
-def render_markdown(model: ReportModel) -> str:
-    """The whole report as one GitHub Markdown document."""
+def render_markdown(model: ReportModel, base: Path | None = None) -> str:
+    """The whole report as one GitHub Markdown document; `base`: the folder it is written to
+    (the exported charts are linked relative to it)."""
     sub = f"arraybench report · run {_code(model.run_id)}"
     sub += f" · scenario {escape(model.scenario)}" if model.scenario else ""
     parts = [
@@ -288,6 +291,8 @@ def render_markdown(model: ReportModel) -> str:
         _summary(model),
         _verdicts(model),
         _tables(model),
+        figures_markdown(model, escape, _table),
+        charts_markdown(model, base, escape),
         _workloads(model),
         _timelines(model),
         _appendix(model),

@@ -217,3 +217,5 @@ class ReportModel:
     # after the points, before the plan and the job files
     appendix: list[ReportTable] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms
+    # where `--charts DIR` writes every chart (absolute): the Markdown report links to them
+    chart_dir: str | None = None
