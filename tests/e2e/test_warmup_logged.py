@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,15 @@ def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
     hovers = re.findall(r"t = (\d+) s", tips)
     assert hovers and int(hovers[0]) <= 1  # the chart starts at the warm-up's first second
     assert len(hovers) >= 2 + 9  # the warm-up's logged seconds and the measured ones
+    with sqlite3.connect(results / "arraybench.db") as db:
+        (data,) = db.execute("SELECT data_json FROM findings WHERE kind = 'warmup'").fetchone()
+        (measured,) = db.execute("SELECT COUNT(*) FROM samples").fetchone()
+    warm_seconds = len(json.loads(data)["samples"])
+    assert warm_seconds >= 1 and len(hovers) == warm_seconds + 1 + measured  # + the gap
+    # the Markdown summary's figures are the measured seconds' alone, the warm-up said
+    md = tmp_path / "r.md"
+    done = main_cli("report", run_id[0]["id"], "--results", str(results), "-o", str(md))
+    assert done.returncode == 0, done.stderr
+    text = md.read_text()
+    assert f"**oltp-4k-rw70/w2-qd4: IOPS and latency over time**: {measured} samples" in text
+    assert f"warm-up: {warm_seconds} s logged before these samples, not in the figures" in text

@@ -53,3 +53,24 @@ def with_warmup(t: Timeline, findings: list[Finding], first_t: float, t0: float)
         x_label="seconds since the warm-up started (s)",
         shade=(0.0, end, WARMUP_LABEL),
     )
+
+
+def measured_only(t: Timeline) -> Timeline:
+    """`t` without its shaded warm-up seconds (the figures of a text summary), its findings
+    saying how many warm-up seconds were logged."""
+    if t.shade is None:
+        return t
+    end = t.shade[1]
+    keep = [i for i, x in enumerate(t.t_s) if x > end]
+    warm = sum(1 for x, v in zip(t.t_s, t.throughput, strict=False) if x <= end and v is not None)
+    return replace(
+        t,
+        t_s=[t.t_s[i] for i in keep],
+        throughput=[t.throughput[i] for i in keep],
+        lat_mean_us=[t.lat_mean_us[i] for i in keep],
+        findings=[
+            f"warm-up: {warm} s logged before these samples, not in the figures",
+            *t.findings,
+        ],
+        shade=None,
+    )
