@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 
 from tests.conftest import main_cli, needs_fio
 from tests.crosscheck import assert_point_matches_fio
@@ -61,3 +62,11 @@ def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
     text = md.read_text()
     assert f"**oltp-4k-rw70/w2-qd4: IOPS and latency over time**: {measured} samples" in text
     assert f"warm-up: {warm_seconds} s logged before these samples, not in the figures" in text
+    # the workbook's timeline holds the warm-up's rows and says which they are
+    book = tmp_path / "r.xlsx"
+    done = main_cli("report", run_id[0]["id"], "--results", str(results), "-o", str(book))
+    assert done.returncode == 0, done.stderr
+    ws = load_workbook(book)["Timelines"]
+    texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(t.endswith("s: warm-up, not in the figures") for t in texts), texts
+    assert "seconds since the warm-up started (s)" in texts
