@@ -42,6 +42,7 @@ from arraybench.report.headlines import (
     headline_includes_flagged,
     run_headlines,
 )
+from arraybench.report.histograms import histogram_figures
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -182,6 +183,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     add_seed_figures(model, once, findings)  # the seed reports' own figure forms
+    model.figures += histogram_figures(once, headlines)  # latency bars per series
     model.verdicts = verdict_tables(run, points, findings, facts)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]

@@ -32,6 +32,7 @@ from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
+from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
 from arraybench.store.findings import CLIFF, HOSTS, MONITOR, STEADY
 from arraybench.store.records import Finding, NewPoint, RunRecord, Sample
 
@@ -74,7 +75,15 @@ def run_point(ctx: RunContext, point: Point) -> None:
     jobfile = folder / "point.fio"
     fio_sizes = extras.fio_sizes() if extras else sizes
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
-    jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
+    warmup = None
+    if logs_ramp(point, extras is not None):  # the ramp as its own logged fio phase
+        tick = lambda elapsed: observer.point_tick(point, elapsed)  # noqa: E731
+        with ctx.guard.pinned(t.path for t in point.targets) as pins:
+            warmup = run_warmup(point, folder, fio_sizes, title=f"run {run.id}", binary=fio,
+                                on_tick=tick, pins=pins)  # fmt: skip
+    ramp = point.timing.ramp if warmup else 0.0
+    measured = measured_point(point) if warmup else point
+    jobfile.write_text(render_jobfile(measured, fio_sizes, title=f"run {run.id}"))
     with (
         PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
         ctx.guard.pinned(t.path for t in point.targets) as pins,  # what fio opens: checked
@@ -86,7 +95,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 jobfile,
                 label=point.key,
                 timeout_s=runner.watchdog_seconds(point.expected_seconds),
-                on_tick=lambda elapsed: observer.point_tick(point, elapsed),
+                on_tick=lambda elapsed: observer.point_tick(point, ramp + elapsed),
                 binary=fio,
                 on_start=extras.started if extras else None,
                 pins=pins,
@@ -102,7 +111,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
     metrics = point_metrics(document.jobs)
     record = point_fields(run, point, folder, started, outcome.elapsed_s, document)
     samples = point_samples(folder)
-    findings = point_findings(point, samples)
+    findings = point_findings(point, samples) + ([warmup] if warmup else [])
     if extras:
         findings += extras.findings(samples, document.jobs)
         report_extras(observer, point, extras)
