@@ -27,6 +27,7 @@ from arraybench.events.tuning import change_lines, plan_changes, revert_all
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
+from arraybench.live.session import LiveSession
 from arraybench.monitor.arrayside import parse_map, read_csv
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
@@ -159,6 +160,9 @@ def _parser() -> argparse.ArgumentParser:
         help="consent to overwrite this exact block device",
     )
     _output_option(run)
+    run.add_argument("--serve", metavar="[ADDR:]PORT",
+                     help="serve a live page and Prometheus /metrics there while the run runs "
+                     "(127.0.0.1 unless ADDR is given; port 0: any free port)")  # fmt: skip
     run.add_argument("--report", action="append", default=[], metavar="FILE",
                      help="old spelling of -o/--output")  # fmt: skip
     run.add_argument(
@@ -346,9 +350,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_campaign(
     args: argparse.Namespace, store: Store, results: Path, outputs: list[Path]
 ) -> int:
-    observer = console.ProgressObserver()
+    live = LiveSession(console.ProgressObserver(), args.serve)  # live.json; --serve's server
+    if (served := live.served()) is not None:
+        console.out.print(served, markup=False, soft_wrap=True)
+    observer = live.observer
     campaign = Campaign(store, results, observer)
     campaign.interactive = sys.stdin.isatty() and sys.stdout.isatty()  # else prompts assumed
+    ended = "failed"
     try:
         if args.resume:
             given = args.plan or args.target or args.scale != 1.0 or args.overrides
@@ -364,7 +372,9 @@ def _run_campaign(
                 merged = [*plan.allow_destroy, *args.allow_destroy]
                 plan = plan.model_copy(update={"allow_destroy": merged})
             result = campaign.start(plan, args.scale)
+        ended = "complete"
     except KeyboardInterrupt as exc:
+        ended = "interrupted"
         observer.stop()
         if campaign.run_id is None:
             console.print_error(f"{_interruption(exc)} before the run was created; nothing to "
@@ -378,6 +388,7 @@ def _run_campaign(
         return _interrupted_exit(exc)
     finally:
         observer.stop()
+        live.close(ended)
     run = store.get_run(result.run_id)
     model = report_for_run(store, run.id)
     console.print_model(model)

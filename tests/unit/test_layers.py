@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "arraybench.run": 5,
     "arraybench.importer": 5,
     "arraybench.report": 6,
+    "arraybench.live": 6,  # the live view draws with the report's chart code
     "arraybench.cli": 7,
     "arraybench.console": 7,
     "arraybench.__main__": 7,

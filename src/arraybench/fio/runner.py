@@ -255,8 +255,10 @@ def run_jobfile(
     on_tick: Callable[[float], None] | None = None,
     binary: str | None = None,
     on_start: Callable[[int], None] | None = None,
+    status_interval_s: int = 0,
 ) -> FioOutcome:
-    """Run fio on `jobfile` in its folder; raise FioRunError naming `label` on any failure."""
+    """Run fio on `jobfile` in its folder; raise FioRunError naming `label` on any failure.
+    With `status_interval_s` fio appends a report to its output that often (`fio/status.py`)."""
     binary = binary or fio_binary()
     folder = jobfile.parent
     json_path = folder / JSON_NAME
@@ -267,6 +269,8 @@ def run_jobfile(
         f"--output={JSON_NAME}",
         "--eta=never",
     ]
+    if status_interval_s > 0:
+        command.append(f"--status-interval={status_interval_s}")
     start = time.monotonic()
     with open(folder / STDERR_NAME, "wb") as err:
         fio = FioProcess(command, folder, subprocess.DEVNULL, err)

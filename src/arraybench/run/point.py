@@ -15,6 +15,7 @@ from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioParseError, FioRunError
+from arraybench.events.records import EventRecord
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
@@ -29,6 +30,7 @@ from arraybench.run.host_sidecars import HostPointExtras
 from arraybench.run.host_verify import HostsVerify
 from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.interrupts import raise_if_swallowed
+from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
@@ -74,6 +76,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
     fio_sizes = extras.fio_sizes() if extras else sizes
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
     jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
+    feed = LiveFeed(observer, point, folder, events=lambda: live_events(extras))
     with PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor:
         if extras:
             extras.live_iops = monitor.live_iops
@@ -82,13 +85,15 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 jobfile,
                 label=point.key,
                 timeout_s=runner.watchdog_seconds(point.expected_seconds),
-                on_tick=lambda elapsed: observer.point_tick(point, elapsed),
+                on_tick=feed.tick,  # observer.point_tick, then the live second
                 binary=fio,
                 on_start=extras.started if extras else None,
+                status_interval_s=feed.interval,
             )
         finally:
             if extras:
                 extras.finish()  # events reverted, acknowledged writes read back
+            feed.close(folder)
     try:
         document = parse_fio_json_file(outcome.json_path)[-1]
     except FioParseError as exc:
@@ -124,6 +129,11 @@ def run_point(ctx: RunContext, point: Point) -> None:
     if pause > 0:
         observer.pausing(point, pause)
         time.sleep(pause)
+
+
+def live_events(extras: PointExtras | None) -> list[EventRecord]:
+    """The point's event records so far (the live view shows them as they happen)."""
+    return extras.timeline.records() if extras and extras.timeline else []
 
 
 def extras_for(ctx: RunContext, point: Point, folder: Path) -> PointExtras | None:
