@@ -1,0 +1,176 @@
+"""A real run served live (`run --serve 127.0.0.1:0`): /metrics read while points run against
+the store's 1-second samples, and a real Prometheus (Debian's `prometheus`) scraping the run
+gives with `query_range` the series the store holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from arraybench.store.db import Store
+from tests.conftest import needs_fio, small_plan
+
+pytestmark = needs_fio
+RATED = "  - {name: rated, pattern: random, bs: 4k, read: 100, rate_iops: 400}\n"  # 400 IOPS per worker: 1 worker 400, 3 workers 1200, a series that changes between points
+
+
+def rated_plan(tmp_path: Path, duration: int = 6) -> Path:
+    plan = small_plan(tmp_path, workers="[1, 3]", workloads=RATED)
+    plan.write_text(plan.read_text().replace("duration: 1s", f"duration: {duration}s"))
+    return plan
+
+
+@contextmanager
+def served_run(
+    tmp_path: Path, plan: Path, serve: str = "127.0.0.1:0"
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    results = tmp_path / "res"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results),
+         "--serve", serve], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=dict(os.environ, COLUMNS="160"))  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        found = re.search(r"live page (http://127\.0\.0\.1:\d+/)", first)
+        assert found, first
+        yield proc, found.group(1)
+    finally:
+        if proc.poll() is None:
+            proc.wait(timeout=120)
+
+
+def metric_values(text: str, name: str, **labels: str) -> list[tuple[float, int]]:
+    """(value, second) of every sample of `name` with these labels."""
+    found = []
+    for line in text.splitlines():
+        if not line.startswith(name + "{"):
+            continue
+        if all(f'{k}="{v}"' in line for k, v in labels.items()):
+            value, stamp = line.rsplit(" ", 2)[-2:]
+            found.append((float(value), int(stamp) // 1000))
+    return found
+
+
+def store_seconds(results: Path) -> dict[int, float]:
+    store = Store(results, create=False)
+    run = store.list_runs()[0][0]
+    return {s.t: (s.read_iops or 0) + (s.write_iops or 0)
+            for p in store.points(run.id) for s in store.samples(p.id)}  # fmt: skip
+
+
+def within_one_sample(value: float, t: int, stored: dict[int, float]) -> bool:
+    near = [stored[s] for s in (t - 1, t, t + 1) if s in stored]
+    return bool(near) and min(near) * 0.9 <= value <= max(near) * 1.1
+
+
+def test_metrics_while_a_point_runs_match_the_stored_seconds(tmp_path: Path) -> None:
+    plan = rated_plan(tmp_path)
+    scraped: dict[int, float] = {}
+    with served_run(tmp_path, plan) as (proc, url):
+        while proc.poll() is None:
+            try:
+                with urllib.request.urlopen(url + "metrics", timeout=5) as answer:
+                    text = answer.read().decode()
+            except OSError:
+                break  # the run ended between two polls
+            for value, t in metric_values(text, "arraybench_iops", host="total",
+                                          direction="read"):  # fmt: skip
+                scraped[t] = value
+                assert 'workload="rated"' in text and re.search(r'level="w[13]-qd2"', text)
+            time.sleep(0.4)
+        out = proc.stdout.read() if proc.stdout else ""
+    assert proc.returncode == 0, out
+    stored = store_seconds(tmp_path / "res")
+    assert len(scraped) >= 6, scraped  # seconds of both points seen while they ran
+    assert {400, 1200} <= {round(v, -2) for v in scraped.values()}
+    wrong = {
+        t: (v, stored.get(t)) for t, v in scraped.items() if not within_one_sample(v, t, stored)
+    }
+    assert not wrong, f"live vs stored: {wrong}"
+    live = json.loads((next((tmp_path / "res" / "runs").iterdir()) / "live.json").read_text())
+    assert live["state"] == "complete" and live["done"] == 2 and len(live["finished"]) == 2
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def prometheus(tmp_path: Path, targets: Path) -> Iterator[str]:
+    """A real Prometheus scraping every second what `targets` (file_sd) names."""
+    port = free_port()
+    config = tmp_path / "prometheus.yml"
+    config.write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        "scrape_configs:\n"
+        "  - job_name: arraybench\n"
+        "    scrape_timeout: 900ms\n"
+        f"    file_sd_configs: [{{files: ['{targets}'], refresh_interval: 1s}}]\n"
+    )
+    proc = subprocess.Popen(
+        ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(base + "/-/ready", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            pytest.fail("prometheus did not become ready")
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def query_range(base: str, query: str, start: float, end: float) -> list[tuple[int, float]]:
+    args = urllib.parse.urlencode({"query": query, "start": start, "end": end, "step": "1s"})
+    with urllib.request.urlopen(f"{base}/api/v1/query_range?{args}", timeout=10) as answer:
+        data = json.loads(answer.read())
+    assert data["status"] == "success", data
+    found = data["data"]["result"]
+    return [(int(float(t)), float(v)) for t, v in found[0]["values"]] if found else []
+
+
+@pytest.mark.skipif(shutil.which("prometheus") is None, reason="prometheus is not installed")
+def test_prometheus_scraping_a_run_has_the_stored_series(tmp_path: Path) -> None:
+    targets = tmp_path / "targets.json"
+    targets.write_text("[]")
+    with prometheus(tmp_path, targets) as base:
+        started = time.time()
+        with served_run(tmp_path, rated_plan(tmp_path)) as (proc, url):
+            host = urllib.parse.urlparse(url).netloc
+            targets.write_text(json.dumps([{"targets": [host]}]))
+            proc.wait(timeout=120)
+        assert proc.returncode == 0
+        stored = store_seconds(tmp_path / "res")
+        # the values carry their own second: last_over_time(..[1s]) takes each second's
+        # value, never the last one repeated by the 5-minute lookback between points
+        query = 'sum(last_over_time(arraybench_iops{host="total"}[1s]))'
+        series = query_range(base, query, started, time.time())
+    by_second = dict(series)
+    common = [t for t in stored if t in by_second]
+    assert len(common) >= 0.6 * len(stored), (stored, series)  # scraping starts a little late
+    for t in common:
+        assert by_second[t] == pytest.approx(stored[t], rel=0.1), (t, by_second[t], stored[t])
