@@ -24,7 +24,8 @@ from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
 
 pytestmark = needs_fio
-RATED = "  - {name: rated, pattern: random, bs: 4k, read: 100, rate_iops: 400}\n"  # 400 IOPS per worker: 1 worker 400, 3 workers 1200, a series that changes between points
+# 400 IOPS per worker: 1 worker 400, 3 workers 1200, a series that changes between points
+RATED = "  - {name: rated, pattern: random, bs: 4k, read: 100, rate_iops: 400}\n"
 
 
 def rated_plan(tmp_path: Path, duration: int = 6) -> Path:

@@ -3,6 +3,7 @@ the output file left as fio writes it without them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -50,7 +51,7 @@ def test_tail_reads_whole_reports_while_fio_runs(tmp_path: Path) -> None:
         time.sleep(0.2)
     reports += tail.poll()
     assert during >= 2, "reports are read while fio runs, not only at its end"
-    seconds = [s for a, b in zip(reports, reports[1:], strict=False) for s in live_seconds(a, b)]
+    seconds = [s for a, b in itertools.pairwise(reports) for s in live_seconds(a, b)]
     assert seconds and {s.host for s in seconds} == {"local"}
     logged = {second_of(r.time_ms): r.value for r in parse_interval_log(tmp_path / "x_iops.1.log")
               if r.ddir == 0}  # fmt: skip
@@ -99,6 +100,6 @@ def test_tail_skips_garbage_and_waits_for_a_whole_report(tmp_path: Path) -> None
     tail = StatusTail(path)
     assert tail.poll() == []
     with open(path, "a") as fh:
-        fh.write(text[40:] + "\n{\n  \"fio version\" : broken\n}\n" + text + "\n")
+        fh.write(text[40:] + '\n{\n  "fio version" : broken\n}\n' + text + "\n")
     found = tail.poll()
     assert [r.time_ms for r in found] == [1000, 1000]
