@@ -28,6 +28,7 @@ from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
 from arraybench.live.session import LiveSession
+from arraybench.live.watch import follow
 from arraybench.monitor.arrayside import parse_map, read_csv
 from arraybench.plan import catalog
 from arraybench.plan.expand import (
@@ -243,6 +244,10 @@ def _parser() -> argparse.ArgumentParser:
     revert.add_argument("run_id", nargs="?", default=None, metavar="RUN",
                         help="only this run's injections (default: every run's)")  # fmt: skip
     _results_option(revert)
+    watch = sub.add_parser("watch", help="follow a run started elsewhere, live, until it ends")
+    watch.add_argument("run_id", nargs="?", default="latest", metavar="RUN_ID", help=RUN_ID_HELP)
+    _results_option(watch)
+
     attach = sub.add_parser("attach", help="store the array's own monitor CSV beside a run")
     attach.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     attach.add_argument("file", metavar="FILE", help="CSV exported from the array's monitor")
@@ -535,6 +540,21 @@ def cmd_attach(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    store = Store(Path(args.results), create=False)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
+    console.out.print(f"watching run {run.id} in {run.folder} (Ctrl-C stops watching, not the run)",
+                      markup=False)  # fmt: skip
+    running = lambda: store.get_run(run.id).status == "running"  # noqa: E731
+    try:
+        last = console.watch_view(follow(Path(run.folder), running))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    ended = last["state"] if last else store.get_run(run.id).status
+    console.out.print(f"run {run.id}: {ended}", markup=False)
+    return 0 if ended == "complete" else 1
+
+
 def cmd_templates(_: argparse.Namespace) -> int:
     names = catalog.template_names()
     lines = [(n, " ".join(catalog.load_template(n).description.split())) for n in names]
@@ -807,6 +827,7 @@ COMMANDS = {
     "import": cmd_import,
     "revert": cmd_revert,
     "attach": cmd_attach,
+    "watch": cmd_watch,
 }
 
 

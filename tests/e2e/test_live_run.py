@@ -175,3 +175,29 @@ def test_prometheus_scraping_a_run_has_the_stored_series(tmp_path: Path) -> None
     assert len(common) >= 0.6 * len(stored), (stored, series)  # scraping starts a little late
     for t in common:
         assert by_second[t] == pytest.approx(stored[t], rel=0.1), (t, by_second[t], stored[t])
+
+
+def test_watch_from_a_second_process_follows_the_run_to_its_end(tmp_path: Path) -> None:
+    plan = rated_plan(tmp_path, duration=4)
+    results = tmp_path / "res"
+    argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)]
+    run = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):  # the run's folder exists once its record is stored
+            if any((results / "runs").glob("*/live.json")):
+                break
+            time.sleep(0.1)
+        watch = subprocess.run([sys.executable, "-m", "arraybench", "watch", "--results",
+                                str(results)], capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, COLUMNS="160"))  # fmt: skip
+        ended = run.poll()
+    finally:
+        run.wait(timeout=120)
+    assert watch.returncode == 0, watch.stdout + watch.stderr
+    assert ended is not None or run.wait(timeout=10) == 0  # watch ended with the run
+    out = watch.stdout
+    assert re.search(r"rated/w1-qd2: 4\d\d IOPS", out) and re.search(
+        r"rated/w3-qd2: 1,[12]\d\d IOPS", out
+    ), out
+    assert out.rstrip().endswith(": complete")
+    assert all(len(line) <= 100 for line in out.splitlines()[1:])

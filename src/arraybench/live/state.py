@@ -220,6 +220,7 @@ class LiveObserver:
             self.state.data["total"] = max(self.state.data["total"], done + 1)
         self.state.change(point=view, hosts={}, total_now=None, series=[])
         self.state.write(force=True)
+        self._view()
         self.inner.point_started(point, index, total)
 
     def point_tick(self, point: Point, elapsed_s: float) -> None:
@@ -279,9 +280,7 @@ class LiveObserver:
                 data["series"] = [*data["series"], row][-SERIES_KEPT:]
             data["updated"] = time.time()
         self.state.write()
-        method = getattr(self.inner, "live_second", None)
-        if method is not None:
-            method(point, seconds, left_s)
+        self._view()
 
     def live_event(self, point: Point, record: EventRecord) -> None:
         action = {"apply": "applied", "revert": "reverted"}.get(record.action, record.action)
@@ -294,9 +293,13 @@ class LiveObserver:
             counts = data["event_counts"].setdefault(record.label, {})
             counts[action] = counts.get(action, 0) + 1
         self._line(f"event {record.label} ({record.kind}) {action}: {record.outcome}")
-        method = getattr(self.inner, "live_event", None)
+        self._view()
+
+    def _view(self) -> None:
+        """The inner observer's live view (the terminal's), when it has one."""
+        method = getattr(self.inner, "live_view", None)
         if method is not None:
-            method(point, record)
+            method(self.state.snapshot())
 
     def finish(self, state: str) -> None:
         """The campaign ended (complete, interrupted, failed): said to watchers."""
