@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import pytest
 
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
+from tests.prom import prometheus, query_range
 
 pytestmark = needs_fio
 # 400 IOPS per worker: 1 worker 400, 3 workers 1200, a series that changes between points
@@ -106,59 +106,11 @@ def test_metrics_while_a_point_runs_match_the_stored_seconds(tmp_path: Path) -> 
     assert live["state"] == "complete" and live["done"] == 2 and len(live["finished"]) == 2
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def prometheus(tmp_path: Path, targets: Path) -> Iterator[str]:
-    """A real Prometheus scraping every second what `targets` (file_sd) names."""
-    port = free_port()
-    config = tmp_path / "prometheus.yml"
-    config.write_text(
-        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        "scrape_configs:\n"
-        "  - job_name: arraybench\n"
-        "    scrape_timeout: 900ms\n"
-        f"    file_sd_configs: [{{files: ['{targets}'], refresh_interval: 1s}}]\n"
-    )
-    proc = subprocess.Popen(
-        ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-         f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(base + "/-/ready", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("prometheus did not become ready")
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-def query_range(base: str, query: str, start: float, end: float) -> list[tuple[int, float]]:
-    args = urllib.parse.urlencode({"query": query, "start": start, "end": end, "step": "1s"})
-    with urllib.request.urlopen(f"{base}/api/v1/query_range?{args}", timeout=10) as answer:
-        data = json.loads(answer.read())
-    assert data["status"] == "success", data
-    found = data["data"]["result"]
-    return [(int(float(t)), float(v)) for t, v in found[0]["values"]] if found else []
-
-
 @pytest.mark.skipif(shutil.which("prometheus") is None, reason="prometheus is not installed")
 def test_prometheus_scraping_a_run_has_the_stored_series(tmp_path: Path) -> None:
     targets = tmp_path / "targets.json"
     targets.write_text("[]")
-    with prometheus(tmp_path, targets) as base:
+    with prometheus(tmp_path, targets) as (base, _):
         started = time.time()
         with served_run(tmp_path, rated_plan(tmp_path)) as (proc, url):
             host = urllib.parse.urlparse(url).netloc

@@ -8,18 +8,37 @@ from dataclasses import replace
 from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
-from arraybench.store.findings import ARRAY_SERIES
+from arraybench.store.findings import ARRAY_PULL, ARRAY_SERIES, ArraySeriesFinding
 from arraybench.units import format_pct
+
+
+def latest_series(store: Store, run_id: str) -> ArraySeriesFinding | None:
+    """The latest attached series; a plan's array_monitor stores one per point and source:
+    the points of the latest source are put together."""
+    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
+    if not found:
+        return None
+    same = [f for f in found if f["file"] == found[-1]["file"]]
+    return {**found[-1], "samples": [s for f in same for s in f["samples"]]}
+
+
+def pull_notes(store: Store, run_id: str) -> list[str]:
+    """One line per array_monitor source that gave nothing for some points (and why)."""
+    failed: dict[str, list[str]] = {}
+    for f in ARRAY_PULL.among(store.findings(run_id, ARRAY_PULL.name)):
+        failed.setdefault(f["source"], []).append(f"{f['point']}: {f['error']}")
+    return [f"{source}: {len(lines)} point(s) not read, skipped (first: {lines[0]})"
+            for source, lines in failed.items()]  # fmt: skip
 
 
 def point_agreements(
     store: Store, run_id: str, points: list[PointRecord]
 ) -> list[tuple[PointRecord, Agreement | None]]:
     """Each point against the latest attached series (none attached: empty)."""
-    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
-    if not found:
+    series = latest_series(store, run_id)
+    if series is None:
         return []
-    array = [ArraySample(float(t), values) for t, values in found[-1]["samples"]]
+    array = [ArraySample(float(t), values) for t, values in series["samples"]]
     result = []
     for point in points:
         seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
@@ -32,7 +51,8 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     pairs = point_agreements(store, run_id, points)
     if not pairs:
         return []
-    data = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))[-1]
+    data = latest_series(store, run_id)
+    assert data is not None
     rows = [[p.key, f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}",
              format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
             if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
@@ -48,12 +68,12 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
 def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
     """The attached series per Unix second (mean of its samples in that second), in IOPS or
     MB/s as the point is measured; empty when nothing (or not that value) is attached."""
-    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
-    if not found:
+    series = latest_series(store, run_id)
+    if series is None:
         return {}
     field = "mbps" if mbps else "iops"
     buckets: dict[int, list[float]] = {}
-    for t, values in found[-1]["samples"]:
+    for t, values in series["samples"]:
         if field in values:
             buckets.setdefault(int(t), []).append(float(values[field]))
     return {t: sum(v) / len(v) for t, v in buckets.items()}
@@ -77,6 +97,7 @@ def add_array_view(
 ) -> None:
     """An attached array series into a run's report: its table, and its column of the points
     table (every format); nothing when none is attached."""
+    model.notes += pull_notes(store, run_id)
     pairs = point_agreements(store, run_id, points)
     if not pairs:
         return

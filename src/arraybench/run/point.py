@@ -126,9 +126,17 @@ def run_point(ctx: RunContext, point: Point) -> None:
     )
     ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
     observer.point_finished(point, metrics, throughput_unit(point.workload))
+    pull_array(ctx, point, samples)
     if pause > 0:
         observer.pausing(point, pause)
         time.sleep(pause)
+
+
+def pull_array(ctx: RunContext, point: Point, samples: Sequence[Sample]) -> None:
+    """The plan's array_monitor asked for this point's window (in its own thread)."""
+    if ctx.array is not None:
+        for line in ctx.array.point_done(point.key, [s.t for s in samples]):
+            ctx.observer.warning(line)
 
 
 def live_events(extras: PointExtras | None) -> list[EventRecord]:
@@ -219,6 +227,7 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     findings += extras.findings(result)
     ctx.store.add_point(record, metrics, result.samples, findings=findings)
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
+    pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():
         integrity_line(ctx.observer, line, failed)
     if result.failed:
