@@ -54,6 +54,14 @@ def served_run(
             proc.wait(timeout=120)
 
 
+def dashboard_queries() -> list[str]:
+    """Every PromQL expression of the Grafana dashboard in docs/."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "grafana-arraybench.json"
+    board = json.loads(path.read_text())
+    exprs = [t["expr"] for p in board["panels"] for t in p["targets"]]
+    return exprs + [a["expr"] for a in board["annotations"]["list"]]
+
+
 def metric_values(text: str, name: str, **labels: str) -> list[tuple[float, int]]:
     """(value, second) of every sample of `name` with these labels."""
     found = []
@@ -122,11 +130,20 @@ def test_prometheus_scraping_a_run_has_the_stored_series(tmp_path: Path) -> None
         # value, never the last one repeated by the 5-minute lookback between points
         query = 'sum(last_over_time(arraybench_iops{host="total"}[1s]))'
         series = query_range(base, query, started, time.time())
+        ended = time.time()
+        for expr in dashboard_queries():  # docs/grafana-arraybench.json: valid, and data
+            found = query_range(base, expr.replace("$run", ".*"), started, ended)
+            assert found or "events" in expr or "errors" in expr, expr
     by_second = dict(series)
     common = [t for t in stored if t in by_second]
     assert len(common) >= 0.6 * len(stored), (stored, series)  # scraping starts a little late
-    for t in common:
-        assert by_second[t] == pytest.approx(stored[t], rel=0.1), (t, by_second[t], stored[t])
+    # fio's status reports end ~0.1 s before its log windows: a second where rate_iops caught
+    # up may differ from the stored one, never beyond its neighbours
+    wrong = {t: (by_second[t], stored[t]) for t in common
+             if not within_one_sample(by_second[t], t, stored)}  # fmt: skip
+    assert not wrong, wrong
+    exact = [t for t in common if by_second[t] == pytest.approx(stored[t], rel=0.1)]
+    assert len(exact) >= 0.8 * len(common), {t: (by_second[t], stored[t]) for t in common}
 
 
 def test_watch_from_a_second_process_follows_the_run_to_its_end(tmp_path: Path) -> None:
