@@ -80,8 +80,10 @@ def poll(url: str, stop: threading.Event) -> None:
         tick += 1
 
 
-def one_run(plan_text: str, results: Path, live: bool) -> float:
+def one_run(plan_text: str, results: Path, live: bool) -> tuple[float, float]:
+    """(fio's IOPS, arraybench's own CPU seconds: this process, all its threads)."""
     store = Store(results)
+    cpu = time.process_time()
     session = LiveSession(Terminal(), "127.0.0.1:0") if live else None
     stop = threading.Event()
     poller = None
@@ -95,12 +97,17 @@ def one_run(plan_text: str, results: Path, live: bool) -> float:
         stop.set()
         if session is not None:
             session.close("complete")
+    spent = time.process_time() - cpu
     (point,) = store.points(result.run_id)
     store.close()
-    return float(point.metrics["read_iops"] or 0.0)
+    return float(point.metrics["read_iops"] or 0.0), spent
 
 
-def measure(engine: str, rounds: int, seconds: float, folder: Path) -> tuple[float, float, float]:
+def measure(
+    engine: str, rounds: int, seconds: float, folder: Path
+) -> tuple[float, float, float, float]:
+    """Median IOPS without and with, their ratio, and the live view's CPU seconds per
+    second of point (B's CPU minus A's)."""
     direct = "false" if engine == "null" else "true"
     text = PLAN.format(target=folder / f"{engine}.dat", engine=engine, direct=direct,
                        seconds=seconds)  # fmt: skip
@@ -108,8 +115,9 @@ def measure(engine: str, rounds: int, seconds: float, folder: Path) -> tuple[flo
     for r in range(rounds):
         off.append(one_run(text, folder / f"{engine}-off-{r}", live=False))
         on.append(one_run(text, folder / f"{engine}-on-{r}", live=True))
-    a, b = statistics.median(off), statistics.median(on)
-    return a, b, b / a
+    a, b = statistics.median(x for x, _ in off), statistics.median(x for x, _ in on)
+    extra = statistics.median(y for _, y in on) - statistics.median(y for _, y in off)
+    return a, b, b / a, extra / (seconds + 1)
 
 
 def main() -> None:
@@ -121,14 +129,16 @@ def main() -> None:
     args = parser.parse_args()
     rounds, seconds = (1, 1.0) if args.smoke else (args.rounds, args.seconds)
     print(f"live view off (A) and on (B), {rounds} round(s) of {seconds:g} s, A B alternating")
-    print("| engine | A: without | B: live view, server polled | IOPS ratio B/A |")
-    print("|---|---|---|---|")
+    print(
+        "| engine | A: without | B: live view, server polled | IOPS ratio B/A | live view's CPU |"
+    )
+    print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="arraybench-live-bench-") as tmp:
         for engine in args.engines.split(","):
             start = time.monotonic()
-            a, b, ratio = measure(engine, rounds, seconds, Path(tmp))
-            print(f"| {engine} | {a / 1e3:,.1f} k IOPS | {b / 1e3:,.1f} k IOPS | {ratio:.3f} |"
-                  f"  ({time.monotonic() - start:.0f} s)")  # fmt: skip
+            a, b, ratio, cpu = measure(engine, rounds, seconds, Path(tmp))
+            print(f"| {engine} | {a / 1e3:,.1f} k IOPS | {b / 1e3:,.1f} k IOPS | {ratio:.3f} | "
+                  f"{cpu * 100:.1f} % of a core |  ({time.monotonic() - start:.0f} s)")  # fmt: skip
 
 
 if __name__ == "__main__":

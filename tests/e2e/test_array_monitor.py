@@ -18,8 +18,10 @@ import pytest
 
 from arraybench.cli import main
 from arraybench.report.arrayside import point_agreements
+from arraybench.report.assemble import report_for_run
 from arraybench.store.db import Store
 from arraybench.store.findings import ARRAY_PULL
+from arraybench.units import format_latency
 from tests.conftest import needs_fio, small_plan
 from tests.loopdev import attached, sparse_file
 from tests.prom import free_port, prometheus, query_range
@@ -156,3 +158,7 @@ def test_a_command_source_with_garbage_lines(tmp_path: Path) -> None:
     run = store.list_runs()[0][0]
     ((_point, agreement),) = point_agreements(store, run.id, store.points(run.id))
     assert agreement is not None and agreement.array_iops == pytest.approx(5000)
+    model = report_for_run(store, run.id)
+    (beside,) = [t for t in model.tables if t.title == "Array monitor vs fio (MB/s, latency)"]
+    assert beside.columns[-2:] == ["array latency", "latency: array vs fio"]
+    assert beside.rows[0][-2] == format_latency(90.0)  # the JSON lines' latency_us

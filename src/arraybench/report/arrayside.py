@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
 from arraybench.store.findings import ARRAY_PULL, ARRAY_SERIES, ArraySeriesFinding
-from arraybench.units import format_pct
+from arraybench.units import format_latency, format_pct
 
 
 def latest_series(store: Store, run_id: str) -> ArraySeriesFinding | None:
@@ -62,7 +63,44 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     )
     return [ReportTable("Array monitor vs fio (IOPS)",
                         ["Point", "fio IOPS", "array IOPS", "array vs fio", "verdict"], rows,
-                        caption)]  # fmt: skip
+                        caption), *other_tables(store, points, data)]  # fmt: skip
+
+
+def _beside(fio: float | None, array: list[float], text: Callable[[float], str]) -> list[str]:
+    """fio's figure, the array's mean over the point and their difference in %."""
+    if fio is None or not array:
+        return [text(fio) if fio is not None else "–", "–", "–"]
+    mean = sum(array) / len(array)
+    diff = format_pct((mean - fio) / fio * 100, signed=True) if fio else "–"
+    return [text(fio), text(mean), diff]
+
+
+def other_tables(
+    store: Store, points: list[PointRecord], data: ArraySeriesFinding
+) -> list[ReportTable]:
+    """The array's MB/s and mean latency beside fio's, per point, when the series has them."""
+    fields = {k for _, values in data["samples"] for k in values} & {"mbps", "latency_us"}
+    if not fields:
+        return []
+    rows = []
+    for p in points:
+        seconds = [s.t for s in store.samples(p.id)]
+        inside = [v for t, v in data["samples"]
+                  if seconds and min(seconds) <= float(t) < max(seconds) + 1]  # fmt: skip
+        row = [p.key]
+        if "mbps" in fields:
+            row += _beside(p.metric("total", "mbps"), [v["mbps"] for v in inside if "mbps" in v],
+                           lambda v: f"{v:,.1f}")  # fmt: skip
+        if "latency_us" in fields:
+            row += _beside(p.metric("total", "lat_mean_us"),
+                           [v["latency_us"] for v in inside if "latency_us" in v],
+                           format_latency)  # fmt: skip
+        rows.append(row)
+    heads = (["fio MB/s", "array MB/s", "MB/s: array vs fio"] if "mbps" in fields else []) + (
+        ["fio mean latency", "array latency", "latency: array vs fio"]
+        if "latency_us" in fields else [])  # fmt: skip
+    caption = f"From {data['file']}; the array's mean over each point's logged seconds."
+    return [ReportTable("Array monitor vs fio (MB/s, latency)", ["Point", *heads], rows, caption)]
 
 
 def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
