@@ -103,3 +103,15 @@ def test_tail_skips_garbage_and_waits_for_a_whole_report(tmp_path: Path) -> None
         fh.write(text[40:] + '\n{\n  "fio version" : broken\n}\n' + text + "\n")
     found = tail.poll()
     assert [r.time_ms for r in found] == [1000, 1000]
+
+
+def test_keep_last_document_of_a_long_point(tmp_path: Path) -> None:
+    """Megabytes of reports (read backwards by blocks): fio's warnings and the last report."""
+    path = tmp_path / "fio.json"
+    big = json.dumps(_doc(1000, 1) | {"filler": "x" * (1 << 20)}, indent=2)
+    last = json.dumps(_doc(9000, 99), indent=2)
+    path.write_text("fio: warning\n" + big + "\n" + big + "\n" + last + "\n")
+    keep_last_document(path)
+    assert path.read_text() == "fio: warning\n" + last + "\n"
+    keep_last_document(path)  # one report: left as it is
+    assert path.read_text() == "fio: warning\n" + last + "\n"

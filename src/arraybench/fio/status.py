@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from arraybench.fio.logs import second_of
 
@@ -29,6 +30,8 @@ LOCAL_HOST = "local"
 DIRECTIONS = ("read", "write")
 _START = re.compile(r'^\{\s*"fio version"', re.MULTILINE)
 _END = re.compile(r"^\}\s*$", re.MULTILINE)
+_START_BYTES = re.compile(rb'^\{\s*"fio version"', re.MULTILINE)
+BLOCK = 1 << 20
 MAX_CHUNK = 8 << 20  # read at most this much per poll (a slow poll never reads a huge file)
 
 
@@ -182,17 +185,36 @@ class StatusTail:
         return reports
 
 
+def _last_start(fh: BinaryIO, size: int) -> int | None:
+    """Where the last report starts, read backwards a block at a time (a long point's output
+    is hundreds of MB: it is never read whole)."""
+    end = size
+    while end > 0:
+        start = max(0, end - BLOCK)
+        fh.seek(start)
+        block = fh.read(end - start + 64)  # a start cut by the block's edge is seen whole
+        found = [m.start() for m in _START_BYTES.finditer(block) if start + m.start() < end]
+        if found:
+            return start + found[-1]
+        end = start
+    return None
+
+
 def keep_last_document(path: Path) -> None:
     """fio's output file as without `--status-interval`: the text before the first report
     (fio's warnings) and the last report, replaced atomically; untouched with one report."""
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        with open(path, "rb") as fh:
+            head = fh.read(BLOCK)
+            first = _START_BYTES.search(head)
+            last = _last_start(fh, os.fstat(fh.fileno()).st_size)
+            if first is None or last is None or last <= first.start():
+                return
+            spare = path.with_name(path.name + ".tmp")
+            with open(spare, "wb") as out:
+                out.write(head[: first.start()])
+                fh.seek(last)
+                shutil.copyfileobj(fh, out)
     except OSError:
         return
-    starts = [m.start() for m in _START.finditer(text)]
-    if len(starts) < 2:
-        return
-    kept = text[: starts[0]] + text[starts[-1] :]
-    spare = path.with_name(path.name + ".tmp")
-    spare.write_text(kept, encoding="utf-8", errors="surrogateescape")
     os.replace(spare, path)
