@@ -27,6 +27,7 @@ from arraybench.events.tuning import change_lines, plan_changes, revert_all
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.runner import fio_binary, fio_version
 from arraybench.hosts import NO_AUTH_WARNING, check_hosts
+from arraybench.live.server import parse_serve
 from arraybench.live.session import LiveSession
 from arraybench.live.watch import follow
 from arraybench.monitor.arrayside import parse_map, read_csv
@@ -344,6 +345,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     outputs = [Path(p) for p in [*args.output, *args.report]]
     for path in outputs:  # an unknown report format is said before the campaign, not after it
         format_for(path, None)
+    if args.serve:  # a refused --serve address too, before the store is made
+        parse_serve(args.serve)
     results = Path(args.results)
     store = Store(results)
     try:  # closed on return: the run's lock is not kept by a library caller's process

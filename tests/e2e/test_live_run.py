@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.store.db import Store
-from tests.conftest import needs_fio, small_plan
+from tests.conftest import main_cli, needs_fio, small_plan
 from tests.prom import prometheus, query_range
 
 pytestmark = needs_fio
@@ -170,3 +170,18 @@ def test_watch_from_a_second_process_follows_the_run_to_its_end(tmp_path: Path) 
     ), out
     assert out.rstrip().endswith(": complete")
     assert all(len(line) <= 100 for line in out.splitlines()[1:])
+
+
+def test_serve_refusals_and_watch_of_an_ended_run(tmp_path: Path) -> None:
+    plan = rated_plan(tmp_path, duration=1)
+    results = tmp_path / "res"
+    for address in ("0.0.0.0:9000", "[::]:0", "9000000"):
+        refused = main_cli("run", str(plan), "--results", str(results), "--serve", address)
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+        assert "--serve" in refused.stderr and "Traceback" not in refused.stderr
+    assert not results.exists()  # refused before anything was made
+    assert main_cli("run", str(plan), "--results", str(results)).returncode == 0
+    watched = main_cli("watch", "--results", str(results))
+    assert watched.returncode == 0 and watched.stdout.rstrip().endswith(": complete")
+    unknown = main_cli("watch", "nope", "--results", str(results))
+    assert unknown.returncode == 2 and "no run 'nope'" in unknown.stderr
