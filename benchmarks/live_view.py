@@ -7,7 +7,7 @@ B: what `arraybench run --serve 127.0.0.1:0` on a terminal does: fio's status re
    drawn each second, and the server answering a client that polls /metrics and /live.json
    every second and /charts every two (what Prometheus and an open live page ask).
 
-Runs A B A B ... on the same target and prints the IOPS ratio B/A per engine (null: the
+Runs A B, B A, A B ... on the same target and prints the IOPS ratio B/A per engine (null: the
 harness cost shows most; libaio with direct I/O on a file). Target: >= 0.98.
 
     .venv/bin/python benchmarks/live_view.py [--rounds 6] [--seconds 5] [--engines null,libaio]
@@ -112,9 +112,10 @@ def measure(
     text = PLAN.format(target=folder / f"{engine}.dat", engine=engine, direct=direct,
                        seconds=seconds)  # fmt: skip
     off, on = [], []
-    for r in range(rounds):
-        off.append(one_run(text, folder / f"{engine}-off-{r}", live=False))
-        on.append(one_run(text, folder / f"{engine}-on-{r}", live=True))
+    for r in range(rounds):  # A B, then B A: whichever runs second gains nothing
+        for live in (False, True) if r % 2 == 0 else (True, False):
+            got = one_run(text, folder / f"{engine}-{live}-{r}", live=live)
+            (on if live else off).append(got)
     a, b = statistics.median(x for x, _ in off), statistics.median(x for x, _ in on)
     extra = statistics.median(y for _, y in on) - statistics.median(y for _, y in off)
     return a, b, b / a, extra / (seconds + 1)
@@ -128,7 +129,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="one 1-second round per engine")
     args = parser.parse_args()
     rounds, seconds = (1, 1.0) if args.smoke else (args.rounds, args.seconds)
-    print(f"live view off (A) and on (B), {rounds} round(s) of {seconds:g} s, A B alternating")
+    print(f"live view off (A) and on (B), {rounds} round(s) of {seconds:g} s, A B / B A")
     print(
         "| engine | A: without | B: live view, server polled | IOPS ratio B/A | live view's CPU |"
     )
