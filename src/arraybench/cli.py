@@ -298,7 +298,7 @@ def _parser() -> argparse.ArgumentParser:
         "--pattern",
         metavar="REGEX",
         help="named groups: workload, bs, rw, workers, threads, iodepth, devices, hosts, "
-        "scenario, label_<name>, read from file names, "
+        "scenario, label_<name>, read from file names (RE2 syntax, matched in linear time), "
         "e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'",
     )
     _results_option(imp)
@@ -523,6 +523,14 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 def cmd_attach(args: argparse.Namespace) -> int:
     store = Store(Path(args.results), create=False)
+    try:
+        return _attach(store, args)
+    finally:
+        store.close()
+
+
+def _attach(store: Store, args: argparse.Namespace) -> int:
+    """Everything read and checked before the one write: a refused attach stores nothing."""
     run = store.get_run(_run_id(store, args.run_id, args.results))
     columns = parse_map(args.map)
     samples = read_csv(Path(args.file), columns, args.offset)
@@ -787,11 +795,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     # imported here: its readers cost every other command (`run` above all) a fifth of a second
-    from arraybench.importer import import_paths
+    from arraybench.importer import prepare_import, store_import
 
+    # read and checked whole before the store is opened: a refused import leaves none behind
+    prepared = prepare_import([Path(p) for p in args.paths], run_name=args.name,
+                              name_pattern=args.pattern)  # fmt: skip
     store = Store(Path(args.results))
-    result = import_paths(store, [Path(p) for p in args.paths], run_name=args.name,
-                          name_pattern=args.pattern)  # fmt: skip
+    try:
+        result = store_import(store, prepared)
+    finally:
+        store.close()
     for line in result.notes:
         console.out.print(console.styled(("note:", "dim"), f" {line}"))
     for skipped in result.skipped:

@@ -68,7 +68,7 @@ def test_attached_series_gives_per_point_agreement(
         "time=Time,iops=IOPS": "no column 'IOPS'",
         "iops=Total IOPS": "needs time=",
         "time=Time,qd=Comment": "unknown field 'qd'",
-        "time=Comment,iops=Total IOPS": "array.csv:2: cannot read this row",
+        "time=Comment,iops=Total IOPS": "array.csv:2:4: 'Comment' = 'ok' is no usable time",
     }
     for given, said in wrong.items():
         code = main(["attach", run.id, str(export), "--map", given, "--results", str(results)])

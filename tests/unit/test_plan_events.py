@@ -78,7 +78,7 @@ def test_every_kind_in_its_yaml_form() -> None:
         ("{at: 1s, netem: {interface: 'eth 0', delay: 1ms}}", "should match pattern"),
         ("{at: 1s, signal: {pid: 1, process: x}}", "exactly one of pid"),
         ("{at: 1s, signal: {}}", "exactly one of pid"),
-        ("{at: 1s, signal: {process: '(', full: true}}", "invalid regular expression"),
+        ("{at: 1s, signal: {process: '(', full: true}}", "missing ): ("),
         ("{at: 1s, signal: {pid: 3, full: true}}", "full applies to process only"),
         ("{at: 1s, prompt: {text: ''}}", "at least 1 character"),
         ("{at: 1s, host: h1, prompt: go}", "a prompt happens on the controller"),

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from arraybench.events.errors import InjectorError
+from arraybench.userfiles import InputFileError, read_whole
+from arraybench.userregex import UserRegexError, compile_user_regex
 
 PROC = Path("/proc")
+PID_FILE_BYTES = 4096  # a pid and a newline; more is no pid file
 
 
 def _numeric_dirs(folder: Path) -> Iterator[int]:
@@ -114,25 +116,29 @@ def _comm(pid: int) -> str | None:
 
 def find_processes(pattern: str, *, full: bool = False, exclude: Collection[int] = ()) -> list[int]:
     """Processes whose name (as pgrep) or, with `full`, whole command line (pgrep -f) matches
-    the regular expression `pattern` (searched, not anchored). This process is never listed."""
-    regex = re.compile(pattern)
+    the regular expression `pattern` (searched, not anchored, in linear time: userregex.py).
+    This process is never listed."""
+    try:
+        regex = compile_user_regex(pattern, "the signal event's process")
+    except UserRegexError as exc:  # the plan's loader refuses it first: a plan made by hand
+        raise InjectorError(str(exc), "see `process` in docs/plan.md") from None
     skip = {os.getpid(), *exclude}
     found = []
     for pid in _numeric_dirs(PROC):
         if pid in skip:
             continue
         text = _cmdline(pid) if full else _comm(pid)
-        if text and regex.search(text):
+        if text and regex.found(text):
             found.append(pid)
     return sorted(found)
 
 
 def read_pid_file(path: str) -> int:
     """The pid written in a pid file (first word); InjectorError when unreadable."""
-    try:
-        words = Path(path).read_text().split()
+    try:  # a regular file only, read within PID_FILE_BYTES: a FIFO there must not hang us
+        words = read_whole(Path(path), "the pid file", PID_FILE_BYTES).decode().split()
         pid = int(words[0])
-    except (OSError, ValueError, IndexError) as exc:
+    except (InputFileError, OSError, ValueError, IndexError) as exc:
         raise InjectorError(
             f"cannot read a pid from {path}: {exc}", "check the pid_file of the event"
         ) from None

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arraybench.errors import FioParseError
 from arraybench.fio.results import DirStats, FioJobResult, IntervalSample
+from arraybench.userfiles import InputFileError, read_whole
 
 # fio's latency histogram geometry (stat.h): 64 buckets per power-of-two group.
 FIO_IO_U_PLAT_BITS = 6
@@ -30,6 +31,8 @@ HIST_BINS_USEC = 19 * FIO_IO_U_PLAT_VAL  # 1216
 HIST_BINS_NSEC = 29 * FIO_IO_U_PLAT_VAL  # 1856
 _MAX_COARSENESS = 6  # fio's log_hist_coarseness range is 0..6
 
+# a log is read whole: beyond this (a log of every I/O of a long run) it is refused, said
+MAX_LOG_BYTES = 128 << 20
 LAT_KINDS = ("lat", "clat", "slat")
 RATE_KINDS = ("iops", "bw")
 
@@ -105,8 +108,10 @@ def _read_source(source: LogSource) -> tuple[str, str]:
         if looks_like_text:
             return source, "fio log text"
     path = Path(source)
-    try:
-        return path.read_text(encoding="utf-8", errors="replace"), str(path)
+    try:  # read whole: a regular file only, at most MAX_LOG_BYTES (userfiles.py)
+        return read_whole(path, "a fio log", MAX_LOG_BYTES).decode("utf-8", "replace"), str(path)
+    except InputFileError as exc:
+        raise FioParseError(exc.message, exc.hint) from None
     except OSError as exc:
         raise FioParseError(
             f"cannot read fio log {path}: {exc.strerror or exc}",

@@ -34,27 +34,24 @@ one file per load level (fio-plot's ``randread-1-1.json``, ``randread-1-2.json``
 one curve.
 
 Anything that cannot be imported is listed in ImportResult.skipped with one line why; only
-when nothing at all can be imported is an ArraybenchError raised.
+when nothing at all can be imported is an ArraybenchError raised. A number no store can hold
+(limits.py) refuses the whole import instead, with one located line. An import is read,
+checked and built whole first (prepare_import, writing nothing), then stored as one
+transaction (store_import, storing.py): all or nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from arraybench import __version__
-from arraybench.analysis.aggregate import point_metrics
 from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.fio.logs import (
     hist_log_bins,
@@ -70,17 +67,21 @@ from arraybench.fio.results import (
     FioJobResult,
     IntervalSample,
 )
-from arraybench.importer.diskspd import TOOL as DISKSPD
+from arraybench.importer.candidate import Candidate, SeriesId, Source
 from arraybench.importer.elbencho import TOOL as ELBENCHO
+from arraybench.importer.limits import (
+    check_level,
+    number_text,
+    refuse,
+)
 from arraybench.importer.reading import Skip, pick_docs, read_docs
-from arraybench.importer.vdbench import TOOL as VDBENCH
-from arraybench.plan.model import LatencyBound, Workload
-from arraybench.run.campaign import new_run_id, now_iso
-from arraybench.run.record import PointPlace, names_of, new_point
+from arraybench.importer.storing import Ready, ready, store_run
+from arraybench.plan.types import MAX_BLOCK
 from arraybench.run.timeseries import full_seconds
-from arraybench.store.db import Finding, NewPoint, RunRecord, Sample, Store
-from arraybench.store.findings import IMPLAUSIBLE, IMPORT
+from arraybench.store.db import Sample, Store
 from arraybench.units import fio_size, parse_size
+from arraybench.userfiles import InputFileError, not_regular, shown, shown_all
+from arraybench.userregex import UserRegex, UserRegexError, compile_user_regex
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
                   "scenario")  # fmt: skip
@@ -115,72 +116,33 @@ class ImportResult:
     files_examined: int = 0
 
 
-_SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
-
-
-@dataclass(frozen=True)
-class _Source:
-    path: Path
-    rel: str  # relative to the import root, for messages and names
-    fmt: str  # "json", "text", "terse", "logs", or the other tool: diskspd, vdbench, elbencho
-
-
-@dataclass(eq=False)
-class _Candidate:
-    """One point to be: a group of jobs of one fio invocation, and what it is."""
-
-    source: _Source
-    doc: FioDocument
-    doc_index: int  # 1-based among the file's documents
-    groupid: int
-    jobs: list[FioJobResult]
-    options: dict[str, str]  # global options + the first job's
-    rw: str
-    pattern: str
-    read_pct: int
-    bs: int
-    ioengine: str
-    workers: int
-    iodepth: int
-    hosts: int | None
-    devices: int | None = None
-    scenario: str | None = None
-    labels: dict[str, str] = field(default_factory=dict)
-    workload: str = ""
-    named: bool = False  # the workload name came from the file name pattern
-    part: str = ""  # tells apart groups of one run that share a workload and load level
-    notes: list[str] = field(default_factory=list)
-    implausible: list[str] = field(default_factory=list)  # why its figures cannot all be true
-    samples: list[Sample] = field(default_factory=list)
-    logs: list[str] = field(default_factory=list)
-
-    @property
-    def level(self) -> str:
-        """As a campaign names its load levels: w<workers>-qd<iodepth>[-d<devices>][-h<hosts>]."""
-        devices = f"-d{self.devices}" if self.devices else ""
-        hosts = f"-h{self.hosts}" if self.hosts else ""
-        return f"w{self.workers}-qd{self.iodepth}{devices}{hosts}"
-
-    @property
-    def key(self) -> str:
-        return f"{self.workload}/{self.level}"
-
-    @property
-    def series(self) -> _SeriesId:
-        return (self.source.rel, self.doc_index, self.part)
-
-    @property
-    def where(self) -> str:
-        return f"{self.source.rel} (run {self.doc_index}, group {self.groupid})"
-
-
 # --------------------------------------------------------------------------- public API
 
 
-def import_paths(
-    store: Store, paths: list[Path], *, run_name: str, name_pattern: str | None = None
-) -> ImportResult:
-    """Read fio results under ``paths`` and store them as one new run named ``run_name``."""
+@dataclass(frozen=True)
+class PreparedImport:
+    """An import read, checked and built, nothing written yet (prepare_import)."""
+
+    run_name: str
+    paths: list[Path]
+    points: list[Ready]
+    scan: _Scan
+    files_examined: int
+
+    @property
+    def description(self) -> dict[str, Any]:
+        """What the run keeps of its sources (its `import.yaml` and plan text)."""
+        return {"sources": [str(p) for p in self.paths], "root": str(self.scan.root),
+                "points": len(self.points), "notes": self.scan.notes,
+                "skipped": [f"{s.path}: {s.reason}" for s in self.scan.skipped]}  # fmt: skip
+
+
+def prepare_import(
+    paths: list[Path], *, run_name: str, name_pattern: str | None = None
+) -> PreparedImport:
+    """Read fio results under ``paths`` and build every point to store; ImportRefused (one
+    located line) when a number is out of range. Writes nothing: a refusal leaves the store
+    and the results folder as they were."""
     if not _NAME_RE.match(run_name):
         raise ArraybenchError(
             f"run name {run_name!r} is not usable", "use letters, digits, '.', '_' and '-'"
@@ -196,27 +158,41 @@ def import_paths(
     candidates += scan.log_candidates({c.key for c in candidates})
     if not candidates:
         raise _nothing_error(len(files), scan.skipped)
-    run_id = _store_run(store, run_name, paths, candidates, scan)
-    return ImportResult(run_id, [c.key for c in candidates], scan.skipped, scan.notes, len(files))
+    points = [ready(seq, c) for seq, c in enumerate(candidates, start=1)]
+    return PreparedImport(run_name, list(paths), points, scan, len(files))
+
+
+def store_import(store: Store, prepared: PreparedImport) -> ImportResult:
+    """Store a prepared import as one new run: one transaction, all or nothing."""
+    run_id = store_run(store, prepared.run_name, prepared.points, prepared.description)
+    scan = prepared.scan
+    keys = [r.candidate.key for r in prepared.points]
+    skipped = [Skipped(shown(s.path), shown(s.reason)) for s in scan.skipped]  # printable
+    return ImportResult(run_id, keys, skipped, shown_all(scan.notes), prepared.files_examined)
+
+
+def import_paths(
+    store: Store, paths: list[Path], *, run_name: str, name_pattern: str | None = None
+) -> ImportResult:
+    """Read fio results under ``paths`` and store them as one new run named ``run_name``."""
+    prepared = prepare_import(paths, run_name=run_name, name_pattern=name_pattern)
+    return store_import(store, prepared)
 
 
 # --------------------------------------------------------------------------- inputs
 
 
-def _compile_pattern(name_pattern: str | None) -> re.Pattern[str] | None:
+def _compile_pattern(name_pattern: str | None) -> UserRegex | None:
     if not name_pattern:
         return None
     try:
-        regex = re.compile(name_pattern)
-    except re.error as exc:
-        raise ArraybenchError(
-            f"name pattern {name_pattern!r} is not a valid regular expression: {exc}",
-            "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'",
-        ) from exc
+        regex = compile_user_regex(name_pattern, "name pattern")
+    except UserRegexError as exc:
+        raise ArraybenchError(str(exc), "e.g. 'Type(?P<rw>\\w+)-BS(?P<bs>\\w+)'") from None
     unknown = sorted(g for g in set(regex.groupindex) - set(PATTERN_GROUPS) if not _is_label(g))
     if unknown or not regex.groupindex:
         raise ArraybenchError(
-            f"name pattern {name_pattern!r}: named groups must be among "
+            f"name pattern {regex.pattern!r}: named groups must be among "
             f"{', '.join(PATTERN_GROUPS)} or {LABEL_PREFIX}<name>"
             + (f" (found {', '.join(unknown)})" if unknown else ""),
             "write (?P<workers>\\d+) for the number of jobs, (?P<bs>\\w+) for the block size",
@@ -233,13 +209,30 @@ def _gather(paths: Sequence[Path]) -> tuple[list[Path], list[Skipped]]:
     skipped: list[Skipped] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.is_file())
+            files += _walk(path, skipped)
         elif path.is_file():
             files.append(path)
+        elif path.exists() or path.is_symlink():  # a FIFO, socket, device, link loop
+            raise InputFileError(f"{path}: {not_regular(path)}",
+                                 "give result files (regular files) or folders")  # fmt: skip
         else:
             skipped.append(Skipped(str(path), "no such file or directory"))
     unique = list(dict.fromkeys(files))
     return unique, skipped
+
+
+def _walk(folder: Path, skipped: list[Skipped]) -> list[Path]:
+    """The regular files under `folder` (links to files followed, links to folders not:
+    rglob never follows them, so a loop of links cannot make the walk endless); a FIFO,
+    socket, device or broken link found there is skipped with its reason, never opened."""
+    files = []
+    for path in sorted(folder.rglob("*")):
+        why = not_regular(path)
+        if why is None:
+            files.append(path)
+        elif not path.is_dir():
+            skipped.append(Skipped(str(path), why))
+    return files
 
 
 def _root(paths: Sequence[Path]) -> Path:
@@ -399,8 +392,8 @@ def _likely_block_size(per_io: float) -> int:
 
 
 def _candidate(
-    source: _Source, doc: FioDocument, index: int, groupid: int, jobs: list[FioJobResult]
-) -> _Candidate:
+    source: Source, doc: FioDocument, index: int, groupid: int, jobs: list[FioJobResult]
+) -> Candidate:
     options = doc.global_options | jobs[0].options
     notes: list[str] = []
     rw = (options.get("rw") or options.get("readwrite") or "").split(":")[0].strip().lower()
@@ -417,7 +410,7 @@ def _candidate(
     if bs is None:
         raise Skip(f"run {index}, group {groupid}: no block size and no I/O to measure it")
     hostnames = {j.hostname for j in jobs if j.hostname}
-    return _Candidate(
+    return Candidate(
         source=source, doc=doc, doc_index=index, groupid=groupid, jobs=jobs, options=options,
         rw=rw, pattern=pattern, read_pct=read_pct, bs=bs,
         ioengine=options.get("ioengine", ""), workers=workers,
@@ -427,7 +420,7 @@ def _candidate(
     )  # fmt: skip
 
 
-def _fixed_block_sizes(c: _Candidate) -> list[int | None]:
+def _fixed_block_sizes(c: Candidate) -> list[int | None]:
     """The block size per direction as fio was told it (bs=4k, bs=8k,64k), else None."""
     value = c.options.get("bs") or c.options.get("blocksize")
     if not value or "-" in value or ":" in value:
@@ -447,7 +440,7 @@ def _moved_nothing(jobs: Iterable[FioJobResult]) -> bool:
     return all(j.read.empty and j.write.empty for j in jobs)
 
 
-def _base_name(c: _Candidate) -> str:
+def _base_name(c: Candidate) -> str:
     """The workload name from the job options: randread-8k, randrw70-4k, rw50-128k."""
     rw = "rw" if c.rw == "readwrite" else c.rw
     mix = str(c.read_pct) if RW_MODES[c.rw][1] is None else ""
@@ -463,11 +456,13 @@ def _clean_name(text: str) -> str:
 # --------------------------------------------------------------------------- the name pattern
 
 
-def _pattern_values(regex: re.Pattern[str], source: _Source) -> dict[str, str] | None:
-    match = regex.search(source.path.name) or regex.search(source.rel)
-    if not match:
+def _pattern_values(regex: UserRegex, source: Source) -> dict[str, str] | None:
+    found = regex.groups(source.path.name)
+    if found is None:
+        found = regex.groups(source.rel)
+    if found is None:
         return None
-    return {k: v for k, v in match.groupdict().items() if v}
+    return {k: v for k, v in found.items() if v}
 
 
 def _pattern_field(name: str, text: str) -> Any:
@@ -475,7 +470,7 @@ def _pattern_field(name: str, text: str) -> Any:
     if name in ("workload", "scenario"):
         return _clean_name(text)
     if _is_label(name):
-        return text.strip()[:100]
+        return shown(text.strip()[:100])  # a name's bytes that are no UTF-8: U+FFFD
     if name == "rw":
         rw = text.lower()
         if rw not in RW_MODES:
@@ -489,7 +484,7 @@ def _pattern_field(name: str, text: str) -> Any:
     return value
 
 
-def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) -> list[str]:
+def _apply_pattern(cands: list[Candidate], values: dict[str, str], rel: str) -> list[str]:
     """Give the file name's values to the file's points; returns notes.
 
     The name describes the whole file: a value replaces fio's own when the file's points
@@ -502,6 +497,7 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
         except ValueError as exc:
             notes.append(f"{rel}: name pattern ignored for {name}: {exc}")
             continue
+        _check_pattern_value(rel, name, value)
         found = sorted({_field_of(c, name) for c in cands}, key=str)
         if name not in ("workload", "scenario") and not _is_label(name) and len(found) > 1:
             notes.append(
@@ -516,16 +512,25 @@ def _apply_pattern(cands: list[_Candidate], values: dict[str, str], rel: str) ->
     return notes
 
 
+def _check_pattern_value(rel: str, name: str, value: Any) -> None:
+    """A number from the file name, refused (the whole import) beyond what a point can be."""
+    if name == "bs" and value > MAX_BLOCK:
+        raise refuse(rel, f"the name pattern's bs {number_text(value)}",
+                     f"is out of range (1 to {fio_size(MAX_BLOCK)} per I/O)")  # fmt: skip
+    if name in ("workers", "threads", "iodepth", "devices", "hosts"):
+        check_level(rel, f"the name pattern's {name}", value)
+
+
 _FIO_SAYS = ("bs", "rw", "workers", "threads", "iodepth", "hosts")  # fields fio's output gives
 
 
-def _field_of(c: _Candidate, name: str) -> Any:
+def _field_of(c: Candidate, name: str) -> Any:
     if _is_label(name):
         return c.labels.get(name[len(LABEL_PREFIX) :])
     return getattr(c, "workers" if name == "threads" else name)
 
 
-def _set_field(c: _Candidate, name: str, value: Any) -> None:
+def _set_field(c: Candidate, name: str, value: Any) -> None:
     if _is_label(name):
         c.labels[name[len(LABEL_PREFIX) :]] = value
     elif name == "threads":
@@ -543,7 +548,7 @@ def _set_field(c: _Candidate, name: str, value: Any) -> None:
 # --------------------------------------------------------------------------- names and keys
 
 
-def _qualifiers() -> list[tuple[str, Callable[[list[_Candidate]], str | None]]]:
+def _qualifiers() -> list[tuple[str, Callable[[list[Candidate]], str | None]]]:
     def uniform(values: Iterable[str]) -> str | None:
         found = set(values)
         return found.pop() if len(found) == 1 and "" not in found else None
@@ -565,9 +570,9 @@ def _folder(rel: str) -> str | None:
     return None if parent in (".", "") else parent
 
 
-def _collide(series: dict[_SeriesId, list[_Candidate]], names: dict[_SeriesId, str]) -> bool:
+def _collide(series: dict[SeriesId, list[Candidate]], names: dict[SeriesId, str]) -> bool:
     """True when two series given the same name share a load level."""
-    owner: dict[tuple[str, str], _SeriesId] = {}
+    owner: dict[tuple[str, str], SeriesId] = {}
     for sid, members in series.items():
         for c in members:
             spot = (names[sid], c.level)
@@ -576,10 +581,10 @@ def _collide(series: dict[_SeriesId, list[_Candidate]], names: dict[_SeriesId, s
     return False
 
 
-def _split_runs(members: list[_Candidate]) -> None:
+def _split_runs(members: list[Candidate]) -> None:
     """Groups of one run at the same workload and level (a stonewalled repeat, jobs fio 2.1
     listed without options) become series of their own, named after their job."""
-    runs: dict[_SeriesId, list[_Candidate]] = defaultdict(list)
+    runs: dict[SeriesId, list[Candidate]] = defaultdict(list)
     for c in members:
         runs[c.series].append(c)
     for group in runs.values():
@@ -592,11 +597,11 @@ def _split_runs(members: list[_Candidate]) -> None:
             c.part = name if unique else f"{name}-g{c.groupid}"
 
 
-def _name_workloads(cands: list[_Candidate]) -> None:
-    bases: dict[str, list[_Candidate]] = defaultdict(list)
+def _name_workloads(cands: list[Candidate]) -> None:
+    bases: dict[str, list[Candidate]] = defaultdict(list)
     for c in cands:
         bases[c.workload if c.named else _base_name(c)].append(c)
-    by_base: dict[str, dict[_SeriesId, list[_Candidate]]] = defaultdict(dict)
+    by_base: dict[str, dict[SeriesId, list[Candidate]]] = defaultdict(dict)
     for base, members in bases.items():
         _split_runs(members)
         for c in members:
@@ -610,8 +615,8 @@ def _name_workloads(cands: list[_Candidate]) -> None:
                 c.workload = _clean_name(names[sid])
 
 
-def _qualified(base: str, series: dict[_SeriesId, list[_Candidate]]) -> dict[_SeriesId, str]:
-    names: dict[_SeriesId, str] = {}
+def _qualified(base: str, series: dict[SeriesId, list[Candidate]]) -> dict[SeriesId, str]:
+    names: dict[SeriesId, str] = {}
     for _, qualifier in _qualifiers():
         parts = {sid: qualifier(members) for sid, members in series.items()}
         if any(p is None for p in parts.values()):
@@ -622,8 +627,8 @@ def _qualified(base: str, series: dict[_SeriesId, list[_Candidate]]) -> dict[_Se
     return names  # the last qualifier (path and run) is unique per series
 
 
-def _drop_duplicates(cands: list[_Candidate], skipped: list[Skipped]) -> list[_Candidate]:
-    first: dict[str, _Candidate] = {}
+def _drop_duplicates(cands: list[Candidate], skipped: list[Skipped]) -> list[Candidate]:
+    first: dict[str, Candidate] = {}
     kept = []
     for c in cands:
         if c.key in first:
@@ -653,7 +658,7 @@ class _Log:
     job: int | None
 
 
-def _log_places(c: _Candidate) -> set[tuple[Path, str]]:
+def _log_places(c: Candidate) -> set[tuple[Path, str]]:
     """(folder, prefix) of the logs this point's jobs wrote: the write_*_log options, read
     beside the result file (and relative to it), and the result file's own name."""
     folder = c.source.path.parent.resolve()
@@ -665,7 +670,7 @@ def _log_places(c: _Candidate) -> set[tuple[Path, str]]:
     return places
 
 
-def _job_ranges(cands: list[_Candidate]) -> dict[int, range] | None:
+def _job_ranges(cands: list[Candidate]) -> dict[int, range] | None:
     """fio numbers log files by job, over the whole run: the numbers of each group's jobs."""
     first = cands[0]
     run = (first.source.rel, first.doc_index)
@@ -730,7 +735,7 @@ def _with_bins(jobs: list[FioJobResult], merged: dict[int, dict[int, int]]) -> l
     return out
 
 
-def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
+def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> Candidate:
     """A point to be from one prefix's logs alone: one job per log number."""
     by_job: dict[int, dict[str, list[IntervalSample]]] = defaultdict(dict)
     for log in (lg for lg in logs if lg.kind != "hist"):
@@ -751,7 +756,7 @@ def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
     doc = FioDocument(fio_version="", timestamp=None, timestamp_ms=None, global_options={},
                       jobs=jobs, all_clients=None, disk_util=[], preamble="")  # fmt: skip
     first = sorted(logs, key=lambda lg: lg.rel)[0]
-    source = _Source(first.path, first.rel.rsplit("/", 1)[0] + "/" + prefix
+    source = Source(first.path, first.rel.rsplit("/", 1)[0] + "/" + prefix
                      if "/" in first.rel else prefix, "logs")  # fmt: skip
     c = _candidate(source, doc, 1, 0, jobs)
     c.logs = [log.rel for log in logs]
@@ -764,12 +769,12 @@ def _log_candidate(root: Path, prefix: str, logs: list[_Log]) -> _Candidate:
 class _Scan:
     """Files -> candidates (points to be), logs, skipped files and notes."""
 
-    def __init__(self, root: Path, regex: re.Pattern[str] | None, skipped: list[Skipped]) -> None:
+    def __init__(self, root: Path, regex: UserRegex | None, skipped: list[Skipped]) -> None:
         self.root = root
         self.regex = regex
         self.skipped = skipped
         self.notes: list[str] = []
-        self.candidates: list[_Candidate] = []
+        self.candidates: list[Candidate] = []
         self.logs: list[_Log] = []
         self.unmatched_names: list[str] = []
         self.orphans: list[tuple[str, list[_Log]]] = []  # logs no result file names
@@ -806,8 +811,8 @@ class _Scan:
     def _add_result(self, path: Path, rel: str) -> None:
         docs, fmt = read_docs(path)
         docs, picked = pick_docs(docs, fmt)
-        source = _Source(path, rel, fmt)
-        found: list[_Candidate] = []
+        source = Source(path, rel, fmt)
+        found: list[Candidate] = []
         for index, doc in enumerate(docs, start=1):
             found += self._doc_candidates(source, doc, index)
         if not found:
@@ -827,7 +832,7 @@ class _Scan:
         self.notes += [f"{c.where}: {n}" for c in found for n in c.notes]
         self.candidates += found
 
-    def _doc_candidates(self, source: _Source, doc: FioDocument, index: int) -> list[_Candidate]:
+    def _doc_candidates(self, source: Source, doc: FioDocument, index: int) -> list[Candidate]:
         found = []
         for groupid, jobs in _groups(doc).items():
             if _moved_nothing(jobs):
@@ -847,7 +852,7 @@ class _Scan:
             more = f" (and {len(lines) - 1} more line(s))" if len(lines) > 1 else ""
             self.notes.append(f"{rel}: fio printed {lines[0].strip()!r}{more}")
 
-    def finish(self) -> list[_Candidate]:
+    def finish(self) -> list[Candidate]:
         if self.unmatched_names:
             shown = ", ".join(self.unmatched_names[:5])
             self.notes.append(
@@ -860,12 +865,12 @@ class _Scan:
 
     # ----------------------------------------------------------------------- logs
 
-    def attach_logs(self, cands: list[_Candidate]) -> None:
+    def attach_logs(self, cands: list[Candidate]) -> None:
         groups: dict[tuple[Path, str], list[_Log]] = defaultdict(list)
         for log in self.logs:
             groups[(log.path.parent.resolve(), log.prefix)].append(log)
-        by_place: dict[tuple[Path, str], list[_Candidate]] = defaultdict(list)
-        by_prefix: dict[str, list[_Candidate]] = defaultdict(list)
+        by_place: dict[tuple[Path, str], list[Candidate]] = defaultdict(list)
+        by_prefix: dict[str, list[Candidate]] = defaultdict(list)
         for c in cands:
             places = _log_places(c)
             for place in places:
@@ -874,7 +879,7 @@ class _Scan:
             own = {prefix for place, prefix in places if (place, prefix) in groups}
             for prefix in {prefix for _, prefix in places} - own:
                 by_prefix[prefix].append(c)
-        assigned: dict[_Candidate, list[_Log]] = defaultdict(list)
+        assigned: dict[Candidate, list[_Log]] = defaultdict(list)
         for (folder, prefix), logs in groups.items():
             near = by_place.get((folder, prefix)) or by_prefix.get(prefix, [])
             targets = list(dict.fromkeys(near))
@@ -891,8 +896,8 @@ class _Scan:
             )
 
     def _split_logs(
-        self, prefix: str, logs: list[_Log], targets: list[_Candidate]
-    ) -> dict[_Candidate, list[_Log]]:
+        self, prefix: str, logs: list[_Log], targets: list[Candidate]
+    ) -> dict[Candidate, list[_Log]]:
         if not targets:
             self.orphans.append((prefix, logs))  # imported on their own, as time series
             return {}
@@ -900,7 +905,7 @@ class _Scan:
             return {targets[0]: logs}
         ranges = _job_ranges(targets) or {}
         by_group = {c.groupid: c for c in targets}
-        split: dict[_Candidate, list[_Log]] = defaultdict(list)
+        split: dict[Candidate, list[_Log]] = defaultdict(list)
         for log in logs:
             group = next((g for g, r in ranges.items() if log.job in r), None)
             if group is None or group not in by_group:
@@ -914,7 +919,7 @@ class _Scan:
             split[by_group[group]].append(log)
         return split
 
-    def _give_histogram(self, c: _Candidate, hists: list[_Log]) -> None:
+    def _give_histogram(self, c: Candidate, hists: list[_Log]) -> None:
         """Percentiles from histogram logs, for a point whose result gives no histogram
         (json+ bins win): the logs' bins merged over jobs and rows."""
         stats = [d for j in c.jobs for d in (j.read, j.write) if not d.empty]
@@ -946,10 +951,10 @@ class _Scan:
         self.notes.append(f"{c.where}: {note}")
         c.logs += [log.rel for log in hists]
 
-    def log_candidates(self, taken: set[str]) -> list[_Candidate]:
+    def log_candidates(self, taken: set[str]) -> list[Candidate]:
         """Points from logs that no result file names: their totals rebuilt from the logs
         (job_from_logs), their samples as for any point."""
-        found: list[_Candidate] = []
+        found: list[Candidate] = []
         for prefix, logs in self.orphans:
             if all(log.kind == "hist" for log in logs):
                 for log in logs:
@@ -978,7 +983,7 @@ class _Scan:
             kept.append(c)
         return kept
 
-    def _give_samples(self, c: _Candidate, logs: list[_Log]) -> bool:
+    def _give_samples(self, c: Candidate, logs: list[_Log]) -> bool:
         """Attach samples; False when their clock is relative to the job start."""
         hists = [log for log in logs if log.kind == "hist"]
         logs = [log for log in logs if log.kind != "hist"]
@@ -995,102 +1000,3 @@ class _Scan:
             return True
         c.logs = [log.rel for log in logs]
         return epoch or not c.samples
-
-
-# --------------------------------------------------------------------------- the store
-
-
-def _times(doc: FioDocument, runtime_s: float) -> tuple[str, str]:
-    if doc.timestamp is None:
-        return "", ""
-    end = datetime.fromtimestamp(doc.timestamp, UTC)
-    start = end - timedelta(seconds=runtime_s)
-    return start.isoformat(timespec="seconds"), end.isoformat(timespec="seconds")
-
-
-def _runtime_s(jobs: Sequence[FioJobResult]) -> float:
-    elapsed = [j.elapsed_s for j in jobs if j.elapsed_s]
-    if elapsed:
-        return max(elapsed)
-    return max((d.runtime_ms for j in jobs for d in (j.read, j.write, j.trim)), default=0) / 1000
-
-
-def _targets(c: _Candidate) -> list[str]:
-    found = [(c.doc.global_options | j.options).get("filename", "") for j in c.jobs]
-    return list(dict.fromkeys(f for f in found if f))
-
-
-def _record(run_id: str, seq: int, c: _Candidate) -> NewPoint:
-    workload = Workload(name=c.workload, pattern=c.pattern, bs=c.bs, read=c.read_pct)
-    runtime = _runtime_s(c.jobs)
-    started, finished = _times(c.doc, runtime)
-    place = PointPlace(run_id, seq, c.key, c.ioengine, c.workers, c.iodepth, _targets(c),
-                       str(c.source.path.parent.resolve()), c.devices)  # fmt: skip
-    record = new_point(place, names_of(workload, c.ioengine, region="backend"), c.jobs, started,
-                       finished, runtime, c.doc.fio_version or None)  # fmt: skip
-    labels = json.dumps(c.labels, sort_keys=True) if c.labels else None
-    return dataclasses.replace(record, hosts=c.hosts, scenario=c.scenario, labels_json=labels)
-
-
-def _finding(c: _Candidate) -> Finding:
-    return IMPORT.new({
-        "source": c.source.rel, "format": c.source.fmt, "run": c.doc_index, "group": c.groupid,
-        "tool": _tools([c])[0],
-        "jobs": sorted({j.name for j in c.jobs})[:10],
-        "hostnames": sorted({j.hostname for j in c.jobs if j.hostname}),
-        "logs": c.logs, "notes": c.notes,
-    })  # fmt: skip
-
-
-def _tools(cands: list[_Candidate]) -> list[str]:
-    """The tools that wrote the imported results (fio unless another tool's reader read it)."""
-    other = (DISKSPD, VDBENCH, ELBENCHO)
-    return sorted({c.source.fmt if c.source.fmt in other else "fio" for c in cands})
-
-
-def _run_record(
-    run_id: str, run_name: str, folder: Path, plan_text: str, cands: list[_Candidate]
-) -> RunRecord:
-    versions = sorted({c.doc.fio_version for c in cands if c.doc.fio_version})
-    hostnames = sorted({j.hostname for c in cands for j in c.jobs if j.hostname})
-    targets = list(dict.fromkeys(t for c in cands for t in _targets(c)))
-    starts = sorted(s for c in cands if (s := _times(c.doc, _runtime_s(c.jobs))[0]))
-    bound = LatencyBound()
-    return RunRecord(
-        id=run_id, plan_name=run_name, scenario="imported",
-        labels={"source": "imported results", "tools": ", ".join(_tools(cands))},
-        plan_yaml=plan_text, folder=str(folder),
-        scale=1.0, status="running", started=starts[0] if starts else now_iso(), finished=None,
-        total_points=len(cands), fio_version=", ".join(versions) or None,
-        arraybench_version=__version__,
-        host=", ".join(hostnames) or "unknown (imported)", kernel="unknown",
-        targets=targets, latency_bound_us=bound.value * 1e6, latency_stat=bound.stat,
-    )  # fmt: skip
-
-
-def _store_run(
-    store: Store, run_name: str, paths: Sequence[Path], cands: list[_Candidate], scan: _Scan
-) -> str:
-    results_dir = store.path.parent
-    run_id = new_run_id(run_name, results_dir)
-    folder = results_dir / "runs" / run_id
-    folder.mkdir(parents=True, exist_ok=True)
-    description = {"name": run_name, "imported": {
-        "sources": [str(p) for p in paths], "root": str(scan.root), "points": len(cands),
-        "skipped": [f"{s.path}: {s.reason}" for s in scan.skipped], "notes": scan.notes,
-    }}  # fmt: skip
-    plan_text = yaml.safe_dump(description, sort_keys=False, allow_unicode=True)
-    (folder / "import.yaml").write_text(plan_text)
-    store.create_run(_run_record(run_id, run_name, folder, plan_text, cands))
-    status = "interrupted"
-    try:
-        for seq, c in enumerate(cands, start=1):
-            findings = [_finding(c)]
-            if c.implausible:
-                findings.append(IMPLAUSIBLE.new({"reasons": c.implausible}))
-            store.add_point(_record(run_id, seq, c), point_metrics(c.jobs), c.samples,
-                            findings=findings)  # fmt: skip
-        status = "complete"
-    finally:
-        store.set_run_status(run_id, status, now_iso())
-    return run_id

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from arraybench.errors import FioParseError
 from arraybench.fio.results import DirStats, FioDocument, FioJobResult
+from arraybench.importer.limits import out_of_range, refuse
 
 TOOL = "diskspd"
 _TIMESPAN_RE = re.compile(r"^Results for timespan (\d+):")
@@ -103,11 +104,11 @@ def _command_line(text: str, params: _Params) -> None:
             params.random = True
 
 
-def _read(lines: Iterable[str]) -> tuple[_Params, list[_Span]]:
+def _read(lines: Iterable[str], source: str) -> tuple[_Params, list[_Span]]:
     params, spans = _Params(), []
     table: str | None = None
     in_pct = False
-    for raw in lines:
+    for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r\n").lstrip("\ufeff")
         span = _TIMESPAN_RE.match(line)
         if span:
@@ -115,13 +116,29 @@ def _read(lines: Iterable[str]) -> tuple[_Params, list[_Span]]:
             continue
         if not spans:
             _params(line, params)
+            _check(f"{source}:{number}", vars(params))
             continue
         _span_line(line, spans[-1], table, in_pct)
+        _check(f"{source}:{number}", vars(spans[-1]))
         heading = _TABLE_RE.match(line)
         table = heading.group(1).lower() if heading else table
         if "%-ile" in line:
             in_pct = True
     return params, spans
+
+
+def _check(where: str, figures: dict[str, object]) -> None:
+    """The numbers read so far (a line adds at most a few): in range, or ImportRefused at
+    the line that brought them (limits.py)."""
+    for name, value in figures.items():
+        inner = value.values() if isinstance(value, dict) else [value]
+        for item in inner:
+            numbers = item if isinstance(item, tuple) else (
+                item.values() if isinstance(item, dict) else [item])  # fmt: skip
+            for number in numbers:
+                why = out_of_range(number)
+                if why:
+                    raise refuse(where, name.replace("_", " "), why)
 
 
 def _span_line(line: str, span: _Span, table: str | None, in_pct: bool) -> None:
@@ -178,7 +195,7 @@ def _options(params: _Params, span: _Span) -> dict[str, str]:
 
 def parse_diskspd(lines: Iterable[str], source: str = "") -> list[FioDocument]:
     """One FioDocument per DiskSpd timespan (one job: the totals of every thread and target)."""
-    params, spans = _read(lines)
+    params, spans = _read(lines, source or "DiskSpd output")
     spans = [s for s in spans if s.totals]
     if not spans:
         raise FioParseError(f"{source or 'DiskSpd output'}: no DiskSpd results found", _HINT)

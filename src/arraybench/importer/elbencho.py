@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from arraybench.errors import FioParseError
 from arraybench.fio.results import DirStats, FioDocument, FioJobResult
+from arraybench.importer.limits import out_of_range, refuse
 
 TOOL = "elbencho"
 _EMPTY = DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat")
@@ -53,6 +54,18 @@ def _direction(row: dict[str, str]) -> DirStats:
                     lat_max_ns=_scaled(row, "IO lat us [max]"), lat_kind="lat")  # fmt: skip
 
 
+# the columns the reader computes with: each is range-checked where it is read (limits.py)
+_USED = ("IOPS [last]", "time ms [last]", "block size", "IO lat us [min]", "IO lat us [avg]",
+         "IO lat us [max]", "IO depth", "threads", "hosts")  # fmt: skip
+
+
+def _check(where: str, row: dict[str, str]) -> None:
+    for name in _USED:
+        why = out_of_range(_number(row, name))
+        if why:
+            raise refuse(where, f"column {name!r}", why)
+
+
 def _scaled(row: dict[str, str], name: str) -> float | None:
     value = _number(row, name)
     return value * 1000 if value is not None else None
@@ -74,10 +87,12 @@ def _options(row: dict[str, str], operation: str) -> dict[str, str]:
 def parse_elbencho(lines: Iterable[str], source: str = "") -> list[FioDocument]:
     """One FioDocument per READ or WRITE phase with I/O in an elbencho CSV file."""
     docs = []
-    for row in csv.DictReader(line.lstrip("\ufeff") for line in lines):
+    reader = csv.DictReader(line.lstrip("\ufeff") for line in lines)
+    for row in reader:
         operation = (row.get("operation") or "").strip().upper()
         if operation not in _DIRECTION:
             continue
+        _check(f"{source or 'elbencho CSV'}:{reader.line_num}", row)
         stats = _direction(row)
         if stats.empty:
             continue

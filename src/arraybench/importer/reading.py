@@ -10,9 +10,11 @@ here too (_pick_docs).
 from __future__ import annotations
 
 import itertools
+import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 from arraybench.errors import FioParseError
 from arraybench.fio.parse import parse_fio_json
@@ -25,6 +27,7 @@ from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.elbencho import looks_like_elbencho, parse_elbencho
 from arraybench.importer.vdbench import TOOL as VDBENCH
 from arraybench.importer.vdbench import looks_like_vdbench, parse_vdbench
+from arraybench.userfiles import open_regular, open_text
 
 # Import bounds (issue 12): a result file is refused above MAX_FILE_BYTES; JSON is held
 # whole, so it is refused above MAX_JSON_BYTES; text is streamed with lines cut at
@@ -33,6 +36,7 @@ MAX_FILE_BYTES = 256 << 20
 MAX_JSON_BYTES = 32 << 20
 MAX_LINE_CHARS = 4096
 _SNIFF_BYTES = 64 << 10
+WHAT = "a result file to import"
 
 
 class Skip(Exception):
@@ -46,10 +50,11 @@ def read_docs(path: Path) -> tuple[list[FioDocument], str]:
     held whole), and normal/terse text is read line by line, so memory follows the results
     found, not the size of the file.
     """
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise Skip(f"{size >> 20} MiB, larger than the {MAX_FILE_BYTES >> 20} MiB import limit")
-    with path.open("rb") as handle:
+    with open_regular(path, WHAT) as handle:  # a FIFO swapped in is refused, never waited on
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise Skip(f"{size >> 20} MiB, larger than the {MAX_FILE_BYTES >> 20} MiB "
+                       "import limit")  # fmt: skip
         head = handle.read(_SNIFF_BYTES)
     if b"\0" in head[:4096]:
         raise Skip("binary file, not fio output")
@@ -69,7 +74,8 @@ def read_docs(path: Path) -> tuple[list[FioDocument], str]:
                 f"{size >> 20} MiB of JSON, larger than the {MAX_JSON_BYTES >> 20} MiB "
                 "limit for JSON (it is read whole)"
             )
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with open_regular(path, WHAT) as handle:
+            text = handle.read(MAX_JSON_BYTES + 1).decode("utf-8", errors="replace")
         try:
             return parse_fio_json(text), "json"
         except FioParseError as exc:
@@ -86,15 +92,22 @@ def read_docs(path: Path) -> tuple[list[FioDocument], str]:
 def _read_lines(
     path: Path, parser: Callable[[Iterable[str], str], list[FioDocument]]
 ) -> list[FioDocument]:
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with _text(path) as handle:
         return parser(_bounded_lines(handle), path.name)
 
 
-def _bounded_lines(lines: Iterable[str]) -> Iterable[str]:
-    """Lines cut to MAX_LINE_CHARS: one endless line (512 KiB of "{") costs no more than
-    a short one."""
-    for line in lines:
-        yield line[:MAX_LINE_CHARS]
+def _text(path: Path) -> TextIO:
+    return open_text(path, WHAT)
+
+
+def _bounded_lines(handle: TextIO) -> Iterator[str]:
+    """Lines cut to MAX_LINE_CHARS, the rest of a longer line skipped unread into memory:
+    one endless line (200 MiB of "{") costs no more than a short one."""
+    while line := handle.readline(MAX_LINE_CHARS):
+        if not line.endswith("\n"):
+            while (rest := handle.readline(MAX_LINE_CHARS)) and not rest.endswith("\n"):
+                pass
+        yield line
 
 
 _FIO_SAID_RE = re.compile(r"^(?:<[^<>\s]+> )?(fio: .*|fio-\d+\.\d+\S*|Starting \d+ \w+)")
@@ -105,9 +118,8 @@ def _why_no_results(text: str) -> str | None:
 
 
 def _why_no_results_file(path: Path) -> str | None:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        head = itertools.islice(handle, 2000)
-        return _why_no_results_lines(line[:MAX_LINE_CHARS] for line in head)
+    with _text(path) as handle:
+        return _why_no_results_lines(itertools.islice(_bounded_lines(handle), 2000))
 
 
 def _why_no_results_lines(lines: Iterable[str]) -> str | None:
@@ -121,8 +133,8 @@ def _why_no_results_lines(lines: Iterable[str]) -> str | None:
 
 
 def _not_fio(path: Path) -> str:
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        first = next((line.strip() for line in handle if line.strip()), None)
+    with _text(path) as handle:
+        first = next((line.strip() for line in _bounded_lines(handle) if line.strip()), None)
     if first is None:
         return "empty file"
     return f"not fio output (no fio JSON document or job results); it starts with {first[:60]!r}"

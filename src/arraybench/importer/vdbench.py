@@ -22,6 +22,7 @@ from datetime import datetime
 
 from arraybench.errors import FioParseError
 from arraybench.fio.results import DirStats, FioDocument, FioJobResult
+from arraybench.importer.limits import out_of_range, refuse
 
 TOOL = "vdbench"
 _AVG_RE = re.compile(r"^avg_(\d+)-(\d+)$")
@@ -48,10 +49,28 @@ class _Row:
         return None
 
 
-def _rows(lines: Iterable[str]) -> list[_Row]:
+# the columns the reader computes with: each is range-checked where it is read (limits.py)
+_USED = ("rate", "mb/sec", "read_rate", "write_rate", "read%", "bytes/io", "xfersize",
+         "threads", "rdpct", "seekpct", "read_resp", "write_resp")  # fmt: skip
+
+
+def _checked(source: str, number: int, values: dict[str, str]) -> _Row:
+    """A row whose used columns hold numbers the store can take; ImportRefused at its line."""
+    for name in _USED:
+        try:
+            value = float(values.get(name, ""))
+        except ValueError:
+            continue
+        why = out_of_range(value)
+        if why:
+            raise refuse(f"{source}:{number}", f"column {name!r}", why)
+    return _Row(values)
+
+
+def _rows(lines: Iterable[str], source: str = "") -> list[_Row]:
     header: list[str] | None = None
     rows = []
-    for raw in lines:
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or line.startswith(("*", "<")):
             continue
@@ -60,7 +79,7 @@ def _rows(lines: Iterable[str]) -> list[_Row]:
             header = [f.lower() for f in fields] if "run" in (f.lower() for f in fields) else None
             continue
         if len(fields) == len(header):
-            rows.append(_Row(dict(zip(header, fields, strict=True))))
+            rows.append(_checked(source, number, dict(zip(header, fields, strict=True))))
     return rows
 
 
@@ -119,7 +138,7 @@ def _options(avg: _Row, reads: float, writes: float, per_io: float) -> dict[str,
 
 def parse_vdbench(lines: Iterable[str], source: str = "") -> list[FioDocument]:
     """One FioDocument per vdbench run (RD) that has an average row with I/O."""
-    rows = _rows(lines)
+    rows = _rows(lines, source or "vdbench output")
     docs = []
     for avg in rows:
         match = _AVG_RE.match(avg.values.get("interval", ""))

@@ -9,11 +9,17 @@ Expected format (any column order, a header row, one row per sample; other colum
 `--map time=Time,iops=Total IOPS,mbps=...,latency_us=...,cpu_pct=...` names the columns;
 `time` and at least one value are required. A time without a zone is read as UTC; `--offset`
 seconds are added to every time (an array clock 2 s behind: `--offset 2`), and stated.
+
+Hostile input (issue 24): only a regular file of at most MAX_CSV_BYTES is read (a FIFO or a
+device is refused, never waited on); a value that is NaN, infinite, negative or above
+MAX_VALUE, or a time outside the years 1970-9999, is refused at FILE:LINE:COLUMN, and an
+--offset that is no finite number of seconds (at most a year) too, before anything is stored.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,9 +27,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.userfiles import read_whole
 
 FIELDS = ("iops", "mbps", "latency_us", "cpu_pct")
 DISAGREE_PCT = 10.0  # as the kernel check: beyond this the point is flagged
+MAX_CSV_BYTES = 64 << 20  # read whole: about a million rows, 12 days of 1-second samples
+MAX_VALUE = 1e15  # IOPS, MB/s, us, %: no array reports more; sums over a point stay finite
+MAX_TIME = 253_402_300_799.0  # 9999-12-31 23:59:59 UTC, the last second datetime holds
+MAX_OFFSET_S = 366 * 86400.0  # a year: beyond, the clock is not behind, the data is another's
 
 
 @dataclass(frozen=True)
@@ -66,39 +77,117 @@ def parse_map(text: str) -> dict[str, str]:
 
 
 def parse_time(text: str) -> float:
-    """Unix seconds (or milliseconds), or ISO 8601 (no zone: UTC)."""
+    """Unix seconds (or milliseconds), or ISO 8601 (no zone: UTC); ValueError beyond the
+    years 1970-9999 or when not finite."""
     try:
         number = float(text)
     except ValueError:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-        return moment.timestamp()
-    if not math.isfinite(number):
-        raise ValueError(text)
-    return number / 1000 if number > 1e11 else number
+        number = moment.timestamp()
+    else:
+        if not math.isfinite(number):
+            raise ValueError("not a finite number")
+        number = number / 1000 if number > 1e11 else number
+    if not 0 <= number <= MAX_TIME:
+        raise ValueError("outside the years 1970-9999")
+    return number
+
+
+def check_offset(offset_s: float) -> None:
+    """--offset: a finite number of seconds, at most MAX_OFFSET_S either way."""
+    if not math.isfinite(offset_s) or abs(offset_s) > MAX_OFFSET_S:
+        raise ArraybenchError(
+            f"--offset {offset_s:g}: give a finite number of seconds, at most "
+            f"{MAX_OFFSET_S:,.0f} (a year) either way",
+            "the seconds the array's clock is behind the run's (--offset 2), or ahead (-2)",
+        )
+
+
+def _value(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    if not 0 <= value <= MAX_VALUE:
+        raise ValueError(f"out of range (0 to {MAX_VALUE:g})")
+    return value
 
 
 def read_csv(path: Path, columns: dict[str, str], offset_s: float = 0.0) -> list[ArraySample]:
-    """The mapped columns of every row; a row that cannot be read is a located error."""
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in columns.values() if c not in (reader.fieldnames or [])]
+    """The mapped columns of every row; a value that cannot be read (not a number, NaN, inf,
+    negative, beyond MAX_VALUE, a time outside 1970-9999) is an error located at its file,
+    line and column. Only a regular file of at most MAX_CSV_BYTES is read (userfiles.py)."""
+    check_offset(offset_s)
+    text = read_whole(path, "the array monitor CSV", MAX_CSV_BYTES).decode("utf-8-sig", "replace")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        names = list(reader.fieldnames or [])
+        missing = [c for c in columns.values() if c not in names]
         if missing:
             raise ArraybenchError(f"{path}: no column {missing[0]!r}",
-                                  f"columns: {', '.join(reader.fieldnames or [])}")  # fmt: skip
-        samples = []
-        for row in reader:
-            line = reader.line_num
-            try:
-                t = parse_time(row[columns["time"]]) + offset_s
-                values = {f: float(row[c]) for f, c in columns.items()
-                          if f != "time" and row[c] not in ("", None)}  # fmt: skip
-            except (ValueError, TypeError) as exc:
-                raise ArraybenchError(f"{path}:{line}: cannot read this row ({exc})",
-                                      "fix or remove the row") from None  # fmt: skip
-            samples.append(ArraySample(t, values))
-    return samples
+                                  f"columns: {', '.join(names)}")  # fmt: skip
+        return [_sample(path, reader.line_num, row, columns, names, offset_s) for row in reader]
+    except csv.Error as exc:
+        raise ArraybenchError(f"{path}:{reader.line_num}: not CSV ({exc})",
+                              "export the monitor's data as CSV") from None  # fmt: skip
+
+
+def _sample(
+    path: Path,
+    line: int,
+    row: dict[str, str],
+    columns: dict[str, str],
+    names: list[str],
+    offset_s: float,
+) -> ArraySample:
+    values: dict[str, float] = {}
+    t = 0.0
+    for field, column in columns.items():
+        text = row.get(column)
+        if field != "time" and text in ("", None):
+            continue
+        try:
+            if field == "time":
+                t = parse_time(text or "") + offset_s
+                if not 0 <= t <= MAX_TIME:
+                    raise ValueError(f"outside the years 1970-9999 with --offset {offset_s:g}")
+            else:
+                values[field] = _value(text or "")
+        except (ValueError, TypeError, OverflowError) as exc:
+            where = f"{path}:{line}:{names.index(column) + 1}"
+            raise ArraybenchError(
+                f"{where}: {column!r} = {(text or '')[:40]!r} is no usable "
+                f"{'time' if field == 'time' else 'number'}: {exc}",
+                "fix or remove the row",
+            ) from None
+    return ArraySample(t, values)
+
+
+def stored_samples(raw: object) -> list[ArraySample]:
+    """An attached series as the store holds it ([[t, {field: value}], ...]), samples that are
+    not finite numbers of the right shape dropped: a series attached before they were refused
+    (or a hand-edited store) must not stop a report."""
+    found = []
+    for item in raw if isinstance(raw, list) else []:
+        if not (isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[1], dict)):
+            continue
+        t, values = item
+        if not _finite(t) or not 0 <= t <= MAX_TIME:
+            continue
+        kept = {k: float(v) for k, v in values.items() if k in FIELDS and _finite(v)}
+        found.append(ArraySample(float(t), kept))
+    return found
+
+
+def stored_offset(raw: object) -> float:
+    """The stored --offset, 0 when it is no finite number (a hand-edited store)."""
+    return float(raw) if _finite(raw) else 0.0  # type: ignore[arg-type]
+
+
+def _finite(value: object) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value) and abs(value) <= MAX_TIME)  # fmt: skip
 
 
 def agreement(

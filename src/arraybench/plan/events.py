@@ -30,12 +30,12 @@ point); `prompt`, and `run` without `host`/`hosts`, happen on the controller:
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints, field_validator, model_validator
 
 from arraybench.plan.types import Bool, Fraction, PositiveInt, Seconds, Size, Strict, Wait
+from arraybench.userregex import compile_user_regex
 
 EventKind = Literal["prompt", "run", "throttle", "netem", "signal", "scsi_offline"]
 EVENT_KINDS: tuple[EventKind, ...] = (
@@ -183,7 +183,8 @@ class SignalAction(Strict):
         min_length=1,
         description=(
             "A regular expression searched in process names (as pgrep), "
-            "or in whole command lines with `full: true`."
+            "or in whole command lines with `full: true`. Matched in linear time (RE2 "
+            "syntax): no backreferences or lookaround."
         ),
     )
     full: Bool = Field(
@@ -209,11 +210,8 @@ class SignalAction(Strict):
     @field_validator("process")
     @classmethod
     def _valid_pattern(cls, pattern: str | None) -> str | None:
-        if pattern is not None:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression: {exc}") from None
+        if pattern is not None:  # matched in linear time (RE2): refused here if it cannot be
+            compile_user_regex(pattern, "process")  # UserRegexError is a ValueError
         return pattern
 
 

@@ -15,6 +15,7 @@ from arraybench.plan.keys import close_to, keys_at
 from arraybench.plan.model import ENGINE_PATTERN, LABEL_PATTERN, NAME_PATTERN, Plan
 from arraybench.plan.overrides import KeyPath, apply_overrides
 from arraybench.plan.yamlsafe import MAX_PLAN_BYTES, compose_and_load
+from arraybench.userfiles import InputFileError, open_regular
 
 
 def _node_lines(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
@@ -137,10 +138,12 @@ def stored_plan(text: str, source: str) -> Plan | None:
 
 
 def load_plan_file(path: Path, overrides: Sequence[str] = ()) -> Plan:
-    try:
-        with path.open("rb") as stream:  # bounded: a FIFO or /dev/zero must not hang us
+    try:  # a regular file only, opened without waiting: a FIFO or /dev/zero must not hang us
+        with open_regular(path, "the plan") as stream:
             raw = stream.read(MAX_PLAN_BYTES + 1)
         text = raw.decode("utf-8")
+    except InputFileError as exc:
+        raise PlanError(exc.message, exc.hint) from None
     except FileNotFoundError:
         raise PlanError(
             f"{path}: no such plan file",

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from arraybench.monitor.arrayside import DISAGREE_PCT, Agreement, ArraySample, agreement
+from arraybench.monitor.arrayside import (
+    DISAGREE_PCT,
+    Agreement,
+    agreement,
+    stored_offset,
+    stored_samples,
+)
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
 from arraybench.store.findings import ARRAY_PULL, ARRAY_SERIES, ArraySeriesFinding
@@ -39,7 +45,7 @@ def point_agreements(
     series = latest_series(store, run_id)
     if series is None:
         return []
-    array = [ArraySample(float(t), values) for t, values in series["samples"]]
+    array = stored_samples(series["samples"])
     result = []
     for point in points:
         seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
@@ -58,7 +64,8 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
              format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
             if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
     caption = (
-        f"From {data['file']} (array clock {data['offset_s']:+g} s); mean IOPS over the "
+        f"From {data['file']} (array clock {stored_offset(data['offset_s']):+g} s); mean IOPS "
+        "over the "
         f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
     )
     return [ReportTable("Array monitor vs fio (IOPS)",
@@ -79,14 +86,15 @@ def other_tables(
     store: Store, points: list[PointRecord], data: ArraySeriesFinding
 ) -> list[ReportTable]:
     """The array's MB/s and mean latency beside fio's, per point, when the series has them."""
-    fields = {k for _, values in data["samples"] for k in values} & {"mbps", "latency_us"}
+    samples = stored_samples(data["samples"])
+    fields = {k for s in samples for k in s.values} & {"mbps", "latency_us"}
     if not fields:
         return []
     rows = []
     for p in points:
         seconds = [s.t for s in store.samples(p.id)]
-        inside = [v for t, v in data["samples"]
-                  if seconds and min(seconds) <= float(t) < max(seconds) + 1]  # fmt: skip
+        inside = [s.values for s in samples
+                  if seconds and min(seconds) <= s.t < max(seconds) + 1]  # fmt: skip
         row = [p.key]
         if "mbps" in fields:
             row += _beside(p.metric("total", "mbps"), [v["mbps"] for v in inside if "mbps" in v],
@@ -111,9 +119,9 @@ def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
         return {}
     field = "mbps" if mbps else "iops"
     buckets: dict[int, list[float]] = {}
-    for t, values in series["samples"]:
-        if field in values:
-            buckets.setdefault(int(t), []).append(float(values[field]))
+    for sample in stored_samples(series["samples"]):
+        if field in sample.values:
+            buckets.setdefault(int(sample.t), []).append(sample.values[field])
     return {t: sum(v) / len(v) for t, v in buckets.items()}
 
 

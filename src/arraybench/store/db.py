@@ -50,7 +50,10 @@ _POINT_FIELDS = [f.name for f in fields(NewPoint)]
 
 
 class Store:
-    """Owner of `arraybench.db`. Every write is its own committed transaction."""
+    """Owner of `arraybench.db`. Every write is its own committed transaction, except inside
+    `atomic()`, where the writes join one."""
+
+    _atomic = False  # inside atomic(): each write joins its transaction
 
     def __init__(self, results_dir: Path, create: bool = True) -> None:
         self.path = results_dir / DB_NAME
@@ -118,7 +121,21 @@ class Store:
         self._locks[run_id] = fd
 
     @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """The writes inside as ONE transaction: all stored, or none (an import: a failure
+        half-way must leave no run behind)."""
+        with self._transaction():
+            self._atomic = True
+            try:
+                yield
+            finally:
+                self._atomic = False
+
+    @contextmanager
     def _transaction(self, kind: str = "IMMEDIATE") -> Iterator[_Connection]:
+        if self._atomic:
+            yield self._db
+            return
         self._db.execute(f"BEGIN {kind}")
         try:
             yield self._db
