@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,8 @@ def _wait_for(c: printout._Chromium, session: str, expression: str, limit: float
 
 
 def test_live_page_grows_and_its_hover_shows_the_stored_figures(tmp_path: Path) -> None:
-    plan = rated_plan(tmp_path, duration=8)
+    # an event with a plan string the page must show as text: its mark on the chart
+    plan = rated_plan(tmp_path, duration=8, events="{at: 1s, run: ['true'], label: '<b>mark</b>'}")
     with served_run(tmp_path, plan) as (proc, url):
         # every other name still resolves nowhere: the page needs nothing but its server
         loopback = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
@@ -64,6 +66,9 @@ def test_live_page_grows_and_its_hover_shows_the_stored_figures(tmp_path: Path) 
             second, after = _evaluate(c, session, SECONDS_DRAWN), _screenshot(c, session)
             assert before != after
             assert isinstance(first, int) and isinstance(second, int) and second > first
+            marks = _evaluate(c, session, "document.querySelector('section.now svg').textContent")
+            assert "<b>mark</b>" in str(marks)  # the event's mark, as text, not HTML
+            assert _evaluate(c, session, "document.querySelectorAll('section b').length") == 0
             # the first point's curve, once it is finished: hovered like the report's
             _wait_for(c, session, "!!document.querySelector('section.done rect.hover')", 60)
             where = _evaluate(c, session, f"{HOVER_AT}('section.done rect.hover', 0)")
@@ -72,9 +77,18 @@ def test_live_page_grows_and_its_hover_shows_the_stored_figures(tmp_path: Path) 
                    session=session)  # fmt: skip
             tip = str(_evaluate(c, session, "document.querySelector('.charttip').textContent"))
             state = _evaluate(c, session, "document.getElementById('state').textContent")
+        with urllib.request.urlopen(url + "metrics", timeout=5) as answer:
+            metrics = answer.read().decode()
         proc.wait(timeout=120)
     assert proc.returncode == 0 and state == "running"
     store = Store(tmp_path / "res", create=False)
     run = store.list_runs()[0][0]
     stored = store.points(run.id)[0]
+    counted = [
+        line
+        for line in metrics.splitlines()
+        if line.startswith("arraybench_events_total{") and 'event="<b>mark</b>"' in line
+    ]
+    applied = next(line for line in counted if 'action="applied"' in line)
+    assert applied.endswith((" 1", " 2")), metrics  # once per point so far (a run: no revert)
     assert f"rated: {format_quantity(stored.throughput(), stored.unit)}" in tip.splitlines()

@@ -28,8 +28,9 @@ pytestmark = needs_fio
 RATED = "  - {name: rated, pattern: random, bs: 4k, read: 100, rate_iops: 400}\n"
 
 
-def rated_plan(tmp_path: Path, duration: int = 6) -> Path:
-    plan = small_plan(tmp_path, workers="[1, 3]", workloads=RATED)
+def rated_plan(tmp_path: Path, duration: int = 6, events: str = "") -> Path:
+    workload = RATED.replace("}\n", f", events: [{events}]}}\n") if events else RATED
+    plan = small_plan(tmp_path, workers="[1, 3]", workloads=workload)
     plan.write_text(plan.read_text().replace("duration: 1s", f"duration: {duration}s"))
     return plan
 

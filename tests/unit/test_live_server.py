@@ -32,7 +32,7 @@ def running_snapshot(t: int) -> Snapshot:
         "run": "r1", "plan": HOSTILE, "state": "running", "done": 1, "total": 4,
         "point": {"key": f"{HOSTILE}/w1-qd1", "seq": 2, "scenario": HOSTILE,
                   "workload": HOSTILE, "level": "w1-qd1", "expected_s": 10.0, "left_s": 6.0,
-                  "unit": "IOPS"},
+                  "unit": "IOPS", "started": t - 5.0},
         "hosts": {"h1": host}, "total_now": host,
         "series": [[t - 1, 990.0, 8.1, {"h1": 990.0}], [t, 1000.0, 8.2, {"h1": 1000.0}]],
         "event_counts": {HOSTILE: {"applied": 1, "reverted": 1}},

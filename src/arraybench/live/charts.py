@@ -20,7 +20,7 @@ def point_chart(snap: Snapshot) -> str:
     if point is None or not rows:
         return ""
     mbps = point["unit"] == "MB/s"
-    t0 = rows[0][0]
+    t0 = point["started"]  # seconds since the point started: its events and ramp line up
     xs = [float(r[0] - t0) for r in rows]
     hosts = sorted({h for r in rows for h in r[3]})
     series = [TimeSeries("total", [r[2] if mbps else r[1] for r in rows], point["unit"])]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from arraybench.analysis.aggregate import PointMetrics
-from arraybench.events.records import EventRecord
+from arraybench.events.records import START_ACTIONS, EventRecord
 from arraybench.fio.status import DirectionSecond, LiveSecond
 from arraybench.plan.expand import Point, throughput_unit
 from arraybench.store.records import RunRecord
@@ -57,6 +57,7 @@ class PointView(TypedDict):
     expected_s: float
     left_s: float
     unit: str  # IOPS or MB/s: what the point's curve is read in
+    started: float  # Unix time the point started (its chart's zero)
 
 
 class EventView(TypedDict):
@@ -214,7 +215,8 @@ class LiveObserver:
         view: PointView = {"key": point.key, "seq": point.seq, "scenario": point.scenario or "",
                            "workload": point.workload.name, "level": level_of(point),
                            "expected_s": point.expected_seconds,
-                           "left_s": point.expected_seconds, "unit": self.unit}  # fmt: skip
+                           "left_s": point.expected_seconds, "unit": self.unit,
+                           "started": time.time()}  # fmt: skip
         with self.state.lock:
             done = self.state.data["done"]
             self.state.data["total"] = max(self.state.data["total"], done + 1)
@@ -283,7 +285,9 @@ class LiveObserver:
         self._view()
 
     def live_event(self, point: Point, record: EventRecord) -> None:
-        action = {"apply": "applied", "revert": "reverted"}.get(record.action, record.action)
+        # a prompt confirmed or a command run is the event applied, as a throttle set is
+        action = "applied" if record.action in START_ACTIONS else (
+            "reverted" if record.action == "revert" else record.action)  # fmt: skip
         view: EventView = {"point": point.key, "label": record.label, "kind": record.kind,
                            "action": action, "outcome": record.outcome,
                            "t": record.started_unix}  # fmt: skip
