@@ -242,7 +242,7 @@ class ProgressObserver:
     def live_view(self, snap: Snapshot) -> None:
         """The live lines above the bar, on a terminal; plain progress lines otherwise."""
         if self.live:
-            self.progress.live_lines = tuple(view_lines(snap)[1:])  # the bar says the rest
+            self.progress.live_lines = tuple(view_lines(snap, notes=False)[1:])  # bar: the rest
 
     def pausing(self, point: Point, seconds: float) -> None:
         if self.model is not None:  # a pause the estimate did not know (GC: as measured)

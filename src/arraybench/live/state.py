@@ -254,6 +254,15 @@ class LiveObserver:
         method = getattr(self.inner, "note", None)
         (method or self.inner.warning)(text)
 
+    def phase_started(self, kind: str, text: str, expected_s: float) -> None:
+        """Preconditioning, a scenario's step, a special test: said as it starts."""
+        self._line(f"{kind}: {text}")
+        method = getattr(self.inner, "phase_started", None)
+        if method is not None:
+            method(kind, text, expected_s)
+        else:  # as RunContext.phase does for an observer without phases
+            self.inner.warning(f"{kind}: {text}")
+
     def pausing(self, point: Point, seconds: float) -> None:
         self._line(f"pausing {seconds:.0f}s after {point.key}")
         self.inner.pausing(point, seconds)

@@ -54,8 +54,9 @@ def headline(snap: Snapshot) -> str:
     return f"run {snap['run']} {snap['state']} · {snap['done']}/{snap['total']} points{where}"
 
 
-def view_lines(snap: Snapshot, events: int = 3) -> list[str]:
-    """The whole view, every line cut to WIDTH."""
+def view_lines(snap: Snapshot, events: int = 3, notes: bool = True) -> list[str]:
+    """The whole view, every line cut to WIDTH; the last `events` lines of what happened
+    (only the events without `notes`: run's own terminal prints its notes itself)."""
     lines = [headline(snap)]
     hosts = snap["hosts"]
     if hosts and snap["state"] == "running":
@@ -69,8 +70,8 @@ def view_lines(snap: Snapshot, events: int = 3) -> list[str]:
         if values:
             lines.append(f"{unit} last {min(len(values), SPARK_S)} s "
                          f"{sparkline(values)} {_rate(values[-1])}")  # fmt: skip
-    recent = [f"event {e['label']} {e['action']} ({e['outcome']})" for e in snap["events"]]
-    lines += recent[-events:]
+    said = [line for line in snap["lines"] if notes or line.startswith("event ")]
+    lines += said[-events:] if events > 0 else []  # events, steps, phases, warnings
     return [line[:WIDTH] for line in lines]
 
 

@@ -18,6 +18,9 @@ from arraybench.targets.guard import TargetGuard
 
 
 class Observer(Protocol):
+    # beyond these, looked up with getattr where an observer may lack them: confirm, note,
+    # phase_started, phase_finished, rounds_ended; live_second and live_event (the live
+    # view's: run/live_feed.py calls them only on an observer that has live_second)
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...
     def target_preparing(self, path: str, size: int) -> None: ...
     def point_started(self, point: Point, index: int, total: int) -> None: ...
