@@ -67,9 +67,10 @@ def view_lines(snap: Snapshot, events: int = 3, notes: bool = True) -> list[str]
         unit = snap["point"]["unit"] if snap["point"] else "IOPS"
         column = 2 if unit == "MB/s" else 1
         values = [float(r[column]) for r in snap["series"]]
+        left = f" · {snap['point']['left_s']:.0f} s left" if snap["point"] else ""
         if values:
             lines.append(f"{unit} last {min(len(values), SPARK_S)} s "
-                         f"{sparkline(values)} {_rate(values[-1])}")  # fmt: skip
+                         f"{sparkline(values)} {_rate(values[-1])}{left}")  # fmt: skip
     said = [line for line in snap["lines"] if notes or line.startswith("event ")]
     lines += said[-events:] if events > 0 else []  # events, steps, phases, warnings
     return [line[:WIDTH] for line in lines]
