@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import math
@@ -55,7 +56,7 @@ from arraybench.report.timelines import event_lines
 from arraybench.run import interrupts
 from arraybench.run.campaign import Campaign
 from arraybench.run.fleet import host_spec, host_targets, target_safety
-from arraybench.run.injections import revert_leftovers
+from arraybench.run.injections import plan_hosts, revert_leftovers
 from arraybench.run.outline import plan_outline, target_facts
 from arraybench.run.plan_values import check_plan_values
 from arraybench.run.setup import scratch_path
@@ -398,9 +399,15 @@ def _run_campaign(
         observer.stop()
         live.close(ended)
     run = store.get_run(result.run_id)
-    model = report_for_run(store, run.id)
-    console.print_model(model)
-    _write(model, outputs or [Path(run.folder) / "report.html"], None)
+    try:
+        model = report_for_run(store, run.id)
+        console.print_model(model)
+        _write(model, outputs or [Path(run.folder) / "report.html"], None)
+    except KeyboardInterrupt as exc:  # the run is stored whole: only its report is missing
+        console.print_error(f"{_interruption(exc)} while the report was written; run {run.id} "
+                            f"is complete: `arraybench report {run.id} --results {results}` "
+                            "writes it")  # fmt: skip
+        return _interrupted_exit(exc)
     return verdict_exit(model)
 
 
@@ -415,7 +422,7 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
         kind = format_for(path, fmt)
         write_report(model, path, kind)
         label = {"md": "Markdown", "xlsx": "Excel"}.get(kind, kind.upper())
-        console.out.print(f"{label} report: {path.resolve()}")
+        console.out.print(console.shown(f"{label} report: {path.resolve()}"))
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
@@ -506,19 +513,33 @@ def cmd_hosts_check(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
+    """Undo what killed runs left in place. Each journal entry refused (a hand-edited or
+    damaged journal) or not undone gets its own line and stays journaled; the others are
+    undone regardless. Exit 1 when anything is left in place, else 0."""
     results = Path(args.results)
-    done = revert_all(results)
-    if (results / DB_NAME).is_file():  # event injections journaled in the store
-        store = Store(results, create=False)
+    store = Store(results, create=False) if (results / DB_NAME).is_file() else None
+    tuning = revert_all(results, plan_hosts(store))
+    done, problems = tuning.done, tuning.problems
+    if store is not None:  # event injections journaled in the store
         run_id = _run_id(store, args.run_id, args.results) if args.run_id else None
-        undone, found = revert_leftovers(store, run_id)
-        done += undone
-        for other, pid in found.running.items():
+        events = revert_leftovers(store, run_id)
+        done, problems = done + events.done, problems + events.problems
+        for other, pid in events.found.running.items():
             console.print_note(f"run {other} is running (pid {pid}): its events are reverted "
                                "when it ends; stop it first to revert them here")  # fmt: skip
-    for line in done or [f"nothing to revert in {args.results}"]:
-        console.out.print(line, markup=False)
-    return 0
+    for line in done or ([] if problems else [f"nothing to revert in {args.results}"]):
+        console.out.print(console.one_line(line), markup=False)
+    for line in problems:
+        console.print_error(line)
+    if problems:  # a run refuses to start while any is left: say how to let it go
+        console.print_note(
+            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
+            "then `arraybench revert` again; or, once it is undone, drop the entry: a "
+            "host-tuning journal's line from its file, a journal entry N with "
+            f"`sqlite3 {results / DB_NAME} \"UPDATE injections SET state = 'reverted' "
+            'WHERE id = N"`'
+        )
+    return 1 if problems else 0
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
@@ -584,10 +605,15 @@ def cmd_runs(args: argparse.Namespace) -> int:
     for column in ("run id", "plan", "scenario", "status", "points", "started"):
         table.add_column(column)
     for run, done in rows:
-        table.add_row(run.id, run.plan_name, run.scenario, run.status,
+        status = f"{run.status} (damaged)" if run.damaged else run.status
+        table.add_row(run.id, run.plan_name, run.scenario, status,
                       _points_text(run, done),
                       run.started[:16].replace("T", " "))  # fmt: skip
     console.print_table(table)
+    for run, _ in rows:  # listed all the same: the user finds which one to repair or delete
+        if run.damaged:
+            console.print_note(f"run {run.id}: stored {', '.join(run.damaged)} cannot be read "
+                               "(the store was edited or damaged)")  # fmt: skip
     return 0
 
 
@@ -749,7 +775,7 @@ def _print_plain(title: str, rows: list[list[str]]) -> None:
         keep = [k for k, c in enumerate(SHOW_COLUMNS) if c not in NARROW_DROPPED]
         columns = [SHOW_COLUMNS[k] for k in keep]
         text = _plain_table(title, columns, [[r[k] for k in keep] for r in rows], boxed=False)
-    console.out.file.write(text)
+    console.out.file.write(console.shown_block(text))
 
 
 def _plain_table(
@@ -925,7 +951,19 @@ def _dispatch(handler: typing.Callable[[argparse.Namespace], int], args: argpars
 OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a smaller input"
 
 
+def _escaping_streams() -> None:
+    """A path with a byte that is not UTF-8 reaches a table or a message as a surrogate
+    escape: printed as `\\udcNN`, never a UnicodeEncodeError (console.shown escapes the ones
+    it sees as `\\xNN`; this is for the rest)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _escaping_streams()
     args = _parser().parse_args(argv)
     handler = {"plan": cmd_plan, "hosts": cmd_hosts_check, **COMMANDS}[args.command]
     restore = interrupts.install()
@@ -934,6 +972,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _dispatch(handler, args)
     except MemoryError:
         pass  # said below: once out of this block, the frames holding the input are freed
+    except KeyboardInterrupt as exc:  # a second signal while the first one's line was said
+        code = _interrupted_exit(exc)
     finally:
         restore()
     if code is None:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import rich.box
+from rich import table as rich_table
 from rich.cells import cell_len
 from rich.console import Console
 from rich.live import Live
@@ -29,10 +30,10 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 from rich.progress_bar import ProgressBar
-from rich.table import Table
 from rich.text import Text
 
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.errors import utf8_safe
 from arraybench.live.state import Snapshot
 from arraybench.live.terminal import second_line, view_lines
 from arraybench.plan.expand import Point
@@ -46,31 +47,78 @@ from arraybench.units import format_duration, format_latency, format_size, forma
 
 PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done
 
+
+class SafeConsole(Console):
+    """A console that shows every string it is given as text: a control character in a
+    string (a path, a label, a command's output) is printed escaped, never acted on by the
+    terminal (arraybench's own styles are Text spans, never characters in strings)."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(shown_block(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    def rule(self, title: Any = "", **kwargs: Any) -> None:
+        super().rule(shown(title) if isinstance(title, str) else title, **kwargs)
+
+
+class Table(rich_table.Table):
+    """rich's Table with its title, caption and text cells shown as text (SafeConsole)."""
+
+    def __init__(self, *headers: Any, **kwargs: Any) -> None:
+        for key in ("title", "caption"):
+            if isinstance(kwargs.get(key), str):
+                kwargs[key] = shown(kwargs[key])
+        super().__init__(*headers, **kwargs)
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        super().add_row(*(shown_block(r) if isinstance(r, str) else r for r in renderables),
+                        **kwargs)  # fmt: skip
+
+
 # a pipe or a CI log is not 80 columns wide: keep the tables whole there
-out = Console(
+out = SafeConsole(
     highlight=False,
     soft_wrap=True,
     width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160,
     markup=False,
     emoji=False,
 )
-err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+err = SafeConsole(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # a message is one line: control characters of user strings are shown escaped
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), 127]} | {10: "\\n", 13: "\\r", 9: "\\t"}
+# (C0, DEL and C1: a terminal takes 0x9b as CSI, as ESC [), and the line and bidi overrides
+# that make a line show other text than it holds
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(32), *range(127, 160)]} | {
+    10: "\\n", 13: "\\r", 9: "\\t"} | {c: f"\\u{c:04x}" for c in [
+    0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]}  # fmt: skip
 
 
 def styled(*parts: str | tuple[str, str]) -> Text:
-    """Text from plain strings and (string, style) pairs; nothing in them is markup."""
-    return Text.assemble(*parts)
+    """Text from plain strings and (string, style) pairs; nothing in them is markup, and no
+    control character in them acts (shown escaped; a line break stays a line break)."""
+    return Text.assemble(*(shown_block(p) if isinstance(p, str) else (shown_block(p[0]), p[1])
+                           for p in parts))  # fmt: skip
 
 
 MAX_ERROR_CHARS = 1000  # a message quoting a huge user string stays readable
 
 
+_BLOCK = {c: v for c, v in _CONTROL.items() if c != 10}  # a line break stays one
+
+
+def shown_block(text: str) -> str:
+    """Text of several lines for the terminal: as `shown`, its line breaks kept."""
+    return utf8_safe(text.translate(_BLOCK))
+
+
+def shown(text: str) -> str:
+    """Text for the terminal: control characters escaped, and a byte of a path that is not
+    UTF-8 (a surrogate escape) shown as `\\xNN` instead of failing the write."""
+    return utf8_safe(text.translate(_CONTROL))
+
+
 def one_line(text: str) -> str:
     """The text on one line (control characters escaped), its middle cut when very long."""
-    text = text.translate(_CONTROL)
+    text = shown(text)
     if len(text) <= MAX_ERROR_CHARS:
         return text
     cut = len(text) - MAX_ERROR_CHARS
@@ -150,10 +198,10 @@ class ProgressObserver:
     def _line(self, text: str) -> None:
         """A line above the bar (or, without a terminal, on its own, with the counts)."""
         if self.live:
-            self.progress.console.print(text, markup=False)
+            self.progress.console.print(shown(text), markup=False)
         else:
             counts = f"[{self.model.counts()}] " if self.model else ""
-            print(f"{counts}{text}", flush=True)
+            print(shown(f"{counts}{text}"), flush=True)
 
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
@@ -256,7 +304,7 @@ class ProgressObserver:
         self._line(text)
 
     def warning(self, text: str) -> None:
-        err.print(styled(("warning:", "yellow"), f" {text}"))
+        err.print(styled(("warning:", "yellow"), f" {shown(text)}"))
 
     def stop(self) -> None:
         """Also after SIGHUP: a terminal that is gone must not turn the interruption into an

@@ -92,12 +92,13 @@ def test_a_dead_controllers_local_injections_are_undone_from_the_journal(
             ("throttle", "applying"),
             ("signal", "applying"),
         ]
+        assert isinstance(rows[0].undo, dict) and isinstance(rows[1].undo, dict)
         assert rows[0].undo["folder"] == str(folder) and rows[1].undo["pids"] == [stopped.pid]
         with pytest.raises(PlanError) as refused:  # the next run refuses in one line
             refuse_leftovers(store, results)
         assert "arraybench revert" in refused.value.one_line()
-        done, found = revert_leftovers(store)
-        assert len(done) == 2 and not found.running
+        reverted = revert_leftovers(store)
+        assert len(reverted.done) == 2 and not reverted.found.running and not reverted.problems
         assert not folder.exists()
         assert cgroups.cgroup_of(throttled.pid, cg) == origin
         assert _state_within(stopped.pid, "S", "R")

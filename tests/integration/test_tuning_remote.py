@@ -71,10 +71,11 @@ def test_applied_over_ssh_and_reverted_from_the_journal(remote: HostSpec, tmp_pa
         assert _values(dev) == tuned
         assert {c["device"] for c in session.applied()} == {f"h0:{Path(dev).name}"}
         # the controller dies here (no restore): the journal alone reaches the host again
-        done = revert_all(results)
-        assert f"h0:{Path(dev).name} read_ahead_kb restored to 128 (r1)" in done
-        assert _values(dev) == before
-        assert revert_all(results) == []
+        hosts_of = {"r1": {"h0": remote}}.__getitem__  # the run's plan, as the store has it
+        done = revert_all(results, hosts_of)
+        assert f"h0:{Path(dev).name} read_ahead_kb restored to 128 (r1)" in done.done
+        assert _values(dev) == before and not done.problems
+        assert revert_all(results, hosts_of).done == []
 
         unknown = plan.host_tuning.model_copy(update={"hosts": {"nosuch": {}}})  # type: ignore[union-attr]
         with pytest.raises(PlanError, match="nosuch is not a host of the plan"):

@@ -115,8 +115,10 @@ def folder_of(cg: IoCgroup, path: str) -> Path:
 
 
 def write_file(path: Path, text: str) -> None:
-    """One write() per value, as cgroup files want; OSError passes up."""
-    with open(path, "w") as handle:
+    """One write() per value, as cgroup files want; OSError passes up. The file must exist
+    (cgroup and sysfs files always do): a wrong folder gets an error, never a new file."""
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with open(fd, "w") as handle:
         handle.write(text)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arraybench.events.errors import InjectorError
-from arraybench.events.sysfs import RemoteSysfs, sysfs_from
+from arraybench.events.sysfs import RemoteSysfs
 from arraybench.hosts.server import HostSpec, remote_pidfile, ssh_command
 
 SSH_TIMEOUT_S = 30.0
@@ -204,7 +204,7 @@ class Remote:
         return remote_pidfile(self.spec)
 
     def reach(self) -> dict[str, Any]:
-        """How to reach this host again from the journal alone (events.sysfs format)."""
+        """The host as the journal names it (events.sysfs format: its name only)."""
         return RemoteSysfs(self.spec).reach()
 
     def run(
@@ -230,14 +230,6 @@ class Remote:
                 "check the host's SSH settings and that its user is root",
             )
         return done.stdout.splitlines()
-
-
-def remote_from(reach: dict[str, Any]) -> Remote:
-    """The Remote a journal entry's `reach` names."""
-    sysfs = sysfs_from(reach)
-    if not isinstance(sysfs, RemoteSysfs):
-        raise InjectorError("a remote injection without its host in the journal", None)
-    return Remote(sysfs.spec)
 
 
 def fields(lines: list[str]) -> dict[str, str]:

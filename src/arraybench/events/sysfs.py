@@ -2,8 +2,8 @@
 
 A remote host is reached with the plan's SSH settings (argv, never a local shell; on the host
 each path and value is a positional parameter of a fixed script, never spliced into it).
-`reach()` says how to get there again, so `arraybench revert` can restore a killed run's
-changes from its journal alone.
+`reach()` names the machine for the journal (its name only: `arraybench revert` reaches a
+host as the run's plan says, never with settings read back from a journal).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.events.errors import InjectorError
-from arraybench.hosts.server import HostSpec, SshSpec, ssh_command
+from arraybench.hosts.server import HostSpec, ssh_command
 from arraybench.targets.queue import queue_device, read_remote_queues
 
 SSH_TIMEOUT_S = 30.0
@@ -61,7 +61,7 @@ class Sysfs(ABC):
 
     @abstractmethod
     def reach(self) -> dict[str, Any]:
-        """How to reach this sysfs again (stored in the journal)."""
+        """The machine, as the journal names it ({} this machine, else the host's name)."""
 
 
 class LocalSysfs(Sysfs):
@@ -72,8 +72,9 @@ class LocalSysfs(Sysfs):
             return None
 
     def write(self, path: str, text: str) -> None:
-        try:
-            with open(path, "w", encoding="utf-8") as fh:
+        try:  # sysfs files exist: never create one (a wrong path is an error, not a file)
+            fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with open(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as exc:
             raise InjectorError(f"the kernel refused {text!r} for {path} "
@@ -138,19 +139,4 @@ class RemoteSysfs(Sysfs):
         return read[0].device if read else None
 
     def reach(self) -> dict[str, Any]:
-        ssh = self.spec.ssh or SshSpec()
-        return {"name": self.spec.name, "address": self.spec.address, "port": self.spec.port,
-                "ssh": {"user": ssh.user, "host": ssh.host, "port": ssh.port,
-                        "identity_file": str(ssh.identity_file) if ssh.identity_file else None,
-                        "options": list(ssh.options), "fio": ssh.fio}}  # fmt: skip
-
-
-def sysfs_from(reach: dict[str, Any]) -> Sysfs:
-    """The Sysfs a journal entry's `reach` names."""
-    if not reach:
-        return LocalSysfs()
-    ssh = dict(reach["ssh"])
-    ssh["identity_file"] = Path(ssh["identity_file"]) if ssh.get("identity_file") else None
-    ssh["options"] = tuple(ssh.get("options") or ())
-    spec = HostSpec(reach["name"], reach["address"], int(reach["port"]), SshSpec(**ssh))
-    return RemoteSysfs(spec)
+        return {"name": self.spec.name}  # how to reach it is the plan's, never the journal's

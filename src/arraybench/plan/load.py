@@ -14,6 +14,7 @@ from arraybench.errors import PlanError
 from arraybench.plan.keys import close_to, keys_at
 from arraybench.plan.model import ENGINE_PATTERN, LABEL_PATTERN, NAME_PATTERN, Plan
 from arraybench.plan.overrides import KeyPath, apply_overrides
+from arraybench.plan.terminal_text import check_terminal_text
 from arraybench.plan.yamlsafe import MAX_PLAN_BYTES, compose_and_load
 from arraybench.userfiles import InputFileError, open_regular
 
@@ -120,6 +121,11 @@ def parse_plan_text(text: str, source: str, overrides: Sequence[str] = ()) -> Pl
     lines: dict[KeyPath, int] = {}
     _node_lines(node, (), lines)
     overridden = apply_overrides(data, overrides)
+    unsafe = check_terminal_text(
+        data, lambda loc: f"{_where(loc, lines, source, overridden)} {_format_loc(loc)}"
+    )
+    if unsafe:
+        raise PlanError(unsafe, "remove it (write what the text should say in plain words)")
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:

@@ -55,11 +55,11 @@ def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     """Write `model` to `path` as `fmt`; PDF and PNG are printed from the HTML by Chromium."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "html":
-        path.write_text(render_html(model), encoding="utf-8")
+        path.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
     elif fmt == "md":
-        path.write_text(render_markdown(model), encoding="utf-8")
+        path.write_text(render_markdown(model), encoding="utf-8", errors="backslashreplace")
     elif fmt == "csv":
-        path.write_text(points_csv(model.points), encoding="utf-8")
+        path.write_text(points_csv(model.points), encoding="utf-8", errors="backslashreplace")
     elif fmt == "xlsx":
         from arraybench.report.xlsx import write_xlsx  # openpyxl loads only when asked
 
@@ -69,7 +69,7 @@ def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
 
         with tempfile.TemporaryDirectory(prefix="arraybench-print-") as tmp:
             html = Path(tmp) / "report.html"
-            html.write_text(render_html(model), encoding="utf-8")
+            html.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
             (write_pdf if fmt == "pdf" else write_png)(html, path)
     else:
         raise ArraybenchError(f"unknown report format {fmt!r}", f"use one of: {', '.join(FORMATS)}")

@@ -10,18 +10,33 @@ died (SIGKILL, power loss) and are undone from the journal alone, on whichever m
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arraybench.errors import PlanError
-from arraybench.events.errors import EventError, InjectorError
+from arraybench.errors import ArraybenchError, PlanError, StoreError
+from arraybench.events import remote as sh
+from arraybench.events.entries import (
+    CheckedInjection,
+    CommandUndo,
+    NetemUndo,
+    Refused,
+    check_injection,
+)
+from arraybench.events.errors import InjectorError
 from arraybench.events.journal import Injection
 from arraybench.events.leftovers import undo
+from arraybench.events.tuning import HostsOf
 from arraybench.fio.runner import end_leftover_fio
+from arraybench.hosts.server import HostSpec
+from arraybench.plan.load import parse_plan_text
+from arraybench.run.fleet import host_spec
 from arraybench.store.db import InjectionRow, Store
+
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}")  # a folder name under runs/
 
 
 def _now() -> str:
@@ -57,12 +72,6 @@ class StoreInjectionLog:
         self._store().injection_reverted(entry, _now())
 
 
-class RevertError(EventError):
-    """A journaled injection could not be undone (the machine's fault: exit 1)."""
-
-    exit_code = 1
-
-
 @dataclass(frozen=True)
 class Leftovers:
     rows: list[InjectionRow]
@@ -81,25 +90,107 @@ def leftovers(store: Store, run_id: str | None = None) -> Leftovers:
     return Leftovers(rows, running)
 
 
-def revert_leftovers(store: Store, run_id: str | None = None) -> tuple[list[str], Leftovers]:
-    """Undo every injection a killed controller left (newest first: the reverse of applying);
-    (what was done, what was found); RevertError naming what could not be undone."""
-    found = leftovers(store, run_id)
-    done, problems = [], []
-    for run in sorted({row.run_id for row in found.rows}):  # its fio (a client) ends first
-        ended = end_leftover_fio(Path(store.get_run(run).folder))
-        done += [f"{run}: ended {len(ended)} fio process(es) it left running"] if ended else []
-    for row in reversed(found.rows):
-        entry = Injection(row.kind, row.label, row.host, row.reach, row.undo)
+@dataclass(frozen=True)
+class RunPlan:
+    """What a run's stored plan allows revert to do: its hosts (reached with the plan's SSH
+    settings and arraybench's fixed options) and the revert commands its events name."""
+
+    hosts: dict[str, HostSpec]
+    commands: set[tuple[str, ...]]
+    interfaces: set[tuple[str, str]]  # (interface, netns or "") its netem events delay
+
+
+def run_plan(store: Store, run_id: str) -> RunPlan:
+    """The run's plan as the store recorded it; ArraybenchError when there is none."""
+    run = store.get_run(run_id)
+    plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+    events = [e for w in plan.workloads for e in w.events]
+    commands = {tuple(e.run.revert) for e in events if e.run and e.run.revert is not None}
+    interfaces = {(e.netem.interface, e.netem.netns or "") for e in events if e.netem}
+    return RunPlan({h.name: host_spec(h) for h in plan.hosts}, commands, interfaces)
+
+
+def _allowed(entry: CheckedInjection, plan: RunPlan | str, run_id: str) -> None:
+    """Refused when the entry needs its run's plan (a host to reach, a command to run, a
+    qdisc to delete) and the plan cannot be read or does not name it."""
+    undo = entry.undo
+    if not (entry.host or isinstance(undo, CommandUndo | NetemUndo)):
+        return  # SIGCONT, a SCSI disk back to running, our own cgroup: nothing to abuse
+    if isinstance(plan, str):
+        raise Refused(f"the plan of run {run_id} cannot be read ({plan})")
+    if isinstance(undo, CommandUndo) and undo.argv not in plan.commands:
+        raise Refused(f"`{' '.join(undo.argv)}` is no revert command of the run's plan")
+    if isinstance(undo, NetemUndo) and (undo.interface, undo.netns) not in plan.interfaces:
+        where = f" in netns {undo.netns}" if undo.netns else ""
+        raise Refused(f"interface {undo.interface}{where} has no netem event in the run's plan")
+
+
+def plan_hosts(store: Store | None) -> HostsOf:
+    """For `revert_all`: a run id -> the hosts of its stored plan."""
+
+    def of(run_id: str) -> dict[str, HostSpec]:
+        if store is None:
+            raise StoreError("there is no results store to read the run's plan from", None)
+        return run_plan(store, run_id).hosts
+
+    return of
+
+
+Undoable = tuple[CheckedInjection, "sh.Remote | None"]
+
+
+def _checked(row: InjectionRow, plans: dict[str, RunPlan | str], store: Store) -> Undoable:
+    """The row validated, with its host as the run's plan reaches it; Refused saying why not."""
+    entry = check_injection(row.kind, row.label, row.host, row.reach, row.undo)
+    if row.run_id not in plans:
         try:
-            done.append(f"{row.run_id} {row.point_key}: {undo(entry)}")
+            plans[row.run_id] = run_plan(store, row.run_id)
+        except ArraybenchError as exc:
+            plans[row.run_id] = exc.message
+    plan = plans[row.run_id]
+    _allowed(entry, plan, row.run_id)
+    if not entry.host:
+        return entry, None
+    assert isinstance(plan, RunPlan)
+    spec = plan.hosts.get(entry.host)
+    if spec is None or spec.ssh is None:
+        raise Refused(f"host {entry.host} is not a host of the run's plan with ssh settings")
+    return entry, sh.Remote(spec)
+
+
+@dataclass(frozen=True)
+class RevertResult:
+    done: list[str]
+    problems: list[str]  # one line per injection not undone (refused, or failed), and why
+    found: Leftovers
+
+
+def revert_leftovers(store: Store, run_id: str | None = None) -> RevertResult:
+    """Undo every injection a killed controller left (newest first: the reverse of applying),
+    each row validated first (events.entries) and its host reached as the run's plan says.
+    A row refused or failed stays pending; the others are undone regardless."""
+    found = leftovers(store, run_id)
+    done: list[str] = []
+    problems: list[str] = []
+    for run in sorted({row.run_id for row in found.rows}):  # its fio (a client) ends first
+        folder = store.path.parent / "runs" / run
+        if RUN_ID.fullmatch(run) and folder.is_dir():
+            ended = end_leftover_fio(folder)
+            done += [f"{run}: ended {len(ended)} fio process(es) it left running"] if ended else []
+    plans: dict[str, RunPlan | str] = {}
+    for row in reversed(found.rows):
+        where = f"{row.run_id} {row.point_key} (journal entry {row.id})"
+        try:
+            entry, remote = _checked(row, plans, store)
+            done.append(f"{row.run_id} {row.point_key}: {undo(entry, remote)}")
+        except Refused as exc:
+            problems.append(f"{where}: refused: {exc}")
+            continue
         except InjectorError as exc:
-            problems.append(f"{row.run_id} {row.point_key}: {row.label}: {exc.one_line()}")
+            problems.append(f"{where}: {row.label}: {exc.one_line()}")
             continue
         store.injection_reverted(row.id, _now())
-    if problems:
-        raise RevertError("; ".join(problems), "fix the host, then `arraybench revert` again")
-    return done, found
+    return RevertResult(done, problems, found)
 
 
 def refuse_leftovers(store: Store, results_dir: Path) -> None:

@@ -62,6 +62,7 @@ def point_folder(run: RunRecord, point: Point) -> Path:
 def run_point(ctx: RunContext, point: Point) -> None:
     """Run one point and store it before returning (a crash later never loses it)."""
     raise_if_swallowed()  # a Ctrl-C that CPython swallowed since the point before
+    ctx.store.check_identity()  # a store deleted or replaced meanwhile: stop before measuring
     folder = point_folder(ctx.run, point)
     if folder.exists():  # left by an interrupted attempt: start it afresh
         shutil.rmtree(folder)

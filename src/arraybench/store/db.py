@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
-from arraybench.errors import RunLockedError, StoreError, StoreMachineError
+from arraybench.errors import RunLockedError, StoreError, StoreMachineError, utf8_safe
+from arraybench.store import rows
 from arraybench.store.findings import check_finding
 from arraybench.store.migrations import MIGRATIONS
 from arraybench.store.records import (
@@ -73,6 +74,7 @@ class Store:
             return
         results_dir.mkdir(parents=True, exist_ok=True)
         self._db = _Connection(self.path)
+        self._identity = _identity(self.path)
         # a new file switched to WAL by two processes at once: SQLite answers "locked" at once,
         # without waiting as it does for statements
         self._db.execute_when_free("PRAGMA journal_mode=WAL")
@@ -85,6 +87,7 @@ class Store:
         shown and reported on. SQLite cannot make the WAL's shared-memory file there, so the
         file is opened as immutable: nobody can write it while we read."""
         self._db = _Connection(self.path, immutable=True)
+        self._identity = _identity(self.path)
         self._check_version(self.schema_version)
         if self.schema_version < len(MIGRATIONS):
             raise StoreError(f"{self.path} needs an upgrade of its schema but is read-only",
@@ -120,6 +123,21 @@ class Store:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._locks[run_id] = fd
 
+    def check_identity(self) -> None:
+        """StoreMachineError when the file at the store's path is no longer the one opened: it
+        was deleted or replaced (by garbage, another store) while this process had it open,
+        and what it writes would go to an unlinked file. Called before every write, and by
+        the run before each point."""
+        now = _identity(self.path)
+        if now != self._identity:
+            what = "deleted" if now is None else "replaced by another file"
+            raise StoreMachineError(
+                f"results store {_shown(self.path)} was {what} while arraybench had it open; "
+                "what was measured since cannot be stored there",
+                "put the store back (or move the new file aside), then `arraybench run "
+                "--resume` the run",
+            )
+
     @contextmanager
     def atomic(self) -> Iterator[None]:
         """The writes inside as ONE transaction: all stored, or none (an import: a failure
@@ -133,6 +151,7 @@ class Store:
 
     @contextmanager
     def _transaction(self, kind: str = "IMMEDIATE") -> Iterator[_Connection]:
+        self.check_identity()
         if self._atomic:
             yield self._db
             return
@@ -176,7 +195,7 @@ class Store:
             "labels_json": json.dumps(run.labels),
             "targets_json": json.dumps(run.targets),
         }
-        del values["labels"], values["targets"]
+        del values["labels"], values["targets"], values["damaged"]
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction() as db:
@@ -198,14 +217,14 @@ class Store:
             raise StoreError(
                 f"no run {run_id!r} in {self.path}", "list runs with `arraybench runs`"
             )
-        return _run_record(row)
+        return rows.intact(rows.run_record(row, self.path.parent))
 
     def list_runs(self) -> list[tuple[RunRecord, int]]:
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT runs.*, (SELECT COUNT(*) FROM points WHERE run_id = runs.id) AS done "
             "FROM runs ORDER BY started"
         ).fetchall()
-        return [(_run_record(r), int(r["done"])) for r in rows]
+        return [(rows.run_record(r, self.path.parent), int(r["done"])) for r in found]
 
     # points -------------------------------------------------------------------------------
     def add_point(
@@ -253,18 +272,29 @@ class Store:
             )
 
     def findings(self, run_id: str, kind: str | None = None) -> list[Finding]:
-        rows = self._db.execute(
-            "SELECT point_id, kind, data_json FROM findings WHERE run_id = ? "
+        found = self._db.execute(
+            "SELECT id, point_id, kind, data_json FROM findings WHERE run_id = ? "
             "AND (? IS NULL OR kind = ?) ORDER BY id",
             (run_id, kind, kind),
         )
-        return [Finding(r["point_id"], r["kind"], json.loads(r["data_json"])) for r in rows]
+        return [rows.finding(r, run_id) for r in found]
 
     def host_samples(self, point_id: int) -> list[HostSample]:
-        rows = self._db.execute(
-            "SELECT * FROM host_samples WHERE point_id = ? ORDER BY t, device", (point_id,)
-        )
-        return [HostSample(*tuple(r)[1:]) for r in rows]
+        return self._sample_rows("host_samples", HostSample, point_id, "t, device")
+
+    def _sample_rows(self, table: str, build: type, point_id: int, order: str) -> list[Any]:
+        """A point's rows of a samples table as `build` records. Their types are checked by
+        SQLite (`typeof`, in C: a long point has hundreds of thousands of rows) before any is
+        built; one that is not what its column holds ends in DamagedStoreError."""
+        bad = self._db.execute(f"SELECT * FROM {table} WHERE point_id = ? AND "
+                               f"({rows.sample_types_wrong(build)}) LIMIT 1",
+                               (point_id,)).fetchone()  # fmt: skip
+        if bad is not None:
+            raise rows.damaged_sample(bad, build, f"point {point_id}")
+        cursor = self._db.execute(f"SELECT * FROM {table} WHERE point_id = ? ORDER BY {order}",
+                                  (point_id,))  # fmt: skip
+        cursor.row_factory = None  # plain tuples
+        return [build(*row[1:]) for row in cursor]
 
     def host_totals(self, point_id: int, mbps: bool) -> dict[int, float]:
         """Per second, read + write summed over the point's devices (MB/s, else IOPS).
@@ -272,41 +302,43 @@ class Store:
         The same sums, in the same order, as adding up `host_samples(point_id)` row by row, but
         without a HostSample per row: a 10-hour point on 8 hosts has 288,000 of them."""
         value = "read_mbps + write_mbps" if mbps else "read_iops + write_iops"
-        rows = self._db.execute(
+        cursor = self._db.execute(
             f"SELECT t, {value} FROM host_samples WHERE point_id = ? ORDER BY t, device",
             (point_id,),
         )
-        rows.row_factory = None  # plain tuples
+        cursor.row_factory = None  # plain tuples
         per_t: dict[int, float] = {}
-        for t, v in rows:
-            per_t[t] = per_t.get(t, 0.0) + v
+        for t, v in cursor:
+            if type(t) is not int or not (v is None or type(v) in (int, float)):  # hot: inline
+                raise rows.DamagedStoreError(
+                    f"point {point_id}: a stored host sample ({t!r}, {v!r}) cannot be read",
+                    rows.HINT,
+                )
+            per_t[t] = per_t.get(t, 0.0) + (v or 0.0)
         return per_t
 
     def cpu_samples(self, point_id: int) -> list[CpuSample]:
-        rows = self._db.execute(
-            "SELECT * FROM cpu_samples WHERE point_id = ? ORDER BY t", (point_id,)
-        )
-        return [CpuSample(*tuple(r)[1:]) for r in rows]
+        return self._sample_rows("cpu_samples", CpuSample, point_id, "t")
 
     def completed_keys(self, run_id: str) -> set[str]:
-        rows = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))
-        return {r["key"] for r in rows}
+        found = self._db.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))
+        return {r["key"] for r in found}
 
     def points(self, run_id: str) -> list[PointRecord]:
-        rows = self._db.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,))
-        return [_point_record(r) for r in rows]
+        found = self._db.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [self._point_record(r) for r in found]
 
     def point(self, run_id: str, key: str) -> PointRecord | None:
         row = self._db.execute(
             "SELECT * FROM points WHERE run_id = ? AND key = ?", (run_id, key)
         ).fetchone()
-        return _point_record(row) if row else None
+        return self._point_record(row) if row else None
 
     def samples(self, point_id: int) -> list[Sample]:
-        rows = self._db.execute(
-            "SELECT * FROM samples WHERE point_id = ? ORDER BY t", (point_id,)
-        ).fetchall()
-        return [Sample(*tuple(r)[1:]) for r in rows]
+        return self._sample_rows("samples", Sample, point_id, "t")
+
+    def _point_record(self, row: sqlite3.Row) -> PointRecord:
+        return rows.point_record(row, self.path.parent, METRIC_COLUMNS)
 
     # injections ---------------------------------------------------------------------------
     def add_injection(
@@ -340,16 +372,11 @@ class Store:
 
     def pending_injections(self, run_id: str | None = None) -> list[InjectionRow]:
         """Injections not marked reverted (of one run, or of all), oldest first."""
-        rows = self._db.execute(
+        found = self._db.execute(
             "SELECT * FROM injections WHERE state != 'reverted' AND (? IS NULL OR run_id = ?) "
             "ORDER BY id", (run_id, run_id),
         )  # fmt: skip
-        return [
-            InjectionRow(r["id"], r["run_id"], r["point_key"], r["kind"], r["label"], r["host"],
-                         json.loads(r["reach_json"]), json.loads(r["undo_json"]), r["state"],
-                         r["created"], r["owner_pid"])
-            for r in rows
-        ]  # fmt: skip
+        return [rows.injection_row(r) for r in found]
 
     def run_locked_by_other(self, run_id: str) -> int | None:
         """The pid of another live process holding the run's lock (running it), else None."""
@@ -370,6 +397,27 @@ class Store:
         finally:
             os.close(fd)
         return None
+
+
+def _storable(value: object) -> object:
+    """A path with a byte that is not UTF-8 (a surrogate escape) cannot be SQLite text: stored
+    with that byte written as `\\xNN`. Stored folders are rebuilt from where the store is
+    (store.rows.relocated), so nothing is read back through the escaped text."""
+    return utf8_safe(value) if isinstance(value, str) else value
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file's device and inode; None when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _shown(path: Path) -> str:
+    """A path for a message: a byte that is not UTF-8 shown escaped, never an encode error."""
+    return utf8_safe(str(path))
 
 
 def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
@@ -442,8 +490,14 @@ class _Connection:
         except sqlite3.Error as exc:
             raise store_error(exc, path) from None
         self._conn.row_factory = sqlite3.Row
+        # text a hand edit left that is not UTF-8: read with the bad bytes shown escaped
+        self._conn.text_factory = lambda data: data.decode("utf-8", "backslashreplace")
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        if isinstance(params, dict):
+            params = {k: _storable(v) for k, v in params.items()}
+        else:
+            params = [_storable(v) for v in params]
         try:
             return self._conn.execute(sql, params)
         except sqlite3.IntegrityError:
@@ -479,16 +533,3 @@ class _Connection:
 
     def close(self) -> None:
         self._conn.close()
-
-
-def _run_record(row: sqlite3.Row) -> RunRecord:
-    skip = ("labels_json", "targets_json", "done")
-    data = {k: row[k] for k in row.keys() if k not in skip}  # noqa: SIM118 (Row iterates values)
-    return RunRecord(
-        **data, labels=json.loads(row["labels_json"]), targets=json.loads(row["targets_json"])
-    )
-
-
-def _point_record(row: sqlite3.Row) -> PointRecord:
-    base = {f: row[f] for f in _POINT_FIELDS}
-    return PointRecord(id=row["id"], **base, metrics={c: row[c] for c in METRIC_COLUMNS})

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -32,6 +31,7 @@ class RunRecord:
     targets: list[str]
     latency_bound_us: float
     latency_stat: str
+    damaged: tuple[str, ...] = ()  # columns read back unreadable (store.rows): not stored
 
 
 @dataclass(frozen=True)
@@ -176,8 +176,21 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class Damaged:
+    """A stored value that cannot be read as what its column holds (a hand edit, a crash):
+    kept as the reason, for the reader to refuse or mark."""
+
+    why: str
+
+    def __str__(self) -> str:
+        return self.why
+
+
+@dataclass(frozen=True)
 class InjectionRow:
-    """One journaled injection (events.journal.Injection plus where and when)."""
+    """One journaled injection (events.journal.Injection plus where and when). The JSON
+    columns are decoded but not checked (a `Damaged` when not JSON): events.entries checks
+    them before anything acts on them."""
 
     id: int
     run_id: str
@@ -185,8 +198,8 @@ class InjectionRow:
     kind: str
     label: str
     host: str  # "" = the controller
-    reach: dict[str, Any]
-    undo: dict[str, Any]
+    reach: object
+    undo: object
     state: str  # "applying" until reverted, then "reverted"
     created: str
     owner_pid: int

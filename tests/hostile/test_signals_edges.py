@@ -1,0 +1,85 @@
+"""Ctrl-C and SIGTERM at the edges of a run, on real arraybench processes: while Python still
+imports the program (0.1, 0.25, 0.5 s after the start), and while the report is written
+(held there by a FIFO as its output). Each ends with one line and the shell's code (130,
+143), never a traceback or a death by the signal (-2)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import main_cli, needs_fio, small_plan
+from tests.hostile.procs import start_cli
+
+SIGTERM_BIT = 1 << (signal.SIGTERM - 1)
+
+
+def _handlers_in(pid: int) -> bool:
+    """Whether the process catches SIGTERM (Python does not by default: arraybench's
+    __main__ sets it together with SIGINT, first thing)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # gone: communicate() says how
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & SIGTERM_BIT)
+
+
+def _signal_at(proc: subprocess.Popen[str], seconds: float, sig: int) -> tuple[int, list[str]]:
+    """`sig` `seconds` after the start (later only when the interpreter itself has not yet
+    reached arraybench's first line: a loaded machine starts Python slowly)."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds or not _handlers_in(proc.pid):
+        time.sleep(0.005)
+        assert time.monotonic() - start < 30, "arraybench never started"
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert "Traceback" not in out + err and "KeyboardInterrupt" not in err, err
+    return proc.returncode, err.strip().splitlines()
+
+
+@pytest.mark.parametrize("seconds", [0.1, 0.25, 0.5])
+def test_ctrl_c_while_starting_is_130_and_one_line(tmp_path: Path, seconds: float) -> None:
+    plan = small_plan(tmp_path)
+    proc = start_cli("run", str(plan), "--results", str(tmp_path / "res"))
+    code, err = _signal_at(proc, seconds, signal.SIGINT)
+    assert code == 130 and len(err) == 1 and err[0].startswith("error: interrupted"), err
+
+
+def test_sigterm_while_starting_is_143_and_one_line(tmp_path: Path) -> None:
+    proc = start_cli("runs", "--results", str(tmp_path / "res"))
+    code, err = _signal_at(proc, 0.25, signal.SIGTERM)
+    if code == 2:  # it was quicker: `runs` had already said there is no store
+        pytest.skip("arraybench ended before the signal")
+    assert code == 143 and err == ["error: interrupted by SIGTERM"], err
+
+
+@needs_fio
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_report_is_written(tmp_path: Path, sig: int, code: int) -> None:
+    plan = small_plan(tmp_path, workers="[1]",
+                      workloads="  - {name: r, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
+    results = tmp_path / "res"
+    fifo = tmp_path / "report.html"
+    os.mkfifo(fifo)  # the report's writer blocks in open() until someone reads: it stays there
+    proc = start_cli("run", str(plan), "--results", str(results), "-o", str(fifo))
+    out = ""
+    deadline = time.monotonic() + 60
+    while "optimal" not in out and time.monotonic() < deadline:  # the summary, then the report
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert line or proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        out += line
+    time.sleep(0.5)
+    got, err = _signal_at(proc, 0, sig)
+    assert got == code and len(err) == 1, err
+    assert "while the report was written" in err[0] and "is complete" in err[0]
+    assert main_cli("runs", "--results", str(results)).stdout.count("complete") == 1
+    # the report command itself, held the same way
+    again = start_cli("report", "latest", "--results", str(results), "-o", str(fifo))
+    got, err = _signal_at(again, 1.0, sig)
+    assert got == code and len(err) == 1 and err[0].startswith("error: interrupted"), err
