@@ -135,9 +135,10 @@ def _direction(before: _Totals, after: _Totals, d: str, seconds: float) -> Direc
 
 def live_seconds(before: StatusReport, after: StatusReport) -> list[LiveSecond]:
     """Each host's second between two reports; none when the counters went back (fio resets
-    them when its ramp ends) or the reports are not about a second apart."""
+    them when its ramp ends) or the reports are not about a second apart (fio's final report
+    comes sooner after the last periodic one: its I/O stopped within that time)."""
     seconds = (after.time_ms - before.time_ms) / 1000
-    if not 0.5 <= seconds <= 2.0:
+    if not 0.9 <= seconds <= 2.0:
         return []
     found = []
     for host, now in after.hosts.items():

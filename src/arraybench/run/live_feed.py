@@ -51,6 +51,10 @@ class LiveFeed:
             return
 
     def _read(self, elapsed_s: float) -> None:
+        self._reports(elapsed_s)
+        self._events()
+
+    def _reports(self, elapsed_s: float) -> None:
         left = max(0.0, self.point.expected_seconds - elapsed_s)
         for report in self.tail.poll():
             if self.last is not None:
@@ -58,16 +62,19 @@ class LiveFeed:
                 if seconds:
                     self.observer.live_second(self.point, seconds, left)  # type: ignore[attr-defined]
             self.last = report
+
+    def _events(self) -> None:
         records = self.events()
         for record in records[self.seen_events :]:
             self.observer.live_event(self.point, record)  # type: ignore[attr-defined]
         self.seen_events = len(records)
 
     def close(self, folder: Path) -> None:
-        """After fio: the last events, and fio's output without its status reports."""
+        """After fio: the last events, and fio's output without its status reports (its
+        final report is no second: the I/O stopped somewhere in it)."""
         if not self.enabled:
             return
         with contextlib.suppress(Exception):
-            self._read(self.point.expected_seconds)
+            self._events()
         with contextlib.suppress(OSError):
             keep_last_document(folder / JSON_NAME)
