@@ -359,7 +359,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_campaign(
     args: argparse.Namespace, store: Store, results: Path, outputs: list[Path]
 ) -> int:
-    live = LiveSession(console.ProgressObserver(), args.serve)  # live.json; --serve's server
+    live = LiveSession(console.ProgressObserver(), args.serve, store)  # live.json; --serve
     if (served := live.served()) is not None:
         console.out.print(served, markup=False, soft_wrap=True)
     observer = live.observer

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -186,3 +187,24 @@ def test_serve_refusals_and_watch_of_an_ended_run(tmp_path: Path) -> None:
     assert watched.returncode == 0 and watched.stdout.rstrip().endswith(": complete")
     unknown = main_cli("watch", "nope", "--results", str(results))
     assert unknown.returncode == 2 and "no run 'nope'" in unknown.stderr
+
+
+def test_a_resumed_run_shows_the_points_stored_before(tmp_path: Path) -> None:
+    plan = rated_plan(tmp_path, duration=2)
+    results = tmp_path / "res"
+    argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "rated/w1-qd2:" in line:  # the first point stored: Ctrl-C
+            proc.send_signal(signal.SIGINT)
+            break
+    proc.communicate(timeout=60)
+    run = Store(results, create=False).list_runs()[0][0]
+    assert run.status == "interrupted"
+    assert json.loads((Path(run.folder) / "live.json").read_text())["state"] == "interrupted"
+    resumed = main_cli("run", "--resume", run.id, "--results", str(results))
+    assert resumed.returncode == 0, resumed.stderr
+    live = json.loads((Path(run.folder) / "live.json").read_text())
+    assert [p["key"] for p in live["finished"]] == ["rated/w1-qd2", "rated/w3-qd2"]
+    assert live["state"] == "complete" and live["done"] == 2 == live["total"]

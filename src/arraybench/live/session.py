@@ -7,12 +7,13 @@ from typing import Any
 
 from arraybench.live.server import LiveServer, ServeAddress, parse_serve, serve
 from arraybench.live.state import LiveObserver
+from arraybench.store.db import Store
 
 
 class LiveSession:
-    def __init__(self, inner: Any, serve_at: str | None = None) -> None:
+    def __init__(self, inner: Any, serve_at: str | None = None, store: Store | None = None) -> None:
         self.address: ServeAddress | None = parse_serve(serve_at) if serve_at else None
-        self.observer = LiveObserver(inner)
+        self.observer = LiveObserver(inner, stored=store.points if store else None)
         self.server: LiveServer | None = None
         if serve_at:
             self.server = serve(serve_at, self.observer.state)

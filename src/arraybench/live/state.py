@@ -16,7 +16,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
@@ -24,7 +24,7 @@ from arraybench.analysis.aggregate import PointMetrics
 from arraybench.events.records import START_ACTIONS, EventRecord
 from arraybench.fio.status import DirectionSecond, LiveSecond
 from arraybench.plan.expand import Point, throughput_unit
-from arraybench.store.records import RunRecord
+from arraybench.store.records import PointRecord, RunRecord
 
 LIVE_NAME = "live.json"
 VERSION = 1
@@ -183,12 +183,26 @@ def read_snapshot(folder: Path) -> Snapshot | None:
     return cast(Snapshot, data) if ok else None
 
 
-class LiveObserver:
-    """The run's observer with the live state kept beside it (see the module's text)."""
+def finished_view(p: PointRecord) -> FinishedView:
+    """A point stored before (a resumed run's): its curve's figures."""
+    return {"key": p.key, "scenario": p.scenario or "", "workload": p.workload,
+            "level": p.key.rsplit("/", 1)[-1], "outstanding": p.workers * p.iodepth,
+            "iops": p.metric("total", "iops") or 0.0, "mbps": p.metric("total", "mbps") or 0.0,
+            "lat_mean_us": p.metric("total", "lat_mean_us"),
+            "lat_p99_us": p.metric("total", "lat_p99_us"), "unit": p.unit}  # fmt: skip
 
-    def __init__(self, inner: Any, state: LiveState | None = None) -> None:
+
+class LiveObserver:
+    """The run's observer with the live state kept beside it (see the module's text).
+    `stored` gives a run's points stored before (a resume shows their curves too)."""
+
+    def __init__(
+        self, inner: Any, state: LiveState | None = None,
+        stored: Callable[[str], Sequence[PointRecord]] | None = None,
+    ) -> None:  # fmt: skip
         self.inner = inner
         self.state = state or LiveState()
+        self.stored = stored
         self.unit = "IOPS"
 
     def __getattr__(self, name: str) -> Any:
@@ -202,8 +216,9 @@ class LiveObserver:
     # -- the Observer protocol -------------------------------------------------------------
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
         self.state.folder = Path(run.folder)
+        before = [finished_view(p) for p in self.stored(run.id)] if self.stored and skipped else []
         self.state.change(run=run.id, plan=run.plan_name, state="running", pid=os.getpid(),
-                          done=skipped, total=skipped + len(todo))  # fmt: skip
+                          done=skipped, total=skipped + len(todo), finished=before)  # fmt: skip
         self.state.write(force=True)
         self.inner.campaign_started(run, todo, skipped)
 
