@@ -166,6 +166,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--serve", metavar="[ADDR:]PORT",
                      help="serve a live page and Prometheus /metrics there while the run runs "
                      "(127.0.0.1 unless ADDR is given; port 0: any free port)")  # fmt: skip
+    run.add_argument("--no-live", action="store_true",
+                     help="no per-second figures while points run (fio without status "
+                     "reports): the live views show progress and events only")  # fmt: skip
     run.add_argument("--report", action="append", default=[], metavar="FILE",
                      help="old spelling of -o/--output")  # fmt: skip
     run.add_argument(
@@ -359,7 +362,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_campaign(
     args: argparse.Namespace, store: Store, results: Path, outputs: list[Path]
 ) -> int:
-    live = LiveSession(console.ProgressObserver(), args.serve, store)  # live.json; --serve
+    live = LiveSession(console.ProgressObserver(), args.serve, store, seconds=not args.no_live)
     if (served := live.served()) is not None:
         console.out.print(served, markup=False, soft_wrap=True)
     observer = live.observer

@@ -4,6 +4,7 @@ gives with `query_range` the series the store holds."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -38,12 +39,12 @@ def rated_plan(tmp_path: Path, duration: int = 6, events: str = "") -> Path:
 
 @contextmanager
 def served_run(
-    tmp_path: Path, plan: Path, serve: str = "127.0.0.1:0"
+    tmp_path: Path, plan: Path, serve: str = "127.0.0.1:0", *extra: str
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
     results = tmp_path / "res"
     proc = subprocess.Popen(
         [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results),
-         "--serve", serve], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+         "--serve", serve, *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=dict(os.environ, COLUMNS="160"))  # fmt: skip
     try:
         assert proc.stdout is not None
@@ -208,3 +209,21 @@ def test_a_resumed_run_shows_the_points_stored_before(tmp_path: Path) -> None:
     live = json.loads((Path(run.folder) / "live.json").read_text())
     assert [p["key"] for p in live["finished"]] == ["rated/w1-qd2", "rated/w3-qd2"]
     assert live["state"] == "complete" and live["done"] == 2 == live["total"]
+
+
+def test_no_live_runs_fio_without_status_reports(tmp_path: Path) -> None:
+    """`--no-live`: progress and finished points only; no second is read during a point."""
+    seen = ""
+    with served_run(tmp_path, rated_plan(tmp_path, duration=3), "127.0.0.1:0", "--no-live") as (
+        proc, url):  # fmt: skip
+        while proc.poll() is None:
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(url + "metrics", timeout=5) as answer,
+            ):
+                seen += answer.read().decode()
+            time.sleep(0.3)
+    assert proc.returncode == 0
+    assert "arraybench_point_info{" in seen and "arraybench_iops{" not in seen
+    live = json.loads(next((tmp_path / "res" / "runs").glob("*/live.json")).read_text())
+    assert len(live["finished"]) == 2 and live["series"] == [] and live["hosts"] == {}

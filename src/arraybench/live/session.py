@@ -11,9 +11,15 @@ from arraybench.store.db import Store
 
 
 class LiveSession:
-    def __init__(self, inner: Any, serve_at: str | None = None, store: Store | None = None) -> None:
+    def __init__(
+        self, inner: Any, serve_at: str | None = None, store: Store | None = None,
+        seconds: bool = True,
+    ) -> None:  # fmt: skip
+        """`seconds`: fio's status reports read each second (False: `--no-live`, progress,
+        events and finished points only)."""
         self.address: ServeAddress | None = parse_serve(serve_at) if serve_at else None
-        self.observer = LiveObserver(inner, stored=store.points if store else None)
+        self.observer = LiveObserver(inner, stored=store.points if store else None,
+                                     seconds=seconds)  # fmt: skip
         self.server: LiveServer | None = None
         if serve_at:
             self.server = serve(serve_at, self.observer.state)

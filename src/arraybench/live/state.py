@@ -198,8 +198,9 @@ class LiveObserver:
 
     def __init__(
         self, inner: Any, state: LiveState | None = None,
-        stored: Callable[[str], Sequence[PointRecord]] | None = None,
+        stored: Callable[[str], Sequence[PointRecord]] | None = None, seconds: bool = True,
     ) -> None:  # fmt: skip
+        self.live_seconds = seconds  # fio's status reports read (run/live_feed.py), or not
         self.inner = inner
         self.state = state or LiveState()
         self.stored = stored

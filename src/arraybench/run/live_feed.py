@@ -3,8 +3,9 @@ observer as 1-second snapshots, with the point's events as they happen.
 
 The one hook of the live view (`live/`) in the run: `run/point.py` makes a `LiveFeed` per
 point and calls `tick` from fio's polling loop. It is off (no `--status-interval`, nothing
-read) unless the observer has `live_second`; whatever goes wrong in it is dropped, so the
-live view can never stop a point, and a poll reads only what fio appended since the last.
+read) unless the observer says `live_seconds = True` (`live/state.py`; not with `run
+--no-live`); whatever goes wrong in it is dropped, so the live view can never stop a point,
+and a poll reads only what fio appended since the last.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class LiveFeed:
     ) -> None:
         self.observer = observer
         self.point = point
-        self.enabled = callable(getattr(observer, "live_second", None))
+        self.enabled = getattr(observer, "live_seconds", False) is True
         self.interval = STATUS_INTERVAL_S if self.enabled else 0
         self.tail = StatusTail(folder / JSON_NAME)
         self.events = events
