@@ -1,7 +1,7 @@
 """Adaptive series on synthetic curves: points tried / ladder length, and agreement.
 
 For families of synthetic storage curves (closed loop, Little's law; see
-`arraybench.analysis.adaptive.closed_loop_curve`) and a few ladders, runs the adaptive
+`adaptive_sim.closed_loop_curve` beside this script) and a few ladders, runs the adaptive
 search in its two modes and compares its figures with curves.py on the exhaustive ladder:
 
 - ratio: points tried / ladder length (mean and worst); wall time scales with it when every
@@ -28,7 +28,8 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arraybench.analysis.adaptive import AdaptiveOutcome, closed_loop_curve, simulate
+from adaptive_sim import AdaptiveOutcome, closed_loop_curve, simulate  # beside this script
+
 from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
 
 Curve = Callable[[int], tuple[float, float]]

@@ -279,6 +279,8 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(report)
     _output_option(report)
     report.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    report.add_argument("--charts", metavar="DIR",
+                        help="also write every chart as DIR/NAME.svg and DIR/NAME.png")  # fmt: skip
     compare = sub.add_parser("compare", help="runs or scenarios side by side, with deltas")
     compare.add_argument(
         "scenarios",
@@ -291,6 +293,9 @@ def _parser() -> argparse.ArgumentParser:
     _results_option(compare)
     _output_option(compare)
     compare.add_argument("--format", choices=FORMATS, help="format when -o has no extension")
+    compare.add_argument(
+        "--charts", metavar="DIR", help="also write every chart as DIR/NAME.svg and DIR/NAME.png"
+    )
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
@@ -631,8 +636,9 @@ def _point_dicts(
     points: Sequence[PointRecord], flags: dict[int, list[Flag]]
 ) -> list[dict[str, object]]:
     names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
-            | {"flags": [f.as_dict() for f in flags.get(p.id, [])]} for p in points]  # fmt: skip
+            | {"flags": graded.get(p.id, [])} for p in points]  # fmt: skip
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -660,9 +666,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         _print_points_table(run.id, points)
         flagged = flags_by_point(store.findings(run.id, KIND))
         for p in points:  # why a figure may not be trusted, under the table (JSON: `flags`)
-            for f in flagged.get(p.id, []):
-                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}",
-                               ("flagged:", "yellow"))  # fmt: skip
+            for f in flagged.get(p.id, []):  # a remark keeps the point in the headline
+                head = ("flagged:", "yellow") if f.grade == "invalidating" else ("remark:", "cyan")
+                _print_hanging(f" #{p.seq} {p.key}: {f.kind}: {f.why}; {f.change}", head)
         by_id = {p.id: p for p in points}
         for found in store.findings(run.id, EVENTS.name):  # the impact tables' gist, per point
             point = by_id.get(found.point_id or 0)
@@ -819,7 +825,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     model = report_for_run(store, run.id)
     console.print_model(model)
     _write(model, paths, args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
+
+
+def _write_charts(model: ReportModel, folder: Path) -> None:
+    from arraybench.report.chartexport import write_charts
+    from arraybench.report.html import render_html
+
+    written = write_charts(render_html(model), folder)
+    count = sum(1 for p in written if p.suffix == ".svg")
+    console.out.print(f"charts: {count} as SVG and PNG in {folder.resolve()}")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -859,6 +876,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _print_hanging(f" {note}", ("note:", "yellow"))
     if args.output:
         _write(model, [Path(p) for p in args.output], args.format)
+    if args.charts:
+        _write_charts(model, Path(args.charts))
     return 0
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arraybench import cli, console
-from arraybench.report.assemble import report_title
+from arraybench.report.assemble import report_title, shown_scenario
 from arraybench.report.failures import impact_table
 from arraybench.report.timelines import event_lines
 from arraybench.store.db import Store
@@ -110,7 +110,10 @@ def test_a_scratch_file_run_is_not_titled_with_the_template_scenario(tmp_path: P
                       targets=[str(tmp_path / "scratch" / "arraybench-scratch.dat")])  # fmt: skip
     assert report_title(scratch) == "arraybench inout: scratch file"
     lun = replace(scratch, targets=["/dev/mapper/lun1"])
-    assert report_title(lun) == "arraybench inout: L1C4S1"
+    assert report_title(lun) == "arraybench inout"  # the template's label, not the user's
+    assert shown_scenario(lun) == "" and shown_scenario(replace(lun, scenario="default")) == ""
+    mine = replace(lun, scenario="L2C4S1")  # the user's --set scenario=L2C4S1
+    assert report_title(mine) == "arraybench inout: L2C4S1" and shown_scenario(mine) == "L2C4S1"
 
 
 def test_pyproject_license_is_an_spdx_string() -> None:

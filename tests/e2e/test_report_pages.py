@@ -18,6 +18,7 @@ from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.export import write_report
+from arraybench.report.html import APPENDIX
 from arraybench.report.model import ReportModel
 from arraybench.store.db import Store
 from arraybench.units import format_latency, format_quantity
@@ -190,10 +191,12 @@ def test_hovering_a_curve_point_and_a_second_shows_the_stored_values(
     panel = model.sections[0].panels[0]
     stored = next(p for p in store.points(run.id) if p.throughput() == panel.throughput[1])
     shown = _hover_text(html, "svg.chart:not(.timechart) rect.hover", 1)
-    # a busy machine may flag the point (host-busy): its tooltip then says so, last
-    lines = [line for line in shown.splitlines() if not line.startswith("flagged: ")]
+    # a busy machine may flag the point (host-busy, a remark: † on its level): its tooltip
+    # then says so, last
+    lines = [line for line in shown.splitlines() if not line.startswith(("flagged: ", "† "))]
+    mark = "†" if panel.remarks[1] else ""
     assert lines == [
-        f"{panel.x_label}: {stored.workers}",
+        f"{panel.x_label}: {stored.workers}{mark}",
         f"{panel.mix_label}: {format_quantity(stored.throughput(), stored.unit)}",
         f"mean latency {format_latency(stored.metric('total', 'lat_mean_us'))}",
         f"p99 latency {format_latency(stored.metric('total', 'lat_p99_us'))}",
@@ -231,15 +234,16 @@ def test_latency_distribution_from_merged_bins_agrees_with_the_stored_p99(
 
 
 def test_customer_order_page_numbers_and_contents(printed: dict[str, Path]) -> None:
-    """Set-up first, then the summary, the charts, the points, the appendix (plan, job files);
-    the PDF numbers its pages and carries an outline of the sections."""
+    """Set-up first, then the summary, the charts, then the appendix (where the numbers came
+    from, every note, the points, plan, job files); the PDF numbers its pages and carries an
+    outline of the sections; the first chart is on page 3 at the latest."""
     pdf = printed["run"]
     html = pdf.with_suffix(".html").read_text()
-    order = ['id="run"', 'id="provenance"', 'id="summary"', 'id="workloads"', 'id="timelines"',
-             'id="points"', 'id="appendix"', 'id="plan"', 'id="jobs"']  # fmt: skip
+    order = ['id="run"', 'id="summary"', 'id="workloads"', 'id="timelines"', 'id="appendix"',
+             'id="provenance"', 'id="points"', 'id="plan"', 'id="jobs"']  # fmt: skip
     places = [html.index(anchor) for anchor in order]
     assert places == sorted(places)
-    assert '<nav class="contents">' in html and "Appendix: plan and job files" in html
+    assert '<nav class="contents">' in html and APPENDIX in html
     text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout  # fmt: skip
     pages = len(re.findall(r"page \d+ of (\d+)", text))
@@ -247,10 +251,19 @@ def test_customer_order_page_numbers_and_contents(printed: dict[str, Path]) -> N
     assert total is not None and pages == int(total.group(1)) > 1
     assert b"/Outlines" in pdf.read_bytes()
     where = printout.outline_pages(pdf.read_bytes())
-    assert where["Set-up"] == 1 <= where["Summary"] <= where["Appendix: plan and job files"]
+    assert where["Set-up"] == 1 <= where["Summary"] <= where["Workloads"] <= where[APPENDIX]
+    assert where["Workloads"] <= 3, where
+    first_chart = next(
+        n for n in range(1, pages + 1) if _page_text(pdf, n).lstrip().startswith("Workloads")
+    )  # its heading
+    assert first_chart == where["Workloads"], where
     numbered = printout.number_contents(html, where)
-    appendix = where["Appendix: plan and job files"]
-    assert f'job files</a><span class="pg">{appendix}</span>' in numbered
+    assert f'job files</a><span class="pg">{where[APPENDIX]}</span>' in numbered
+
+
+def _page_text(pdf: Path, page: int) -> str:
+    return subprocess.run(["pdftotext", "-f", str(page), "-l", str(page), str(pdf), "-"],
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
 
 
 ZOOM_STATE = """

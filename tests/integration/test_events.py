@@ -40,13 +40,13 @@ from arraybench.events.paths import (
     parse_multipath_table,
     snapshot_paths,
 )
-from arraybench.events.procs import process_group_pids, process_state, process_tree_pids
 from arraybench.events.records import EventRecord
 from arraybench.events.timeline import EventTimeline
 from arraybench.fio.jobfile import LOG_PREFIX
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Sample
+from arraybench.system.procs import PROC, numeric_dirs, process_state, process_tree_pids
 from tests.loopdev import attached, sparse_file
 
 IS_ROOT = os.geteuid() == 0
@@ -64,6 +64,16 @@ THROTTLE_IOPS = 200
 # a rate-limited load: a steady baseline even when other work shares this machine's CPUs
 # (unlimited, the loop device swings between 30k and 130k IOPS from second to second here)
 LOAD_IOPS = 20_000
+
+
+def _group_pids(pgid: int) -> list[int]:
+    """Every process of process group `pgid` (fio's job processes leave it: setsid)."""
+    found = []
+    for pid in numeric_dirs(PROC):
+        with contextlib.suppress(OSError):  # gone meanwhile
+            if os.getpgid(pid) == pgid:
+                found.append(pid)
+    return sorted(found)
 
 
 def _events(*items: dict) -> list[Event]:
@@ -172,7 +182,7 @@ def loaded_run(loopdev: str, tmp_path_factory: pytest.TempPathFactory) -> Loaded
         states = {pid: cgroups.cgroup_of(pid, cg) for pid in load_pids()}
         if record.action == "apply":
             run.during = states
-            run.group = process_group_pids(proc.pid)
+            run.group = _group_pids(proc.pid)
         elif record.action == "revert":
             run.after = states
             run.folder_after_revert = bool(_our_cgroups(cg))

@@ -143,10 +143,10 @@ def test_compare_charts_cross_each_runs_own_flagged_points(tmp_path: Path) -> No
                       (f"{plain}:A", f"{clean}:C")])  # fmt: skip
     [overlay] = report.overlays
     assert [line.flagged for line in overlay.lines] == [[False, True, True], [False] * 3]
-    [flags] = [t for t in report.tables if t.title == "Measurements that may not be trusted"]
+    [flags] = [t for t in report.appendix if t.title == "Validity flags"]
     assert [r[:3] for r in flags.rows] == [["A", "rr/w2-qd1", "generator-bound"],
                                            ["A", "rr/w4-qd1", "generator-bound"]]  # fmt: skip
-    assert "Measurements that may not be trusted" in html  # what "see table" points to
+    assert "Validity flags" in html  # what "see table" points to
 
 
 def test_compare_says_when_every_point_of_a_curve_is_flagged(tmp_path: Path) -> None:

@@ -124,7 +124,12 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
     write_xlsx(model, path)
     wb = load_workbook(path)
     titles = workload_sheet_titles(model)
-    assert wb.sheetnames == ["Summary", *titles, "Points", "Tables", "Timelines", "Provenance"]
+    assert wb.sheetnames == ["Summary", "Sheets", *titles, "Points", "Tables", "Timelines",
+                             "Provenance"]  # fmt: skip
+    index = wb["Sheets"]  # the full names beside the abbreviated ones, linked
+    assert [index.cell(4 + i, 1).value for i in range(len(titles))] == [
+        s.title for s in model.sections]  # fmt: skip
+    assert index.cell(4, 2).hyperlink.location.endswith("!A1")
 
     for section, title in zip(model.sections, titles, strict=True):
         ws = wb[title]
@@ -269,7 +274,9 @@ def test_markdown_has_summary_verdicts_panels_and_plan(model: ReportModel):
     assert "x\\|y" in text and "\\<tmpfs?\\>" in text  # escaped, tables stay tables
     assert model.notes[0] in text
     assert text.index("## Summary") < text.index("## Acceptance verdicts")
-    assert text.index("## Workloads") < text.index("## Notes") < text.index("## Provenance")
+    # the order a customer reads: the notes box above the summary, the charts, the appendix
+    assert text.index("## Notes") < text.index("## Summary") < text.index("## Workloads")
+    assert text.index("## Workloads") < text.index("## Points") < text.index("## Provenance")
 
 
 def test_html_renders_verdicts_and_provenance(model: ReportModel):

@@ -207,8 +207,9 @@ def test_pattern_groups_set_devices_scenario_and_labels(tmp_path: Path) -> None:
     points = store.points(result.run_id)
     assert len(points) == 30 and not result.skipped
     grid = {(p.devices, p.workers) for p in points}
-    # fio ran threads x devices jobs per group: 1..10, 2..20, 3..30
-    assert grid == {(d, d * t) for d in (1, 2, 3) for t in range(1, 11)}
+    # fio ran threads x devices jobs per group (1..10, 2..20, 3..30): keyed, as a campaign's
+    # spread: per_target, by threads per device (issue 27: 10 columns, not 30 sparse ones)
+    assert grid == {(d, t) for d in (1, 2, 3) for t in range(1, 11)}
     assert {p.workload for p in points} == {"randread-8k"}  # one workload, three device counts
     assert all(p.key.endswith(f"-d{p.devices}") for p in points)
     assert {p.labels["test"] for p in points} == {"Test01", "Test02", "Test03"}

@@ -18,10 +18,10 @@ import pytest
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.events import cgroup as cgroups
 from arraybench.events.injectors import SignalInjector, ThrottleInjector
-from arraybench.events.procs import process_state
 from arraybench.plan.events import SignalAction, ThrottleAction
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers, revert_leftovers
 from arraybench.store.db import RunRecord, Store
+from arraybench.system.procs import process_state
 from tests.loopdev import attached, sparse_file
 
 pytestmark = [

@@ -296,3 +296,36 @@ def test_chart_of_the_run(fio_run: Run):
         events=[ChartEvent(t, label) for t, label in data.events],
     )
     assert svg.startswith("<svg") and "base stopped" in svg and "2 x 1 MiB" in svg
+
+
+@needs_fio
+@pytest.mark.slow
+@pytest.mark.serial  # one shared run
+def test_the_large_io_has_its_own_latency_and_is_drawn_alone(fio_run: Run):
+    """dbi's key observations: the large I/O's own latency beside the base load and in the
+    "background alone" phase, and its MB/s over the whole test (issue 27)."""
+    from arraybench.analysis.interference import read_background_iops, read_background_latency
+    from arraybench.plan.model import InterferenceTest
+    from arraybench.report.special import background_timeline, interference_report
+    from arraybench.run.kinds.interference import interference_findings
+
+    bg_lat = read_background_latency(fio_run.folder)
+    base_iops, base_lat, bg_mbps = read_interference_logs(fio_run.folder)
+    t0 = run_start_second(base_iops)
+    rows = step_table(fio_run.spec, base_iops, base_lat, bg_mbps, t0,
+                      bg=(bg_lat, read_background_iops(fio_run.folder)))  # fmt: skip
+    assert rows[0].bg_lat_mean_us is None  # base alone: no large I/O
+    for row in rows[1:]:  # beside the base load, and alone
+        assert row.bg_lat_mean_us is not None and row.bg_lat_mean_us > 0
+    bg = [j for j in fio_run.doc.jobs if j.name.startswith("bg")]
+    fio_mean = sum(j.read.lat_mean_ns * j.read.ios for j in bg) / sum(j.read.ios for j in bg)
+    whole = sum(v * w for v, w in ((bg_lat[s], 1) for s in bg_lat)) / len(bg_lat)
+    assert whole == pytest.approx(fio_mean / 1000, rel=0.5)  # the logs agree with fio.json
+    test = InterferenceTest(base_rate_iops=2000, bg_rate_iops=50, steps=2, interval=3)
+    data = interference_findings(fio_run.spec, test, fio_run.folder)
+    table, _ = interference_report(data)
+    assert table.columns[-1] == "background mean latency"
+    assert table.rows[-1][0] == "background alone" and table.rows[-1][-1].endswith("µs")
+    (line,) = background_timeline(data)
+    assert line.throughput_unit == "MB/s" and max(v or 0 for v in line.throughput) > 50
+    assert any(v for v in line.lat_mean_us) and ("base stopped" in [e[1] for e in line.events])

@@ -35,7 +35,7 @@ def _plan(tmp_path: Path) -> Plan:
 
 
 def test_interference_and_metadata_are_the_first_two_kinds():
-    assert [k.name for k in kinds.TEST_KINDS] == ["interference", "metadata"]
+    assert [k.name for k in kinds.TEST_KINDS] == ["interference", "metadata", "curve"]
     for kind in kinds.TEST_KINDS:  # the report function named by the kind exists
         module, _, function = f"arraybench.{kind.report_section}".rpartition(".")
         assert callable(getattr(importlib.import_module(module), function))

@@ -21,7 +21,7 @@ from arraybench.hosts.remote_safety import (
     judge,
     parse_facts,
     target_command,
-    unchecked_devices,
+    unchecked_targets,
 )
 from arraybench.targets.safety import (
     check_target,
@@ -164,7 +164,10 @@ def test_probe_falls_back_to_raw_check_without_blkid(
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no blkid on PATH
-    assert probe_signatures(ext4_loopdev) == ["ext2/3/4 filesystem signature (raw check)"]
+    assert probe_signatures(ext4_loopdev) == [
+        "ext2/3/4 filesystem signature (raw check)",
+        "unknown contents (the signature check could not run: blkid (util-linux) is not installed)",
+    ]
     with pytest.raises(UnsafeTargetError, match=r"ext2/3/4 filesystem signature \(raw check\)"):
         check_target(ext4_loopdev, writes=True)
 
@@ -274,26 +277,27 @@ def test_mounted_partition_is_refused(partscan_loopdev: str, tmp_path: Path) -> 
 def _remote_facts(*targets: str) -> dict[str, RemoteTarget]:
     proc = _run("sh", "-c", target_command(list(targets)))
     assert proc.returncode == 0, proc.stderr
-    return parse_facts(proc.stdout)
+    return parse_facts(proc.stdout, list(targets))
 
 
 def test_remote_check_passes_a_blank_device_and_flags_a_file(loopdev: str, tmp_path: Path):
     data = tmp_path / "data.bin"
     data.write_bytes(b"x")
     facts = _remote_facts(loopdev, str(data), str(tmp_path / "nope"))
-    assert facts[loopdev].kind == "block" and set(facts[loopdev].facts) == {"block"}
-    assert facts[str(data)].kind == "file" and set(facts[str(data)].facts) == {"file"}
-    problems = judge("h1", facts, writes=True, allow_destroy=[])
+    assert facts[loopdev].kind == "block" and set(facts[loopdev].facts) == {"block", "resolved"}
+    assert facts[str(data)].kind == "file" and set(facts[str(data)].facts) == {"file", "resolved"}
+    assert facts[str(data)].facts["resolved"] == str(data)
+    problems = judge("h1", facts, writers=None, allow_destroy=[])
     assert problems == [f"h1: target {tmp_path / 'nope'} does not exist on the host"]
 
 
 def test_remote_check_refuses_a_filesystem_unless_allowed(ext4_loopdev: str):
     facts = _remote_facts(ext4_loopdev)
     assert facts[ext4_loopdev].facts["signature"] == "ext4"
-    [refusal] = judge("h1", facts, writes=True, allow_destroy=[])
-    assert "ext4" in refusal and "refused" in refusal and ext4_loopdev in refusal
-    assert judge("h1", facts, writes=True, allow_destroy=[ext4_loopdev]) == []
-    assert judge("h1", facts, writes=False, allow_destroy=[]) == []  # reading is harmless
+    [refusal] = judge("h1", facts, writers={ext4_loopdev: "precondition"}, allow_destroy=[])
+    assert "ext4" in refusal and "refused: precondition" in refusal and ext4_loopdev in refusal
+    assert judge("h1", facts, writers=None, allow_destroy=[ext4_loopdev]) == []
+    assert judge("h1", facts, writers={}, allow_destroy=[]) == []  # reading is harmless
 
 
 def test_remote_check_refuses_a_mounted_device_even_when_allowed(
@@ -302,11 +306,12 @@ def test_remote_check_refuses_a_mounted_device_even_when_allowed(
     _mount(ext4_loopdev, mount_dir)
     facts = _remote_facts(ext4_loopdev)
     assert facts[ext4_loopdev].facts["mounted"] == str(mount_dir)
-    problems = judge("h1", facts, writes=True, allow_destroy=[ext4_loopdev])
-    assert any("mounted at" in p and "unmount" in p for p in problems)
+    problems = judge("h1", facts, writers=None, allow_destroy=[ext4_loopdev])
+    assert any("mounted at" in p and "unmount" in p and "refused" in p for p in problems)
 
 
-def test_remote_device_without_ssh_needs_consent():
-    lines = unchecked_devices("h2", ["/dev/sdz", "/srv/f.dat"], writes=True, allow_destroy=[])
-    assert len(lines) == 1 and "/dev/sdz" in lines[0] and "allow_destroy" in lines[0]
-    assert unchecked_devices("h2", ["/dev/sdz"], writes=True, allow_destroy=["/dev/sdz"]) == []
+def test_remote_target_without_ssh_needs_consent():
+    lines = unchecked_targets("h2", ["/dev/sdz", "/srv/f.dat"], writers=None, allow_destroy=[])
+    assert len(lines) == 2 and "/dev/sdz" in lines[0] and "allow_destroy" in lines[0]
+    consent = ["/dev/sdz", "/srv/f.dat"]
+    assert unchecked_targets("h2", consent, writers=None, allow_destroy=consent) == []

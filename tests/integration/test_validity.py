@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 
 from arraybench import cli
-from arraybench.analysis.validity import PointFacts, busy_pct, point_flags
+from arraybench.analysis.validity import (
+    REMARK_KINDS,
+    THRESHOLDS,
+    PointFacts,
+    busy_pct,
+    flags_of,
+    grade,
+    leaves_headline,
+    point_flags,
+)
 from arraybench.store.db import CpuSample, Store
 from tests.conftest import needs_fio
 
@@ -148,3 +157,66 @@ def test_host_busy_leaves_out_the_partial_first_and_last_seconds() -> None:
     seconds = [CpuSample(t, 0.0, 0.0, 0.0, busy) for t, busy in enumerate([77.0, 100.0, 75.0])]
     assert busy_pct(seconds) == 100.0
     assert busy_pct(seconds[:2]) == pytest.approx(88.5) and busy_pct([]) is None
+
+
+def test_flags_are_graded_by_what_they_do_to_the_figure() -> None:
+    """Invalidating flags leave the headline; remarks (merged/split I/O: the same bytes in
+    other requests, a host busy with others, hosts a little out of step) keep the point in."""
+    split = ["kernel saw 300 % more IOPS than fio on loop0 (same bytes in more requests: "
+             "split I/O (max_sectors_kb; MB/s within 10 %))"]  # fmt: skip
+    [flag] = point_flags(PointFacts(jobs=1, monitor_flags=split))
+    assert (flag.kind, flag.grade) == ("split-io", "remark") and not leaves_headline([flag])
+    merged = ["kernel saw 75 % fewer IOPS than fio on sdb (same bytes in fewer requests: "
+              "merged I/O (MB/s within 10 %))"]  # fmt: skip
+    assert kinds(PointFacts(jobs=1, monitor_flags=merged)) == ["merged-io"]
+    other = [
+        "kernel saw 15 % more IOPS than fio on loop0 (other I/O on the device?)",
+        "kernel saw 1770 % more MB/s than fio on loop0 (other I/O on the device?)",
+    ]
+    [flag] = point_flags(PointFacts(jobs=1, monitor_flags=other))  # one flag, bytes first
+    assert flag.kind == "fio-kernel" and flag.why.index("MB/s") < flag.why.index("IOPS")
+    assert leaves_headline([flag]) and leaves_headline(["split-io", "ramp"])
+    assert not leaves_headline(["host-busy", "merged-io", "start-skew"])
+    assert leaves_headline(["some-later-kind"])  # an unknown doubt is not waved through
+    assert [grade(k) for k in ("generator-bound", "page-cache", "ramp", "stopped-early",
+            "rate-not-reached", "not-steady", "start-spread")] == ["invalidating"] * 7  # fmt: skip
+    # hosts 1.5 s apart: beyond the bound; 2.5 % of a 60 s window is not a small share
+    assert kinds(PointFacts(jobs=1, start_spread_ms=1500.0, max_start_spread_ms=1000.0,
+                            measured_s=60.0)) == ["start-spread"]  # fmt: skip
+    assert kinds(PointFacts(jobs=1, start_spread_ms=1100.0, max_start_spread_ms=1000.0,
+                            measured_s=600.0)) == ["start-skew"]  # fmt: skip
+
+
+def test_every_kind_states_its_threshold_and_evidence() -> None:
+    kinds = {"generator-bound", "page-cache", "ramp", "not-steady", "stopped-early",
+             "rate-not-reached", "fio-kernel", "start-spread", *REMARK_KINDS}  # fmt: skip
+    assert set(THRESHOLDS) == kinds and all(a and b for a, b in THRESHOLDS.values())
+
+
+def test_a_stored_request_count_flag_is_read_back_as_a_remark() -> None:
+    old = {"kind": "fio-kernel", "change": "check", "why": "kernel saw 50 % fewer IOPS than "
+           "fio on sdb (same bytes in fewer requests: merged I/O)"}  # fmt: skip
+    [flag] = flags_of({"flags": [old]})
+    assert flag.kind == "merged-io" and not leaves_headline([flag])
+    page = {"kind": "fio-kernel", "change": "c", "why": "kernel saw 50 % fewer MB/s (page cache?)"}
+    assert [f.kind for f in flags_of({"flags": [page]})] == ["fio-kernel"]
+
+
+def test_stopped_early_and_rate_not_reached() -> None:
+    early = PointFacts(jobs=1, planned_s=12.0, elapsed_s=5.0)
+    [flag] = point_flags(early)
+    assert flag.kind == "stopped-early" and "5.0 s of the planned 12 s" in flag.why
+    assert kinds(PointFacts(jobs=1, planned_s=12.0, elapsed_s=12.4)) == []
+    steady = PointFacts(jobs=1, planned_s=12.0, elapsed_s=5.0, steady_asked=True,
+                        steady_attained=1)  # fmt: skip
+    assert kinds(steady) == []  # steady state ended it, as asked
+    short = PointFacts(jobs=2, rate_iops=500, iops=[600.0] * 8, usr_cpu=5.0, sys_cpu=5.0,
+                       cpus=2)  # fmt: skip
+    [flag] = point_flags(short)  # 600 of 2 x 500 asked
+    assert flag.kind == "rate-not-reached" and "600 IOPS of the 1,000 asked" in flag.why
+    assert kinds(PointFacts(jobs=2, rate_iops=500, iops=[990.0] * 8)) == []
+    mixed = PointFacts(jobs=1, rate_iops=700, read_pct=70, iops=[990.0] * 8)
+    assert kinds(mixed) == []  # reads capped at 700 of 1,000 a second: reached
+    busy = PointFacts(jobs=6, rate_iops=500, iops=[600.0] * 8, usr_cpu=150.0, sys_cpu=15.0,
+                      cpus=2)  # fmt: skip
+    assert kinds(busy) == ["generator-bound"]  # fio, not the storage, fell short

@@ -249,7 +249,9 @@ def test_a_host_whose_ssh_is_down_stops_the_point_and_leaves_no_writer(host, tmp
     verify = HostsVerify(point, {h.name: h for h in plan.hosts}, {"h0": spec, "h1": down},
                          run_id="r1", folder=tmp_path / "001-w", limit_s=30)  # fmt: skip
     sizes = verify.prepare({})
-    assert sizes == {str(tmp_path / "h0.dat"): 3 << 20, str(tmp_path / "h1.dat"): 3 << 20}
+    # two hosts, two regions of 1m (one each): every load stops before both
+    assert sizes == {str(tmp_path / "h0.dat"): 2 << 20, str(tmp_path / "h1.dat"): 2 << 20}
+    assert [h.offset for h in verify.hosts] == [3 << 20, 2 << 20]
     with pytest.raises(HostError, match=r"^host h1: the integrity writer did not start over ssh"):
         verify.start()
     assert not _writers(hosts) and all(h.writer is None for h in verify.hosts)

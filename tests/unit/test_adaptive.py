@@ -14,13 +14,9 @@ from collections.abc import Callable
 
 import pytest
 
-from arraybench.analysis.adaptive import (
-    AdaptiveOutcome,
-    AdaptiveSearch,
-    closed_loop_curve,
-    simulate,
-)
+from arraybench.analysis.adaptive import AdaptiveSearch
 from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
+from benchmarks.adaptive_sim import AdaptiveOutcome, bounded_estimate, closed_loop_curve, simulate
 
 Curve = Callable[[int], tuple[float, float]]
 
@@ -159,12 +155,12 @@ def test_bound_on_p99_uses_the_recorded_p99() -> None:
     while (level := search.next_level()) is not None:
         t, mean = curve(level)
         search.record(level, t, mean, lat_p99_us=3 * mean)  # p99 768 us at 32, 1131 at 64
-    assert search.bounded_estimate() == 32
+    assert bounded_estimate(search) == 32
     assert {32, 64} <= set(search.tried)
     mean_bounded = AdaptiveSearch(HUS_VM, latency_bound_us=1000.0)
     for level in search.tried:
         mean_bounded.record(level, *curve(level))
-    assert mean_bounded.bounded_estimate() == 192  # the mean stays under 1 ms everywhere
+    assert bounded_estimate(mean_bounded) == 192  # the mean stays under 1 ms everywhere
 
 
 # ------------------------------------------------------------------ the stop rule
@@ -365,4 +361,4 @@ def test_points_without_p99_are_never_proposed_again() -> None:
         assert level not in seen
         seen.add(level)
         search.record(level, 300.0, 13.3 * level / 4, lat_p99_us=5000.0)
-    assert search.bounded_estimate() == 1
+    assert bounded_estimate(search) == 1

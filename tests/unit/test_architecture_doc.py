@@ -1,5 +1,10 @@
-"""docs/architecture.md names real files: every path it writes in backticks exists, and a name
-written right after a file (`run/point.py` `run_point`) is in that file."""
+"""docs/architecture.md and the tree agree both ways: every path the page writes in backticks
+exists, a name written right after a file (`run/point.py` `run_point`) is in that file, and
+every package and module of src/arraybench is named on the page.
+
+A bare name (`journal.py`, `kinds/`) is looked up in the folder of the path written before it
+on the same line (`integrity/writer.py`, `journal.py`), else in the folder a heading names
+(### `run/`), else at the top of the package, else anywhere in it."""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ def packages() -> set[str]:
     return {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
 
 
-def resolve(text: str, pkgs: set[str]) -> Path | None:
+def resolve(text: str, pkgs: set[str], context: Path | None = None) -> Path | None:
     """The file or folder a backticked span names, None when the span is no path of ours
     (`points/NNN-key/point.fio`, `C3/rr/w4-qd1`); a path that should exist but does not
     resolves to where it would be."""
@@ -33,8 +38,15 @@ def resolve(text: str, pkgs: set[str]) -> Path | None:
             return None
         # a bare module or package (`cli.py`, `markdown.py` after `report/html.py`, `kinds/`
         # in the table of run/): somewhere in the package
-        name = text.rstrip("/")
-        found = sorted(p for p in PACKAGE.rglob(name) if p.is_dir() == text.endswith("/"))
+        name, is_dir = text.rstrip("/"), text.endswith("/")
+        for folder in (context, PACKAGE):
+            if (
+                folder is not None
+                and (folder / name).exists()
+                and (folder / name).is_dir() == is_dir
+            ):
+                return folder / name
+        found = sorted(p for p in PACKAGE.rglob(name) if p.is_dir() == is_dir)
         return found[0] if found else PACKAGE / text
     if first in ROOT_FOLDERS:
         return ROOT / text
@@ -46,8 +58,30 @@ def resolve(text: str, pkgs: set[str]) -> Path | None:
 
 
 def named_paths(doc: str) -> dict[str, Path]:
-    pkgs = packages()
-    return {s: p for s in SPAN.findall(doc) if (p := resolve(s, pkgs)) is not None}
+    """Each backticked path of the page -> where it resolves (a bare name may resolve to
+    several places on several lines: the key is then the span with its folder)."""
+    pkgs, found = packages(), {}
+    heading: Path | None = None
+    for line in doc.splitlines():
+        if line.startswith("#"):
+            heading = None
+        context = heading
+        for span in SPAN.findall(line):
+            path = resolve(span, pkgs, context)
+            if path is None:
+                continue
+            key = (
+                span
+                if "/" in span.rstrip("/") or path.parent == PACKAGE
+                else f"{span} in {path.parent.name}/"
+            )
+            found[key] = path
+            if PACKAGE in path.parents and ("/" in span.rstrip("/") or span.endswith("/")):
+                # the folder a bare name after it is looked up in
+                context = path if span.endswith("/") else path.parent
+                if line.startswith("#") and heading is None:
+                    heading = context
+    return found
 
 
 def test_every_path_the_page_names_exists():
@@ -67,6 +101,30 @@ def misnamed(doc: str) -> list[str]:
         if absent:
             wrong.append(f"`{file}` `{names}`: no {', '.join(absent)}")
     return wrong
+
+
+def unnamed(doc: str) -> list[str]:
+    """The packages and modules of src/arraybench that `doc` does not name."""
+    named = set(named_paths(doc).values())
+    tree = {p.parent if p.name == "__init__.py" else p for p in PACKAGE.rglob("*.py")} - {PACKAGE}
+    return sorted(str(p.relative_to(PACKAGE)) for p in tree if p not in named)
+
+
+def test_every_module_and_package_is_named():
+    """A new module or package is written on the page (what it holds, where it sits)."""
+    missing = unnamed(DOC.read_text())
+    assert not missing, "docs/architecture.md does not name: " + ", ".join(missing)
+
+
+def test_bare_names_resolve_beside_the_path_before_them():
+    doc = "| `integrity/writer.py`, `journal.py` |\n### `run/`\n| `point.py`, `kinds/` |\n"
+    found = set(named_paths(doc).values())
+    integrity, run = PACKAGE / "integrity", PACKAGE / "run"
+    assert found == {integrity / "writer.py", integrity / "journal.py", run, run / "point.py",
+                     run / "kinds"}  # fmt: skip
+    assert "events/journal.py" in unnamed(doc) and "integrity/journal.py" not in unnamed(doc)
+    page = DOC.read_text()
+    assert unnamed(page.replace("`targets/queue.py`", "the queue module")) == ["targets/queue.py"]
 
 
 def test_every_name_after_a_file_is_in_that_file():

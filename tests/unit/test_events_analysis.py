@@ -6,12 +6,9 @@ import pytest
 
 from arraybench.analysis.events import (
     EventWindow,
-    availability_table,
     event_impact,
-    format_availability,
     windows_from_records,
 )
-from arraybench.events.errors import EventError
 from arraybench.events.records import Action, EventRecord, Outcome
 from arraybench.store.db import Sample
 
@@ -159,23 +156,6 @@ def test_windows_from_records() -> None:
         (1, "run", 11.0, None, None),
         (3, "prompt", 20.0, None, None),
     ]
-
-
-def test_availability_table() -> None:
-    rows = availability_table(
-        {"all paths": 760_000, "controller A down": 470_000, "one path down": 745_000},
-        baseline="all paths",
-    )
-    assert rows[0] == ("all paths", 760_000, None)
-    assert rows[1][2] == pytest.approx(-38.16, abs=0.01)
-    assert format_availability(rows, "IOPS") == [
-        "all paths: 760 kIOPS Max",
-        "controller A down: 470 kIOPS Max -38%",
-        "one path down: 745 kIOPS Max -2%",
-    ]
-    assert availability_table({"a": 0.0, "b": 5.0}, "a") == [("a", 0.0, None), ("b", 5.0, None)]
-    with pytest.raises(EventError, match="no scenario 'x'"):
-        availability_table({"a": 1.0}, "x")
 
 
 def test_the_recovery_band_is_the_baselines_own_spread_when_wider() -> None:

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from arraybench.analysis.fabric import (
-    Ceiling,
     Link,
-    ceiling_text,
+    Raw,
     line_rate_bytes_per_s,
     parse_link,
     payload_ceiling,
-    percent_of,
-    total_bytes_per_s,
 )
 
 MiB = 1 << 20
@@ -117,6 +112,12 @@ def test_line_rate_table(text: str, physical: float, rated: float) -> None:
     assert line_rate_bytes_per_s(link, raw="rated") == pytest.approx(rated, rel=1e-6)
 
 
+def total_bytes_per_s(text: str, raw: Raw) -> float:
+    """All ports of a link together, one direction."""
+    link = parse_link(text)
+    return line_rate_bytes_per_s(link, raw) * link.count
+
+
 def test_in_and_out_raw_bandwidth() -> None:
     # "2 x 16 Gbit FC per server = 4 GB/s; 4 x 16 Gbit per array = 8 GB/s"
     assert total_bytes_per_s("2 x 16 Gbit FC", raw="nominal") == pytest.approx(4e9)
@@ -163,7 +164,7 @@ def test_dbi_payload_ceiling_and_its_arithmetic() -> None:
 
     # dbi measured a limit at about 6280 IOPS of 1 MiB ("around 90 % of the calculated
     # maximum"): against the physical ceiling that is 98.5 %.
-    assert percent_of(6280 * MiB / 1e6, physical) == pytest.approx(98.5, abs=0.1)
+    assert 6280 * MiB / 1e6 / physical.mb_per_s * 100 == pytest.approx(98.5, abs=0.1)
 
 
 def test_8k_iops_ceiling_below_line_rate_over_block_size() -> None:
@@ -237,26 +238,3 @@ def test_bad_ceiling_arguments() -> None:
         payload_ceiling([], MiB)
     with pytest.raises(ValueError, match="accepted forms"):
         payload_ceiling("4 x FC 17G", MiB)
-
-
-# ---------------------------------------------------------------- percentages and text
-
-
-def test_percent_of() -> None:
-    c = Ceiling(mb_per_s=6400.0, iops=6103.5, efficiency=1.0, note="")
-    assert percent_of(5184, c) == pytest.approx(81.0)
-    assert percent_of(100, 400.0) == pytest.approx(25.0)
-    assert math.isnan(percent_of(100, 0.0))
-    assert math.isnan(percent_of(100, Ceiling(0.0, 0.0, 0.0, "")))
-
-
-def test_ceiling_text() -> None:
-    c = Ceiling(mb_per_s=6400.0, iops=6103.5, efficiency=1.0, note="")
-    assert (
-        ceiling_text(c, "4 x FC 16G", 5184) == "theoretical 6,400 MB/s (4 x FC 16G), 81 % reached"
-    )
-    real = payload_ceiling("4 x FC 16G", MiB)
-    assert ceiling_text(real, "4 x 16 Gbit FC") == "theoretical 6,686 MB/s (4 x FC 16G)"
-    small = payload_ceiling(["2 x FC 16G", "2 x FC 16G"], 8192)
-    text = ceiling_text(small, ["2 x FC 16G", "2 x FC 16G"], 340_000, unit="IOPS")
-    assert text == "theoretical 810 kIOPS (2 x FC 16G + 2 x FC 16G), 42 % reached"

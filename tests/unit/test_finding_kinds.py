@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from dataclasses import MISSING, asdict, fields, replace
 from pathlib import Path
 
@@ -109,7 +110,11 @@ def test_cliff_and_steady_writers_store_the_json_earlier_versions_stored():
     check_finding("cliff", cliff_finding(flat, 4096))  # not found: two keys
     steady = steady_finding(samples)
     check_finding("steady", steady)
-    before = {"window": 5, "samples": len(iops), **asdict(steady_state(iops, window=5))}
+    # a 54-second point: its last 10 s (a fifth) as 5 rounds of 2 s; earlier versions stored
+    # no `rounds` (one second a round, the last 5)
+    rounds = [statistics.fmean(iops[i : i + 2]) for i in range(44, 54, 2)]
+    judged = {**asdict(steady_state(rounds, window=5)), "window_start": 44, "window_end": 54}
+    before = {"window": 10, "samples": len(iops), "rounds": 5, **judged}
     assert json.dumps(steady) == json.dumps(before)
 
 

@@ -29,6 +29,20 @@ def test_no_cliff_on_a_flat_series():
 
 
 def test_steady_finding_on_the_recovered_tail():
-    found = steady_finding(sample_12(True))
-    assert found["steady"] and found["window_start"] == 49 and found["samples"] == 54
+    found = steady_finding(sample_12(True))  # 54 s: its last fifth, 10 s as 5 rounds of 2 s
+    assert found["steady"] and found["window_start"] == 44 and found["samples"] == 54
+    assert (found["window"], found.get("rounds")) == (10, 5)
     assert not steady_finding(sample_12(True)[:10])["steady"]  # the cliff is not steady
+
+
+def test_the_steady_window_scales_with_the_point():
+    """An hour of 1-second samples is judged over its last 12 minutes as 5 rounds of 144 s,
+    not its last 5 seconds: a slow decline over the last minutes is NOT steady, though each
+    of the last 5 seconds is as the one before."""
+    hour = [Sample(i, None, 100_000.0 - max(0, i - 2800) * 40.0, None, None, None, None)
+            for i in range(3600)]  # fmt: skip
+    found = steady_finding(hour)
+    assert (found["window"], found["window_start"], found["rounds"]) == (720, 2880, 5)
+    assert not found["steady"]  # 100k -> 68k over the window: slope excursion > 10 %
+    last5 = [Sample(i, None, 68_000.0, None, None, None, None) for i in range(5)]
+    assert steady_finding(last5)["steady"] and steady_finding(last5)["window"] == 5

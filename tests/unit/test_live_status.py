@@ -58,7 +58,9 @@ def test_tail_reads_whole_reports_while_fio_runs(tmp_path: Path) -> None:
     for s in seconds:  # rate-limited: 500 reads a second, as the interval log says
         assert s.read.iops == pytest.approx(500, rel=0.1)
         assert s.write.iops == pytest.approx(300, rel=0.1)
-        assert s.read.mbps == pytest.approx(s.read.iops * 4096 / 1e6, rel=0.02)
+        # fio reads a job's I/O and byte counters one after the other while its threads run:
+        # a report may count a few I/Os in one and not yet in the other
+        assert s.read.mbps == pytest.approx(s.read.iops * 4096 / 1e6, rel=0.05)
         assert s.read.lat_mean_us and s.read.lat_p99_us and s.read.lat_p99_us >= 1
         assert s.errors == 0
         if s.t in logged:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from arraybench.analysis.adaptive import AdaptiveSearch, closed_loop_curve, simulate
+from arraybench.analysis.adaptive import AdaptiveSearch
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
 from arraybench.analysis.repeats import level_wins
@@ -26,6 +26,7 @@ from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
 from arraybench.store.db import PointRecord, Sample
+from benchmarks.adaptive_sim import closed_loop_curve, simulate
 from tests.records import BLANK_POINT
 from tests.unit.test_html import make_model
 

@@ -42,3 +42,9 @@ def test_disagreements_are_one_line_per_run() -> None:
     (note,) = disagreement_notes(found)
     assert "40 of 146 points" in note and "worst seq/w1" in note and "7669153 %" in note
     assert summarize_disagreements([], 10) is None and disagreement_notes(None) == []
+    assert found.same_bytes == 0 and "merged or split" not in note
+    split = "kernel saw 300 % more IOPS than fio on vda (same bytes in more requests: split I/O)"
+    found = summarize_disagreements([*flags, ("seq/w2", split), ("seq/w4", split)], 146)
+    assert found is not None and found.same_bytes == 2
+    (note,) = disagreement_notes(found)
+    assert "42 of 146 points (2 of them the same bytes in other requests: merged or split" in note

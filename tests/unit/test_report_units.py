@@ -130,7 +130,7 @@ def test_every_writer_spells_a_value_the_same(tmp_path: Path) -> None:
         for other in OTHER_SPELLINGS:
             assert other not in flat, f"{writer} writes {other!r}"
     chart = _writers(tmp_path)["time chart"]
-    assert "max 123 ms" in chart and "max 1.25 MIOPS" in chart
+    assert "1-s peak 123 ms" in chart and "1-s peak 1.25 MIOPS" in chart
 
 
 def test_run_notes_wrap_within_100_columns_as_hanging_paragraphs(capsys) -> None:

@@ -9,7 +9,13 @@ from arraybench.analysis.acceptance import FAIL, PASS, UNDECIDED, judge_all
 from arraybench.analysis.repeats import collapse, point_spreads
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.plan.model import Expectation
-from arraybench.report.spread import NO_SPREAD, flag_table, repeat_notes, spread_tables
+from arraybench.report.spread import (
+    NO_SPREAD,
+    flag_table,
+    repeat_notes,
+    spread_tables,
+    thresholds_table,
+)
 from arraybench.store.db import Finding, PointRecord
 from tests.records import BLANK_POINT
 
@@ -66,8 +72,23 @@ def test_report_tables_say_spread_wins_and_flags() -> None:
     assert repeat_notes(pts) == [] and repeat_notes(pts[:1]) == [NO_SPREAD]
     flag = Flag("generator-bound", "host CPU 97 % busy", "use fewer jobs")
     [table] = flag_table(pts, [Finding(9, "validity", finding_data([flag]))])
-    assert table.rows == [["rr/w2-qd1", "generator-bound", "host CPU 97 % busy", "use fewer jobs"]]
+    assert table.rows == [["rr/w2-qd1", "generator-bound", "invalidating", "host CPU 97 % busy",
+                           "use fewer jobs"]]  # fmt: skip
+    assert table.medium == ""  # no remark: the one table, on paper too
     assert flag_table(pts, []) == []
+    remark = Flag("split-io", "kernel saw 300 % more IOPS (same bytes ...)", "nothing")
+    found = [Finding(9, "validity", finding_data([flag])), Finding(1, "validity",
+             finding_data([remark])), Finding(2, "validity", finding_data([remark]))]  # fmt: skip
+    screen, paper, kinds = flag_table(pts, found)
+    assert (screen.medium, paper.medium, kinds.medium) == ("screen", "print", "print")
+    assert len(screen.rows) == 3 and [r[0] for r in paper.rows] == ["rr/w2-qd1"]
+    assert [r[:2] for r in kinds.rows] == [["split-io", "2"]]  # the remarks, by kind
+    assert screen.rows[0][2] == "remark †" and "2 invalidating" not in screen.caption
+    [graded] = thresholds_table(found)  # the kinds the run has, each with its threshold
+    assert [r[:2] for r in graded.rows] == [["generator-bound", "invalidating"],
+                                            ["split-io", "remark †"]]  # fmt: skip
+    assert "MB/s within 10 %" in graded.rows[1][2] and "max_sectors_kb" in graded.rows[1][3]
+    assert thresholds_table([]) == []
 
 
 def test_flagged_levels_make_no_pass() -> None:

@@ -12,8 +12,6 @@ from arraybench.analysis.statistics import (
     overlap,
     spread,
     t95,
-    welch,
-    winner,
     wins,
     within_noise,
 )
@@ -46,23 +44,17 @@ def test_student_interval_by_hand() -> None:
 
 def test_one_value_has_no_spread() -> None:
     s = spread([42.0])
-    assert not s.has_spread and s.half_width_pct is None and s.median == 42.0
+    assert s.half_width is None and s.half_width_pct is None and s.median == 42.0
     assert within_noise([1.0], [1.0, 2.0]) is None
     assert bound_decidable([5.0], 3.0) is None
 
 
-def test_overlap_and_welch_agree_on_clear_cases() -> None:
+def test_overlap_on_clear_cases() -> None:
     same_a, same_b = [100.0, 103.0, 98.0], [101.0, 99.0, 102.0]
     far = [80.0, 81.0, 79.0]
     assert within_noise(same_a, same_b) is True
     assert within_noise(same_a, far) is False
     assert overlap(spread(same_a), spread(far)) is False
-    d = welch([1.0, 2, 3, 4, 5], [6.0, 7, 8, 9, 10])  # t = -5, df = 8 by hand
-    assert d is not None and d.t == pytest.approx(-5.0) and d.df == pytest.approx(8.0)
-    assert d.significant and d.critical == pytest.approx(2.306)
-    close = welch(same_a, same_b)
-    assert close is not None and not close.significant
-    assert welch([1.0], [2.0, 3.0]) is None
 
 
 def test_bound_inside_interval_is_not_decidable() -> None:
@@ -73,7 +65,5 @@ def test_bound_inside_interval_is_not_decidable() -> None:
 
 def test_wins_counts_levels_across_repetitions() -> None:
     reps = [{"qd1": 10.0, "qd8": 30.0}, {"qd1": 10.0, "qd8": 29.0}, {"qd1": 31.0, "qd8": 30.0}]
-    winners = [winner(r) for r in reps]
-    assert wins(winners) == [("qd8", 2), ("qd1", 1)]
-    assert winner({}) is None
-    assert winner({"a": 1.0, "b": 2.0}, highest=False) == "a"
+    winners = [max(r, key=lambda level: r[level]) for r in reps]
+    assert wins([*winners, None]) == [("qd8", 2), ("qd1", 1)]  # None: no level that time

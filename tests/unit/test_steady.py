@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from arraybench.analysis.steady import SteadyResult, first_steady_window, steady_state
+from arraybench.analysis.steady import SteadyResult, steady_state
 
 DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def first_steady_window(values: Sequence[float], window: int = 5) -> int | None:
+    """Scanning forward: the first index i whose trailing window is steady (the round after
+    which a point could stop); None if no window is."""
+    ends = range(window - 1, len(values))
+    return next((i for i in ends if steady_state(values[: i + 1], window).steady), None)
 
 
 def read_log_values(name: str) -> list[float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.errors import StoreError
 from arraybench.store.db import (
+    METRIC_COLUMNS,
     CpuSample,
     Finding,
     HostSample,
@@ -110,6 +112,32 @@ def test_a_misspelt_point_field_is_an_error_never_a_null(tmp_path: Path):
     store.add_point(_fields("w/w1-qd1", 1), _metrics(1.0), [])
     [point] = store.points("r1")
     assert point.kernel_iops == 1200.0 and point.cpu_busy_pct == 12.5
+
+
+# sha256 of each shipped migration: a store made by an older arraybench has run these texts,
+# so they never change (a new one is appended; its hash is added here when it ships)
+SHIPPED = [
+    "5a917b1ccb699a7102ce8092e9aaa6e67620f807db816c7cfb634e50c2447450",
+    "5de1ca51c093221f76461c926d0ef9449386c966278efc2c7a071736eb96a1bc",
+    "54f478a3434afd9a31f9bcc857ad4132ce59f8441f513101f0290df5ba6714c6",
+    "641c89682144a2d3634a632c656c72eae159ea4b22e1d766fcc97c76b4d7b05b",
+    "6ac7fc1a1c59db308770e80c685fc4416f56c529c3b108661e2d7a68a1cf1fae",
+]
+
+
+def test_shipped_migrations_never_change():
+    hashes = [hashlib.sha256(m.encode()).hexdigest() for m in MIGRATIONS]
+    assert hashes[: len(SHIPPED)] == SHIPPED
+
+
+def test_the_store_columns_are_the_metrics_analysis_gives():
+    """The store writes its metric columns itself (it does not import analysis): they are
+    the names analysis's PointMetrics gives, in the same order, and migration 1 makes them."""
+    assert list(_metrics(1.0).as_dict()) == METRIC_COLUMNS
+    db = sqlite3.connect(":memory:")
+    db.executescript(MIGRATIONS[0])
+    columns = [row[1] for row in db.execute("PRAGMA table_info(points)")]
+    assert [c for c in columns if c in METRIC_COLUMNS] == METRIC_COLUMNS
 
 
 def test_what_goes_in_is_what_comes_out():

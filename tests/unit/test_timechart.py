@@ -175,7 +175,7 @@ def test_36000_samples_stay_small_and_keep_the_extremes() -> None:
     assert bottom_y == pytest.approx(y_of(c, 1_000), abs=0.11)
     # ... which the mean line alone (the spike averaged over its bucket) would have lost
     assert min(y for _, y in line) > top_y + 50
-    assert any(s == "max 900 kIOPS" for _, s in texts(c, "label-max"))
+    assert any(s == "1-s peak 900 kIOPS" for _, s in texts(c, "label-max"))
     assert "min–max of ~36 samples" in svg
     # the x axis is in hours for a 10-hour run
     assert "time (h)" in svg and "time (s)" not in svg
@@ -201,7 +201,7 @@ def test_right_axis_switches_to_ms() -> None:
     assert "latency (ms)" in "".join(s for _, s in c.texts) and "latency (µs)" not in str(c.texts)
     ticks = [float(s) for _, s in texts(c, "tick-y2")]
     assert max(ticks) < 100 and max(ticks) >= 25  # ms, not µs
-    assert any(s == "max 25 ms" for _, s in texts(c, "label-max"))
+    assert any(s == "1-s peak 25 ms" for _, s in texts(c, "label-max"))
 
     fast = [TimeSeries("latency", [500.0] * 99 + [8_000.0], "µs")]
     c = check(time_chart("t", t, left, right=fast))
@@ -277,7 +277,7 @@ def test_empty_input(t: list[float], values: list[float | None]) -> None:
 def test_single_sample() -> None:
     c = check(time_chart("one", [5.0], [TimeSeries("IOPS", [1234.0], "IOPS")]))
     assert len(with_class(c, "circle", "dot", "l0")) == 1
-    assert any(s == "max 1.23 kIOPS" for _, s in texts(c, "label-max"))
+    assert any(s == "1-s peak 1.23 kIOPS" for _, s in texts(c, "label-max"))
     check(time_chart("zero", [0.0], [TimeSeries("IOPS", [0.0], "IOPS")]))
     check(gb_chart("one", [1.5], [TimeSeries("IOPS", [10.0], "IOPS")]))
 

@@ -1,5 +1,5 @@
 """The impact of an event (a path failure, a throttle, a controller reboot) on a point's
-1-second throughput and latency, and the availability table across failure scenarios.
+1-second throughput and latency.
 
 Sample convention (store.records.Sample, fio 1-second logs): the sample stamped `t` is the rate
 over the second that ENDS at t, i.e. the interval (t - 1, t]. For an event that starts at S
@@ -36,15 +36,12 @@ and is reverted at E (Unix seconds, EventRecord times):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from arraybench.events.errors import EventError
 from arraybench.events.records import EventRecord
 from arraybench.store.records import Sample
-from arraybench.units import format_throughput
 
 Metric = Literal["iops", "mbps"]
 MAX_BAND_PCT = 50.0  # a recovery band never wider than half the baseline
@@ -255,40 +252,3 @@ def _impact(
         band_pct=band,
         baseline_spread_pct=spread,
     )
-
-
-# --------------------------------------------------------------------------- availability
-
-
-def availability_table(
-    scenarios: Mapping[str, float], baseline: str
-) -> list[tuple[str, float, float | None]]:
-    """(name, max throughput, impact % vs the baseline) per scenario, in the given order.
-
-    Impact = (value / baseline - 1) x 100, e.g. -38.0; None for the baseline row itself
-    and when the baseline's throughput is 0.
-    """
-    if baseline not in scenarios:
-        raise EventError(
-            f"availability: no scenario {baseline!r} to compare with",
-            f"name one of: {', '.join(scenarios) or 'no scenario measured'}",
-        )
-    reference = scenarios[baseline]
-    rows: list[tuple[str, float, float | None]] = []
-    for name, value in scenarios.items():
-        impact: float | None = None
-        if name != baseline and reference > 0 and math.isfinite(value):
-            impact = (value / reference - 1) * 100
-        rows.append((name, value, impact))
-    return rows
-
-
-def format_availability(rows: Sequence[tuple[str, float, float | None]], unit: str) -> list[str]:
-    """`controller A down: 470 kIOPS Max -38%` per row (`unit`: "IOPS" or "MB/s")."""
-    lines = []
-    for name, value, impact in rows:
-        text = f"{name}: {format_throughput(value, unit)} Max"
-        if impact is not None:
-            text += f" {impact:+.0f}%"
-        lines.append(text)
-    return lines

@@ -104,7 +104,6 @@ from arraybench.plan.links import (
     Link,
     parse_link,
 )
-from arraybench.units import format_iops, format_mbps
 
 Raw = Literal["physical", "nominal", "rated"]
 Direction = Literal["read", "write", "mixed"]
@@ -139,11 +138,6 @@ def line_rate_bytes_per_s(link: Link, raw: Raw = "physical") -> float:
     if link.kind in ("ethernet", "infiniband"):
         return link.gbit * 1e9 / 8
     raise ValueError(f"unknown link kind {link.kind!r}: use one of {', '.join(KINDS)}")
-
-
-def total_bytes_per_s(links: Link | str | Iterable[Link | str], raw: Raw = "physical") -> float:
-    """All ports together, one direction: "4 x 16 Gbit FC = 8 GB/s" with raw="nominal"."""
-    return sum(line_rate_bytes_per_s(x, raw) * x.count for x in _as_links(links))
 
 
 # ---------------------------------------------------------------- wire model
@@ -299,31 +293,3 @@ def payload_ceiling(
     what = direction if direction != "mixed" else f"mixed {read_fraction:.0%} read"
     note = "; ".join(p[2] for p in parts) + f"; {what}, {efficiency:.1%} of the wire is payload"
     return Ceiling(iops * block_size / 1e6, iops, efficiency, note)
-
-
-def percent_of(measured: float, ceiling: Ceiling | float) -> float:
-    """Measured MB/s as % of the ceiling's MB/s (or of a plain number in the same unit).
-
-    NaN when the ceiling is not positive."""
-    top = ceiling.mb_per_s if isinstance(ceiling, Ceiling) else float(ceiling)
-    if not top > 0 or not math.isfinite(top):
-        return math.nan
-    return 100.0 * measured / top
-
-
-def ceiling_text(
-    ceiling: Ceiling,
-    links: Link | str | Iterable[Link | str],
-    measured: float | None = None,
-    unit: Literal["MB/s", "IOPS"] = "MB/s",
-) -> str:
-    """ "theoretical 6,686 MB/s (4 x FC 16G), 81 % reached" for a report; `measured` in `unit`."""
-    names = " + ".join(x.label for x in _as_links(links))
-    iops = unit == "IOPS"
-    text = f"theoretical {format_iops(ceiling.iops) if iops else format_mbps(ceiling.mb_per_s)}"
-    text += f" ({names})"
-    if measured is not None:
-        pct = percent_of(measured, ceiling.iops if iops else ceiling)
-        if math.isfinite(pct):
-            text += f", {pct:.0f} % reached"
-    return text

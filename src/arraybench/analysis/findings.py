@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arraybench.analysis.cliff import find_write_cliff, gc_throughput_estimate
-from arraybench.analysis.steady import SteadyResult, steady_state
+from arraybench.analysis.steady import SteadyResult, scaled_steady
 from arraybench.store.findings import CliffFinding, SteadyFields, SteadyFinding
 from arraybench.store.records import Sample
 
@@ -62,11 +62,14 @@ def steady_fields(result: SteadyResult) -> SteadyFields:
     }  # fmt: skip
 
 
-def steady_finding(samples: Sequence[Sample], window: int = SNIA_WINDOW) -> SteadyFinding:
-    """SNIA PTS criteria on the last `window` 1-second total IOPS values of a point."""
+def steady_finding(samples: Sequence[Sample], rounds: int = SNIA_WINDOW) -> SteadyFinding:
+    """SNIA PTS criteria on a point's 1-second total IOPS, over a window that scales with the
+    point (analysis.steady.scaled_steady: its last fifth as `rounds` rounds, at least the
+    last `rounds` seconds)."""
     _, iops, _ = series(samples)
-    result = steady_state(iops, window=window)
-    return {"window": window, "samples": len(iops), **steady_fields(result)}
+    result, per = scaled_steady(iops, rounds)
+    return {"window": per * rounds, "samples": len(iops), "rounds": rounds,
+            **steady_fields(result)}  # fmt: skip
 
 
 def kernel_drop_pct(
@@ -104,6 +107,7 @@ class Disagreements:
     worst_point: str
     worst: str  # the worst flag's own words
     likely_cause: str  # the hint given most often
+    same_bytes: int = 0  # points whose every line says the same bytes: merged or split I/O
 
 
 def summarize_disagreements(
@@ -120,4 +124,6 @@ def summarize_disagreements(
     key, worst = max(flags, key=lambda kf: size(kf[1]))
     hints = Counter(m.group(5) for _, f in flags if (m := DISAGREEMENT.search(f)) and m.group(5))
     cause = hints.most_common(1)[0][0] if hints else "see the points' notes"
-    return Disagreements(len({k for k, _ in flags}), compared, key, worst, cause)
+    points = {k for k, _ in flags}
+    other = {k for k, f in flags if "same bytes" not in f}
+    return Disagreements(len(points), compared, key, worst, cause, len(points - other))

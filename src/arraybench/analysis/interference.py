@@ -65,6 +65,8 @@ class StepRow:
     base_iops_change_pct: float | None  # against "base alone"
     base_lat_change_pct: float | None
     base_p99_us: float | None = None  # completion latency p99 from the histogram logs
+    # the large I/O itself (dbi's key observation): its mean latency, I/O-weighted
+    bg_lat_mean_us: float | None = None
 
 
 # --------------------------------------------------------------------------- logs
@@ -94,6 +96,20 @@ def read_interference_logs(
     base_lat_us = {t: ns / 1000 for t, ns in per_second(lat, "lat", iops_by_job=iops)}
     bg_mbps = {t: kib * 1024 / 1e6 for t, kib in per_second(bw, "bw")}  # KiB/s -> MB/s
     return base_iops, base_lat_us, bg_mbps
+
+
+def read_background_latency(folder: Path) -> dict[int, float]:
+    """The background streams' (the large I/O's) mean latency in µs per Unix second,
+    weighted by their I/Os, from bgK_lat.N.log and bgK_iops.N.log."""
+    bg = rf"{re.escape(BG_PREFIX)}\d+"
+    iops = _parse(_job_logs(folder, bg, "iops"))
+    lat = _parse(_job_logs(folder, bg, "lat"))
+    return {t: ns / 1000 for t, ns in per_second(lat, "lat", iops_by_job=iops)}
+
+
+def read_background_iops(folder: Path) -> dict[int, float]:
+    return dict(per_second(_parse(_job_logs(folder, rf"{re.escape(BG_PREFIX)}\d+", "iops")),
+                           "iops"))  # fmt: skip
 
 
 def read_base_histograms(folder: Path) -> dict[int, dict[int, int]]:
@@ -172,9 +188,11 @@ def step_table(
     bg_mbps: Mapping[int, float],
     t0: int,
     base_hist: Mapping[int, Histogram] | None = None,
+    bg: tuple[Mapping[int, float], Mapping[int, float]] | None = None,
 ) -> list[StepRow]:
     """One row per phase of `step_windows` (base alone, each step, background alone); changes
-    are against the "base alone" row. `base_hist` (read_base_histograms) adds p99."""
+    are against the "base alone" row. `base_hist` (read_base_histograms) adds p99; `bg`
+    (the background's latency and IOPS per second) the large I/O's own mean latency."""
     rows: list[StepRow] = []
     for index, (label, start, end) in enumerate(step_windows(spec)):
         seconds = window_seconds(t0, start, end)
@@ -195,6 +213,7 @@ def step_table(
                 base_iops_change_pct=_change_pct(iops, ref.base_iops if ref else iops),
                 base_lat_change_pct=_change_pct(lat, ref.base_lat_mean_us if ref else lat),
                 base_p99_us=None if base_hist is None else _p99_us(base_hist, seconds),
+                bg_lat_mean_us=None if bg is None else _weighted_latency(bg[0], bg[1], seconds),
             )
         )
     return rows
@@ -237,6 +256,7 @@ class InterferenceChart:
     base_lat_us: list[float | None]
     bg_mbps: list[float | None]
     events: list[tuple[float, str]]
+    bg_lat_us: list[float | None] | None = None  # the large I/O's own latency
 
 
 def chart_data(
@@ -245,6 +265,7 @@ def chart_data(
     base_lat_us: Mapping[int, float],
     bg_mbps: Mapping[int, float],
     t0: int,
+    bg_lat_us: Mapping[int, float] | None = None,
 ) -> InterferenceChart:
     """Base throughput and latency and background MB/s over time, with the step events."""
     known = set(base_iops) | set(base_lat_us) | set(bg_mbps)
@@ -258,4 +279,5 @@ def chart_data(
         base_lat_us=[base_lat_us.get(s) for s in seconds],
         bg_mbps=[bg_mbps.get(s) for s in seconds],
         events=events,
+        bg_lat_us=None if bg_lat_us is None else [bg_lat_us.get(s) for s in seconds],
     )

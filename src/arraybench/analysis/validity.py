@@ -3,13 +3,21 @@
 Pure: the stored facts of a point in, flags out. Each flag says why, and what to change. The
 campaign stores them as one `validity` finding beside the point; `show` and the reports read
 them back.
+
+Each flag is graded by what it does to the point's figure (`grade`, docs/validity.md):
+*invalidating* (the figure is not the storage's: generator-bound, page cache, ramp too short,
+stopped early, rate not reached, steady state asked and not attained, fio and the kernel moved
+different bytes, hosts started far apart) leaves the point out of the headline figures
+(`leaves_headline`); a *remark* (the same bytes in more or fewer requests, a host busy with
+others while fio's own share was small, hosts a little out of step) keeps it in, with a mark.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from arraybench.analysis.findings import DISAGREEMENT, series
 from arraybench.plan.expand import Point
@@ -23,18 +31,86 @@ FIO_MOST = 0.5  # a busy host is fio's doing when fio used at least this share o
 RAMP_HEAD_S = 2  # the first seconds of the measured window checked for a rising ramp
 RAMP_SHORT_BY = 0.9  # ...rising and below this share of the rest's median: ramp too short
 RAMP_MIN_SECONDS = 6  # fewer 1-second samples: too short to tell a ramp from noise
+# the measured window shorter than this share of ramp + duration (steady state not the cause):
+# stopped early. fio's start and exit add to the wall time, never take from it
+STOPPED_SHARE = 0.9
+# a rate_iops workload below this share of its rate while fio had CPU to spare: not reached
+RATE_SHARE = 0.9
+# hosts out of step beyond the plan's bound by at most this share of the measured window: a
+# remark (the hosts overlapped for the rest of it); more: the total is not one load's
+START_SKEW_SHARE = 0.02
 
 KIND = VALIDITY.name  # the findings kind
+
+Grade = Literal["invalidating", "remark"]
+INVALIDATING: Grade = "invalidating"
+REMARK: Grade = "remark"
+# the kinds that keep their point in the headline; any other kind (a later version's too)
+# leaves it out: an unknown doubt is not waved through
+REMARK_KINDS = frozenset({
+    "merged-io",  # fio and the kernel moved the same bytes, the kernel in fewer requests
+    "split-io",  # ... in more requests
+    "host-busy",  # the host was busy, but mostly with others: fio's own share was small
+    "start-skew",  # the hosts started out of step by a small share of the window
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Flag:
-    kind: str  # generator-bound, host-busy, fio-kernel, not-steady, page-cache, ramp
+    # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
+    # rate-not-reached, start-spread; remarks: REMARK_KINDS
+    kind: str
     why: str
     change: str
 
     def as_dict(self) -> FlagData:
         return {"kind": self.kind, "why": self.why, "change": self.change}
+
+    @property
+    def grade(self) -> Grade:
+        return grade(self.kind)
+
+
+# each kind's threshold and the evidence behind it, as the report's appendix states them
+# (docs/validity.md says the same, with the measurements)
+THRESHOLDS = {
+    "generator-bound": (f"fio's jobs >= {SHARE_PCT:.0f} % of the CPUs, or one job >= "
+                        f"{CORE_PCT:.0f} % of a CPU at iodepth >= 2, or the host >= "
+                        f"{BUSY_PCT:.0f} % busy and most of it fio's",
+                        "null-engine runs beyond the core count: fio sets the pace"),
+    "page-cache": ("buffered I/O on a file target", "the page cache can serve the reads"),
+    "ramp": (f"the first {RAMP_HEAD_S} s rising, from below {RAMP_SHORT_BY:.0%} of the rest's "
+             "median", "the window's mean is still the warm-up's"),
+    "not-steady": ("timing.steady asked, fio did not attain it", "the plan asked for it"),
+    "stopped-early": (f"fio ran < {STOPPED_SHARE:.0%} of ramp + duration",
+                      "the point measured less than the plan asked"),
+    "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
+                         "its latency is a saturated device's"),
+    "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too",
+                   "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
+                   "merged I/O: <= 9 % apart"),
+    "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
+                     "of the window", "the total is not one load's"),
+    "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
+                  "0.06 x the requests, 0.91-1.07 x the bytes"),
+    "split-io": ("MB/s within 10 %, more requests", "1 MiB I/O on a loop device cut at "
+                 "max_sectors_kb 64: 16 x the requests, 1.00-1.06 x the bytes"),
+    "host-busy": (f"host >= {BUSY_PCT:.0f} % busy, fio's own share small", "2 jobs beside "
+                  "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
+    "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
+                   "they overlapped for 98 % of it or more"),
+}  # fmt: skip
+
+
+def grade(kind: str) -> Grade:
+    """What a flag of this kind does to its point's figure (module doc)."""
+    return REMARK if kind in REMARK_KINDS else INVALIDATING
+
+
+def leaves_headline(flags: Iterable[Flag | str]) -> bool:
+    """Whether a point with these flags (or flag kinds) leaves the headline figures: one
+    invalidating flag is enough; remarks alone keep it in."""
+    return any(grade(f if isinstance(f, str) else f.kind) == INVALIDATING for f in flags)
 
 
 @dataclass(frozen=True)
@@ -55,6 +131,11 @@ class PointFacts:
     iops: Sequence[float] = field(default_factory=list)  # 1-second totals of the window
     start_spread_ms: float | None = None  # many hosts: last host's first I/O - the first's
     max_start_spread_ms: float | None = None  # the plan's bound
+    planned_s: float | None = None  # ramp + duration
+    measured_s: float | None = None  # duration: the window the figures are from
+    elapsed_s: float | None = None  # fio's wall time
+    rate_iops: int | None = None  # the workload's rate_iops (per job)
+    read_pct: int = 100
 
 
 FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
@@ -113,10 +194,23 @@ def host_busy(f: PointFacts, fio_cpu: float | None) -> Flag:
 
 
 def fio_kernel(f: PointFacts) -> list[Flag]:
-    """The monitor's disagreements of fio with the kernel's own counters."""
-    change = "check for other I/O on the device, or fio's accounting (see the run's notes)"
-    lines = [line for line in f.monitor_flags if DISAGREEMENT.search(line)]
-    return [Flag("fio-kernel", line, change) for line in lines]
+    """The monitor's disagreements of fio with the kernel's own counters, bytes first: the
+    same bytes (MB/s within the monitor's tolerance) in a different number of requests is the
+    block layer merging or splitting them, a remark; different bytes is other I/O on the
+    device (or the page cache), invalidating. Evidence: docs/validity.md."""
+    found = [(m, line) for line in f.monitor_flags if (m := DISAGREEMENT.search(line))]
+    # the monitor says "same bytes" only where the MB/s agreed; any other line (a later
+    # version's wording too) is a real disagreement
+    same = [(m, line) for m, line in found if "same bytes" in line]
+    other = [line for m, line in found if "same bytes" not in line]
+    if other:  # the bytes' line first: the request count's follows from it
+        other.sort(key=lambda line: " IOPS " in line)
+        why = f"{'; '.join(other)}: the bytes differ"
+        change = "keep other I/O off the device (or set direct: true), then re-run"
+        return [Flag("fio-kernel", why, change)]
+    return [Flag("merged-io" if m.group(2) == "fewer" else "split-io", line,
+                 "nothing: the bytes agree (the block layer's request size is the device's, "
+                 "e.g. max_sectors_kb)") for m, line in same]  # fmt: skip
 
 
 def not_steady(f: PointFacts) -> Flag | None:
@@ -148,17 +242,53 @@ def ramp_too_short(f: PointFacts) -> Flag | None:
 
 
 def start_spread(f: PointFacts) -> Flag | None:
+    """Hosts started further apart than the plan's bound: a remark while the spread is at most
+    START_SKEW_SHARE of the measured window, invalidating beyond."""
     spread, bound = f.start_spread_ms, f.max_start_spread_ms
     if spread is None or bound is None or spread <= bound:
         return None
-    return Flag("start-spread", f"the hosts started {spread:,.0f} ms apart (bound "
-                f"{bound:,.0f} ms)", "raise start_lead, or check the hosts' clocks "
-                "(`arraybench hosts check`)")  # fmt: skip
+    window = (f.measured_s or 0.0) * 1000
+    small = window > 0 and spread <= START_SKEW_SHARE * window
+    share = f", {spread / window:.1%} of the {window / 1000:g} s window" if window else ""
+    return Flag("start-skew" if small else "start-spread", f"the hosts started {spread:,.0f} ms "
+                f"apart (bound {bound:,.0f} ms{share})", "raise start_lead, or check the "
+                "hosts' clocks (`arraybench hosts check`)")  # fmt: skip
+
+
+def stopped_early(f: PointFacts) -> Flag | None:
+    """fio ran for less than STOPPED_SHARE of ramp + duration, and not because steady state
+    ended it (`timing.steady`): the point measured less than the plan asked."""
+    if not f.planned_s or f.elapsed_s is None or (f.steady_asked and f.steady_attained):
+        return None
+    if f.elapsed_s >= STOPPED_SHARE * f.planned_s:
+        return None
+    return Flag("stopped-early", f"fio ran {f.elapsed_s:,.1f} s of the planned "
+                f"{f.planned_s:g} s (ramp + duration, < {STOPPED_SHARE:.0%})",
+                "see the point's fio output; re-run the point")  # fmt: skip
+
+
+def rate_not_reached(f: PointFacts, bound: bool) -> Flag | None:
+    """A rate_iops workload that fell short of its rate while fio had CPU to spare: its
+    latency is that of a saturated device, not of the rate the plan asked."""
+    if not f.rate_iops or bound or len(f.iops) < 2:
+        return None
+    share = max(f.read_pct, 100 - f.read_pct) / 100  # the capped direction sets the pace
+    asked = f.rate_iops * max(f.jobs, 1) / share
+    got = statistics.fmean(f.iops)
+    if got >= RATE_SHARE * asked:
+        return None
+    return Flag("rate-not-reached", f"{got:,.0f} IOPS of the {asked:,.0f} asked (rate_iops "
+                f"{f.rate_iops} x {f.jobs} job(s), < {RATE_SHARE:.0%}) with fio's CPU to "
+                "spare: the storage set the pace", "lower rate_iops, or read the point as a "
+                "saturation point")  # fmt: skip
 
 
 def point_flags(facts: PointFacts) -> list[Flag]:
-    found = [generator_bound(facts), not_steady(facts), page_cache(facts), ramp_too_short(facts),
-             start_spread(facts)]  # fmt: skip
+    bound = generator_bound(facts)
+    fio_limit = bound is not None and bound.kind == "generator-bound"
+    found = [bound, not_steady(facts), page_cache(facts), ramp_too_short(facts),
+             start_spread(facts), stopped_early(facts),
+             rate_not_reached(facts, fio_limit)]  # fmt: skip
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
@@ -168,8 +298,18 @@ def finding_data(flags: Sequence[Flag]) -> ValidityFinding:
 
 def flags_of(data: ValidityFinding) -> list[Flag]:
     """A stored `validity` finding's flags back (unknown keys of later versions ignored)."""
-    return [Flag(str(d.get("kind", "")), str(d.get("why", "")), str(d.get("change", "")))
+    return [_regraded(Flag(str(d.get("kind", "")), str(d.get("why", "")),
+                           str(d.get("change", ""))))
             for d in data.get("flags", []) if isinstance(d, dict)]  # fmt: skip
+
+
+def _regraded(flag: Flag) -> Flag:
+    """A `fio-kernel` flag stored before the bytes-first grading, on request counts alone
+    (the monitor's "same bytes in fewer/more requests"), read as the remark it is."""
+    if flag.kind == "fio-kernel" and "same bytes in" in flag.why:
+        return Flag("merged-io" if "fewer requests" in flag.why else "split-io", flag.why,
+                    flag.change)  # fmt: skip
+    return flag
 
 
 def busy_pct(cpu: Sequence[CpuSample]) -> float | None:
@@ -199,6 +339,9 @@ def point_finding(
         steady_attained=record.steady_attained, direct=point.direct,
         file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
         start_spread_ms=record.start_spread_ms, max_start_spread_ms=max_start_spread_ms,
+        planned_s=point.timing.ramp + point.timing.duration,
+        measured_s=point.timing.duration, elapsed_s=record.runtime_s,
+        rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from arraybench.events import cgroup as cgroups
-from arraybench.events.blockdev import BlockDevice, disk_for_path, parent_disk_name
 from arraybench.events.errors import InjectorError
 from arraybench.events.journal import Injection, Journaled
-from arraybench.events.procs import find_processes, leaves, processes_of, read_pid_file
+from arraybench.events.procs import find_processes, read_pid_file
 from arraybench.plan.events import (
     Event,
     NetemAction,
@@ -33,7 +32,10 @@ from arraybench.plan.events import (
     ScsiOfflineAction,
     SignalAction,
     ThrottleAction,
+    is_block_name,
 )
+from arraybench.system.blockdev import BlockDevice, device_number, parent_disk_name, whole_disk
+from arraybench.system.procs import leaves, processes_of
 
 CGROUP_PREFIX = "arraybench-ev"
 OUTPUT_LIMIT = 2000  # characters of a command's output kept in the record
@@ -182,6 +184,21 @@ class CommandInjector(Injector):
 
 
 # --------------------------------------------------------------------------- throttle
+
+
+def disk_for_path(path: str, sys_root: str = "/sys") -> BlockDevice:
+    """The whole disk a block device is, or a file lives on; InjectorError otherwise."""
+    try:
+        major, minor, _ = device_number(path)
+    except OSError as exc:
+        raise InjectorError(f"{path}: {exc.strerror or exc}", "check the device path") from None
+    disk = whole_disk(major, minor, sys_root)
+    if disk is None:
+        raise InjectorError(
+            f"{path} is on no block device (device number {major}:{minor})",
+            "name a block device, or a file on a block-device filesystem",
+        )
+    return disk
 
 
 def _limits(action: ThrottleAction) -> dict[str, int | None]:
@@ -559,18 +576,32 @@ class ScsiOfflineInjector(Injector):
         return self._state_file is not None
 
     def disk_name(self) -> str:
+        """The SCSI disk's kernel name, checked to be one (a name such as `../../tmp/x` would
+        take the state file out of /sys): InjectorError otherwise."""
         device = self.action.device
         name = os.path.basename(os.path.realpath(device)) if device.startswith("/") else device
-        return parent_disk_name(name, self.sys_root)
+        if is_block_name(name):
+            name = parent_disk_name(name, self.sys_root)
+        if not is_block_name(name):
+            raise InjectorError(
+                f"scsi_offline: {device} leads to {name!r}, which is not a block device name",
+                "name a SCSI disk such as /dev/sdc",
+            )
+        return name
 
     def apply(self) -> str:
         if self._state_file is not None:
             return "already applied"
         name = self.disk_name()
+        # rebuilt from the checked name, and it must stay in sysfs (not a link out of it)
         state_file = Path(self.sys_root) / "block" / name / "device" / "state"
+        sys_real = os.path.realpath(self.sys_root)
+        inside = os.path.realpath(state_file).startswith(sys_real.rstrip("/") + "/")
         try:
-            before = state_file.read_text().strip()
+            before = state_file.read_text().strip() if inside else None
         except OSError:
+            before = None
+        if before is None:
             raise InjectorError(
                 f"{self.action.device} ({name}) is no SCSI disk: {state_file} is missing",
                 "name a SCSI disk such as /dev/sdc (a path of a multipath map)",

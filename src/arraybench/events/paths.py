@@ -28,7 +28,7 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arraybench.events.blockdev import block_name, leaf_disks, parent_disk_name, slaves
+from arraybench.system.blockdev import block_name, leaf_disks, parent_disk_name, slaves
 from arraybench.units import format_size
 
 DMSETUP_TIMEOUT_S = 10.0

@@ -24,6 +24,7 @@ from typing import Any
 from arraybench.events.errors import InjectorError
 from arraybench.events.sysfs import RemoteSysfs
 from arraybench.hosts.server import HostSpec, remote_pidfile, ssh_command
+from arraybench.plan.events import is_block_name
 
 SSH_TIMEOUT_S = 30.0
 SSH_SLACK_S = 15.0  # a command's own timeout runs on the host; ssh gets this much more
@@ -159,8 +160,12 @@ exec "$@"
 
 # args: DEVICE [STATE]: prints "STATEFILE BEFORE", then writes STATE if given
 _SCSI = r"""n=$(basename "$(readlink -f "$1")")
+name() { case $1 in ''|[!A-Za-z0-9]*|*[!A-Za-z0-9_!+-]*)
+  echo "$2 leads to '$1', which is not a block device name" >&2; exit 3;; esac; }
+name "$n" "$1"
 c=/sys/class/block/$n
 [ -e "$c/partition" ] && n=$(basename "$(dirname "$(readlink -f "$c")")")
+name "$n" "$1"
 f=/sys/block/$n/device/state
 read -r before < "$f" 2>/dev/null || { echo "$1 ($n) is no SCSI disk: $f is missing" >&2; exit 3; }
 echo "$f $before"
@@ -281,10 +286,22 @@ def scsi_state(remote: Remote, device: str, state: str = "") -> tuple[str, str]:
     """(the device's state file on the host, its state before), writing `state` if given."""
     lines = remote.must(f"scsi_offline {device}", _SCSI, device, state)
     path, _, before = lines[0].partition(" ") if lines else ("", "", "")
+    check_state_file(path, f"host {remote.name}: scsi_offline {device}")
     return path, before
 
 
+def check_state_file(path: str, where: str) -> None:
+    """InjectorError unless `path` is /sys/block/NAME/device/state for a block device NAME:
+    the only file scsi_offline writes (a host's answer is checked, not trusted)."""
+    parts = path.split("/")
+    shape = parts[:3] == ["", "sys", "block"] and parts[4:] == ["device", "state"]
+    if len(parts) != 6 or not shape or not is_block_name(parts[3]):
+        raise InjectorError(f"{where}: refusing to write {path!r}, which is not "
+                            "/sys/block/NAME/device/state of a block device")  # fmt: skip
+
+
 def write_state(remote: Remote, state_file: str, state: str) -> None:
+    check_state_file(state_file, f"host {remote.name}: scsi_offline")
     remote.must(f"writing {state} to {state_file}", _WRITE_STATE, state_file, state)
 
 

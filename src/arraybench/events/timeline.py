@@ -9,9 +9,9 @@ records = timeline.records()
 ```
 
 * An `at` event is due at t0 + at; a `when: steady` event as soon as `steady()` returns True
-  (polled) or `mark_steady()` is called. Due events start in time order. `run` commands run
-  in threads of their own (a slow command delays no other event); an interactive prompt
-  delays the events due after it until the operator confirms (the records show it).
+  (polled). Due events start in time order. `run` commands run in threads of their own (a
+  slow command delays no other event); an interactive prompt delays the events due after it
+  until the operator confirms (the records show it).
 * With a `duration` the event is reverted that long after it started; every event still
   applied is reverted by `stop()`, which always runs: on leaving `running()` (normally, on
   KeyboardInterrupt, on any exception) and on SIGTERM while running (the handler reverts, then
@@ -112,7 +112,6 @@ class EventTimeline:
         self._thread: threading.Thread | None = None
         self._t0: float | None = None
         self._steady_at: float | None = None
-        self._steady_marked = False
         self._finished = False
         self._stopped = threading.Event()
         self._stopping_thread: int | None = None
@@ -132,11 +131,6 @@ class EventTimeline:
     def records(self) -> list[EventRecord]:
         with self._records_lock:
             return list(self._records)
-
-    def mark_steady(self) -> None:
-        """The load has reached steady state: `when: steady` events become due now."""
-        self._steady_marked = True
-        self._wake.set()
 
     def start(self, t0: float | None = None) -> None:
         """Start the timeline; t0 is the point's start (Unix seconds, default now)."""
@@ -237,8 +231,8 @@ class EventTimeline:
         waiting = [s for s in self._slots if s.state == "pending" and s.due is None]
         if not waiting:
             return
-        seen = self._steady_marked
-        if not seen and self._steady is not None:
+        seen = False
+        if self._steady is not None:
             try:
                 seen = bool(self._steady())
             except Exception:

@@ -6,6 +6,7 @@ The job file is written beside fio's outputs so a user can re-run it by hand:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from arraybench.fio.values import fio_comment, fio_path, fio_value
@@ -20,6 +21,32 @@ def fio_filename(path: str, where: str = "target") -> str:
     """A target path for ``filename=``: refused when fio would read another path (newline,
     ``#``, ``;``, ``$`` ...), ``:`` escaped (fio separates several files with ':')."""
     return fio_path(path, f"{where} path")
+
+
+def _renamed(name: str, names: Mapping[str, str]) -> str:
+    path = name.strip().replace("\\:", ":")  # fio_path's one escape
+    return fio_path(names[path], "resolved target path") if path in names else name
+
+
+def rename_filenames(text: str, names: Mapping[str, str]) -> str:
+    """A job file with every ``filename=`` entry that is a key of `names` replaced by its
+    value (a target's resolved path on a host, a /dev/fd/N)."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        key, sep, value = line.partition("=")
+        if sep and key.strip() == "filename":
+            body = value.rstrip("\n")
+            parts = re.split(r"(?<!\\):", body)
+            line = f"{key}={':'.join(_renamed(n, names) for n in parts)}{value[len(body) :]}"
+        lines.append(line)
+    return "".join(lines)
+
+
+def pin_filenames(text: str, pins: Mapping[str, int]) -> str:
+    """A job file with every ``filename=`` entry naming a pinned target (path -> an open
+    descriptor fio inherits) replaced by ``/dev/fd/N``: fio reopens the file or device that
+    descriptor is, whatever the path leads to by then (``targets.guard.TargetGuard.pinned``)."""
+    return rename_filenames(text, {path: f"/dev/fd/{fd}" for path, fd in pins.items()})
 
 
 def _rw(point: Point) -> list[str]:

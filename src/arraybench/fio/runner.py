@@ -12,15 +12,16 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.events.procs import process_tree_pids
+from arraybench.fio.jobfile import pin_filenames
 from arraybench.fio.results import FioJobResult
 from arraybench.monitor.shielded import signals_held
+from arraybench.system.procs import process_tree_pids
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -120,7 +121,10 @@ class FioProcess:
     away; they are found by what they inherit from it (command line and working directory),
     started no earlier than it."""
 
-    def __init__(self, command: Sequence[str], cwd: Path, stdout: Any, stderr: Any) -> None:
+    def __init__(
+        self, command: Sequence[str], cwd: Path, stdout: Any, stderr: Any,
+        pass_fds: Sequence[int] = (),
+    ) -> None:  # fmt: skip
         self.argv = "\0".join(command).encode()
         self.cwd = cwd.resolve()
         self.started = 0  # until fio's start is read, `stop` takes any job with its argv
@@ -130,7 +134,7 @@ class FioProcess:
                 proc = subprocess.Popen(
                     list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout,
                     stderr=stderr, start_new_session=True,
-                    preexec_fn=_die_with_arraybench(os.getpid()),
+                    preexec_fn=_die_with_arraybench(os.getpid()), pass_fds=tuple(pass_fds),
                 )  # fmt: skip
                 self.proc, self.pid = proc, proc.pid
                 self.started = _start_ticks(proc.pid) or 0
@@ -232,11 +236,14 @@ class ExitWaiter:
             self.fd = None
 
 
-def run_captured(command: Sequence[str], cwd: Path) -> tuple[int, str]:
+def run_captured(
+    command: Sequence[str], cwd: Path, pass_fds: Sequence[int] = ()
+) -> tuple[int, str]:
     """Run a short fio command to its end (target layout); its exit code and its output. An
-    interrupt or a signal stops it and its jobs before going on."""
+    interrupt or a signal stops it and its jobs before going on. `pass_fds`: descriptors fio
+    inherits (a target it opens as /dev/fd/N)."""
     with tempfile.TemporaryFile() as out:
-        fio = FioProcess(command, cwd, out, subprocess.STDOUT)
+        fio = FioProcess(command, cwd, out, subprocess.STDOUT, pass_fds)
         try:
             code = fio.proc.wait()
         except BaseException:
@@ -255,13 +262,22 @@ def run_jobfile(
     on_tick: Callable[[float], None] | None = None,
     binary: str | None = None,
     on_start: Callable[[int], None] | None = None,
+    pins: Mapping[str, int] | None = None,
     status_interval_s: int = 0,
 ) -> FioOutcome:
     """Run fio on `jobfile` in its folder; raise FioRunError naming `label` on any failure.
+
+    `pins` (target path -> an open descriptor, ``TargetGuard.pinned``): fio runs a copy of
+    the job file, ``<name>.pinned.fio``, that names those targets ``/dev/fd/N``, and inherits
+    the descriptors; `jobfile` itself keeps the paths (it is the one to re-run by hand).
     With `status_interval_s` fio appends a report to its output that often (`fio/status.py`)."""
     binary = binary or fio_binary()
     folder = jobfile.parent
     json_path = folder / JSON_NAME
+    if pins:
+        pinned = jobfile.with_name(f"{jobfile.stem}.pinned{jobfile.suffix}")
+        pinned.write_text(pin_filenames(jobfile.read_text(), pins))
+        jobfile = pinned
     command = [
         binary,
         jobfile.name,
@@ -273,7 +289,7 @@ def run_jobfile(
         command.append(f"--status-interval={status_interval_s}")
     start = time.monotonic()
     with open(folder / STDERR_NAME, "wb") as err:
-        fio = FioProcess(command, folder, subprocess.DEVNULL, err)
+        fio = FioProcess(command, folder, subprocess.DEVNULL, err, list((pins or {}).values()))
         proc = fio.proc
         waiter = ExitWaiter(proc.pid)
         try:

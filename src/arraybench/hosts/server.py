@@ -18,7 +18,7 @@ import shlex
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +29,13 @@ from arraybench.fio.values import argv_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.hosts.clock import measure_clock_offset
 from arraybench.hosts.probe import probe_version
-from arraybench.hosts.remote_safety import judge, parse_facts, target_command, unchecked_devices
+from arraybench.hosts.remote_safety import (
+    judge,
+    parse_facts,
+    resolved_paths,
+    target_command,
+    unchecked_targets,
+)
 
 DEFAULT_PORT = 8765  # fio's own default server port
 CONNECT_TIMEOUT_S = 3.0
@@ -87,10 +93,14 @@ class HostSpec:
 
 @dataclass(frozen=True)
 class TargetSafety:
-    """What the target check must judge: whether the plan writes, and what it may destroy."""
+    """What the target check must judge: which phase writes each host's targets, and what
+    the plan consents to destroy. `writers` None: every target is taken as written."""
 
-    writes: bool = True
+    writers: Mapping[str, Mapping[str, str]] | None = None  # host -> target path -> phase
     allow_destroy: tuple[str, ...] = ()
+
+    def of(self, host: str) -> Mapping[str, str] | None:
+        return None if self.writers is None else self.writers.get(host, {})
 
 
 @dataclass
@@ -104,6 +114,7 @@ class HostCheck:
     clock_offset_ms: float | None = None  # host clock - controller clock
     clock_uncertainty_ms: float | None = None
     problems: list[str] = field(default_factory=list)
+    resolved: dict[str, str] = field(default_factory=dict)  # target -> its path, links followed
 
     @property
     def ok(self) -> bool:
@@ -274,8 +285,9 @@ def check_host(
     binary = binary or fio_binary()
     _check_clock_and_version(check, spec, controller_fio_version, binary, timeout_s)
     if targets:
-        check.problems += _target_problems(spec, list(targets), timeout_s,
-                                           safety or TargetSafety())  # fmt: skip
+        problems, check.resolved = _target_problems(spec, list(targets), timeout_s,
+                                                    safety or TargetSafety())  # fmt: skip
+        check.problems += problems
     return check
 
 
@@ -318,9 +330,9 @@ def _judge_version(check: HostCheck, spec: HostSpec, controller_version: str) ->
 
 def _target_problems(
     spec: HostSpec, targets: list[str], timeout_s: float, safety: TargetSafety
-) -> list[str]:
+) -> tuple[list[str], dict[str, str]]:
     """Targets missing, unusable or unsafe to write on the host, seen over SSH (the local
-    safety rule, see remote_safety).
+    safety rule, see remote_safety), and each absolute target's resolved path there.
 
     Not through fio: a fio job, even a read, lays out a regular file smaller than its size
     (unlinking it first: measured with fio 3.33), so it cannot look at a target safely.
@@ -329,21 +341,25 @@ def _target_problems(
         return [
             f"{spec.name}: targets not checked: no SSH access to this host (fio's own protocol "
             "cannot look at a file without risking it)",
-            *unchecked_devices(spec.name, targets, writes=safety.writes,
+            *unchecked_targets(spec.name, targets, writers=safety.of(spec.name),
                                allow_destroy=safety.allow_destroy),
-        ]  # fmt: skip
+        ], {}  # fmt: skip
     command = ssh_command(spec, target_command(targets))
+    writers = safety.of(spec.name)
+    # fail closed: a check that could not run refuses every target the run writes
+    refused = "; refused: nothing written could be checked" if writers is None or writers else ""
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout_s, check=False
         )
     except subprocess.TimeoutExpired:
-        return [f"{spec.name}: the target check over ssh ran past {timeout_s:g} s"]
+        return [f"{spec.name}: the target check over ssh ran past {timeout_s:g} s{refused}"], {}
     if done.returncode != 0:
         said = (done.stderr.strip() or "no message").splitlines()[-1]
-        return [f"{spec.name}: target check over ssh failed: {said}"]
-    facts = parse_facts(done.stdout)
-    return judge(spec.name, facts, writes=safety.writes, allow_destroy=safety.allow_destroy)
+        return [f"{spec.name}: target check over ssh failed: {said}{refused}"], {}
+    facts = parse_facts(done.stdout, targets)
+    problems = judge(spec.name, facts, writers=writers, allow_destroy=safety.allow_destroy)
+    return problems, resolved_paths(facts)
 
 
 def check_hosts(

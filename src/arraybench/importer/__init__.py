@@ -69,6 +69,7 @@ from arraybench.fio.results import (
 )
 from arraybench.importer.candidate import Candidate, SeriesId, Source
 from arraybench.importer.elbencho import TOOL as ELBENCHO
+from arraybench.importer.grid import per_device
 from arraybench.importer.limits import (
     check_level,
     number_text,
@@ -556,6 +557,10 @@ def _qualifiers() -> list[tuple[str, Callable[[list[Candidate]], str | None]]]:
     return [
         ("scenario", lambda m: uniform(c.scenario or "" for c in m)),
         ("labels", lambda m: uniform("-".join(v for _, v in sorted(c.labels.items())) for c in m)),
+        # the data's own dimensions first: `Type(?P<workload>read)-BS(?P<bs>8k)` keeps one
+        # workload per (rw, bs) (read-8k, read-1m), not one per file
+        ("bs", lambda m: uniform(fio_size(c.bs) for c in m)),
+        ("rw", lambda m: uniform(c.rw for c in m)),
         ("ioengine", lambda m: uniform(c.ioengine for c in m)),
         ("folder", lambda m: _folder(m[0].source.rel)),
         ("file", lambda m: Path(m[0].source.rel).stem),
@@ -826,6 +831,7 @@ class _Scan:
                 self.unmatched_names.append(rel)
             else:
                 self.notes += _apply_pattern(found, values, rel)
+                self.notes += per_device(found, values, rel)  # threads per device (grid.py)
         for c in found:
             c.implausible = implausible(c.jobs, _fixed_block_sizes(c))
             c.notes += [f"implausible: {reason}" for reason in c.implausible]

@@ -149,8 +149,10 @@ def supports_direct(path: str | os.PathLike[str]) -> bool:
             probe.unlink(missing_ok=True)
 
 
-def _prepare_target(cfg: WriterConfig) -> None:
-    """Create or extend a regular file to hold the region; check a block device is allowed."""
+def _prepare_target(cfg: WriterConfig) -> tuple[int, int]:
+    """Create or extend a regular file to hold the region; check a block device is allowed.
+    Returns what was checked, (file type bits, device number of a block device), which the
+    opened target must still be (`_open_target`)."""
     end = cfg.offset + cfg.length
     real = os.path.realpath(cfg.path)
     try:
@@ -163,7 +165,7 @@ def _prepare_target(cfg: WriterConfig) -> None:
             raise IntegrityError(
                 f"integrity target {cfg.path}: cannot create it ({exc.strerror or exc})"
             ) from exc
-        return
+        return stat.S_IFREG, 0
     except OSError as exc:
         raise IntegrityError(
             f"integrity target {cfg.path}: cannot stat it ({exc.strerror or exc})"
@@ -177,10 +179,12 @@ def _prepare_target(cfg: WriterConfig) -> None:
                     f"integrity target {cfg.path}: cannot extend it to {end} bytes "
                     f"({exc.strerror or exc})"
                 ) from exc
-        return
+        return stat.S_IFREG, 0
     if not stat.S_ISBLK(st.st_mode):
         raise IntegrityError(f"integrity target {cfg.path} is not a regular file or block device")
-    check_target(cfg.path, writes=True, allow_destroy=cfg.allow_destroy)
+    info = check_target(cfg.path, writes=True, allow_destroy=cfg.allow_destroy, phase="verify")
+    if os.stat(info.real_path).st_rdev != st.st_rdev:  # swapped while it was being checked
+        raise IntegrityError(f"integrity target {cfg.path} changed while it was checked")
     fd = os.open(real, os.O_RDONLY)
     try:
         size = os.lseek(fd, 0, os.SEEK_END)
@@ -190,6 +194,7 @@ def _prepare_target(cfg: WriterConfig) -> None:
         raise IntegrityError(
             f"integrity region [{cfg.offset}, {end}) does not fit on {cfg.path} ({size} bytes)"
         )
+    return stat.S_IFBLK, st.st_rdev
 
 
 def _open_journal(cfg: WriterConfig, journal: Path) -> tuple[JournalAppender, int]:
@@ -239,7 +244,23 @@ def _open_journal(cfg: WriterConfig, journal: Path) -> tuple[JournalAppender, in
     return appender, first
 
 
-def _open_target(cfg: WriterConfig) -> int:
+def _open_target(cfg: WriterConfig, checked: tuple[int, int]) -> int:
+    """The target opened for writing, verified (on the open descriptor, before any write) to
+    be what `_prepare_target` checked: a link swapped in between cannot lead the writer to a
+    device that was never checked."""
+    fd = _open_flags(cfg)
+    st = os.fstat(fd)
+    if (stat.S_IFMT(st.st_mode), st.st_rdev if stat.S_ISBLK(st.st_mode) else 0) != checked:
+        os.close(fd)
+        raise IntegrityError(
+            f"integrity target {cfg.path} changed since it was checked (a link or a device "
+            "node swapped in): nothing was written",
+            "find out what changed it, then run again",
+        )
+    return fd
+
+
+def _open_flags(cfg: WriterConfig) -> int:
     flags = os.O_WRONLY | os.O_CLOEXEC
     if cfg.sync == "dsync":
         flags |= os.O_DSYNC
@@ -273,12 +294,12 @@ def run_writer(
     if stop is None and duration_s is None:
         raise IntegrityError("run_writer needs a stop event or a duration")
     journal = Path(journal)
-    _prepare_target(cfg)
+    checked = _prepare_target(cfg)
     appender, first_generation = _open_journal(cfg, journal)
     stream = appender.header.stream_id
     stats = WriterStats(stream_id=stream, direct=cfg.direct)
     try:
-        fd = _open_target(cfg)
+        fd = _open_target(cfg, checked)
     except IntegrityError:
         appender.close()
         raise

@@ -20,6 +20,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arraybench.plan.array_monitor import ArrayMonitor
 from arraybench.plan.confidence import steady_limit
+from arraybench.plan.curve import CurveTest
 from arraybench.plan.events import Event, event_host_errors
 from arraybench.plan.links import parse_link
 from arraybench.plan.scenarios import Scenario, check_scenarios
@@ -644,7 +645,9 @@ class Plan(Strict):
     allow_destroy: list[PathText] = Field(
         default_factory=list,
         description=(
-            "Block devices that may be overwritten although they carry data (exact paths)."
+            "Targets that may be overwritten although they carry data, or cannot be examined "
+            "(every written target of a host without `ssh`): paths, matched resolved "
+            "(locally) or normalised (on a host)."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")
@@ -742,6 +745,12 @@ class Plan(Strict):
     metadata: MetadataTest | None = Field(
         None,
         description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
+    )
+    curve: CurveTest | None = Field(
+        None,
+        description="vdbench's iorate=curve (SPC-1's response-time curve): after the grid, "
+        "each workload at its maximum's load level, rate-limited to percentages of that "
+        "maximum; latency against the IOPS achieved (plan/curve.py).",
     )
     repeat: Repeats = Field(1, description=REPEAT_TEXT)
     report: ReportOptions = Field(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 from typing import Any, Literal
 
@@ -10,9 +11,11 @@ from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.repeats import collapse, throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
+from arraybench.plan.catalog import template_names, template_text
 from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
+from arraybench.report.appendix import notes_box
 from arraybench.report.arrayside import add_array_view
 from arraybench.report.build import (
     HOST_COLUMNS,
@@ -33,6 +36,7 @@ from arraybench.report.build import (
 from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
 from arraybench.report.model import (
+    REMARK_MARK,
     CurvePanel,
     PointRow,
     ReportModel,
@@ -42,9 +46,11 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.overlays import overlays
-from arraybench.report.rounds import round_of, rounds_report
+from arraybench.report.regions import whole_target_notes
+from arraybench.report.rounds import round_of, rounds_report, window_means
 from arraybench.report.scaling import scaling_overlay, scaling_tables, spread_note
 from arraybench.report.scenarios import scenario_overlays, scenario_report
+from arraybench.report.seedfigures import add_seed_figures
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.special import GRID_PATTERNS, special_report
 from arraybench.report.spread import (
@@ -55,6 +61,7 @@ from arraybench.report.spread import (
     level_facts,
     repeat_notes,
     spread_tables,
+    thresholds_table,
 )
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.run.provenance import provenance_rows
@@ -90,7 +97,10 @@ def _panel(
         mix_label=points[0].mix,
         x_label=x_label,
         x_values=xs,
-        x_ticks=ticks,
+        x_ticks=[
+            t + (REMARK_MARK if facts.remarks.get(p.key) else "")  # the footnote mark
+            for t, p in zip(ticks, points, strict=True)
+        ],
         throughput_unit=points[0].unit,
         throughput=[c.throughput for c in curve],
         lat_mean_us=[c.lat_mean_us for c in curve],
@@ -104,6 +114,7 @@ def _panel(
         repeats=max(facts.repeats.get(p.key, 1) for p in points),
         interval_method=METHOD,
         flagged=[", ".join(facts.flagged.get(p.key, [])) for p in points],
+        remarks=[", ".join(facts.remarks.get(p.key, [])) for p in points],
     )
 
 
@@ -140,12 +151,15 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     special_tables, special_timelines = special_report(findings)
     model.timelines = steady + special_timelines + timelines(store, run_id, once)
     model.notes += untimed_note(once)
+    model.notes += whole_target_notes(run, once, findings)
     model.distributions = distributions(once)
     model.notes += [line for t in steady for line in t.findings]
     model.tables += tables + special_tables
     model.overlays = overlays(run.plan_yaml, once, facts)
     kept = () if facts.include_flagged else facts.flagged.keys()
-    model.tables = maximum_recorded(once, kept) + devices_grids(once) + model.tables
+    # SNIA rounds: each test's window mean, as the window table states it
+    recorded = once + window_means(points, findings)
+    model.tables = maximum_recorded(recorded, kept) + devices_grids(once) + model.tables
     model.tables = scenario_report(run, once, findings) + model.tables  # plan `scenarios:`
     model.overlays = scenario_overlays(once) + model.overlays
     model.tables += scaling_tables(once, facts)
@@ -153,9 +167,12 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += spread_note(points)
     model.notes += adaptive_notes(findings)
     model.tables += failure_tables(points, findings)
-    model.tables += spread_tables(points, facts) + flag_table(points, findings)
+    spread = spread_tables(points, facts)  # per point: the appendix; which level won: here
+    model.tables += spread[1:]
+    model.appendix += spread[:1] + flag_table(points, findings) + thresholds_table(findings)
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
+    add_seed_figures(model, once, findings)  # the seed reports' own figure forms
     model.verdicts = verdict_tables(run, points, findings, facts)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]
@@ -173,6 +190,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
              for flag in MONITOR.of(f)["flags"]]  # fmt: skip
     compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
     model.notes += disagreement_notes(summarize_disagreements(flags, compared))
+    model.notes_box = notes_box(model.notes, facts, points)
     return model
 
 
@@ -180,9 +198,13 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
     """fio against the kernel, once per run: how many points, the worst, the likely cause."""
     if found is None:
         return []
+    graded = ""
+    if found.same_bytes:  # bytes first (analysis.validity): request counts alone are remarks
+        graded = (f" ({found.same_bytes} of them the same bytes in other requests: merged or "
+                  "split I/O, a remark, kept in the headline figures)")  # fmt: skip
     return [
         f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {found.points} of "
-        f"{found.of} points; worst {found.worst_point}: {found.worst}; likely cause: "
+        f"{found.of} points{graded}; worst {found.worst_point}: {found.worst}; likely cause: "
         f"{found.likely_cause} (per point: the column 'kernel vs fio' of the points table)"
     ]
 
@@ -317,7 +339,7 @@ def build_report(
     return ReportModel(
         title=report_title(run),
         run_id=run.id,
-        scenario=run.scenario,
+        scenario=shown_scenario(run),
         labels=run.labels,
         started=run.started,
         finished=run.finished,
@@ -342,12 +364,26 @@ def build_report(
 SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
+def shown_scenario(run: RunRecord) -> str:
+    """The scenario label the user set, "" for none: `default`, and a template's own label
+    (inout's `L1C4S1`: a LUN, controller and server count nobody said this run measured),
+    are not the user's."""
+    if run.scenario in ("", "default"):
+        return ""
+    if run.plan_name in template_names():
+        own = re.search(r"^scenario:\s*(\S+)", template_text(run.plan_name), re.M)
+        if own and own.group(1) == run.scenario:
+            return ""
+    return run.scenario
+
+
 def report_title(run: RunRecord) -> str:
-    """`arraybench inout: L1C4S1`; on the default scratch file the template's scenario label
-    (a LUN, controller and server count) describes a set-up that was not measured."""
+    """`arraybench inout: L1C4S1` when the user set the scenario; on the default scratch file
+    `scratch file`, else the plan's name alone."""
     if len(run.targets) == 1 and run.targets[0].endswith("/" + SCRATCH_FILE):
         return f"arraybench {run.plan_name}: scratch file"
-    return f"arraybench {run.plan_name}: {run.scenario}"
+    scenario = shown_scenario(run)
+    return f"arraybench {run.plan_name}: {scenario}" if scenario else f"arraybench {run.plan_name}"
 
 
 def _status(run: RunRecord, points: list[PointRecord]) -> str:

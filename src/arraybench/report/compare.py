@@ -22,13 +22,12 @@ from arraybench.report.build import (
     campaign_scenario,
     cell_texts,
     job_files,
-    level_axis,
     order_points,
     point_columns,
     summarize_series,
 )
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
-from arraybench.report.overlays import curves_overlay
+from arraybench.report.overlays import curves_overlay, with_marks, x_axis_title
 from arraybench.report.spread import flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.store.findings import PROVENANCE
@@ -50,7 +49,7 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Measurements that may not be trusted" table (report/spread.flag_table), if any
+    # its "Validity flags" table (report/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
 
     def summary(self, curve: list[PointRecord]) -> SeriesSummary:
@@ -61,7 +60,8 @@ class Scenario:
 def load_scenario(store: Store, spec: str) -> Scenario:
     run_id, _, name = spec.partition(":")
     run = store.get_run(run_id)
-    points = [p for p in store.points(run_id) if p.workload not in SPECIAL_WORKLOADS]
+    points = [p for p in store.points(run_id)
+              if p.workload not in SPECIAL_WORKLOADS and p.pattern != "curve"]  # fmt: skip
     own = run.scenario if run.scenario not in ("", "default") else run.id
     label = name or own
     points = plan_scenario(run_id, points, name)
@@ -78,7 +78,7 @@ def load_scenario(store: Store, spec: str) -> Scenario:
               for k, v in recorded_queues(found).items()}  # fmt: skip
     validity = store.findings(run_id, KIND)
     flagged = level_facts(points, validity).flagged
-    flags = flag_table(points, validity)
+    flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     return Scenario(label, run, points, queues, flagged, headline_includes_flagged(run), flags)
 
 
@@ -228,7 +228,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
             rows.append(_row(key, s, curves[s.label][key], theirs, base))
         labelled = [(s.label, curves[s.label][key]) for s in having]
         flagged = {s.label: s.flagged for s in having}
-        overlays.append(curves_overlay(key, level_axis(labelled[0][1])[0], labelled, None, flagged))
+        overlay = curves_overlay(key, x_axis_title(labelled), labelled, None, flagged)
+        overlays.append(with_marks(overlay))  # each scenario's optimal point and maximum
     if any("noise)" in cell for row in rows for cell in row):
         notes.append(NOISE_NOTE)
     notes += [line for s in scenarios if (line := flagged_note(s, curves[s.label]))]
@@ -243,7 +244,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
-    model.tables += flags_of_all(scenarios)
+    model.appendix += flags_of_all(scenarios)  # look-ups: after the charts
     model.summary_columns = labels
     model.summary = summary
     model.latency_bound = bound_text(base.run)

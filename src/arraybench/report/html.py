@@ -1,36 +1,30 @@
 """Self-contained HTML report: one file, inline CSS and SVG, works offline.
 
 Renders a `ReportModel` only; every number is already computed by `report.build`.
-Layout: title and run metadata, notes, summary table, one section per workload with its
-curve panels stacked (Read / Write / Read-Write), the points table, the plan and the job files.
+Layout, in the order a customer reads: title and set-up, the notes box, summary table, tables,
+one section per workload with its curve panels stacked (Read / Write / Read-Write), the other
+charts; then the appendix (`html_appendix`): provenance, every note, every validity flag, the
+points table, the plan and the job files.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from datetime import datetime
 
-from arraybench.report import interact
+from arraybench.report import html_appendix, interact
+from arraybench.report.chartexport import name_charts
 from arraybench.report.escape import for_html
+from arraybench.report.figsvg import figures_html
 from arraybench.report.model import (
     CurvePanel,
     Distribution,
     Overlay,
-    PointRow,
     ReportModel,
     ReportTable,
     SummaryCell,
     Timeline,
     WorkloadSection,
-)
-from arraybench.report.pointstable import (
-    PointsLayout,
-    PointsTable,
-    heading_rows,
-    id_cells,
-    points_layout,
-    value,
 )
 from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import (
@@ -47,7 +41,6 @@ DASH = "–"
 MAX_INLINE_TARGETS = 6
 LADDER_CHART_POINTS = 400
 C_GUIDE = "#9aa0a6"
-LARGE_RUN_POINTS = 2000  # above: the HTML's points tables show totals (all columns in CSV/xlsx)
 
 CSS = """
 :root { --fg:#1f2937; --muted:#6b7280; --line:#e5e7eb; --head:#f3f4f6; --accent:#1f5fa8; }
@@ -116,8 +109,12 @@ details.series > summary { font-family:inherit; font-size:13px; }
 details summary { cursor:pointer; font-size:12px;
   font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 footer { margin-top:40px; color:var(--muted); font-size:12px; }
+.print-only { display:none; }
+#lookup table, #all-notes { font-size:12px; }
 @media print {
   @page { size:A4; margin:14mm 12mm; }
+  .print-only { display:block; }
+  .screen-only { display:none; }
   body { font-size:11px; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
@@ -127,7 +124,9 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   nav.contents a { color:inherit; text-decoration:none; }
   .contents-title { font-weight:600; margin:0; }
   #appendix { break-before:page; page-break-before:always; }
-  #jobs { columns:2; column-gap:8mm; }
+  #lookup table, #all-notes { font-size:9px; }
+  #lookup th, #lookup td { padding:2px 4px; }
+  #jobs .print-only > pre:first-of-type { columns:2; column-gap:8mm; }
   #jobs pre { font-size:7.5px; line-height:1.25; padding:4px 6px; margin:2px 0; }
   #jobs details { break-inside:avoid; }
   h2 { break-after:avoid; page-break-after:avoid; }
@@ -135,9 +134,10 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   table { max-width:100%; }
   table.points, table.points th { font-size:9px; white-space:normal; }
   table.points td { font-size:9px; white-space:nowrap; }
+  table.points tr.none { display:none; }
   table.points tbody th { font-size:9px; white-space:normal; }
   table.points tbody th:first-child { min-width:0; }
-  table.points th, table.points td { padding:3px 5px; }
+  table.points th, table.points td { padding:2px 5px; line-height:1.25; }
   th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
   td.pass, td.fail { border:1px solid currentColor; }
@@ -241,15 +241,21 @@ def _contents(model: ReportModel) -> list[tuple[str, str]]:
         links += [("workloads", "Workloads")]
     links += [("distribution", "Latency distribution")] if model.distributions else []
     links += [("timelines", "Time series")] if model.timelines else []
-    links += [("points", "Points"), ("appendix", "Appendix: plan and job files")]
+    links += [("appendix", APPENDIX)]
     return links
 
 
+APPENDIX = "Appendix: flags, points, plan and job files"
+
+
 def _title(model: ReportModel) -> str:
-    sub = f"arraybench report · run {model.run_id} · scenario {model.scenario}"
+    sub = f"arraybench report · run {model.run_id}"
+    sub += f" · scenario {model.scenario}" if model.scenario else ""  # only the user's
     links = _contents(model)
     toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
-    printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in links)
+    paper = [(a, t) for a, t in links  # load ladders alone are not printed (_timelines)
+             if a != "timelines" or any(not tl.series for tl in model.timelines)]  # fmt: skip
+    printed = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in paper)
     return (
         f"<header><h1>{_e(model.title)}</h1>"
         f'<p class="subtitle">{_e(sub)}</p><nav class="toc">{toc}</nav>'
@@ -285,7 +291,7 @@ def _metadata(model: ReportModel) -> str:
         finished = f"{finished} ({took})"
     rows = [
         ("Run id", f"<code>{_e(model.run_id)}</code>"),
-        ("Scenario", _e(model.scenario)),
+        *([("Scenario", _e(model.scenario))] if model.scenario else []),
         ("Status", _status(model.status)),
         ("Labels", _labels(model.labels)),
         ("Started", _e(model.started)),
@@ -301,14 +307,25 @@ def _metadata(model: ReportModel) -> str:
     return f'<section id="run"><h2>Set-up</h2><dl class="meta">{items}</dl></section>'
 
 
+def _linked(note: str) -> str:
+    """A note with "the appendix" a link to it."""
+    return _e(note).replace("the appendix", '<a href="#appendix">the appendix</a>')
+
+
 def _notes(notes: list[str]) -> str:
     if not notes:
         return ""
-    items = "".join(f"<li>{_e(n)}</li>" for n in notes)
+    items = "".join(f"<li>{_linked(n)}</li>" for n in notes)
     return (
         '<div class="notes" role="note"><p class="notes-title">&#9888; Notes</p>'
         f"<ul>{items}</ul></div>"
     )
+
+
+def _appendix_tables(model: ReportModel) -> str:
+    if not model.appendix:
+        return ""
+    return '<section id="lookup">' + "".join(map(_table, model.appendix)) + "</section>"
 
 
 def _anchors(sections: list[WorkloadSection]) -> dict[str, str]:
@@ -407,22 +424,25 @@ def _spread_caption(model: ReportModel) -> str:
         text = "Each point was measured once: the curves have no spread (no band is drawn)."
     if any(f for p in panels for f in p.flagged):
         text += (
-            " Red crosses: flagged points (see 'Measurements that may not be trusted'); the "
-            "notes say which ones the optimal point and the maximum leave out."
+            " Red crosses: points with an invalidating flag (see the appendix's validity "
+            "flags); the notes say which ones the optimal point and the maximum leave out."
         )
     return f'<p class="caption">{_e(text)}</p>'
 
 
 def _timeline(t: Timeline) -> str:
-    throughput = TimeSeries(t.throughput_unit, t.throughput, t.throughput_unit)
+    # a second's peak beside the summary's maximum reads as a second maximum: named for what
+    # it is (a round's mean on the SNIA chart)
+    word = "highest round" if t.x_label == "round" else "1-s peak"
+    throughput = TimeSeries(t.throughput_unit, t.throughput, t.throughput_unit, peak_word=word)
     series = [throughput]
     if t.kernel is not None:
         series.append(TimeSeries(f"kernel {t.throughput_unit}", t.kernel, t.throughput_unit,
                                  dashed=True))  # fmt: skip
     if t.array is not None:  # `arraybench attach`
         series.append(TimeSeries(f"array {t.throughput_unit}", t.array, t.throughput_unit))
-    series += [TimeSeries(label, values, t.throughput_unit, dashed=True, color=C_GUIDE)
-               for label, values in t.guides]  # fmt: skip
+    series += [TimeSeries(label, values, t.throughput_unit, dashed=True, color=C_GUIDE,
+                          peak_word=None) for label, values in t.guides]  # fmt: skip
     has_latency = any(v is not None for v in t.lat_mean_us)
     latency = [TimeSeries("mean latency", t.lat_mean_us, "µs")] if has_latency else []
     events = [ChartEvent(at, label) for at, label in t.events]
@@ -477,7 +497,8 @@ def _table(t: ReportTable, verdicts: bool = False) -> str:
         parts.append(
             f'<table class="plain"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
         )
-    return f"<h3>{_e(t.title)}</h3>{caption}" + '<div class="gap"></div>'.join(parts)
+    body = f"<h3>{_e(t.title)}</h3>{caption}" + '<div class="gap"></div>'.join(parts)
+    return f'<div class="{t.medium}-only">{body}</div>' if t.medium else body
 
 
 def _category_axis(labels: list[str]) -> Callable[[float, float, int, str], XAxis]:
@@ -502,7 +523,7 @@ def _overlay(o: Overlay) -> str:
         color = LINE_COLORS[i % len(LINE_COLORS)]
         left.append(TimeSeries(line.label, getattr(line, pick), o.unit, color=color,
                                interval=getattr(line, f"{pick}_ci"),
-                               flagged=line.flagged))  # fmt: skip
+                               flagged=line.flagged, marks=line.marks))  # fmt: skip
         right.append(TimeSeries(f"{line.label} latency", line.lat_mean_us, "µs", dashed=True,
                                 color=color))  # fmt: skip
     chart = xy_chart(o.title, x, left, right=right, x_label=o.x_label,
@@ -565,22 +586,6 @@ def _verdicts(model: ReportModel) -> str:
     return f'<section id="verdicts"><h2>Acceptance verdicts</h2>{tables}</section>'
 
 
-def _provenance(provenance: list[tuple[str, str]]) -> str:
-    if not provenance:
-        return ""
-    said = {"arraybench", "fio", "started", "finished"}  # in the set-up list above
-    rows = "".join(
-        f'<tr><th scope="row">{_e(key)}</th><td>{_e(value)}</td></tr>'
-        for key, value in provenance
-        if key not in said
-    )
-    return (
-        '<section id="provenance"><h3>Where the numbers came from</h3>'
-        '<p class="caption">Tools, hosts and targets, as recorded when the run started.</p>'
-        f'<table class="provenance"><tbody>{rows}</tbody></table></section>'
-    )
-
-
 def _timelines(model: ReportModel) -> str:
     if not model.timelines:
         return ""
@@ -590,119 +595,51 @@ def _timelines(model: ReportModel) -> str:
         f'<details class="series"><summary>{_e(t.series)}</summary>{_timeline(t)}</details>'
         for t in ladders
     )
-    if folded:
+    if folded:  # diagnostics of every level: on the page, not on paper
         folded = (
             f"<h3>Load ladders over time ({len(ladders)})</h3>"
             '<p class="caption">Each series\' levels one after the other, every level marked '
-            "where its logged seconds start; click a series to open it.</p>" + folded
+            "where its logged seconds start; click a series to open it.</p>"
+            '<p class="caption print-only">Not printed: every series\' ladder is in the HTML '
+            f'report.</p><div class="screen-only">{folded}</div>'
         )
+    paper = "" if singles else ' class="screen-only"'  # ladders alone: not on paper
     return (
-        '<section id="timelines"><h2>Time series</h2><p class="caption">1-second samples of '
-        "every point that has them.</p>"
+        f'<section id="timelines"{paper}><h2>Time series</h2><p class="caption">1-second '
+        "samples of every point that has them.</p>"
         f"{singles}{folded}</section>"
     )
-
-
-def _num(v: float | None) -> str:
-    # no attribute: a 10,000-point report stays small; the table sorts by the number shown
-    if v is None or not math.isfinite(v):
-        return f"<td>{DASH}</td>"
-    return f"<td>{format_value(v)}</td>"
-
-
-def _span(name: str, n: int) -> str:
-    return f' {name}="{n}"' if n > 1 else ""
-
-
-def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTable) -> str:
-    groups = "".join(
-        f'<th scope="colgroup" colspan="{len(g.columns)}" class="group">{_e(g.title)}</th>'
-        for g in table.groups
-    )
-    rows_of_heads = heading_rows(table.groups)
-    depth = len(rows_of_heads)
-    ids = "".join(f'<th scope="col" rowspan="{depth}">{_e(c)}</th>' for c in layout.id_columns)
-    second = ""
-    for k, heads in enumerate(rows_of_heads):
-        cells = "".join(
-            f'<th scope="col"{_span("colspan", cs)}{_span("rowspan", rs)}>{_e(text)}</th>'
-            for text, cs, rs in heads
-        )
-        second += f"<tr>{ids if k == 0 else ''}{cells}</tr>"
-    top = f'<tr><th colspan="{len(layout.id_columns)}" class="group"></th>{groups}</tr>'
-    columns = [(g, c) for g in table.groups for c in g.columns]
-    rows = []
-    for p in points:
-        cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
-        rows.append(f"<tr>{cells}{''.join(_num(value(p, g, c)) for g, c in columns)}</tr>")
-    body = "\n".join(rows)
-    return (
-        '<div class="points-wrap"><table class="points sortable">'
-        f"<thead>{top}{second}</thead><tbody>\n{body}\n</tbody></table></div>"
-    )
-
-
-def _points(model: ReportModel) -> str:
-    layout = points_layout(model.points, totals_only=len(model.points) > LARGE_RUN_POINTS)
-    fixed = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in layout.fixed)
-    fixed = f'<dl class="fixed">{fixed}</dl>' if fixed else ""
-    absent = (
-        f'<p class="caption">No {" or ".join(a.lower() for a in layout.absent)} I/O in these '
-        "points: those columns are left out.</p>"
-        if layout.absent and layout.tables
-        else ""
-    )
-    if layout.totals_only:
-        absent = (
-            f'<p class="caption">{len(model.points):,} points: the totals are shown here; the '
-            "read and write columns of every point are in the CSV and the Excel report.</p>"
-        )
-    tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
-    return (
-        f'<section id="points"><h2>Points ({len(model.points)})</h2>{fixed}'
-        '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '
-        "column heading to sort. All raw columns: <code>arraybench show RUN --format csv</code>."
-        f"</p>{absent}{tables}</section>"
-    )
-
-
-def _plan(plan_yaml: str) -> str:
-    text = _e(plan_yaml) if plan_yaml.strip() else DASH
-    return f'<section id="plan"><h3>Plan</h3><pre class="plan">{text}</pre></section>'
-
-
-def _jobs(job_files: dict[str, str]) -> str:
-    items = "".join(
-        f"<details><summary>{_e(k)}</summary><pre>{_e(v)}</pre></details>"
-        for k, v in job_files.items()
-    )
-    return f'<section id="jobs"><h3>Job files ({len(job_files)})</h3>{items or DASH}</section>'
 
 
 def render_html(model: ReportModel) -> str:
     """The whole report as one self-contained HTML document (inline CSS, SVG and a little JS)."""
     anchors = _anchors(model.sections)
-    body = [
+    body = [  # the order a customer reads: set-up, summary, seed tables, charts; then look-ups
         _title(model),
         _metadata(model),
-        _provenance(model.provenance),
-        _notes(model.notes),
+        _notes(model.notes_box or model.notes),
         _summary(model, anchors),
         _verdicts(model),
         _tables(model),
         _overlays(model),
+        figures_html(model.figures),
         _sections(model),
         _distributions(model),
         _timelines(model),
-        _points(model),
-        '<section id="appendix"><h2>Appendix: plan and job files</h2>',
-        _plan(model.plan_yaml),
-        _jobs(model.job_files),
+        f'<section id="appendix"><h2>{APPENDIX}</h2>',
+        html_appendix.unprinted(model),
+        html_appendix.provenance_section(model.provenance),
+        html_appendix.all_notes(model),
+        _appendix_tables(model),
+        html_appendix.points_section(model),
+        html_appendix.plan_section(model.plan_yaml),
+        html_appendix.jobs_section(model.job_files),
         "</section>",
         f"<footer>Generated by arraybench {_e(model.arraybench_version)}.</footer>",
     ]
     main = "\n".join(b for b in body if b)
-    return (
+    page = (
         f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}{interact.SCRIPT}</script>\n"
         "</body>\n</html>\n"
     )
+    return name_charts(page)[0]  # every chart named as `report --charts` writes it

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+REMARK_MARK = "†"  # a point kept in the headline figures with a remark (analysis.validity)
+
 
 @dataclass(frozen=True)
 class CurvePanel:
@@ -30,8 +32,11 @@ class CurvePanel:
     lat_mean_ci: list[tuple[float, float] | None] = field(default_factory=list)
     repeats: int = 1  # the most repetitions of a point of this panel
     interval_method: str = ""  # e.g. "Student t, 95 %"
-    # per point: its validity flags' kinds, comma-separated ("" when none); marked on the chart
+    # per point: its invalidating validity flags' kinds, comma-separated ("" when none): a red
+    # cross on the chart, the point left out of the headline figures
     flagged: list[str] = field(default_factory=list)
+    # per point: its remarks' kinds (merged/split I/O, ...): kept in, marked with REMARK_MARK
+    remarks: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,8 @@ class OverlayLine:
     mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
     # per x tick whether the point carries validity flags (a red cross on its throughput)
     flagged: list[bool] = field(default_factory=list)
+    # per x tick "optimal", "max", both or "" (report/overlays.py `with_marks`)
+    marks: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,36 @@ class Distribution:
 
 
 @dataclass(frozen=True)
+class FigureSeries:
+    """One line, one set of bars or one heat-map row of a `Figure`."""
+
+    label: str
+    values: list[float | None]  # per x tick (per point of `x` for an "xy" figure)
+    flagged: list[bool] = field(default_factory=list)  # drawn as a red cross
+    x: list[float] | None = None  # "xy": the numeric x of each value (achieved IOPS)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A seed report's own figure form (report/seedfigures.py): "bars" (one bar per series
+    at each x tick: CSCS's set-ups), "lines" (one line per series against the x ticks: HUS
+    VM's block sizes against numjobs), "xy" (values against a numeric x: a response-time
+    curve), "time" (the same against seconds) or "heatmap" (rows = series, columns = x ticks:
+    a 2-D sweep)."""
+
+    form: str
+    title: str
+    x_label: str
+    unit: str  # of the values: "IOPS", "MB/s", "µs", "ops/s"
+    x_ticks: list[str]
+    series: list[FigureSeries]
+    log_x: bool = False  # the x ticks are powers of 2, drawn evenly (a log2 axis)
+    caption: str = ""
+    group: str = ""  # the heading it is drawn under
+    y_label: str = ""  # the heat map's row dimension
+
+
+@dataclass(frozen=True)
 class ReportTable:
     """A plain table (SNIA matrix, interference steps, metadata ops/s)."""
 
@@ -118,6 +155,9 @@ class ReportTable:
     rows: list[list[str]]
     caption: str = ""
     key_columns: int = 1  # the columns that name a row, repeated when the table is split
+    # "screen": the HTML page only (a long look-up a printout gives in short); "print": its
+    # short form, on paper only (not in Markdown or Excel either); "": everywhere
+    medium: str = ""
 
 
 @dataclass(frozen=True)
@@ -167,3 +207,10 @@ class ReportModel:
     provenance: list[tuple[str, str]] = field(default_factory=list)
     verdicts: list[ReportTable] = field(default_factory=list)  # acceptance criteria PASS/FAIL
     distributions: list[Distribution] = field(default_factory=list)  # latency percentiles
+    # the notes box's few lines (counts and links) when the full `notes` go to the appendix;
+    # empty: the box shows `notes` themselves
+    notes_box: list[str] = field(default_factory=list)
+    # tables a reader looks up rather than reads (every validity flag, per-point spreads):
+    # after the points, before the plan and the job files
+    appendix: list[ReportTable] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 
+from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.plan.load import stored_plan
 from arraybench.report.build import level_axis, series_of
 from arraybench.report.model import Overlay, OverlayLine
@@ -72,3 +74,39 @@ def curves_overlay(
         ))  # fmt: skip
     units = {curve[0].unit for _, curve in curves if curve}
     return Overlay(title, x_label, ticks, lines, units.pop() if len(units) == 1 else "IOPS")
+
+
+def with_marks(overlay: Overlay) -> Overlay:
+    """Each line's optimal point and maximum marked, by the one headline computation
+    (analysis.curves.summarize) over the line's own points; its flagged points left out."""
+    lines = []
+    for line in overlay.lines:
+        values = line.mbps if overlay.unit == "MB/s" else line.iops
+        curve = [CurvePoint(i, v, _at(line.lat_mean_us, i), None, str(i),
+                            i < len(line.flagged) and line.flagged[i])
+                 for i, v in enumerate(values) if v is not None]  # fmt: skip
+        summary = summarize(curve)
+        marks = [""] * len(overlay.x_ticks)
+        for point, name in ((summary.optimal, "optimal"), (summary.maximum, "max")):
+            if point is not None:
+                i = int(point.level)
+                marks[i] = f"{marks[i]} {name}".strip()
+        lines.append(replace(line, marks=marks))
+    return replace(overlay, lines=lines)
+
+
+def _at(values: list[float | None], i: int) -> float | None:
+    return values[i] if i < len(values) else None
+
+
+def x_axis_title(curves: list[tuple[str, list[PointRecord]]]) -> str:
+    """The x axis of curves from several runs: each curve's own iodepth (or workers) when they
+    differ ("workers per host (iodepth: base 1, qd4-run 4)"), not the first curve's."""
+    titles = {label: level_axis(points)[0] for label, points in curves if points}
+    if len(set(titles.values())) <= 1:
+        return next(iter(titles.values()), "load level")
+    base = next(iter(titles.values())).split(" (")[0]
+    if any(t.split(" (")[0] != base for t in titles.values()):
+        return "load level (" + "; ".join(f"{k}: {t}" for k, t in titles.items()) + ")"
+    fixed = "; ".join(f"{k} {t.split(' (', 1)[1].rstrip(')')}" for k, t in titles.items())
+    return f"{base} ({fixed})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
+from dataclasses import replace
 
 from arraybench.plan.expand import mix_label, round_in_key
 from arraybench.report.build import mix_sort_key
@@ -67,8 +68,8 @@ def window_guides(values: list[float], rounds: list[int]) -> list[tuple[str, lis
 
     return [
         ("window average", over(lambda r: average)),
-        ("+10 %", over(lambda r: average * 1.1)),
-        ("-10 %", over(lambda r: average * 0.9)),
+        ("band: average +10 %", over(lambda r: average * 1.1)),
+        ("band: average -10 %", over(lambda r: average * 0.9)),
         ("slope", over(lambda r: fit.intercept + fit.slope * r)),
     ]
 
@@ -110,3 +111,28 @@ def rounds_report(
     last = max(verdicts, key=lambda v: v["round"])
     repeated = [p for p in points if round_of(p) is not None]
     return [steady_timeline(last)], matrix_tables(repeated, last)
+
+
+def window_means(points: list[PointRecord], findings: list[Finding]) -> list[PointRecord]:
+    """Each SNIA test as the window table states it: one record per workload whose metrics
+    are the means over the window rounds, keyed without the round. What "Maximum recorded"
+    reads beside the other points, so that both tables name one figure per test."""
+    verdicts = ROUNDS.among(findings)
+    if not verdicts:
+        return []
+    rounds = set(window_rounds(max(verdicts, key=lambda v: v["round"])))
+    tests: dict[str, list[PointRecord]] = {}
+    for p in points:
+        if round_of(p) in rounds:
+            tests.setdefault(p.key.rpartition("@r")[0], []).append(p)
+    out = []
+    for key, pts in tests.items():
+        names = {name for p in pts for name in p.metrics}
+        metrics = {name: _mean([p.metrics.get(name) for p in pts]) for name in names}
+        out.append(replace(pts[0], key=key, metrics=metrics))
+    return out
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.fmean(known) if known else None

@@ -12,14 +12,24 @@ from arraybench.analysis.curves import SeriesSummary
 from arraybench.analysis.noise import Level, optimal_confidence
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
-from arraybench.analysis.validity import KIND, flags_by_point
+from arraybench.analysis.validity import (
+    INVALIDATING,
+    KIND,
+    REMARK,
+    THRESHOLDS,
+    flags_by_point,
+    grade,
+    leaves_headline,
+)
 from arraybench.plan.expand import repetition_in_key
-from arraybench.report.model import ReportTable
+from arraybench.report.model import REMARK_MARK, ReportTable
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
 SPREAD_CAPTION = (f"median of the repeats ± half-width of the 95 % interval of the mean "
                   f"({METHOD}), in % of the mean")  # fmt: skip
+RULES = "docs/validity.md"  # where each flag's grade and threshold is explained
+GRADE_TEXT = {INVALIDATING: "invalidating", REMARK: f"remark {REMARK_MARK}"}
 NO_SPREAD = ("each point was measured once: its figures have no spread "
              "(repeat: N in the plan, or run --repeat N, gives them one)")  # fmt: skip
 
@@ -32,7 +42,10 @@ class LevelFacts:
     throughput: dict[str, Spread] = field(default_factory=dict)  # repeated levels only
     latency: dict[str, Spread] = field(default_factory=dict)
     repeats: dict[str, int] = field(default_factory=dict)
-    flagged: dict[str, list[str]] = field(default_factory=dict)  # kinds, of any repetition
+    # kinds of any repetition: `flagged` the invalidating ones (the level leaves the headline
+    # figures), `remarks` the rest (kept in, marked)
+    flagged: dict[str, list[str]] = field(default_factory=dict)
+    remarks: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False  # the plan's report.headline_includes_flagged
     # series name -> (level key -> repetitions in which it was the optimal point, repetitions)
     optimal_wins: dict[str, tuple[dict[str, int], int]] = field(default_factory=dict)
@@ -50,9 +63,10 @@ def level_facts(
                 facts.latency[g.key] = lat
     by_id = flags_by_point([f for f in findings if f.kind == KIND])
     for p in points:
-        if kinds := [f.kind for f in by_id.get(p.id, [])]:
-            level = facts.flagged.setdefault(repetition_in_key(p.key)[0], [])
-            level += [k for k in kinds if k not in level]
+        for f in by_id.get(p.id, []):
+            into = facts.flagged if leaves_headline([f]) else facts.remarks
+            level = into.setdefault(repetition_in_key(p.key)[0], [])
+            level += [f.kind] if f.kind not in level else []
     for w in level_wins(points, () if include_flagged else facts.flagged.keys()):
         facts.optimal_wins[w.series] = (dict(w.optimal), w.repetitions)
     return facts
@@ -64,15 +78,15 @@ def headline_notes(series: str, summary: SeriesSummary, facts: LevelFacts) -> li
         if facts.include_flagged or not summary.optimal or not summary.optimal.flagged:
             return []
         return [
-            f"{series}: every point is flagged (see 'Measurements that may not be "
-            "trusted'): its optimal point and maximum are named from flagged points"
+            f"{series}: every point has an invalidating flag (see the validity flags in the "
+            "appendix): its optimal point and maximum are named from flagged points"
         ]
     said = "; ".join(f"{p.key.split('/', 1)[-1]} ("  # the series is named already
                      f"{', '.join(facts.flagged.get(p.key, ['flagged']))})"
                      for p in summary.left_out)  # fmt: skip
     return [f"{series}: {said} left out of the optimal point, maximum and summary: flagged, "
-            "its figures may not be the storage's (see 'Measurements that may not be "
-            "trusted'); the plan's report: {headline_includes_flagged: true} keeps flagged "
+            "its figures may not be the storage's (see the validity flags in the appendix); "
+            "the plan's report: {headline_includes_flagged: true} keeps flagged "
             "points in"]  # fmt: skip
 
 
@@ -137,13 +151,51 @@ def repeat_notes(points: Sequence[PointRecord]) -> list[str]:
     return [NO_SPREAD]
 
 
+FLAGS_TITLE = "Validity flags"
+
+
 def flag_table(points: Sequence[PointRecord], findings: Sequence[Finding]) -> list[ReportTable]:
-    """Every validity flag of the run: the point, what is wrong, what to change."""
+    """Every validity flag of the run: the point, what is wrong, its grade (invalidating: the
+    point leaves the headline figures; remark: it stays, marked), what to change. On paper the
+    remarks are given by kind (a busy shared host can remark on every point)."""
     flags = flags_by_point([f for f in findings if f.kind == KIND])
-    rows = [[p.key, f.kind, f.why, f.change] for p in sorted(points, key=lambda p: p.seq)
-            for f in flags.get(p.id, [])]  # fmt: skip
+    rows = [[p.key, f.kind, GRADE_TEXT[f.grade], f.why, f.change]
+            for p in sorted(points, key=lambda p: p.seq) for f in flags.get(p.id, [])]  # fmt: skip
     if not rows:
         return []
-    caption = f"{len({r[0] for r in rows})} of {len(points)} points flagged"
-    columns = ["Point", "Flag", "Why", "What to change"]
-    return [ReportTable("Measurements that may not be trusted", columns, rows, caption)]
+    out = {r[0] for r in rows if r[2] == GRADE_TEXT[INVALIDATING]}
+    caption = (f"{len({r[0] for r in rows})} of {len(points)} points flagged, {len(out)} "
+               "invalidating (such a point leaves the headline figures while its series has "
+               f"others), the rest with remarks only ({REMARK_MARK}: kept in); each grade and "
+               f"threshold: {RULES}")  # fmt: skip
+    columns = ["Point", "Flag", "Grade", "Why", "What to change"]
+    invalid = [r for r in rows if r[2] == GRADE_TEXT[INVALIDATING]]
+    remarks = [r for r in rows if r[2] != GRADE_TEXT[INVALIDATING]]
+    tables = [ReportTable(FLAGS_TITLE, columns, rows, caption, medium="screen" if remarks else "")]
+    if remarks:  # paper: the invalidating flags whole, the remarks by kind
+        tables.append(ReportTable(FLAGS_TITLE, columns, invalid, caption, medium="print"))
+        tables.append(remarks_by_kind(remarks))
+    return tables
+
+
+def thresholds_table(findings: Sequence[Finding]) -> list[ReportTable]:
+    """Each flag kind the run has: its grade, its threshold and the evidence behind it."""
+    flags = flags_by_point([f for f in findings if f.kind == KIND])
+    kinds = dict.fromkeys(f.kind for found in flags.values() for f in found)
+    rows = [[k, GRADE_TEXT[grade(k)], *THRESHOLDS.get(k, ("–", "–"))] for k in kinds]
+    if not rows:
+        return []
+    return [ReportTable("How the flags are graded", ["Flag", "Grade", "Threshold", "Evidence"],
+                        rows, f"the measurements: {RULES}")]  # fmt: skip
+
+
+def remarks_by_kind(rows: Sequence[Sequence[str]]) -> ReportTable:
+    """The remark rows of the flags table, one per kind: how many points, the first's words."""
+    kinds: dict[str, list[Sequence[str]]] = {}
+    for r in rows:
+        kinds.setdefault(r[1], []).append(r)
+    table = [[kind, f"{len(found)}", f"{found[0][0]}: {found[0][3]}", found[0][4]]
+             for kind, found in kinds.items()]  # fmt: skip
+    return ReportTable(f"Remarks ({REMARK_MARK}), by kind", ["Flag", "Points", "For example",
+                       "What to change"], table, "every remark, point by point: the HTML report",
+                       medium="print")  # fmt: skip

@@ -19,7 +19,7 @@ from itertools import pairwise
 from typing import TypeVar
 
 from arraybench.report.interact import hover_rect
-from arraybench.report.model import CurvePanel
+from arraybench.report.model import REMARK_MARK, CurvePanel
 from arraybench.units import (
     MS_FROM_US,
     format_latency,
@@ -88,10 +88,6 @@ def _trim(v: float, digits: int = 2) -> str:
 def compact(v: float) -> str:
     """Axis label with k / M suffix: 250000 -> "250k", 2500000 -> "2.5M", 1250 -> "1.25k"."""
     return format_tick(v)
-
-
-def _sig(v: float) -> str:
-    return significant(v)
 
 
 def fmt_throughput(v: float, unit: str) -> str:
@@ -697,7 +693,10 @@ def point_tip(panel: CurvePanel, i: int, level: str) -> str:
     lines = [f"{panel.x_label}: {level}", tput, lat,
              f"p99 latency {format_latency(_get(panel.lat_p99_us, i))}"]  # fmt: skip
     kinds = panel.flagged[i] if i < len(panel.flagged) else ""
-    return "\n".join(lines + ([f"flagged: {kinds} (see the table)"] if kinds else []))
+    said = [f"flagged: {kinds} (see the table)"] if kinds else []
+    if remark := panel.remarks[i] if i < len(panel.remarks) else "":
+        said.append(f"{REMARK_MARK} remark: {remark} (kept in the headline figures)")
+    return "\n".join(lines + said)
 
 
 def _hover(fr: _Frame, panel: CurvePanel, labels: list[str]) -> str:

@@ -89,6 +89,12 @@ class TimeSeries:
     # per value whether its point carries validity flags (its figures may not be the
     # storage's), drawn as a red cross; only where every sample is its own bucket, as above
     flagged: Sequence[bool] = ()
+    # per value "optimal", "max", both ("optimal max") or "": the headline points of a curve
+    # (analysis.curves), a ring and a triangle in the line's colour; as `flagged`, one each
+    marks: Sequence[str] = ()
+    # the word before its highest value's mark: one sample is one second's peak, not the
+    # maximum a summary names beside it; None: no mark (a band or guide line)
+    peak_word: str | None = "1-s peak"
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,8 @@ class _Prepared:
     peak: tuple[float, float] | None  # (x, value) of the global maximum
     intervals: bool = False  # the buckets' lo and hi are 95 % intervals: draw them as a band
     flagged: tuple[bool, ...] = ()  # per bucket: a red cross on its value
+    marks: tuple[str, ...] = ()  # per bucket: "optimal", "max" or both
+    peak_word: str | None = "1-s peak"
 
 
 def _clean(values: Sequence[float | None], order: list[int], div: float) -> list[float | None]:
@@ -335,6 +343,26 @@ def _draw_series(p: _Plot, s: _Prepared, side: int, banded: bool) -> list[str]:
     return out
 
 
+def _marks(p: _Plot, s: _Prepared, side: int) -> list[str]:
+    """Outside the plot's clip: a ring on the last level is not cut in half."""
+    out: list[str] = []
+    for b, mark in zip(s.buckets, s.marks, strict=False):
+        if mark and b is not None:
+            out += _headline_marks(p.x(b.x), p.y(b.mean, side), mark, s.color)
+    return out
+
+
+def _headline_marks(x: float, y: float, mark: str, color: str) -> list[str]:
+    """The optimal point ringed, the maximum a triangle above it, in the line's colour."""
+    out = []
+    if "optimal" in mark:
+        out.append(_circle(x, y, 6.5, "none", color, 2.2, "mark-optimal"))
+    if "max" in mark:
+        out.append(_polygon([(x, y - 9), (x - 5, y - 17), (x + 5, y - 17)], color,
+                            ' class="mark-max"'))  # fmt: skip
+    return out
+
+
 @dataclass
 class _Taken:
     boxes: list[Box]
@@ -381,10 +409,10 @@ def _events(
 
 
 def _peak_mark(p: _Plot, s: _Prepared, side: int, taken: _Taken) -> list[str]:
-    if s.peak is None:
+    if s.peak is None or s.peak_word is None:
         return []
     x, y = p.x(s.peak[0]), p.y(s.peak[1], side)
-    text = f"max {_fmt_value(s.peak[1], s.unit)}"
+    text = f"{s.peak_word} {_fmt_value(s.peak[1], s.unit)}"
     size = 10.5
     w = _text_width(text, size)
     cands = [
@@ -466,6 +494,10 @@ def _legend_sample(kind: str, color: str, dashed: bool, x: float, y: float) -> s
         return _vline(x + 9, y - 6, y + 6, C_EVENT, ' stroke-width="1.3" stroke-dasharray="3 2"')
     if kind == "flag":
         return _cross(x + 9, y, 4.5)
+    if kind == "opt":
+        return _circle(x + 9, y, 5, "none", color, 2)
+    if kind == "max":
+        return _polygon([(x + 9, y + 4), (x + 4, y - 4), (x + 14, y - 4)], color)
     dash = ' stroke-dasharray="6 4"' if dashed else ""
     return _hline(x, x + 18, y, color, f' stroke-width="2"{dash}')
 
@@ -504,6 +536,7 @@ def _prepare(
             buckets = _with_intervals(buckets, [_get(s.interval, i) for i in order], div)
         one_each = len(bounds) == len(xs)
         flagged = tuple(i < len(s.flagged) and s.flagged[i] for i in order) if one_each else ()
+        marks = tuple(s.marks[i] if i < len(s.marks) else "" for i in order) if one_each else ()
         out.append(
             _Prepared(
                 s.label,
@@ -515,6 +548,8 @@ def _prepare(
                 _peak(xs, vals),
                 intervals,
                 flagged,
+                marks,
+                s.peak_word,
             )
         )
     return out, unit
@@ -619,6 +654,8 @@ def xy_chart(
         items.append(("band", C_AXIS, False, "95 % interval of the repeats"))
     if has_data and any(any(s.flagged) for s in left_p + right_p):
         items.append(("flag", C_AXIS, False, "flagged: see table"))
+    if has_data and any(any(s.marks) for s in left_p + right_p):
+        items += [("opt", C_AXIS, False, "optimal"), ("max", C_AXIS, False, "max")]
     left = 62.0
     head, top = _header(title, items, width, left)
     body: list[str] = []
@@ -685,6 +722,8 @@ def xy_chart(
     for s, side in reversed(drawn):
         body += _draw_series(p, s, side, banded)  # with intervals: their band too
     body.append('</g></g><g class="zoom-hide">')
+    for s, side in drawn:
+        body += _marks(p, s, side)
     body += event_labels
     if mark_max:
         for s, side in drawn:

@@ -70,8 +70,14 @@ def steady_lines(data: SteadyFinding | RoundsFinding) -> list[str]:
     if data.get("average") is None or spread is None or slope is None:  # all or none are set
         return [f"steady state: fewer than {data.get('window')} samples to judge"]
     verdict = "steady" if data["steady"] else "NOT steady"
+    # a point's own seconds: a long point is judged over its last fifth, in rounds
+    rounds, samples = int(str(data.get("rounds") or 0)), int(str(data.get("samples") or 0))
+    window = f"the last {data['window']} samples"
+    if rounds and samples and data["window"] > rounds:
+        window = (f"the last {data['window']} s ({data['window'] / samples:.0%} of the point, "
+                  f"as {rounds} rounds of {data['window'] // rounds} s)")  # fmt: skip
     return [
-        f"SNIA steady state over the last {data['window']} samples: {verdict} (range "
+        f"SNIA steady state over {window}: {verdict} (range "
         f"{spread * 100:.1f} % of the mean, limit 20 %; slope excursion "
         f"{slope * 100:.1f} %, limit 10 %)"
     ]

@@ -28,6 +28,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.escape import starts_formula
 from arraybench.report.model import (
+    REMARK_MARK,
     CurvePanel,
     Overlay,
     ReportModel,
@@ -36,10 +37,11 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.pointstable import column_title
+from arraybench.report.xlsxfigures import figures_sheet, visible_marker
 
 MAX_TIMELINE_ROWS = 2000
 MAX_SHEET_TITLE = 31
-FIXED_SHEETS = ("Summary", "Points", "Tables", "Timelines", "Provenance")
+FIXED_SHEETS = ("Summary", "Sheets", "Figures", "Points", "Tables", "Timelines", "Provenance")
 CHART_W, CHART_H = 16.0, 7.5  # cm
 PANEL_ROWS = 17  # rows a panel block takes at least: the height of its charts and a gap
 TIMELINE_CHART_ROWS = 17
@@ -58,6 +60,8 @@ PASS_FONT = Font(bold=True, color="166534")
 FAIL_FONT = Font(bold=True, color="991B1B")
 WRAP = Alignment(wrap_text=True, vertical="top")
 
+# the HTML's colours: flagged red, optimal green, max purple (LibreOffice needs them set)
+MARK_COLORS = {"x": "C81E1E", "diamond": "1A7F37", "triangle": "5B2A86"}
 INT_FORMAT = "#,##0"
 NUM_FORMAT = "#,##0.0"
 PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
@@ -138,7 +142,10 @@ def _table_cell(text: str) -> str | float:
 
 SHORTER = (("Sequential", "Seq"), ("Random", "Rand"), (" devices", " dev"), (" device", " dev"),
            (" hosts", " h"), (" host", " h"), (" (backend)", ""), (", ", " "),
-           (" (frontend)", " front"))  # fmt: skip
+           (" (frontend)", " front"), (" %", "%"), ("Group ", "G"), ("random ", "rand "),
+           ("sequential ", "seq "), ("- ", " "), ("write", "wr"), ("read", "rd"),
+           ("async qd", "qd"))  # fmt: skip
+ELLIPSIS = "…"  # where a name too long was cut: its start and its end (what tells it apart)
 
 
 def _shorter(name: str) -> str:
@@ -148,10 +155,16 @@ def _shorter(name: str) -> str:
         if len(name) <= MAX_SHEET_TITLE:
             break
         name = name.replace(long, short)
-    if len(name) > MAX_SHEET_TITLE:  # cut at a word, not inside one
-        cut = name[: MAX_SHEET_TITLE + 1].rsplit(" ", 1)[0]
-        name = cut if len(cut) >= MAX_SHEET_TITLE // 2 else name[:MAX_SHEET_TITLE]
-    return name
+    return _fit(name, MAX_SHEET_TITLE)
+
+
+def _fit(name: str, limit: int) -> str:
+    """At most `limit` characters: its start and its end (the block size, the direction)."""
+    if len(name) <= limit:
+        return name
+    head = limit // 2 - 1
+    tail = limit - head - len(ELLIPSIS)
+    return name[:head].rstrip() + ELLIPSIS + name[-tail:].lstrip()
 
 
 def sheet_title(name: str, used: set[str]) -> str:
@@ -163,7 +176,7 @@ def sheet_title(name: str, used: set[str]) -> str:
     while title.lower() in used or title.lower() == "history":
         n += 1
         suffix = f" ({n})"
-        title = base[: MAX_SHEET_TITLE - len(suffix)].rstrip().rstrip("'") + suffix
+        title = _fit(base, MAX_SHEET_TITLE - len(suffix)).rstrip().rstrip("'") + suffix
     used.add(title.lower())
     return title
 
@@ -212,7 +225,7 @@ def _metadata(model: ReportModel) -> list[tuple[str, str]]:
     labels = ", ".join(f"{k}={v}" for k, v in model.labels.items())
     return [
         ("Run id", model.run_id),
-        ("Scenario", model.scenario),
+        ("Scenario", model.scenario or "–"),
         ("Status", model.status),
         ("Labels", labels or "–"),
         ("Started", model.started),
@@ -273,7 +286,8 @@ def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) 
     ws.title = "Summary"
     _put(ws, 1, 1, model.title)
     ws.cell(1, 1).font = TITLE
-    _put(ws, 2, 1, f"arraybench report · run {model.run_id} · scenario {model.scenario}")
+    scenario = f" · scenario {model.scenario}" if model.scenario else ""
+    _put(ws, 2, 1, f"arraybench report · run {model.run_id}{scenario}")
     ws.cell(2, 1).font = MUTED
     row = 4
     for key, value in _metadata(model):
@@ -369,7 +383,9 @@ def _marks(panel: CurvePanel, i: int) -> str:
     )
     marks = [name for name, index in named if index == i]
     flagged = panel.flagged[i] if i < len(panel.flagged) else ""
-    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else []))
+    remark = panel.remarks[i] if i < len(panel.remarks) else ""
+    return ", ".join(marks + ([f"flagged: {flagged}"] if flagged else [])
+                     + ([f"{REMARK_MARK} remark: {remark}"] if remark else []))  # fmt: skip
 
 
 def _ci_columns(panel: CurvePanel) -> list[tuple[float | None, float | None]] | None:
@@ -458,7 +474,7 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     throughput = _line_chart(f"{panel.mix_label}: throughput", panel.x_label,
                              f"throughput ({unit})", ref(1), series)  # fmt: skip
     for s, symbol in zip(throughput.series[-len(symbols) :], symbols, strict=True):
-        s.marker.symbol, s.marker.size = symbol, 10  # the marks alone, no line
+        s.marker = visible_marker(symbol, MARK_COLORS[symbol], 10)  # the marks alone, no line
         s.graphicalProperties.line.noFill = True
     if bars is not None:  # the 95 % interval of the repeats, as error bars on the line
         _error_bars(throughput.series[0], ref(len(columns) - 1), ref(len(columns)))
@@ -596,7 +612,7 @@ def _overlay_chart(ws: Worksheet, overlay: Overlay, first: int, last: int) -> Li
 
 def _tables_sheet(ws: Worksheet, model: ReportModel) -> None:
     row = 1
-    for table in model.tables:
+    for table in [t for t in model.tables + model.appendix if t.medium != "print"]:
         row = _write_table(ws, row, table)
     for overlay in model.overlays:
         row = _overlay_table(ws, row, overlay)
@@ -785,6 +801,20 @@ def _provenance_sheet(ws: Worksheet, model: ReportModel) -> None:
 # ---------------------------------------------------------------- the workbook
 
 
+def _index_sheet(ws: Worksheet, sheet_of: dict[str, str]) -> None:
+    """Every workload sheet under its full name, linked: the sheet names are abbreviated."""
+    _put(ws, 1, 1, "Workload sheets")
+    ws.cell(1, 1).font = TITLE
+    _header(ws, 3, ["Workload", "Sheet"])
+    for row, (name, title) in enumerate(sheet_of.items(), start=4):
+        _put(ws, row, 1, name)
+        _put(ws, row, 2, title)
+        ws.cell(row, 2).hyperlink = Hyperlink(ref=ws.cell(row, 2).coordinate,
+                                              location=f"{quote_sheetname(title)}!A1")  # fmt: skip
+        ws.cell(row, 2).font = Font(color="1F5FA8", underline="single")
+    _widths(ws, {1: 60, 2: 34})
+
+
 def workload_sheet_titles(model: ReportModel) -> list[str]:
     """The sheet name of each workload section, in order: valid, unique, beside the fixed."""
     used = {name.lower() for name in FIXED_SHEETS}
@@ -803,6 +833,10 @@ def write_xlsx(model: ReportModel, path: Path) -> None:
     _summary_sheet(summary, model, sheet_of)
     for section, title in zip(model.sections, titles, strict=True):
         _section_sheet(wb.create_sheet(title), section)
+    if sheet_of:
+        _index_sheet(wb.create_sheet("Sheets", 1), sheet_of)
+    if model.figures:
+        figures_sheet(wb.create_sheet("Figures"), model.figures)
     _points_sheet(wb.create_sheet("Points"), model)
     _tables_sheet(wb.create_sheet("Tables"), model)
     _timelines_sheet(wb.create_sheet("Timelines"), model)

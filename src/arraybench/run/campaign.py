@@ -277,6 +277,8 @@ class Campaign:
         started = now_iso()
         if kind.touches_targets:
             self.guard.recheck(t.path for t in ctx.plan.targets)
+        resolve = getattr(kind, "resolve", None)  # a step whose level the grid decides (curve)
+        step = resolve(step, ctx) if resolve else step
         doc, data = run_step(kind, step, ctx, folder)
         place = PointPlace(ctx.run.id, step.seq, step.key, _engine(doc), step.workers,
                            step.iodepth, ctx.run.targets, str(folder))  # fmt: skip

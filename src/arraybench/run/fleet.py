@@ -12,7 +12,7 @@ from arraybench.analysis.hosts import combine_hosts
 from arraybench.errors import UnsafeTargetError
 from arraybench.events.journal import Injection, InjectionLog, NoLog
 from arraybench.events.sysfs import RemoteSysfs
-from arraybench.fio.jobfile import render_jobfile
+from arraybench.fio.jobfile import rename_filenames, render_jobfile
 from arraybench.fio.results import FioJobResult
 from arraybench.hosts import (
     HostError,
@@ -32,6 +32,7 @@ from arraybench.plan.model import Host, Plan
 from arraybench.run.host_verify import check_hosts_can_verify
 from arraybench.store.findings import HostsFinding
 from arraybench.store.records import Sample
+from arraybench.targets.actions import target_uses, writers_of
 
 
 def host_spec(host: Host) -> HostSpec:
@@ -106,8 +107,10 @@ def host_targets(plan: Plan) -> dict[str, list[str]]:
 
 
 def target_safety(plan: Plan) -> TargetSafety:
-    writes = any(w.read < 100 for w in plan.workloads) or plan.precondition is not None
-    return TargetSafety(writes=writes, allow_destroy=tuple(plan.allow_destroy))
+    """Per host, the phase writing each of its targets (`targets.actions`)."""
+    uses = target_uses(plan)
+    writers = {h.name: writers_of(uses, h.name) for h in plan.hosts}
+    return TargetSafety(writers=writers, allow_destroy=tuple(plan.allow_destroy))
 
 
 class Fleet:
@@ -122,6 +125,9 @@ class Fleet:
         self.fio = fio
         self.warn = warn
         self.offsets: dict[str, float] = {}
+        # per host, target -> its path there with links followed (the check saw it): the
+        # host's job files name that, so fio opens what was checked, not a swappable link
+        self.resolved: dict[str, dict[str, str]] = {}
         self.started: list[HostSpec] = []
         self.verify = any(w.verify for w in plan.workloads)  # integrity writers on the hosts
         self.journal: InjectionLog = NoLog()  # servers started: journaled like injections
@@ -152,6 +158,7 @@ class Fleet:
         for line in problems:
             self.warn(line)
         self.offsets = {c.name: c.clock_offset_ms or 0.0 for c in checks}
+        self.resolved = {c.name: c.resolved for c in checks}
         if self.verify:
             check_hosts_can_verify(list(self.hosts.values()), self.specs)
 
@@ -177,6 +184,7 @@ class Fleet:
         for name in point.level.hosts:
             host_start = start_ns + round(self.offsets.get(name, 0.0) * 1e6)
             text = render_jobfile(host_point(point, self.hosts[name]), sizes, title, host_start)
+            text = rename_filenames(text, self.resolved.get(name, {}))
             files[name] = folder / f"point-{name}.fio"
             files[name].write_text(text)
         return files, start_ns

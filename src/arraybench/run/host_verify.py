@@ -1,7 +1,9 @@
 """`verify` on a many-host point: the integrity writer on every host of the point, over SSH.
 
-For each host: a probe (arraybench usable there, the verify target's kind and size), the
-region at the end of the host's first target (fio's load on that target stops before it), a
+For each host: a probe (arraybench usable there, the verify target's kind and size), a
+region of its own at the end of the host's first target (the i-th host of the point the i-th
+region from the end, and every host's load stops before all of them: hosts may share one
+LUN, see ``HostsVerify.prepare``), a
 writer whose journal lives on the host (``hosts[].ssh.journals``/RUN/HOST/POINT.journal), and
 after the point (and after its events were reverted) the read-back on the host. Each host gets
 its own "integrity" finding, so the report, `show` and the console name the host of every lost,
@@ -168,10 +170,16 @@ class HostsVerify:
 
     # -- before the point ------------------------------------------------------------------
     def prepare(self, sizes: dict[str, int]) -> dict[str, int]:
-        """Probe every host; the target sizes fio may use (each verify target ends before its
-        region). HostError when a host cannot run the writer or its target has no size."""
+        """Probe every host; the target sizes fio may use. HostError when a host cannot run
+        the writer or its target has no size.
+
+        Each host's region is its own: the i-th host of the point writes the i-th region from
+        the end of its target, and every host's load stops before all of them. Two hosts may
+        name one shared LUN (by the same path or by two different ones: nothing on the
+        controller can tell), and regions that overlapped would show each writer's blocks to
+        the other's read-back as corruption nobody caused."""
         region = self.verify.region
-        limits: dict[str, int] = {}
+        reserved = region * len(self.hosts)
         ends: dict[str, int] = {}
 
         def probe(h: HostIntegrity) -> None:
@@ -185,16 +193,19 @@ class HostsVerify:
                 why = "is not a file or a block device" if other else "has no size"
                 raise HostError(f"host {h.host}: verify target {h.target} {why}",
                                 "give the target a size in the plan")  # fmt: skip
-            if size <= region:
-                raise HostError(f"host {h.host}: verify.region {format_size(region)} leaves "
+            if size <= reserved:
+                raise HostError(f"host {h.host}: {len(self.hosts)} verify regions of "
+                                f"{format_size(region)} (one per host of the point) leave "
                                 f"nothing of {h.target} ({format_size(size)}) for the load",
-                                "use a smaller region")  # fmt: skip
+                                "use a smaller verify.region")  # fmt: skip
             ends[h.host] = size
 
         self._raise_first(_each(self.hosts, probe))
-        for h in self.hosts:
-            h.offset = ends[h.host] - region
-            limits[h.target] = min(limits.get(h.target, h.offset), h.offset)
+        limits: dict[str, int] = {}
+        for index, h in enumerate(self.hosts):
+            h.offset = ends[h.host] - region * (index + 1)
+            load_end = ends[h.host] - reserved
+            limits[h.target] = min(limits.get(h.target, load_end), load_end)
         return {**sizes, **limits}
 
     def start(self) -> None:

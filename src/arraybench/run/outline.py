@@ -19,6 +19,7 @@ from arraybench.plan.model import Plan, Workload
 from arraybench.run.kinds import TEST_KINDS
 from arraybench.run.scenario_outline import scenario_phase
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
+from arraybench.targets.actions import check_host_phases, target_uses, writers_of
 from arraybench.targets.prepare import needs_layout
 from arraybench.targets.safety import check_target
 from arraybench.units import format_duration, format_size
@@ -46,10 +47,10 @@ def target_facts(plan: Plan, scratch: str = "") -> TargetFacts:
     """The safety verdict `run` gives (UnsafeTargetError / TargetError when it would refuse),
     and what it will write before the first point. Hosts' targets are checked on the hosts;
     `scratch` is the default scratch file, whose folder the run creates."""
+    check_host_phases(plan)
     if plan.hosts:
         return TargetFacts()
-    points = [*expand(plan), *(round_points(plan, 1) if plan.rounds else [])]
-    writes = any(p.writes for p in points)
+    writers = writers_of(target_uses(plan))
     layout: dict[str, int] = {}
     blocks: dict[str, int] = {}
     kinds: dict[str, str] = {}
@@ -59,7 +60,9 @@ def target_facts(plan: Plan, scratch: str = "") -> TargetFacts:
             kinds[target.path] = "new-file"
             layout[target.path] = target.size or 0
             continue
-        info = check_target(target.path, writes=writes, allow_destroy=plan.allow_destroy)
+        phase = writers.get(target.path, "")
+        info = check_target(target.path, writes=bool(phase), allow_destroy=plan.allow_destroy,
+                            phase=phase)  # fmt: skip
         kinds[target.path] = info.kind
         warnings += info.warnings if info.kind != "new-file" else []
         if info.kind == "block":

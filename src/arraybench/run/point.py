@@ -78,7 +78,10 @@ def run_point(ctx: RunContext, point: Point) -> None:
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
     jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
     feed = LiveFeed(observer, point, folder, events=lambda: live_events(extras))
-    with PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor:
+    with (
+        PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
+        ctx.guard.pinned(t.path for t in point.targets) as pins,  # what fio opens: checked
+    ):
         if extras:
             extras.live_iops = monitor.live_iops
         try:
@@ -89,6 +92,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 on_tick=feed.tick,  # observer.point_tick, then the live second
                 binary=fio,
                 on_start=extras.started if extras else None,
+                pins=pins,
                 status_interval_s=feed.interval,
             )
         finally:

@@ -21,6 +21,7 @@ from arraybench.run.record import now_iso
 from arraybench.run.scenarios import run_label
 from arraybench.store.findings import PRECONDITION, PURGE
 from arraybench.store.records import RunRecord
+from arraybench.targets.actions import check_host_phases, target_uses, writers_of
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard
 from arraybench.targets.prepare import file_size, needs_layout
@@ -71,19 +72,22 @@ def prepare_targets(
     plan: Plan, points: Sequence[Point], fio: str, guard: TargetGuard, observer: Observer,
     results_dir: Path,
 ) -> PreparedTargets:  # fmt: skip
-    """Safety-check every target, create missing files; return target sizes in bytes."""
+    """Safety-check every target, create missing files; return target sizes in bytes.
+    The check judges each target by every phase that writes it (`targets.actions`)."""
+    check_host_phases(plan)
     if plan.hosts:  # the targets live on the hosts: the fleet inspects them at start
         every = [*plan.targets, *(t for h in plan.hosts for t in h.targets)]
         return PreparedTargets({t.path: t.size for t in every if t.size}, {})
-    writes = any(p.writes for p in points)
+    writers = writers_of(target_uses(plan))
     sizes: dict[str, int] = {}
     kinds: dict[str, str] = {}
     scratch = scratch_path(results_dir)
     if any(t.path == scratch for t in plan.targets):
         Path(scratch).parent.mkdir(parents=True, exist_ok=True)
     for target in plan.targets:
-        info = guard.check(target.path, writes=writes, allow_destroy=plan.allow_destroy,
-                           direct=any(p.direct for p in points))  # fmt: skip
+        phase = writers.get(target.path, "")
+        info = guard.check(target.path, writes=bool(phase), allow_destroy=plan.allow_destroy,
+                           direct=any(p.direct for p in points), phase=phase)  # fmt: skip
         kinds[target.path] = info.kind
         if info.kind != "new-file":  # arraybench creates new files itself, just below
             for text in info.warnings:
@@ -134,8 +138,9 @@ def condition(ctx: RunContext) -> None:
     kinds = {f.kind for f in store.findings(run.id)}
     if plan.purge and PURGE.name not in kinds:
         ctx.phase("purge", "blkdiscard of the block devices", 1.0)
-        results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"))
-                   for t in plan.targets]  # fmt: skip
+        with ctx.guard.pinned(t.path for t in plan.targets) as pins:  # what blkdiscard opens
+            results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"), pins.get(t.path))
+                       for t in plan.targets]  # fmt: skip
         ctx.notify("phase_finished", False)
         for line in purge_lines(results):
             ctx.observer.warning(line)
@@ -146,6 +151,7 @@ def condition(ctx: RunContext) -> None:
                   "times over", write_seconds(written))  # fmt: skip
         folder = Path(run.folder) / "precondition"
         ctx.guard.recheck(t.path for t in plan.targets)
-        done = run_precondition(plan, plan.precondition, sizes, folder, fio)
+        with ctx.guard.pinned(t.path for t in plan.targets) as pins:
+            done = run_precondition(plan, plan.precondition, sizes, folder, fio, pins)
         ctx.notify("phase_finished", False)
         store.add_finding(run.id, PRECONDITION.new(done))

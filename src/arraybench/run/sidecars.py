@@ -17,7 +17,6 @@ from arraybench.analysis.events import event_impact, windows_from_records
 from arraybench.analysis.steady import steady_state
 from arraybench.events.journal import InjectionLog
 from arraybench.events.paths import snapshot_paths
-from arraybench.events.procs import process_tree_pids
 from arraybench.events.timeline import EventTimeline
 from arraybench.fio.results import FioJobResult
 from arraybench.integrity import IntegrityReport, check_region
@@ -32,6 +31,7 @@ from arraybench.store.findings import (
     PathLine,
     fields_of,
 )
+from arraybench.system.procs import process_tree_pids
 
 POINT_ENV = ("ARRAYBENCH_POINT_DIR", "ARRAYBENCH_POINT_KEY")
 STEADY_WINDOW_S = 5  # SNIA's window, on the kernel's per-second IOPS of the targets

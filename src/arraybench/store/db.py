@@ -11,9 +11,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES, PointMetrics
 from arraybench.errors import RunLockedError, StoreError, StoreMachineError, utf8_safe
 from arraybench.store import rows
 from arraybench.store.findings import check_finding
@@ -46,8 +45,20 @@ __all__ = [
 DB_NAME = "arraybench.db"
 BUSY_S = 30.0  # how long a statement waits for another process's transaction
 LOCK_NAME = ".arraybench.lock"  # in a run's folder, held by the process running it
-METRIC_COLUMNS = [f"{scope}_{name}" for scope in SCOPES for name in METRIC_NAMES]
+# a point's metric columns, as migration 1 made them: the store's own schema, not imported
+# from analysis (the lower layer); tests/unit/test_store.py checks that analysis's
+# PointMetrics.as_dict() gives exactly these names
+_METRIC_SCOPES = ("read", "write", "total")
+_METRIC_NAMES = ("ios", "bytes", "iops", "mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
+                 "lat_p999_us", "lat_max_us")  # fmt: skip
+METRIC_COLUMNS = [f"{scope}_{name}" for scope in _METRIC_SCOPES for name in _METRIC_NAMES]
 _POINT_FIELDS = [f.name for f in fields(NewPoint)]
+
+
+class PointValues(Protocol):
+    """A point's metrics by column name (analysis/aggregate.py's PointMetrics is one)."""
+
+    def as_dict(self) -> dict[str, float | int | None]: ...
 
 
 class Store:
@@ -230,7 +241,7 @@ class Store:
     def add_point(
         self,
         point: NewPoint,
-        metrics: PointMetrics,
+        metrics: PointValues,
         samples: Sequence[Sample],
         host: Sequence[HostSample] = (),
         cpu: Sequence[CpuSample] = (),

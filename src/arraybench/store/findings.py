@@ -56,10 +56,12 @@ class SteadyFields(TypedDict):
 
 
 class SteadyFinding(SteadyFields):
-    """`steady`: SNIA criteria on the last `window` 1-second IOPS of a point."""
+    """`steady`: SNIA criteria on the last `window` 1-second IOPS of a point, averaged into
+    `rounds` equal rounds (analysis.steady.scaled_steady; absent: one second a round)."""
 
     window: int
     samples: int
+    rounds: NotRequired[int]
 
 
 class MonitorFinding(TypedDict):
@@ -210,6 +212,7 @@ class StepRowData(TypedDict):
     base_iops_change_pct: float | None
     base_lat_change_pct: float | None
     base_p99_us: NotRequired[float | None]
+    bg_lat_mean_us: NotRequired[float | None]  # the large I/O's own mean latency
 
 
 class InterferenceChartData(TypedDict):
@@ -220,6 +223,7 @@ class InterferenceChartData(TypedDict):
     base_lat_us: list[float | None]
     bg_mbps: list[float | None]
     events: list[tuple[float, str]]  # [t_s, label] pairs once stored
+    bg_lat_us: NotRequired[list[float | None] | None]
 
 
 class InterferenceFinding(TypedDict):
@@ -253,6 +257,21 @@ class MetadataFinding(TypedDict):
 
     threads: int
     rows: list[MetadataRowData]
+
+
+class CurveFinding(TypedDict):
+    """`curve`: one rate of a workload's response-time curve (plan `curve:`)."""
+
+    workload: str
+    percent: int  # of the maximum
+    max_iops: float  # the grid's maximum it is a fraction of
+    max_key: str  # the point that measured it
+    planned_iops: float
+    achieved_iops: float
+    lat_mean_us: float | None
+    lat_p99_us: float | None
+    tolerance_pct: float
+    reached: bool  # achieved within tolerance_pct of planned
 
 
 # imported points (importer) ----------------------------------------------------------------
@@ -433,6 +452,7 @@ EVENTS = FindingKind("events", EventsFinding)
 INTEGRITY = FindingKind("integrity", IntegrityFinding)
 INTERFERENCE = FindingKind("interference", InterferenceFinding)
 METADATA = FindingKind("metadata", MetadataFinding)
+CURVE = FindingKind("curve", CurveFinding)
 IMPORT = FindingKind("import", ImportFinding)
 IMPLAUSIBLE = FindingKind("implausible", ImplausibleFinding)
 PROVENANCE = FindingKind("provenance", ProvenanceFinding)

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from arraybench.analysis.aggregate import METRIC_NAMES, SCOPES
-
-
-def _metric_columns() -> str:
-    kinds = {"ios": "INTEGER", "bytes": "INTEGER"}
-    return ",\n".join(
-        f"    {scope}_{name} {kinds.get(name, 'REAL')}" for scope in SCOPES for name in METRIC_NAMES
-    )
-
-
+# Each migration is literal text: one built from a live constant (the metric names) would
+# change the schema of stores already made when the constant changes.
 MIGRATIONS: list[str] = [
     # 1: runs, points with their metrics, 1-second samples
-    f"""
+    """
 CREATE TABLE runs (
     id TEXT PRIMARY KEY,
     plan_name TEXT NOT NULL,
@@ -60,7 +52,33 @@ CREATE TABLE points (
     fio_version TEXT,
     usr_cpu REAL,
     sys_cpu REAL,
-{_metric_columns()},
+    read_ios INTEGER,
+    read_bytes INTEGER,
+    read_iops REAL,
+    read_mbps REAL,
+    read_lat_mean_us REAL,
+    read_lat_p50_us REAL,
+    read_lat_p99_us REAL,
+    read_lat_p999_us REAL,
+    read_lat_max_us REAL,
+    write_ios INTEGER,
+    write_bytes INTEGER,
+    write_iops REAL,
+    write_mbps REAL,
+    write_lat_mean_us REAL,
+    write_lat_p50_us REAL,
+    write_lat_p99_us REAL,
+    write_lat_p999_us REAL,
+    write_lat_max_us REAL,
+    total_ios INTEGER,
+    total_bytes INTEGER,
+    total_iops REAL,
+    total_mbps REAL,
+    total_lat_mean_us REAL,
+    total_lat_p50_us REAL,
+    total_lat_p99_us REAL,
+    total_lat_p999_us REAL,
+    total_lat_max_us REAL,
     UNIQUE (run_id, key)
 );
 CREATE TABLE samples (

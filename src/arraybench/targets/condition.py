@@ -17,8 +17,9 @@ from arraybench.store.findings import PreconditionFinding, PurgeResult
 from arraybench.units import fio_size
 
 
-def purge_target(path: str, kind: str) -> PurgeResult:
-    """blkdiscard for a block device; a file cannot be purged (and we say so)."""
+def purge_target(path: str, kind: str, fd: int | None = None) -> PurgeResult:
+    """blkdiscard for a block device; a file cannot be purged (and we say so). `fd`: the
+    device as checked (`TargetGuard.pinned`): blkdiscard opens /dev/fd/FD, not the path."""
     if kind != "block":
         return {
             "target": path,
@@ -28,7 +29,9 @@ def purge_target(path: str, kind: str) -> PurgeResult:
     tool = shutil.which("blkdiscard")
     if tool is None:
         return {"target": path, "purged": False, "how": "blkdiscard (util-linux) is not installed"}
-    done = subprocess.run([tool, "-f", path], capture_output=True, text=True, check=False)
+    name, fds = (path, ()) if fd is None else (f"/dev/fd/{fd}", (fd,))
+    done = subprocess.run([tool, "-f", name], capture_output=True, text=True, check=False,
+                          pass_fds=fds)  # fmt: skip
     if done.returncode != 0:
         reason = (done.stderr or done.stdout).strip().splitlines()
         return {
@@ -68,16 +71,19 @@ def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int
 
 
 def run_precondition(
-    plan: Plan, spec: Precondition, sizes: Mapping[str, int], folder: Path, fio: str
-) -> PreconditionFinding:
-    """Run the preconditioning job; return what it wrote and how long it took."""
+    plan: Plan, spec: Precondition, sizes: Mapping[str, int], folder: Path, fio: str,
+    pins: Mapping[str, int] | None = None,
+) -> PreconditionFinding:  # fmt: skip
+    """Run the preconditioning job; return what it wrote and how long it took. `pins`: the
+    targets' checked descriptors fio opens instead of the paths (`TargetGuard.pinned`)."""
     folder.mkdir(parents=True, exist_ok=True)
     jobfile = folder / "point.fio"
     jobfile.write_text(precondition_jobfile(plan, spec, sizes))
     total = sum(int(sizes[t.path] * spec.passes) for t in plan.targets)
     began = time.monotonic()
     # a generous watchdog: even 50 MB/s gets through it
-    runner.run_jobfile(jobfile, label="precondition", timeout_s=total / 50e6 * 3 + 120, binary=fio)
+    runner.run_jobfile(jobfile, label="precondition", timeout_s=total / 50e6 * 3 + 120,
+                       binary=fio, pins=pins)  # fmt: skip
     return {
         "bytes": total,
         "seconds": time.monotonic() - began,

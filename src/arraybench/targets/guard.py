@@ -24,9 +24,10 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from arraybench.errors import TargetError, UnsafeTargetError
 from arraybench.targets.prepare import layout_file
@@ -45,6 +46,16 @@ class Identity:
     real_path: str
     mode: int  # file type bits only
     rdev: int  # device number of a block device, else 0
+
+
+def fd_identity(fd: int) -> Identity:
+    """The identity of what an open descriptor is: the path the kernel knows it by (a
+    deleted file's carries " (deleted)") and, unlike ``identity``, a link itself when the
+    descriptor is an O_PATH|O_NOFOLLOW one of a link."""
+    st = os.fstat(fd)
+    block = stat.S_ISBLK(st.st_mode)
+    return Identity(os.readlink(f"/proc/self/fd/{fd}"), stat.S_IFMT(st.st_mode),
+                    st.st_rdev if block else 0)  # fmt: skip
 
 
 def identity(path: str) -> Identity | None:
@@ -116,10 +127,11 @@ class TargetGuard:
         self.checked: dict[str, Identity | None] = {}
 
     def check(
-        self, path: str, *, writes: bool, allow_destroy: Iterable[str] = (), direct: bool = False
-    ) -> TargetInfo:
+        self, path: str, *, writes: bool, allow_destroy: Iterable[str] = (), direct: bool = False,
+        phase: str = "",
+    ) -> TargetInfo:  # fmt: skip
         """check_target, plus direct I/O and the identity recorded for ``recheck``."""
-        info = check_target(path, writes=writes, allow_destroy=allow_destroy)
+        info = check_target(path, writes=writes, allow_destroy=allow_destroy, phase=phase)
         if direct:
             check_direct(info)
         self.remember(path)
@@ -131,11 +143,41 @@ class TargetGuard:
         the file it now is."""
         self.recheck([path])
         layout_file(Path(path), size, fio)
-        self.remember(path)
+        now = identity(path)  # a link planted meanwhile is refused here, not remembered
+        if now is None or not stat.S_ISREG(now.mode) or now.real_path != os.path.realpath(path):
+            _changed(path, self.checked.get(path), now)
+        self.checked[path] = now
 
     def remember(self, path: str) -> None:
         """Record what `path` is now (after arraybench itself created or grew the file)."""
         self.checked[path] = identity(path)
+
+    @contextlib.contextmanager
+    def pinned(self, paths: Iterable[str]) -> Iterator[dict[str, int]]:
+        """The checked targets among `paths`, each opened (O_PATH, a final link not followed)
+        and verified to be what was checked: path -> descriptor, closed on exit.
+
+        fio is then given ``/dev/fd/N`` (``fio.jobfile.pin_filenames``, inherited through
+        the runner's ``pass_fds``) instead of the path: opening it reopens exactly the file or
+        device verified here, so a link swapped in after this check (even in the instant
+        before fio opens its files) cannot move fio anywhere else. UnsafeTargetError when a
+        target is no longer what was checked."""
+        fds: dict[str, int] = {}
+        try:
+            for path in paths:
+                if path in fds or self.checked.get(path) is None:
+                    continue  # a host's path, or nothing was there (fio creates the file)
+                try:
+                    fds[path] = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+                except OSError:
+                    _changed(path, self.checked[path], None)
+                now = fd_identity(fds[path])
+                if now != self.checked[path]:
+                    _changed(path, self.checked[path], now)
+            yield fds
+        finally:
+            for fd in fds.values():
+                os.close(fd)
 
     def recheck(self, paths: Iterable[str]) -> None:
         """UnsafeTargetError when a target changed since it was checked (a swapped link, a
@@ -145,10 +187,16 @@ class TargetGuard:
                 continue  # not a local target (a host's path)
             before, now = self.checked[path], identity(path)
             if now != before:
-                was = before.real_path if before else "nothing"
-                found = now.real_path if now else "nothing"
-                raise UnsafeTargetError(
-                    f"target {path} changed since it was checked (it was {was}, it is now "
-                    f"{found}, or the file or device there was replaced); fio was not started",
-                    "find out what changed it, then start the run (or --resume) again",
-                )
+                _changed(path, before, now)
+
+
+def _changed(path: str, before: Identity | None, now: Identity | None) -> NoReturn:
+    was = before.real_path if before else "nothing"
+    found = now.real_path if now else "nothing"
+    if now is not None and stat.S_ISLNK(now.mode):
+        found = "a symbolic link"
+    raise UnsafeTargetError(
+        f"target {path} changed since it was checked (it was {was}, it is now {found}, or "
+        "the file or device there was replaced); fio was not started",
+        "find out what changed it, then start the run (or --resume) again",
+    )

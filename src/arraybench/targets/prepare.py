@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 from arraybench.errors import TargetError
@@ -40,12 +41,15 @@ def check_room(path: Path, size: int) -> None:
         )
 
 
-def layout_command(path: Path, size: int, fio: str) -> list[str]:
+def layout_command(path: Path, size: int, fio: str, fd: int | None = None) -> list[str]:
+    """fio's command laying out `path`; given `fd`, through /dev/fd/FD (see `layout_file`),
+    the path still named in the description (a reader of `ps` sees what is laid out)."""
     name = fio_path(str(path), "target path")
     return [
         fio,
         "--name=arraybench-layout",
-        argv_value(f"--filename={name}", "target path"),
+        argv_value(f"--description=arraybench layout of {path}", "target path"),
+        argv_value(f"--filename={name if fd is None else f'/dev/fd/{fd}'}", "target path"),
         "--rw=write",
         "--bs=1m",
         f"--size={fio_size(size)}",
@@ -57,16 +61,47 @@ def layout_command(path: Path, size: int, fio: str) -> list[str]:
     ]
 
 
-def layout_file(path: Path, size: int, fio: str) -> None:
-    """Write `size` bytes of random data with fio, so reads never hit holes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    command = layout_command(path, size, fio)
-    check_room(path, size)
-    created = not path.exists()
+def _open_regular(path: Path) -> tuple[int, bool]:
+    """(a descriptor of the regular file at `path`, whether it was created now), never
+    through a link: O_NOFOLLOW on the name, the kernel's path of the open file compared with
+    the resolved path (a directory above swapped for a link shows there). TargetError when
+    what is there is not a regular file at that path."""
+    real = os.path.realpath(path)
+    flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
+        try:
+            fd, created = os.open(real, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+        except FileExistsError:
+            fd, created = os.open(real, flags), False
+    except OSError as exc:
+        raise TargetError(
+            f"target {path}: cannot open it as a regular file ({exc.strerror})",
+            "a target file must not be a link or a device node",
+        ) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode) or os.readlink(f"/proc/self/fd/{fd}") != real:
+        os.close(fd)
+        raise TargetError(f"target {path} is no longer the regular file {real}",
+                          "find out what changed it, then start the run again")  # fmt: skip
+    return fd, created
+
+
+def layout_file(path: Path, size: int, fio: str) -> None:
+    """Write `size` bytes of random data with fio, so reads never hit holes.
+
+    fio writes through /dev/fd/N of a descriptor opened here (``_open_regular``): a link
+    planted at the name while fio starts cannot lead it to a device. The file is first
+    extended to its size (fio would otherwise unlink and re-create a short file, which it
+    cannot do through /dev/fd), then every byte of it written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    layout_command(path, size, fio)  # its values are checked before anything is created
+    check_room(path, size)
+    fd, created = _open_regular(path)
+    try:
+        if os.fstat(fd).st_size < size:
+            os.ftruncate(fd, size)
         # in a session of its own and ended with its job process on an interrupt or a signal
-        code, output = run_captured(command, Path.cwd())
-        short = not path.exists() or path.stat().st_size < size
+        code, output = run_captured(layout_command(path, size, fio, fd), Path.cwd(), (fd,))
+        short = os.fstat(fd).st_size < size  # the file laid out, wherever its name leads now
         if code != 0 or short:
             raise TargetError(
                 f"cannot create target file {path} ({format_size(size)}): "
@@ -78,6 +113,8 @@ def layout_file(path: Path, size: int, fio: str) -> None:
             with contextlib.suppress(OSError):
                 path.unlink()
         raise
+    finally:
+        os.close(fd)
 
 
 def file_size(path: Path) -> int:

@@ -240,12 +240,36 @@ def device_model(name: str, *, sys_block: str = SYS_BLOCK) -> str | None:
     return model or None
 
 
+def _blkid_verdict(proc: subprocess.CompletedProcess[str]) -> list[str] | None:
+    """What util-linux's ``blkid -p -o export`` said, or None when its answer is not one it
+    gives (another blkid, such as busybox's, answering "unrecognized option"; a crash)."""
+    if proc.returncode == 0:
+        fields = parse_blkid_export(proc.stdout)
+        if "TYPE" not in fields and "PTTYPE" not in fields:
+            return None  # exit 0 says something was found: output we cannot read
+        return blkid_signatures(fields)
+    if proc.returncode == 2 and not proc.stderr.strip() and not proc.stdout.strip():
+        return []  # blkid: nothing found
+    if proc.returncode == 8:
+        return ["several conflicting signatures (blkid: ambiguous probe result)"]
+    return None
+
+
+def unchecked(reason: str) -> str:
+    """The finding of a signature check that could not run: refused like a signature (fail
+    closed), since "could not look" must never read as "nothing there"."""
+    return f"unknown contents (the signature check could not run: {reason})"
+
+
 def probe_signatures(dev_path: str) -> list[str]:
-    """Signatures on a device: ``blkid -p`` if it works, else a small raw check of the first bytes.
+    """Signatures on a device, from ``blkid -p``. When blkid is missing, fails or answers in a
+    way util-linux's does not, the result says the check could not run (refused unless
+    allow_destroy consents), with what a raw check of the first bytes still recognises.
 
     Raises OSError when the device cannot be read at all.
     """
     blkid = shutil.which("blkid")
+    reason = "blkid (util-linux) is not installed"
     if blkid:
         try:
             proc = subprocess.run(
@@ -255,17 +279,16 @@ def probe_signatures(dev_path: str) -> list[str]:
                 timeout=BLKID_TIMEOUT_S,
                 check=False,
             )
-        except (OSError, subprocess.TimeoutExpired):
-            proc = None
-        if proc is not None:
-            if proc.returncode == 0:
-                return blkid_signatures(parse_blkid_export(proc.stdout))
-            if proc.returncode == 2 and not proc.stderr.strip():
-                return []  # blkid: nothing found
-            if proc.returncode == 8:
-                return ["several conflicting signatures (blkid: ambiguous probe result)"]
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            reason = f"blkid did not run: {exc}"
+        else:
+            found = _blkid_verdict(proc)
+            if found is not None:
+                return found
+            said = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()
+            reason = f"blkid exited with {proc.returncode}: {said[0][:120]}"
     with open(dev_path, "rb", buffering=0) as fh:
-        return raw_signatures(fh.read(RAW_PROBE_BYTES))
+        return [*raw_signatures(fh.read(RAW_PROBE_BYTES)), unchecked(reason)]
 
 
 def _mount_findings(rdev: int, related: list[str], sys_block: str) -> list[str]:
@@ -371,12 +394,13 @@ def _device_label(info: TargetInfo) -> str:
 
 
 def apply_policy(
-    info: TargetInfo, *, writes: bool, allow_destroy: Iterable[str] = ()
+    info: TargetInfo, *, writes: bool, allow_destroy: Iterable[str] = (), phase: str = ""
 ) -> TargetInfo:
-    """The safety rule on an inspected target: UnsafeTargetError, or the info with warnings."""
+    """The safety rule on an inspected target: UnsafeTargetError, or the info with warnings.
+    `phase` names what writes it (``targets.actions``), for the refusal."""
     if info.kind != "block" or not info.signatures:
         return info
-    label = _device_label(info)
+    label = _device_label(info) + (f" in {phase}" if phase else "")
     found = ", ".join(info.signatures)
     warnings = list(info.warnings)
     if not writes:
@@ -406,8 +430,12 @@ def apply_policy(
     return replace(info, warnings=warnings)
 
 
-def check_target(path: str, *, writes: bool, allow_destroy: Iterable[str] = ()) -> TargetInfo:
-    """Inspect a target and enforce the safety rule; raises UnsafeTargetError / TargetError."""
+def check_target(
+    path: str, *, writes: bool, allow_destroy: Iterable[str] = (), phase: str = ""
+) -> TargetInfo:
+    """Inspect a target and enforce the safety rule; raises UnsafeTargetError / TargetError.
+    `writes`: whether ANY phase of the run writes it (``targets.actions.target_uses``), and
+    `phase` the first one that does."""
     info = inspect_target(path)
     _check_access(info, writes=writes)
-    return apply_policy(info, writes=writes, allow_destroy=allow_destroy)
+    return apply_policy(info, writes=writes, allow_destroy=allow_destroy, phase=phase)

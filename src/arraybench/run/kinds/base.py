@@ -39,6 +39,8 @@ class KindStep:
     iodepth: int
 
 
+# A kind may also define `resolve(step, ctx) -> KindStep`: the step as it will run, once the
+# grid has run (the curve's level is its series' maximum); the campaign calls it if present.
 class TestKind(Protocol):
     name: str  # the phase kind and the finding kind
     report_section: str  # the report function that draws its findings (report/special.py)
@@ -64,16 +66,21 @@ class TestKind(Protocol):
     ) -> Mapping[str, object]: ...  # its kind's TypedDict (store.findings)
 
 
-def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) -> FioDocument:
-    """Write the job file into a fresh point folder, run fio, return its last JSON document."""
+def run_fio(
+    folder: Path, text: str, label: str, expected_s: float, fio: str,
+    pins: Mapping[str, int] | None = None,
+) -> FioDocument:  # fmt: skip
+    """Write the job file into a fresh point folder, run fio, return its last JSON document.
+    `pins`: the targets' descriptors fio opens instead of their paths (`TargetGuard.pinned`)."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     jobfile = folder / "point.fio"
     jobfile.write_text(text)
     outcome = runner.run_jobfile(
-        jobfile, label=label, timeout_s=runner.watchdog_seconds(expected_s), binary=fio
-    )
+        jobfile, label=label, timeout_s=runner.watchdog_seconds(expected_s), binary=fio,
+        pins=pins,
+    )  # fmt: skip
     document = parse_fio_json_file(outcome.json_path)[-1]
     runner.check_job_errors(label, document.jobs, folder)
     return document
@@ -82,6 +89,10 @@ def run_fio(folder: Path, text: str, label: str, expected_s: float, fio: str) ->
 def run_step(
     kind: TestKind, step: KindStep, ctx: RunContext, folder: Path
 ) -> tuple[FioDocument, Mapping[str, object]]:
-    """One step end to end: job file, fio, the finding."""
-    document = run_fio(folder, kind.job_file(step, ctx), step.key, step.watchdog_s, ctx.fio)
+    """One step end to end: job file, fio, the finding. A kind that touches the targets has
+    fio open them through descriptors checked just before (`TargetGuard.pinned`)."""
+    targets = [t.path for t in ctx.plan.targets] if kind.touches_targets else []
+    text = kind.job_file(step, ctx)
+    with ctx.guard.pinned(targets) as pins:
+        document = run_fio(folder, text, step.key, step.watchdog_s, ctx.fio, pins)
     return document, kind.finding(step, ctx, folder, document)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from arraybench.analysis.interference import (
     chart_data,
+    read_background_iops,
+    read_background_latency,
     read_base_histograms,
     read_interference_logs,
     run_start_second,
@@ -64,10 +66,11 @@ def interference_findings(
 ) -> InterferenceFinding:
     base_iops, base_lat, bg_mbps = read_interference_logs(folder)
     t0 = run_start_second(base_iops)
-    rows = step_table(
-        spec, base_iops, base_lat, bg_mbps, t0, base_hist=read_base_histograms(folder)
-    )
-    chart = chart_data(spec, base_iops, base_lat, bg_mbps, t0)
+    bg_lat = read_background_latency(folder)  # the large I/O's own latency
+    rows = step_table(spec, base_iops, base_lat, bg_mbps, t0,
+                      base_hist=read_base_histograms(folder),
+                      bg=(bg_lat, read_background_iops(folder)))  # fmt: skip
+    chart = chart_data(spec, base_iops, base_lat, bg_mbps, t0, bg_lat_us=bg_lat)
     return {
         "target": spec.targets[0],
         "rows": [fields_of(StepRowData, r) for r in rows],

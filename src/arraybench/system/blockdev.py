@@ -1,4 +1,8 @@
-"""Block devices in sysfs: path -> device number, partition -> whole disk, dm -> slaves."""
+"""Block devices in sysfs: path -> device number, partition -> whole disk, dm -> slaves.
+
+The machine's facts, below every package that asks them (targets' queue settings, events'
+throttles and path snapshots): nothing here imports arraybench. monitor/diskstats.py and
+targets/safety.py still find a path's device their own way (issue 26: one `path -> device`)."""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-
-from arraybench.events.errors import InjectorError
 
 
 @dataclass(frozen=True)
@@ -57,21 +59,6 @@ def whole_disk(major: int, minor: int, sys_root: str = "/sys") -> BlockDevice | 
         if number is not None:
             return BlockDevice(parent.name, *number)
     return BlockDevice(entry.name, major, minor)
-
-
-def disk_for_path(path: str, sys_root: str = "/sys") -> BlockDevice:
-    """The whole disk a block device is, or a file lives on; InjectorError otherwise."""
-    try:
-        major, minor, _ = device_number(path)
-    except OSError as exc:
-        raise InjectorError(f"{path}: {exc.strerror or exc}", "check the device path") from None
-    disk = whole_disk(major, minor, sys_root)
-    if disk is None:
-        raise InjectorError(
-            f"{path} is on no block device (device number {major}:{minor})",
-            "name a block device, or a file on a block-device filesystem",
-        )
-    return disk
 
 
 def block_name(path: str, sys_root: str = "/sys") -> str | None:

@@ -1,0 +1,47 @@
+"""The response-time curve (plan `curve:`, vdbench's iorate=curve): per workload a table of
+its rates (planned, achieved, latency, reached or not) and a chart of latency against the
+IOPS achieved, the rates it missed marked."""
+
+from __future__ import annotations
+
+from arraybench.report.model import Figure, FigureSeries, ReportTable
+from arraybench.store.findings import CURVE, CurveFinding
+from arraybench.store.records import Finding
+from arraybench.units import format_iops, format_latency
+
+
+def _reached(d: CurveFinding) -> str:
+    if d["reached"]:
+        return "yes"
+    share = d["achieved_iops"] / d["planned_iops"] * 100 if d["planned_iops"] else 0.0
+    return f"NO: {share:.0f} % of the planned rate (tolerance {d['tolerance_pct']:g} %)"
+
+
+def curve_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Figure]]:
+    by_workload: dict[str, list[CurveFinding]] = {}
+    for d in CURVE.among(findings):
+        by_workload.setdefault(d["workload"], []).append(d)
+    tables, figures = [], []
+    for workload, rows in by_workload.items():
+        rows.sort(key=lambda d: d["percent"])
+        top = rows[0]
+        title = f"Response-time curve: {workload}"
+        caption = (f"{workload} at its maximum's load level ({top['max_key']}, "
+                   f"{format_iops(top['max_iops'])}), rate-limited to each % of that maximum; "
+                   "a rate not reached within the tolerance is marked")  # fmt: skip
+        table_rows = [[f"{d['percent']} %", format_iops(d["planned_iops"]),
+                       format_iops(d["achieved_iops"]), format_latency(d["lat_mean_us"]),
+                       format_latency(d["lat_p99_us"]), _reached(d)] for d in rows]  # fmt: skip
+        tables.append(ReportTable(title, ["Rate", "Planned", "Achieved", "Mean latency",
+                                          "p99 latency", "Reached"], table_rows,
+                                  caption))  # fmt: skip
+        drawn = sorted(rows, key=lambda d: d["achieved_iops"])  # along the x axis, as SPC-1
+        missed = [not d["reached"] for d in drawn]
+        x = [d["achieved_iops"] for d in drawn]
+        figures.append(Figure(
+            "xy", title, "IOPS achieved", "µs", [f"{d['percent']} %" for d in drawn],
+            [FigureSeries("mean latency", [d["lat_mean_us"] for d in drawn], missed, x),
+             FigureSeries("p99 latency", [d["lat_p99_us"] for d in drawn], missed, x)],
+            caption=caption + " (red cross).", group="Response-time curves",
+        ))  # fmt: skip
+    return tables, figures

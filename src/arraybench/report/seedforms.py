@@ -1,0 +1,173 @@
+"""Figure builders for CSCS (003) and HUS VM (001), in their reports' own forms.
+
+- CSCS: workloads measured at one load level each are bars, not one-dot curves: per family
+  (IOPS: random 4 KiB, Bandwidth: sequential 1 MiB) one bar chart of its operations, one bar
+  per set-up (plan `scenarios:`, else the run's scenario label); the metadata test as bars of
+  operations per second (create, stat, delete) against threads.
+- HUS VM group 2: per plan `chart` (one mix, engine and depth), three line charts against
+  numjobs, IOPS, MB/s and mean latency, one line per block size (a log2 axis when the levels
+  are powers of 2); group 1 (the write cliff): MB/s against time beside its IOPS timeline.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+
+from arraybench.report.build import mix_sort_key, series_of
+from arraybench.report.model import Figure, FigureSeries, Timeline
+from arraybench.store.findings import CLIFF, METADATA
+from arraybench.store.records import Finding, PointRecord
+from arraybench.units import format_size
+
+GRID = ("random", "sequential")
+THROUGHPUTS = (("IOPS", "iops"), ("MB/s", "mbps"))
+
+
+def is_pow2_ladder(levels: list[int]) -> bool:
+    return len(levels) >= 3 and all(v > 0 and v & (v - 1) == 0 for v in levels)
+
+
+def single_level_bars(points: list[PointRecord], setup: str) -> tuple[list[Figure], set[str]]:
+    """CSCS: every series of one level -> per family of two or more bars (operations x
+    set-ups), its IOPS or MB/s per operation, one bar per set-up (plan scenario); and the
+    families drawn (a lone bar says nothing the summary does not: AERODISK's one-level
+    workloads stay as they are)."""
+    grid = [p for p in points if p.pattern in GRID]
+    series = series_of(grid)
+    levels = [len({(p.workers, p.iodepth) for p in pts}) for pts in series.values()]
+    if not series or any(n != 1 for n in levels):
+        return [], set()
+    families: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for pts in series.values():
+        families.setdefault(pts[0].family, []).append(pts[0])
+    figures, drawn = [], set()
+    for family, firsts in families.items():
+        mixes = sorted({p.mix for p in firsts}, key=mix_sort_key)
+        setups = list(dict.fromkeys(p.scenario or setup for p in firsts))
+        if len(mixes) * len(setups) < 2:
+            continue
+        drawn.add(family)
+        level = f"{firsts[0].workers} workers x iodepth {firsts[0].iodepth}"
+        for unit, metric in THROUGHPUTS:
+            if unit != firsts[0].unit:  # the IOPS tests in IOPS, the bandwidth tests in MB/s
+                continue
+            bars = []
+            for name in setups:
+                at = {p.mix: p for p in firsts if (p.scenario or setup) == name}
+                bars.append(FigureSeries(name, [at[m].metric("total", metric) if m in at
+                                                else None for m in mixes]))  # fmt: skip
+            figures.append(Figure(
+                "bars", f"{family}: {unit} per operation", "operation", unit, mixes, bars,
+                caption=f"one load level ({level}); one bar per set-up",
+                group="Per operation and set-up",
+            ))  # fmt: skip
+    return figures, drawn
+
+
+def metadata_bars(findings: list[Finding]) -> list[Figure]:
+    """CSCS's mdtest charts: operations per second against threads, one bar per operation."""
+    rows = [row for data in METADATA.among(findings) for row in data["rows"]]
+    if not rows:
+        return []
+    threads = sorted({r["threads"] for r in rows})
+    ops = list(dict.fromkeys(r["op"] for r in rows))
+    by = {(r["op"], r["threads"]): r for r in rows}
+    series = [FigureSeries(op, [by[(op, t)]["ops_per_s"] if (op, t) in by else None
+                                for t in threads]) for op in ops]  # fmt: skip
+    lat = [FigureSeries(op, [by[(op, t)]["lat_mean_us"] if (op, t) in by else None
+                             for t in threads]) for op in ops]  # fmt: skip
+    ticks = [str(t) for t in threads]
+    return [
+        Figure("bars", "Metadata test: operations per second by threads", "threads", "ops/s",
+               ticks, series, caption="files created, stat'ed and removed per second, all "
+               "threads together", group="Metadata test"),
+        Figure("bars", "Metadata test: mean latency by threads", "threads", "µs", ticks, lat,
+               group="Metadata test"),
+    ]  # fmt: skip
+
+
+def chart_triples(points: list[PointRecord], keys: Mapping[str, str]) -> list[Figure]:
+    """HUS VM group 2: per plan chart, IOPS, MB/s and mean latency against numjobs, one line
+    per block size."""
+    charts: OrderedDict[str, list[list[PointRecord]]] = OrderedDict()
+    for pts in series_of([p for p in points if p.pattern in GRID]).values():
+        key = keys.get(pts[0].workload)
+        if key:
+            charts.setdefault(key, []).append(pts)
+    figures = []
+    for title, curves in charts.items():
+        levels = sorted({p.workers for pts in curves for p in pts})
+        depth = curves[0][0].iodepth
+        log = is_pow2_ladder(levels)
+        x_label = f"numjobs (iodepth {depth})"
+        for unit, metric in (*THROUGHPUTS, ("µs", "lat_mean_us")):
+            lines = []
+            for pts in curves:
+                at = {p.workers: p for p in pts}
+                lines.append(
+                    FigureSeries(
+                        format_size(pts[0].bs),
+                        [at[w].metric("total", metric) if w in at else None for w in levels],
+                    )
+                )
+            what = "mean latency" if unit == "µs" else unit
+            ticks = [str(w) for w in levels]
+            figures.append(Figure("lines", f"{title}: {what}", x_label, unit, ticks, lines,
+                                  log_x=log, group=title))  # fmt: skip
+    return figures
+
+
+def cliff_mbps(points: list[PointRecord], findings: list[Finding],
+               timelines: list[Timeline]) -> list[Figure]:  # fmt: skip
+    """HUS VM group 1: the write-cliff point's MB/s against time (its IOPS x block size)."""
+    cliff_ids = {f.point_id for f in findings if f.kind == CLIFF.name}
+    figures = []
+    for p in points:
+        if p.id not in cliff_ids:
+            continue
+        t = next((t for t in timelines if t.title.startswith(f"{p.key}:")), None)
+        if t is None or t.throughput_unit != "IOPS" or not t.t_s:
+            continue
+        mbps = [None if v is None else v * p.bs / 1e6 for v in t.throughput]
+        figures.append(Figure("time", f"{p.key}: MB/s over time", t.x_label, "MB/s", [],
+                              [FigureSeries("MB/s", mbps, x=list(t.t_s))],
+                              caption=f"{format_size(p.bs)} writes: IOPS x block size",
+                              group="Write cliff: MB/s over time"))  # fmt: skip
+    return figures
+
+
+def _heat(title: str, rows: Mapping[str, Mapping[int, float]], cols: list[int], unit: str,
+          x_label: str, y_label: str, group: str) -> Figure:  # fmt: skip
+    series = [FigureSeries(name, [at.get(c) for c in cols]) for name, at in rows.items()]
+    return Figure("heatmap", title, x_label, unit, [str(c) for c in cols], series,
+                  group=group, y_label=y_label)  # fmt: skip
+
+
+def heat_maps(points: list[PointRecord]) -> list[Figure]:
+    """Any two-dimensional sweep as a heat map of its throughput: iodepth x workers per series
+    (fio-plot's 3-D bars, readable), devices x threads per workload (dbi's grid)."""
+    figures = []
+    for name, pts in series_of([p for p in points if p.pattern in GRID]).items():
+        depths, workers = sorted({p.iodepth for p in pts}), sorted({p.workers for p in pts})
+        if len(depths) < 2 or len(workers) < 2:
+            continue
+        rows = {f"qd {d}": {p.workers: p.throughput() for p in pts if p.iodepth == d}
+                for d in depths}  # fmt: skip
+        figures.append(_heat(f"{name}: {pts[0].unit} by iodepth and workers", rows, workers,
+                             pts[0].unit, "workers per host", "iodepth", "Heat maps"))  # fmt: skip
+    by_workload: OrderedDict[str, list[PointRecord]] = OrderedDict()
+    for p in points:
+        if p.pattern in GRID and p.devices and not p.hosts:
+            by_workload.setdefault(p.workload, []).append(p)
+    for workload, pts in by_workload.items():
+        counts = sorted({p.devices or 0 for p in pts})
+        threads = sorted({p.workers for p in pts})
+        if len(counts) < 2 or len(threads) < 2 or len({p.iodepth for p in pts}) != 1:
+            continue
+        rows = {f"{d} dev": {p.workers: p.throughput() for p in pts if p.devices == d}
+                for d in counts}  # fmt: skip
+        figures.append(_heat(f"{workload}: {pts[0].unit} by devices and threads per device", rows,
+                             threads, pts[0].unit, "threads per device", "devices",
+                             "Heat maps"))  # fmt: skip
+    return figures

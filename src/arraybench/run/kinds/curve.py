@@ -1,0 +1,153 @@
+"""vdbench's `iorate=curve` (SPC-1's response-time curve) as a test kind: after the grid, each
+workload again at the load level of its measured maximum, rate-limited (fio `rate_iops`) to
+each percentage of that maximum; one stored point and one `curve` finding per rate.
+
+The maximum is the grid series' own (`analysis.curves.summarize`: flagged points left out, as
+in the report's headline), read from the store when the step starts, so the curve always
+follows what this run measured.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from arraybench.analysis.aggregate import point_metrics
+from arraybench.analysis.curves import CurvePoint, summarize
+from arraybench.errors import ArraybenchError
+from arraybench.fio.jobfile import render_jobfile
+from arraybench.fio.parse import FioDocument
+from arraybench.plan.expand import Point, expand, mix_label
+from arraybench.plan.model import Plan, Workload
+from arraybench.run.context import RunContext
+from arraybench.run.kinds.base import KindStep
+from arraybench.run.record import SeriesNames
+from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
+from arraybench.store.findings import CURVE, VALIDITY, CurveFinding
+from arraybench.store.records import PointRecord
+
+GRID = ("random", "sequential")
+MAX_CURVE_SLOTS = 1000  # point numbers kept for the curve after the grid
+
+
+def curve_workloads(plan: Plan) -> list[Workload]:
+    if plan.curve is None:
+        return []
+    names = plan.curve.workloads
+    return [w for w in plan.workloads if any(fnmatchcase(w.name, n) for n in names)]
+
+
+def curve_key(workload: str, percent: int) -> str:
+    return f"curve-{workload}/p{percent}"
+
+
+def _names(w: Workload) -> SeriesNames:
+    return SeriesNames(f"curve-{w.name}", f"Response-time curve {w.name}", mix_label(w.read),
+                       "curve", w.bs, w.read, "IOPS")  # fmt: skip
+
+
+def _seconds(plan: Plan, w: Workload) -> float:
+    timing = w.timing or plan.timing
+    return timing.ramp + timing.duration
+
+
+class CurveKind:
+    name = CURVE.name  # the phase kind and the finding kind
+    report_section = "report.ratecurve.curve_report"
+    touches_targets = True
+
+    def slots(self, plan: Plan) -> int:
+        return MAX_CURVE_SLOTS
+
+    def steps(self, plan: Plan, first_seq: int) -> list[KindStep]:
+        test = plan.curve
+        if test is None:
+            return []
+        steps: list[KindStep] = []
+        for w in curve_workloads(plan):
+            for pct in test.percents:
+                seq = first_seq + len(steps)
+                key = curve_key(w.name, pct)
+                phase = f"{key}: {w.name} at {pct} % of its maximum"
+                seconds = _seconds(plan, w)
+                steps.append(KindStep(key, seq, f"{seq:03d}-curve-{w.name}-p{pct}", phase,
+                                      seconds + OVERHEAD_S, seconds, _names(w), 1, 1))  # fmt: skip
+        return steps[:MAX_CURVE_SLOTS]
+
+    def outline(self, plan: Plan) -> Phase | None:
+        test = plan.curve
+        if test is None:
+            return None
+        span = ZERO
+        for w in curve_workloads(plan):
+            s = _seconds(plan, w)
+            span = span + Span(s, s + OVERHEAD_S, s + OVERHEAD_HIGH_S).times(len(test.percents))
+        title = (f"response-time curve: {len(curve_workloads(plan))} workload(s) at "
+                 f"{', '.join(map(str, test.percents))} % of their maximum")  # fmt: skip
+        return Phase("curve", title, span, len(curve_workloads(plan)) * len(test.percents))
+
+    def resolve(self, step: KindStep, ctx: RunContext) -> KindStep:
+        """The step at its maximum's load level (known once the grid has run)."""
+        point, _, _ = self._target(step, ctx)
+        return replace(step, workers=point.level.workers, iodepth=point.level.iodepth)
+
+    def _target(self, step: KindStep, ctx: RunContext) -> tuple[Point, PointRecord, float]:
+        """The grid point that measured the workload's maximum, its record and its IOPS."""
+        workload = step.key.split("/", 1)[0].removeprefix("curve-")
+        stored = [p for p in ctx.store.points(ctx.run.id)
+                  if p.workload == workload and p.pattern in GRID and p.key.count("/") == 1
+                  and "@r" not in p.key]  # fmt: skip
+        flagged = {f.point_id for f in ctx.store.findings(ctx.run.id, VALIDITY.name)
+                   if VALIDITY.of(f)["flags"]}  # fmt: skip
+        curve = [CurvePoint(i, p.metric("total", "iops") or 0.0, None, None, p.key,
+                            p.id in flagged) for i, p in enumerate(stored)]  # fmt: skip
+        top = summarize(curve).maximum
+        if top is None or not top.throughput > 0:
+            raise ArraybenchError(f"{step.key}: workload {workload} has no measured maximum "
+                                  "to take a fraction of", "its grid points failed or are "
+                                  "missing: see the run's points")  # fmt: skip
+        record = next(p for p in stored if p.key == top.key)
+        point = next(p for p in expand(ctx.plan) if p.key == top.key)
+        return point, record, top.throughput
+
+    def job_file(self, step: KindStep, ctx: RunContext) -> str:
+        point, _, top = self._target(step, ctx)
+        rate = math.ceil(_percent(step) / 100 * top / _jobs(point))
+        limited = point.workload.model_copy(update={"rate_iops": max(rate, 1)})
+        point = replace(point, workload=limited, seq=step.seq)
+        return render_jobfile(point, ctx.sizes, title=f"{step.key}: rate_iops={rate} per job")
+
+    def finding(
+        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+    ) -> CurveFinding:
+        point, record, top = self._target(step, ctx)
+        test = ctx.plan.curve
+        assert test is not None  # steps() gave this step
+        pct = _percent(step)
+        planned = math.ceil(pct / 100 * top / _jobs(point)) * _jobs(point)
+        total = point_metrics(document.jobs).total
+        achieved = total.iops or 0.0
+        return {
+            "workload": point.workload.name,
+            "percent": pct,
+            "max_iops": top,
+            "max_key": record.key,
+            "planned_iops": float(planned),
+            "achieved_iops": achieved,
+            "lat_mean_us": total.lat_mean_us,
+            "lat_p99_us": total.lat_p99_us,
+            "tolerance_pct": test.tolerance,
+            "reached": achieved >= planned * (1 - test.tolerance / 100),
+        }
+
+
+def _percent(step: KindStep) -> int:
+    return int(step.key.rsplit("/p", 1)[1])
+
+
+def _jobs(point: Point) -> int:
+    """fio's jobs at the point's level: rate_iops caps each of them."""
+    per = len(point.targets) if point.spread == "per_target" else 1
+    return max(point.level.workers * per, 1)

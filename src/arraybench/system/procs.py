@@ -1,0 +1,108 @@
+"""Processes from /proc: the load's process tree, thread -> process.
+
+The machine's facts, below fio/runner.py and events/ alike: nothing here imports arraybench
+(events/procs.py finds processes by a user's pattern or pid file on top of these)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def numeric_dirs(folder: Path) -> Iterator[int]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.isdigit():
+            yield int(name)
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields of /proc/PID/stat after the command name: [state, ppid, pgrp, session, ...].
+
+    The name sits in parentheses and may itself hold spaces and parentheses: split after the
+    last ')'.
+    """
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    end = text.rfind(")")
+    return text[end + 2 :].split() if end >= 0 else None
+
+
+def process_state(pid: int) -> str | None:
+    """The one-letter state (R, S, D, T stopped, Z ...) or None when the process is gone."""
+    fields = _stat_fields(pid)
+    return fields[0] if fields else None
+
+
+def tgid_of(pid: int) -> int | None:
+    """The process (thread group) a thread id belongs to; None when it is gone."""
+    try:
+        for line in (PROC / str(pid) / "status").read_text().splitlines():
+            if line.startswith("Tgid:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def process_tree_pids(root: int, *, threads: bool = False) -> list[int]:
+    """`root` and every process descending from it (by parent pid), with `threads` also their
+    thread ids. This is what the load is: fio calls setsid() in each job process it forks, so
+    its jobs are NOT in fio's process group (nor its session); only the parent links hold."""
+    children: dict[int, list[int]] = {}
+    for pid in numeric_dirs(PROC):
+        fields = _stat_fields(pid)
+        if fields is not None and len(fields) >= 2 and fields[1].isdigit():
+            children.setdefault(int(fields[1]), []).append(pid)
+    if _stat_fields(root) is None:
+        return []
+    found: list[int] = []
+    queue = [root]
+    while queue:
+        pid = queue.pop()
+        found.append(pid)
+        queue.extend(c for c in children.get(pid, []) if c not in found)
+        if threads:
+            found.extend(t for t in numeric_dirs(PROC / str(pid) / "task") if t != pid)
+    return sorted(set(found))
+
+
+def processes_of(pids: Collection[int]) -> list[int]:
+    """Thread ids -> the distinct processes they belong to (gone ones dropped), sorted."""
+    result = {tgid for tgid in (tgid_of(p) for p in pids) if tgid is not None}
+    return sorted(result)
+
+
+def command_line(pid: int) -> str | None:
+    try:
+        raw = (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return None
+    return raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
+
+
+def command_name(pid: int) -> str | None:
+    try:
+        return (PROC / str(pid) / "comm").read_text().rstrip("\n")
+    except OSError:
+        return None
+
+
+def leaves(pids: Collection[int]) -> list[int]:
+    """The processes of `pids` that are no other's parent among them: fio's job processes
+    in fio's tree (stopping fio's main process or a server's connection process would cut
+    its reporting, not the I/O)."""
+    parents = set()
+    for pid in pids:
+        fields = _stat_fields(pid)
+        if fields is not None and len(fields) >= 2 and fields[1].isdigit():
+            parents.add(int(fields[1]))
+    return sorted(p for p in set(pids) if p not in parents)

@@ -1,0 +1,138 @@
+"""fio against the kernel, bytes first, on a real loop device: 1 MiB reads that the block layer
+splits (max_sectors_kb lowered to 64) move the same bytes in 16 x the requests, a remark that
+keeps the point in the headline; the same reads while another writer fills the device move
+other bytes, an invalidating flag that leaves the point out; sequential reads the kernel
+merges are a remark too."""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arraybench.analysis.validity import PointFacts, leaves_headline, point_flags
+from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.monitor.compare import compare_point, kernel_series
+from arraybench.monitor.sampler import HostSampler
+from arraybench.report.assemble import report_for_run
+from arraybench.report.markdown import render_markdown
+from arraybench.store.db import Store
+from tests.conftest import main_cli, needs_fio
+from tests.loopdev import attached, sparse_file
+
+pytestmark = [needs_fio, pytest.mark.root, pytest.mark.serial]  # kernel counters of one device
+
+PLAN = """name: counts
+timing: {{ramp: 0s, duration: 4s}}
+load: {{pairs: [[1, 1], [1, 4]]}}
+targets: [{{path: {dev}}}]
+workloads:
+  - {{name: read-1m, pattern: sequential, bs: 1m, read: 100, rate_iops: 100}}
+"""
+
+
+@pytest.fixture
+def loop(tmp_path: Path) -> Iterator[str]:
+    """A 256 MiB loop device whose requests the block layer cuts at 64 KiB."""
+    with attached(sparse_file(tmp_path / "b.img", 256 << 20), "--direct-io=on") as dev:
+        Path(f"/sys/block/{Path(dev).name}/queue/max_sectors_kb").write_text("64")
+        yield dev
+
+
+def _run(tmp_path: Path, dev: str, name: str) -> tuple[Store, str, list[dict[str, Any]]]:
+    plan = tmp_path / f"{name}.yaml"
+    plan.write_text(PLAN.format(dev=dev))
+    results = tmp_path / name
+    done = main_cli("run", str(plan), "--allow-destroy", dev, "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    return store, run.id, json.loads(shown.stdout)["points"]
+
+
+def _writer(dev: str, stop: threading.Event) -> None:
+    """1 MiB direct writes to the device's second half until told to stop: other I/O."""
+    buf = mmap.mmap(-1, 1 << 20)  # page-aligned, as O_DIRECT wants
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
+    try:
+        while not stop.is_set():
+            for block in range(128, 256):
+                os.pwrite(fd, buf, block << 20)
+    finally:
+        os.close(fd)
+
+
+def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str) -> None:
+    store, run_id, points = _run(tmp_path, loop, "split")
+    for p in points:  # the same bytes, 16 x the requests: a remark, never a reason to leave
+        kinds = [f["kind"] for f in p["flags"]]
+        assert "split-io" in kinds and "fio-kernel" not in kinds, p["flags"]
+        assert {f["grade"] for f in p["flags"]} == {"remark"}, p["flags"]  # show's JSON
+        assert not leaves_headline(kinds), kinds
+    shown = main_cli("show", "latest", "--results", str(tmp_path / "split")).stdout
+    said = [line for line in shown.splitlines() if ": split-io: " in line]
+    assert len(said) == 2 and all(line.startswith("remark: #") for line in said), shown
+    model = report_for_run(store, run_id)
+    assert "left out" not in " ".join(model.notes)  # no series left a point out
+    panel = model.sections[0].panels[0]  # host-busy may join in on a shared machine
+    assert all("split-io" in r for r in panel.remarks) and len(panel.remarks) == 2, panel
+    assert all(tick.endswith("†") for tick in panel.x_ticks), panel.x_ticks  # the mark
+    assert "† remark: " in render_markdown(model) and not any(panel.flagged)
+    assert any("kept with a remark" in line for line in model.notes_box), model.notes_box
+
+    stop = threading.Event()
+    writer = threading.Thread(target=_writer, args=(loop, stop), daemon=True)
+    writer.start()
+    try:
+        store, run_id, points = _run(tmp_path, loop, "shared")
+    finally:
+        stop.set()
+        writer.join(timeout=10)
+    for p in points:  # other bytes on the device: a real disagreement, out of the headline
+        kinds = [f["kind"] for f in p["flags"]]
+        assert "fio-kernel" in kinds and leaves_headline(kinds), p["flags"]
+        [why] = [f["why"] for f in p["flags"] if f["kind"] == "fio-kernel"]
+        assert why.startswith("kernel saw") and "MB/s" in why and "bytes differ" in why
+    model = report_for_run(store, run_id)
+    flagged = model.sections[0].panels[0].flagged
+    assert len(flagged) == 2 and all("fio-kernel" in f for f in flagged), flagged
+
+
+def test_merged_io_is_a_remark(tmp_path: Path) -> None:
+    """4 KiB sequential reads queued 64 at a time under mq-deadline: the kernel merges most
+    of them (measured here: 15 of 16), the bytes agree; the monitor's line reads as a remark.
+    At a steady 100 MB/s: a rate that swings from one second to the next on a shared machine
+    shows as a bytes disagreement in the few seconds a short point has."""
+    backing = sparse_file(tmp_path / "m.img", 256 << 20)
+    with attached(backing, "--direct-io=on") as dev:
+        name = Path(dev).name
+        Path(f"/sys/block/{name}/queue/scheduler").write_text("mq-deadline")
+        logs = tmp_path / "x"
+        sampler = HostSampler([name]).start()
+        try:
+            done = subprocess.run(
+                ["fio", "--name=x", f"--filename={dev}", "--rw=read", "--bs=4k", "--direct=1",
+                 "--ioengine=libaio", "--iodepth=64", "--iodepth_batch_submit=64",
+                 "--iodepth_batch_complete_min=32", "--runtime=5", "--time_based",
+                 "--size=128m", f"--write_iops_log={logs}", f"--write_bw_log={logs}",
+                 "--log_avg_msec=1000", "--log_unix_epoch=1", "--rate=100m"],
+                capture_output=True, text=True, timeout=60, check=False,
+            )  # fmt: skip
+        finally:
+            samples = sampler.stop()
+    assert done.returncode == 0, done.stderr
+    iops = dict(per_second([parse_interval_log(f"{logs}_iops.1.log")], "iops"))
+    bw = {t: kib * 1024 / 1e6 for t, kib in
+          per_second([parse_interval_log(f"{logs}_bw.1.log")], "bw")}  # fmt: skip
+    found = compare_point(iops, bw, *kernel_series(samples, [name]), [name])
+    assert found.iops_ratio is not None and found.iops_ratio < 0.9, found  # merged
+    [flag] = point_flags(PointFacts(jobs=1, monitor_flags=found.flags))
+    assert flag.kind == "merged-io" and not leaves_headline([flag]), found

@@ -1,0 +1,215 @@
+"""Each seed report's own figure forms, found by title and by their numbers in the HTML, the
+Excel workbook and the PDF text of small real runs (issue 27): CSCS's bars per operation and
+set-up and its metadata bars; HUS VM's IOPS, MB/s and latency against numjobs per block size and
+its write cliff in MB/s over time."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from arraybench.report import printout
+from arraybench.report.assemble import report_for_run
+from arraybench.report.export import write_report
+from arraybench.report.html import render_html
+from arraybench.report.model import Figure, ReportModel
+from arraybench.store.db import Store
+from arraybench.units import format_tick
+from tests.conftest import main_cli, needs_fio
+
+pytestmark = [needs_fio]
+needs_chromium = pytest.mark.skipif(
+    shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
+    reason="chromium is not installed",
+)
+
+SETUPS = """\
+name: setups
+targets:
+  - path: {dir}/t.dat
+    size: 32m
+timing: {{ramp: 0s, duration: 1s}}
+load: {{pairs: [[1, 2]]}}
+scenarios: [{{name: wb}}, {{name: wt}}]
+workloads:
+  - {{name: iops-4k-read, group: "IOPS: random 4 KiB", pattern: random, bs: 4k, read: 100}}
+  - {{name: iops-4k-write, group: "IOPS: random 4 KiB", pattern: random, bs: 4k, read: 0}}
+"""
+
+HUS = """\
+name: hus
+targets:
+  - path: {dir}/t.dat
+    size: 32m
+timing: {{ramp: 0s, duration: 1s}}
+load: {{workers: [1, 2, 4], iodepth: [1]}}
+workloads:
+  - {{name: g1-cliff-4k, group: "Group 1: write cliff 4 KiB", pattern: random, bs: 4k, read: 0,
+      analysis: [cliff], load: {{pairs: [[2, 4]]}}, timing: {{ramp: 0s, duration: 4s}}}}
+  - {{name: g2-read-4k, group: "Group 2: read, sync, 4K", chart: "Group 2: read, sync",
+      pattern: random, bs: 4k, read: 100, ioengine: psync}}
+  - {{name: g2-read-64k, group: "Group 2: read, sync, 64K", chart: "Group 2: read, sync",
+      pattern: random, bs: 64k, read: 100, ioengine: psync}}
+"""
+
+
+def _run(tmp_path: Path, *args: str) -> ReportModel:
+    results = tmp_path / "res"
+    done = main_cli("run", *args, "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    return report_for_run(store, run.id)
+
+
+def _plan(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "plan.yaml"
+    path.write_text(text.format(dir=tmp_path))
+    return str(path)
+
+
+def _figure(model: ReportModel, title: str) -> Figure:
+    return next(f for f in model.figures if f.title == title)
+
+
+def _in_html(html: str, fig: Figure) -> None:
+    """The figure's chart by its title, and its numbers in the hover texts or the labels."""
+    at = html.index(f"{fig.title}</text>") if f"{fig.title}</text>" in html else -1
+    assert at >= 0, fig.title
+    chart = html[html.rindex("<svg", 0, at) : html.index("</svg>", at)]
+    value = next(v for s in fig.series for v in s.values if v)
+    assert format_tick(value, fig.unit) in chart or f"{value:,.0f}"[:3] in chart, fig.title
+
+
+def _xlsx_values(path: Path) -> tuple[list[str], list[float]]:
+    ws = load_workbook(path)["Figures"]
+    texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    numbers = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, float)]
+    return texts, numbers
+
+
+def test_cscs_bars_per_operation_one_bar_per_setup(tmp_path: Path) -> None:
+    model = _run(tmp_path, _plan(tmp_path, SETUPS))
+    fig = _figure(model, "IOPS: random 4 KiB: IOPS per operation")
+    assert fig.form == "bars" and fig.x_ticks == ["Read", "Write"]
+    assert [s.label for s in fig.series] == ["wb", "wt"]  # one bar per set-up
+    read_wb = next(p for p in model.points if p.record.get("key") == "wb/iops-4k-read/w1-qd2")
+    assert fig.series[0].values[0] == pytest.approx(read_wb.values["total_iops"])
+    html = render_html(model)
+    _in_html(html, fig)
+    assert 'data-form="bars"' in html
+    write_report(model, tmp_path / "r.xlsx", "xlsx")
+    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert fig.title in texts and "wb (IOPS)" in texts
+    assert any(v == pytest.approx(fig.series[1].values[1]) for v in numbers)
+    chart = load_workbook(tmp_path / "r.xlsx")["Figures"]._charts[0]
+    assert chart.tagname == "barChart" and len(chart.series) == 2
+
+
+@needs_chromium
+def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
+    model = _run(tmp_path, "cscs", "--scale", "0.02", "--set", "load.pairs=[[2,2]]", "--set",
+                 "metadata.threads=[1,2]", "--set", "metadata.files_per_thread=20", "--only",
+                 "iops-*")  # fmt: skip
+    meta = _figure(model, "Metadata test: operations per second by threads")
+    assert meta.form == "bars" and meta.x_ticks == ["1", "2"]
+    assert [s.label for s in meta.series] == ["create", "stat", "delete"]
+    html = render_html(model)
+    _in_html(html, meta)
+    # the one-level workloads are bars now, not sections of one-dot "curves"
+    assert _figure(model, "IOPS: random 4 KiB: IOPS per operation").series[0].label == "this set-up"
+    assert not model.sections
+    write_report(model, tmp_path / "r.pdf", "pdf")
+    text = printout._pdf_text((tmp_path / "r.pdf").read_bytes())
+    squeezed = re.sub(r"\s+", " ", text)
+    assert "Metadata test: operations per second by threads" in squeezed
+    assert "IOPS per operation" in squeezed
+
+
+def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
+    model = _run(tmp_path, _plan(tmp_path, HUS))
+    titles = [f.title for f in model.figures]
+    for what in ("IOPS", "MB/s", "mean latency"):
+        fig = _figure(model, f"Group 2: read, sync: {what}")
+        assert fig.form == "lines" and fig.x_ticks == ["1", "2", "4"] and fig.log_x
+        assert [s.label for s in fig.series] == ["4 KiB", "64 KiB"]  # one line per bs
+    mbps = _figure(model, "Group 2: read, sync: MB/s")
+    point = next(p for p in model.points if p.record.get("key") == "g2-read-64k/w2-qd1")
+    assert mbps.series[1].values[1] == pytest.approx(point.values["total_mbps"])
+    # the dual-axis overlay and the per-bs sections they replace are gone
+    assert not [o for o in model.overlays if o.title == "Group 2: read, sync"]
+    assert not [s for s in model.sections if s.title.startswith("Group 2")]
+    cliff = _figure(model, "g1-cliff-4k/w2-qd4: MB/s over time")
+    assert cliff.form == "time" and cliff.series[0].x and len(cliff.series[0].x) >= 3
+    html = render_html(model)
+    for title in titles:
+        assert f"{title}</text>" in html, title
+    assert "numjobs (iodepth 1) (log2 scale)" in html
+    write_report(model, tmp_path / "r.xlsx", "xlsx")
+    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert "Group 2: read, sync: MB/s" in texts and "64 KiB (MB/s)" in texts
+    assert any(v == pytest.approx(point.values["total_mbps"]) for v in numbers)
+
+
+def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Path) -> None:
+    """LibreOffice draws a marks-only series' markers only with their own fill and outline
+    (checked by rendering with LibreOffice headless; here the XML that makes it so)."""
+    from arraybench.report.xlsx import sheet_title
+    from arraybench.report.xlsxfigures import visible_marker
+
+    marker = visible_marker("diamond", "1A7F37", 10)
+    assert marker.graphicalProperties.solidFill.srgbClr == "1A7F37"
+    assert marker.graphicalProperties.line.solidFill.srgbClr == "1A7F37"
+    used: set[str] = set()
+    names = [sheet_title(f"Group 2: 100 % random write, async qd{d}, {bs}", used)
+             for d in (32, 64) for bs in ("1K", "8K", "1M")]  # fmt: skip
+    assert len(set(names)) == 6 and all(len(n) <= 31 and "(" not in n for n in names)
+    assert names[0] == "G2 100% rand wr async qd32 1K"  # was "Group 2- 100 % random write"
+
+
+def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
+    plan = (f"name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+            "timing: {ramp: 0s, duration: 1s}\nload: {workers: [1, 2], iodepth: [1, 4]}\n"
+            "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
+    (tmp_path / "plan.yaml").write_text(plan)
+    model = _run(tmp_path, str(tmp_path / "plan.yaml"))
+    fig = _figure(model, "rr-4k: IOPS by iodepth and workers")
+    assert fig.form == "heatmap" and fig.x_ticks == ["1", "2"]
+    assert [s.label for s in fig.series] == ["qd 1", "qd 4"]
+    point = next(p for p in model.points if p.record.get("key") == "rr-4k/w2-qd4")
+    assert fig.series[1].values[1] == pytest.approx(point.values["total_iops"])
+    html = render_html(model)
+    _in_html(html, fig)
+    assert 'data-form="heatmap"' in html
+    write_report(model, tmp_path / "r.xlsx", "xlsx")
+    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert fig.title in texts and "qd 4" in texts
+    assert any(v == pytest.approx(point.values["total_iops"]) for v in numbers)
+
+
+def test_compare_marks_each_runs_optimal_and_max_and_names_each_iodepth(tmp_path: Path) -> None:
+    results = tmp_path / "res"
+    for depth in (1, 4):
+        plan = (f"name: qd{depth}\nscenario: qd{depth}\ntargets:\n  - path: {tmp_path}/t.dat\n"
+                "    size: 32m\ntiming: {ramp: 0s, duration: 1s}\n"
+                f"load: {{workers: [1, 2], iodepth: [{depth}]}}\n"
+                "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
+        (tmp_path / f"qd{depth}.yaml").write_text(plan)
+        done = main_cli("run", str(tmp_path / f"qd{depth}.yaml"), "--results", str(results))
+        assert done.returncode == 0, done.stderr
+    runs = sorted(r.id for r, _ in Store(results, create=False).list_runs())
+    html = tmp_path / "cmp.html"
+    done = main_cli("compare", f"{runs[0]}:qd1", f"{runs[1]}:qd4", "--results", str(results),
+                    "-o", str(html))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = html.read_text()
+    assert "workers per host (qd1 iodepth 1; qd4 iodepth 4)" in text  # not "(iodepth 1)"
+    assert "(iodepth 1)</text>" not in text
+    chart = text[text.index('aria-label="rr-4k: against') :]
+    chart = chart[: chart.index("</svg>")]
+    # one ring (optimal) and one triangle (max) per run's line, from analysis.curves
+    assert chart.count("mark-optimal") == 2 and chart.count("mark-max") == 2
