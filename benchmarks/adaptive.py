@@ -9,7 +9,7 @@ very same ladder differ. Targets from the issue: max within 3 %, optimal within 
 time <= 35 %.
 
     .venv/bin/python benchmarks/adaptive.py [--target PATH | --loop] [--ramp 5 --seconds 60]
-        [--window 10 --limit 10] [--rounds 2] [--markdown] [--keep DIR]
+        [--window 10 --limit 10] [--rounds 2] [--markdown] [--keep DIR] [--smoke]
     .venv/bin/python benchmarks/adaptive.py --analyse DIR   # the figures again, from --keep
 
 The defaults are dbi's plan (ramp_time=5, runtime=60, METHODOLOGY.md section 3) on HUS VM's
@@ -120,7 +120,8 @@ def window_spread(folder: Path, windows: list[int]) -> list[str]:
         figures = []
         for window in windows:
             spreads = [_worst_window(iops, window) for iops in series if len(iops) >= window]
-            figures.append(f"{window} s {statistics.median(spreads):.1f} %")
+            median = f"{statistics.median(spreads):.1f} %" if spreads else "- (points shorter)"
+            figures.append(f"{window} s {median}")
         lines.append(f"{path.name}: a window's mean strays from the whole point's mean by up to "
                      + ", ".join(figures) + " (median over levels)")  # fmt: skip
     return lines
@@ -218,6 +219,11 @@ def options() -> argparse.Namespace:
     parser.add_argument("--keep", type=Path, help="keep every sweep's results store here")
     parser.add_argument("--analyse", type=Path, help="print the figures of a --keep folder")
     parser.add_argument("--label", help="the target's name in the table rows")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a few seconds: a 2-level ladder of 1 s points, then --analyse",
+    )
     return parser.parse_args()
 
 
@@ -277,8 +283,24 @@ def measure(args: argparse.Namespace, folder: Path) -> None:
             backing.unlink()
 
 
+def smoke(args: argparse.Namespace) -> None:
+    """Does it run (tests/integration/test_benchmarks_smoke.py): one round of a short ladder
+    on a small file, kept, then the kept sweeps read back as `--analyse` reads them."""
+    global SIZE_MIB
+    SIZE_MIB, LADDER[:] = 32, [1, 16]
+    args.ramp, args.seconds, args.window, args.rounds, args.modes = 0, 1, 1, 1, ["economy"]
+    with tempfile.TemporaryDirectory(prefix="abadaptive-") as tmp:
+        args.keep = Path(tmp) / "kept"
+        measure(args, Path(tmp))
+        args.analyse = args.keep
+        analyse(args)
+
+
 def main() -> None:
     args = options()
+    if args.smoke:
+        smoke(args)
+        return
     if args.analyse:
         try:
             analyse(args)

@@ -16,7 +16,7 @@ noisy curve, the exhaustive answer from another draw, as two real runs would be;
 `sweep vs sweep` line is how often two exhaustive sweeps agree with each other), and
 `two-stage` (a plateau, then a second rise: where the issue's stop rule ends too early).
 
-    .venv/bin/python benchmarks/adaptive_simulated.py [--curves 300] [--seed 1]
+    .venv/bin/python benchmarks/adaptive_simulated.py [--curves 300] [--seed 1] [--smoke]
 """
 
 from __future__ import annotations
@@ -126,7 +126,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--curves", type=int, default=300, help="curves per family and ladder")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--smoke", action="store_true", help="a few seconds: 3 curves each")
     args = parser.parse_args()
+    if args.smoke:  # does it run: the suite runs this (tests/integration/test_benchmarks_smoke.py)
+        args.curves = 3
     print(f"{args.curves} curves per family and ladder, seed {args.seed}")
     for ladder_name, ladder in LADDERS.items():
         print(f"\n{ladder_name}: {ladder}")

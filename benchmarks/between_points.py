@@ -12,7 +12,7 @@ bench-fio is found on PATH, in $BENCH_FIO, or in /tmp/benchfio-venv (see INSTALL
 
     .venv/bin/python benchmarks/between_points.py [--levels 5] [--seconds 5] [--rounds 3]
         [--size 512m] [--dir /tmp/between] [--bench-fio PATH | --without-bench-fio]
-        [--src OLD/src]
+        [--src OLD/src] [--smoke]
 """
 
 from __future__ import annotations
@@ -133,7 +133,15 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=None,
                         help="also time the arraybench of this source tree (its src/ folder), "
                         "e.g. a `git archive` of an older commit")  # fmt: skip
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a few seconds: 1 point of 1 s, one round, bare fio only",
+    )
     args = parser.parse_args()
+    if args.smoke:  # does it run: the suite runs this (tests/integration/test_benchmarks_smoke.py)
+        args.levels, args.seconds, args.rounds, args.size = 1, 1, 1, "16m"
+        args.without_bench_fio = True
     bench_fio = None if args.without_bench_fio else find_bench_fio(args.bench_fio)
     if bench_fio is None and not args.without_bench_fio:
         raise SystemExit(

@@ -5,6 +5,7 @@ round-robin into a tree of N files (default 300), imports the tree into a fresh 
 and prints files/s and points/s. Target: >= 100 files/s. It prints figures; it is not a test.
 
     .venv/bin/python benchmarks/import_speed.py [--files 300] [--dir /tmp/abimport] [--repeat 3]
+        [--smoke]
 
 The store is written where --dir points (default: a temporary folder). An import is one
 SQLite transaction (WAL, synchronous=FULL: all or nothing, issue 24), so the fsyncs are paid
@@ -90,7 +91,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=None, help="work folder (default: temp)")
+    parser.add_argument("--smoke", action="store_true", help="a few seconds: 20 files, once")
     args = parser.parse_args()
+    if args.smoke:  # does it run: the suite runs this (tests/integration/test_benchmarks_smoke.py)
+        args.files, args.repeat = 20, 1
     base = args.dir or Path(tempfile.mkdtemp(prefix="abimport-"))
     tree, results = base / "tree", base / "results"
     if tree.exists():

@@ -6,7 +6,7 @@ half-width of the 95 % Student t interval that N repeats gave, and the repeats t
 coefficient needs for ±3 %. The cost: the run's wall time against one repetition's share.
 
     .venv/bin/python benchmarks/repeatability.py [--repeat 5] [--scale 0.2] [--only GLOB]
-        [--target PATH] [--keep DIR]
+        [--target PATH] [--keep DIR] [--smoke]
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ def _run(args: argparse.Namespace, results: Path, target: Path) -> float:
     ]
     for glob in args.only:
         command += ["--only", glob]
+    for override in getattr(args, "overrides", []):
+        command += ["--set", override]
     started = time.monotonic()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return time.monotonic() - started
@@ -92,7 +94,13 @@ def main() -> int:
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--target", type=Path)
     parser.add_argument("--keep", type=Path, help="results directory to keep")
+    parser.add_argument(
+        "--smoke", action="store_true", help="a few seconds: one point twice at --scale 0.02"
+    )
     args = parser.parse_args()
+    if args.smoke:  # does it run: the suite runs this (tests/integration/test_benchmarks_smoke.py)
+        args.repeat, args.scale, args.only = 2, 0.02, ["rand-8k-read"]
+        args.overrides = ["load.workers=[1]"]
     with tempfile.TemporaryDirectory(prefix="arraybench-repeat-") as tmp:
         results = args.keep or Path(tmp) / "results"
         target = args.target or Path(tmp) / "scratch.dat"

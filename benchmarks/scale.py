@@ -37,6 +37,7 @@ from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.expand import Level, Point, expand, family_label, mix_label, throughput_unit
 from arraybench.plan.load import parse_plan_text
+from arraybench.plan.model import Plan
 from arraybench.run.point import point_findings
 from arraybench.run.setup import plan_yaml
 from arraybench.store.db import (
@@ -48,6 +49,7 @@ from arraybench.store.db import (
     Sample,
     Store,
 )
+from arraybench.store.findings import HostsFinding
 
 RUN_ID = "20260101-000000-scale"
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z, the first sample's Unix second
@@ -214,6 +216,7 @@ class Built:
     host_rows: int
     seconds: float
     db_bytes: int
+    run_ids: list[str]
 
 
 def _record(run: RunRecord, point: Point, folder: Path, runtime: float) -> dict[str, Any]:
@@ -234,26 +237,63 @@ def _record(run: RunRecord, point: Point, folder: Path, runtime: float) -> dict[
     }  # fmt: skip
 
 
-def build_store(results: Path, points: int, seconds: int, hosts: int, point_seconds: int) -> Built:
+def hosts_finding(names: list[str], total: DirMetrics) -> HostsFinding:
+    """What run.fleet stores for a point on many hosts: equal shares, a 3.2 ms start spread."""
+    gate = T0 * 1000.0
+    share = {k: (None if v is None else float(v) / (1 if "lat" in k else len(names)))
+             for k, v in total.as_dict("total").items()}  # fmt: skip
+    return {
+        "hosts": names,
+        "per_host": {name: dict(share) for name in names},
+        "start_ms": {name: gate + 3.2 * k / max(1, len(names) - 1) for k, name in enumerate(names)},
+        "start_spread_ms": 3.2,
+        "start_gate_ms": gate,
+        "failures": {},
+        "watchdog": [],
+        "offsets_ms": {name: 0.0 for name in names},
+    }
+
+
+def build_store(
+    results: Path, points: int, seconds: int, hosts: int, point_seconds: int, runs: int = 1
+) -> Built:
+    """`runs` runs of `points` grid points and one long point each, in one results folder."""
     began = time.perf_counter()
     rng = random.Random(20260101)
-    text = plan_text(points, seconds)
-    plan = parse_plan_text(text, "scale.yaml")
+    plan = parse_plan_text(plan_text(points, seconds), "scale.yaml")
     everything = expand(plan)
+    store = Store(results)
+    counts = [0, 0, 0]
+    run_ids = [RUN_ID] if runs == 1 else [f"{RUN_ID}-{k:04d}" for k in range(1, runs + 1)]
+    for k, run_id in enumerate(run_ids):
+        added = _add_run(store, results, run_id, k, plan, everything, points, seconds, hosts,
+                         point_seconds, rng)  # fmt: skip
+        counts = [c + a for c, a in zip(counts, added, strict=True)]
+    store.close()
+    db_bytes = sum(f.stat().st_size for f in results.glob("arraybench.db*"))
+    elapsed = time.perf_counter() - began
+    return Built(run_ids[0], counts[0], counts[1], counts[2], elapsed, db_bytes, run_ids)
+
+
+def _add_run(
+    store: Store, results: Path, run_id: str, k: int, plan: Plan, everything: list[Point],
+    points: int, seconds: int, hosts: int, point_seconds: int, rng: random.Random,
+) -> tuple[int, int, int]:  # fmt: skip
+    """One run: its grid points with their samples, then the long point on `hosts` hosts."""
     grid = [p for p in everything if p.workload.name != LONG_NAME][:points]
     long = next(p for p in everything if p.workload.name == LONG_NAME)
     names = [f"srv{h}" for h in range(1, hosts + 1)]
     long = replace(long, seq=len(grid) + 1, level=Level(32, 32, None, tuple(names)))
-    run_folder = results / "runs" / RUN_ID
+    run_folder = results / "runs" / run_id
+    day = f"2026-01-01T{k // 3600 % 24:02d}:{k // 60 % 60:02d}:{k % 60:02d}+00:00"
     run = RunRecord(
-        id=RUN_ID, plan_name=plan.name, scenario=plan.scenario, labels=dict(plan.labels),
+        id=run_id, plan_name=plan.name, scenario=plan.scenario, labels=dict(plan.labels),
         plan_yaml=plan_yaml(plan), folder=str(run_folder), scale=1.0, status="complete",
-        started="2026-01-01T00:00:00+00:00", finished="2026-01-08T00:00:00+00:00",
+        started=day, finished="2026-01-08T00:00:00+00:00",
         total_points=len(grid) + 1, fio_version="fio-3.33", arraybench_version="scale",
         host=platform.node(), kernel=platform.release(),
         targets=[t.path for t in plan.targets], latency_bound_us=1000.0, latency_stat="mean",
     )  # fmt: skip
-    store = Store(results)
     store.create_run(run)
     sizes = {t.path: LUN_SIZE for t in plan.targets}
     nsamples = nhost = 0
@@ -261,7 +301,7 @@ def build_store(results: Path, points: int, seconds: int, hosts: int, point_seco
     for point in grid:
         folder = run_folder / "points" / f"{point.seq:05d}-{point.key.replace('/', '-')}"
         folder.mkdir(parents=True)
-        (folder / "point.fio").write_text(render_jobfile(point, sizes, title=f"run {RUN_ID}"))
+        (folder / "point.fio").write_text(render_jobfile(point, sizes, title=f"run {run_id}"))
         metrics = metrics_of(point, rng)
         samples = samples_of(point, metrics, start, point_seconds, rng)
         devices = [f"dm-{k}" for k in range(point.level.devices or LUNS)]
@@ -277,7 +317,7 @@ def build_store(results: Path, points: int, seconds: int, hosts: int, point_seco
     samples = long_samples(seconds, rng)
     folder = run_folder / "points" / f"{long.seq:05d}-{long.key.replace('/', '-')}"
     folder.mkdir(parents=True)
-    (folder / "point.fio").write_text(render_jobfile(long, sizes, title=f"run {RUN_ID}"))
+    (folder / "point.fio").write_text(render_jobfile(long, sizes, title=f"run {run_id}"))
     record = NewPoint(**(_record(run, long, folder, float(seconds)) | {
         "hosts": hosts, "partial": 0, "failed_hosts": "", "start_spread_ms": 3.2,
         "started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T10:00:00+00:00",
@@ -289,15 +329,10 @@ def build_store(results: Path, points: int, seconds: int, hosts: int, point_seco
     total = _dir(d.ios + e.ios, 8192, seconds, 3030.0)
     host = host_rows(samples, names, rng)
     findings = point_findings(long, samples)
-    findings.append(Finding(None, "hosts", {"hosts": names, "start_spread_ms": 3.2}))
+    findings.append(Finding(None, "hosts", hosts_finding(names, total)))
     store.add_point(record, PointMetrics(d, e, total), samples, host, cpu_rows(samples, rng),
                     findings)  # fmt: skip
-    store.close()
-    nsamples += len(samples)
-    nhost += len(host)
-    db_bytes = sum(f.stat().st_size for f in results.glob("arraybench.db*"))
-    elapsed = time.perf_counter() - began
-    return Built(RUN_ID, len(grid) + 1, nsamples, nhost, elapsed, db_bytes)
+    return len(grid) + 1, nsamples + len(samples), nhost + len(host)
 
 
 # ---------------------------------------------------------------- measuring the CLI
@@ -388,50 +423,44 @@ def machine() -> str:
     )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--points", type=int, default=10_000, help="points of the grid")
-    parser.add_argument("--seconds", type=int, default=36_000, help="length of the long point")
-    parser.add_argument("--hosts", type=int, default=8, help="hosts of the long point")
-    parser.add_argument("--point-seconds", type=int, default=20,
-                        help="1-second samples stored per grid point")  # fmt: skip
-    parser.add_argument("--dir", type=Path, default=None, help="work here (default: a temp dir)")
-    parser.add_argument("--keep", action="store_true", help="keep the store and outputs")
-    parser.add_argument(
-        "--src", type=Path, default=None,
-        help="measure the package in this source directory (e.g. an older commit's src/)",
-    )  # fmt: skip
-    parser.add_argument("--repeat", type=int, default=1, help="run each command N times")
-    args = parser.parse_args()
-    if args.points < 1 or args.seconds < 2 or args.hosts < 1 or args.repeat < 1:
-        parser.error("--points >= 1, --seconds >= 2, --hosts >= 1 and --repeat >= 1")
-    base = args.dir or Path(tempfile.mkdtemp(prefix="abscale-"))
-    results = base / "results"
+@dataclass(frozen=True)
+class Targets:
+    seconds: float
+    rss: int
+    html: int
+
+
+def targets_for(points: int) -> Targets:
+    """The issue's targets: 10,000 points as before; a big run (up to 100,000 points plus a
+    10-hour point on 64 hosts) within 30 s, 2 GiB and a 50 MB HTML."""
+    if points <= 10_001:
+        return Targets(TARGET_SECONDS, TARGET_RSS, TARGET_HTML)
+    return Targets(30.0, 2 * GiB, 50_000_000)
+
+
+def build(results: Path, args: argparse.Namespace, runs: int, points: int) -> Built:
+    """The store, built in another process (see `measure`), and what it holds."""
     if results.exists():
         shutil.rmtree(results)
-    print(f"machine: {machine()}")
     print(f"building the store in {results} ...", flush=True)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        building = pool.submit(
-            build_store, results, args.points, args.seconds, args.hosts, args.point_seconds
-        )
-        built = building.result()
+        built = pool.submit(build_store, results, points, args.seconds, args.hosts,
+                            args.point_seconds, runs).result()  # fmt: skip
     print(
-        f"store: {built.points:,} points, {built.sample_rows:,} samples, "
-        f"{built.host_rows:,} host rows, {_mb(built.db_bytes)} on disk, built in "
-        f"{built.seconds:,.1f} s"
+        f"store: {len(built.run_ids):,} run(s), {built.points:,} points, "
+        f"{built.sample_rows:,} samples, {built.host_rows:,} host rows, "
+        f"{_mb(built.db_bytes)} on disk, built in {built.seconds:,.1f} s",
+        flush=True,
     )
-    common = ["--results", str(results)]
-    html = base / "report.html"
-    show, csv_, report = (
-        ("show (table)", ["show", built.run_id, *common], base / "show.txt", None),
-        ("show --format csv", ["show", built.run_id, *common, "--format", "csv"], base / "show.csv",
-         None),
-        ("report -o FILE", ["report", built.run_id, *common, "-o", str(html)], base / "report.txt",
-         html),
-    )  # fmt: skip
+    return built
+
+
+def measured(commands: list[tuple[str, list[str], Path, Path | None]], args: argparse.Namespace,
+             target: Targets) -> bool:  # fmt: skip
+    """Each command `--repeat` times: the median wall time, the highest peak RSS; printed
+    against the targets. False when one failed or missed a target."""
     runs = []
-    for label, argv, stdout, output in (show, csv_, report):
+    for label, argv, stdout, output in commands:
         tries = [measure(label, argv, stdout, output, args.src) for _ in range(args.repeat)]
         best = sorted(tries, key=lambda m: m.seconds)[len(tries) // 2]  # the median wall time
         runs.append(replace(best, rss_bytes=max(m.rss_bytes for m in tries),
@@ -439,25 +468,102 @@ def main() -> int:
     print()
     each = f" (median wall time of {args.repeat}, highest peak RSS)" if args.repeat > 1 else ""
     print(f"{'command':20s} {'wall':>9s} {'peak RSS':>10s} {'output':>10s}  verdict{each}")
-    failed = False
+    ok_all = True
     for m in runs:
-        ok = m.returncode == 0 and m.seconds < TARGET_SECONDS and m.rss_bytes < TARGET_RSS
+        ok = m.returncode == 0 and m.seconds < target.seconds and m.rss_bytes < target.rss
         if m.label.startswith("report"):
-            ok = ok and m.output_bytes < TARGET_HTML
-        failed |= not ok
+            ok = ok and m.output_bytes < target.html
+        ok_all &= ok
         verdict = "ok" if ok else (f"FAILED (exit {m.returncode})" if m.returncode else "OVER")
         print(f"{m.label:20s} {m.seconds:8.2f}s {_mib(m.rss_bytes):>10s} "
               f"{_mb(m.output_bytes):>10s}  {verdict}")  # fmt: skip
-    print(f"targets: wall < {TARGET_SECONDS:g} s, peak RSS < 1 GiB, HTML < {_mb(TARGET_HTML)}")
+    print(f"targets: wall < {target.seconds:g} s, peak RSS < {_mib(target.rss)}, "
+          f"HTML < {_mb(target.html)}")  # fmt: skip
+    return ok_all
+
+
+def big_run(base: Path, args: argparse.Namespace) -> bool:
+    """`show` and `report` of one big run."""
+    built = build(base / "results", args, 1, args.points)
+    common = ["--results", str(base / "results")]
+    html = base / "report.html"
+    ok = measured([
+        ("show (table)", ["show", built.run_id, *common], base / "show.txt", None),
+        ("show --format csv", ["show", built.run_id, *common, "--format", "csv"],
+         base / "show.csv", None),
+        ("report -o FILE", ["report", built.run_id, *common, "-o", str(html)],
+         base / "report.txt", html),
+    ], args, targets_for(built.points))  # fmt: skip
     if html.exists():
         facts = html_facts(html)
         parts = ", ".join(f"{k} {_mb(v)}" for k, v in facts["sections"].items())
         print(f"HTML: {facts['svg_charts']} SVG charts; sections: {parts}")
+    return ok
+
+
+def many_runs(base: Path, args: argparse.Namespace) -> bool:
+    """`runs`, `show RUN` and `compare A B` in a results folder of `--runs` runs."""
+    built = build(base / "many", args, args.runs, args.run_points)
+    common = ["--results", str(base / "many")]
+    a, b = built.run_ids[len(built.run_ids) // 2], built.run_ids[-1]
+    return measured([
+        ("runs", ["runs", *common], base / "runs.txt", None),
+        ("show RUN", ["show", a, *common], base / "show-run.txt", None),
+        ("compare A B", ["compare", f"{a}:before", f"{b}:after", *common],
+         base / "compare.txt", None),
+    ], args, Targets(2.0, TARGET_RSS, TARGET_HTML))  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--points", type=int, default=10_000, help="points of the grid")
+    parser.add_argument("--seconds", type=int, default=36_000, help="length of the long point")
+    parser.add_argument("--hosts", type=int, default=8, help="hosts of the long point")
+    parser.add_argument("--point-seconds", type=int, default=20,
+                        help="1-second samples stored per grid point")  # fmt: skip
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=0,
+        help="instead: a results folder of N runs (runs, show, compare)",
+    )
+    parser.add_argument("--run-points", type=int, default=25,
+                        help="grid points per run with --runs (quick's 25)")  # fmt: skip
+    parser.add_argument("--dir", type=Path, default=None, help="work here (default: a temp dir)")
+    parser.add_argument("--keep", action="store_true", help="keep the store and outputs")
+    parser.add_argument(
+        "--src", type=Path, default=None,
+        help="measure the package in this source directory (e.g. an older commit's src/)",
+    )  # fmt: skip
+    parser.add_argument("--repeat", type=int, default=1, help="run each command N times")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a few seconds: a tiny big run and 3 runs, does it all work",
+    )
+    args = parser.parse_args()
+    if args.smoke:
+        args.points, args.seconds, args.hosts, args.point_seconds = 20, 30, 2, 3
+        args.runs, args.run_points, args.repeat = 3, 5, 1
+    if args.points < 1 or args.seconds < 2 or args.hosts < 1 or args.repeat < 1:
+        parser.error("--points >= 1, --seconds >= 2, --hosts >= 1 and --repeat >= 1")
+    if args.runs < 0 or args.run_points < 1:
+        parser.error("--runs >= 0 and --run-points >= 1")
+    base = args.dir or Path(tempfile.mkdtemp(prefix="abscale-"))
+    base.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {machine()}")
+    ok = True
+    if args.smoke or not args.runs:
+        ok &= big_run(base, args)
+    if args.runs:
+        if args.smoke:
+            args.seconds = 2
+        ok &= many_runs(base, args)
     if args.keep:
         print(f"kept in {base}")
     else:
         shutil.rmtree(base, ignore_errors=True)
-    return 1 if failed else 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -21,48 +21,20 @@ import rich.box
 from rich.cells import cell_len
 
 from arraybench import __version__, console
-from arraybench.analysis.repeats import collapse, point_spreads
-from arraybench.analysis.validity import KIND, Flag, flags_by_point
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
-from arraybench.events.tuning import change_lines, plan_changes, revert_all
-from arraybench.fio.jobfile import render_jobfile
-from arraybench.fio.runner import fio_binary, fio_version
-from arraybench.hosts import NO_AUTH_WARNING, check_hosts
-from arraybench.live.server import parse_serve
-from arraybench.live.session import LiveSession
-from arraybench.live.watch import follow
-from arraybench.monitor.arrayside import parse_map, read_csv
-from arraybench.plan import catalog
-from arraybench.plan.expand import (
-    Point,
-    check_resolved,
-    expand,
-    host_point,
-    round_points,
-    scale_plan,
-    select,
-    with_targets,
-)
-from arraybench.plan.model import Plan
-from arraybench.plan.reference import plan_reference
-from arraybench.plan.schema import plan_schema
-from arraybench.report.arrayside import point_agreements
-from arraybench.report.assemble import report_for_run
-from arraybench.report.compare import compare, load_scenario
-from arraybench.report.export import FORMATS, format_for, write_report
-from arraybench.report.model import ReportModel
-from arraybench.report.scenarios import impact_tables, scenario_labels
-from arraybench.report.timelines import event_lines
+from arraybench.report.export import FORMATS, format_for
 from arraybench.run import interrupts
-from arraybench.run.campaign import Campaign
-from arraybench.run.fleet import host_spec, host_targets, target_safety
-from arraybench.run.injections import plan_hosts, revert_leftovers
-from arraybench.run.outline import plan_outline, target_facts
-from arraybench.run.plan_values import check_plan_values
-from arraybench.run.setup import scratch_path
 from arraybench.store.db import DB_NAME, Finding, PointRecord, RunRecord, Store, store_error
 from arraybench.store.findings import ARRAY_SERIES, EVENTS, INTEGRITY, PROVENANCE
 from arraybench.units import format_latency, format_throughput
+
+# The rest is imported by the command that needs it: the plan model (pydantic), the report
+# and the run cost `--version`, `runs` and `show` most of their start-up (docs/performance.md).
+if typing.TYPE_CHECKING:
+    from arraybench.analysis.validity import Flag
+    from arraybench.plan.expand import Point
+    from arraybench.plan.model import Plan
+    from arraybench.report.model import ReportModel
 
 DEFAULT_RESULTS = "arraybench-results"
 RESULTS_ENV = "ARRAYBENCH_RESULTS"  # the results directory when --results is not given
@@ -321,6 +293,11 @@ def _check_scale(scale: float) -> None:
 
 def _load(args: argparse.Namespace, results: Path) -> Plan:
     """The plan as the user asked: template or file, --set, --only, --target, --scale."""
+    from arraybench.plan import catalog
+    from arraybench.plan.expand import scale_plan, select, with_targets
+    from arraybench.run.plan_values import check_plan_values
+    from arraybench.run.setup import scratch_path
+
     _check_scale(args.scale)
     repeat = [f"repeat={args.repeat}"] if getattr(args, "repeat", None) is not None else []
     plan = catalog.resolve(args.plan or catalog.DEFAULT_TEMPLATE, [*args.overrides, *repeat])
@@ -355,6 +332,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in outputs:  # an unknown report format is said before the campaign, not after it
         format_for(path, None)
     if args.serve:  # a refused --serve address too, before the store is made
+        from arraybench.live.server import parse_serve
+
         parse_serve(args.serve)
     results = Path(args.results)
     store = Store(results)
@@ -367,6 +346,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_campaign(
     args: argparse.Namespace, store: Store, results: Path, outputs: list[Path]
 ) -> int:
+    from arraybench.live.session import LiveSession
+    from arraybench.report.assemble import report_for_run
+    from arraybench.run.campaign import Campaign
+
     live = LiveSession(console.ProgressObserver(), args.serve, store, seconds=not args.no_live)
     if (served := live.served()) is not None:
         console.out.print(served, markup=False, soft_wrap=True)
@@ -426,6 +409,8 @@ def verdict_exit(model: ReportModel) -> int:
 
 
 def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
+    from arraybench.report.export import write_report
+
     for path in paths:
         kind = format_for(path, fmt)
         write_report(model, path, kind)
@@ -434,6 +419,13 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
+    from arraybench.events.tuning import change_lines, plan_changes
+    from arraybench.fio.jobfile import render_jobfile
+    from arraybench.plan.expand import check_resolved, expand, host_point, round_points
+    from arraybench.run.fleet import host_spec
+    from arraybench.run.outline import plan_outline, target_facts
+    from arraybench.run.setup import scratch_path
+
     results = Path(args.results)
     plan = _load(args, results)
     if args.allow_destroy:
@@ -484,6 +476,9 @@ def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> int:
+    from arraybench.plan.reference import plan_reference
+    from arraybench.plan.schema import plan_schema
+
     if args.markdown:
         console.out.file.write(plan_reference())
     else:
@@ -496,6 +491,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_hosts_check(args: argparse.Namespace) -> int:
+    from arraybench.fio.runner import fio_binary, fio_version
+    from arraybench.hosts import NO_AUTH_WARNING, check_hosts
+    from arraybench.plan import catalog
+    from arraybench.run.fleet import host_spec, host_targets, target_safety
+    from arraybench.run.plan_values import check_plan_values
+
     plan = catalog.resolve(args.plan, args.overrides)
     check_plan_values(plan)
     if not plan.hosts:
@@ -524,6 +525,9 @@ def cmd_revert(args: argparse.Namespace) -> int:
     """Undo what killed runs left in place. Each journal entry refused (a hand-edited or
     damaged journal) or not undone gets its own line and stays journaled; the others are
     undone regardless. Exit 1 when anything is left in place, else 0."""
+    from arraybench.events.tuning import revert_all
+    from arraybench.run.injections import plan_hosts, revert_leftovers
+
     results = Path(args.results)
     store = Store(results, create=False) if (results / DB_NAME).is_file() else None
     tuning = revert_all(results, plan_hosts(store))
@@ -560,6 +564,9 @@ def cmd_attach(args: argparse.Namespace) -> int:
 
 def _attach(store: Store, args: argparse.Namespace) -> int:
     """Everything read and checked before the one write: a refused attach stores nothing."""
+    from arraybench.monitor.arrayside import parse_map, read_csv
+    from arraybench.report.arrayside import point_agreements
+
     run = store.get_run(_run_id(store, args.run_id, args.results))
     columns = parse_map(args.map)
     samples = read_csv(Path(args.file), columns, args.offset)
@@ -581,6 +588,8 @@ def _attach(store: Store, args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    from arraybench.live.watch import follow
+
     store = Store(Path(args.results), create=False)
     run = store.get_run(_run_id(store, args.run_id, args.results))
     console.out.print(f"watching run {run.id} in {run.folder} (Ctrl-C stops watching, not the run)",
@@ -596,6 +605,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_templates(_: argparse.Namespace) -> int:
+    from arraybench.plan import catalog
+
     names = catalog.template_names()
     lines = [(n, " ".join(catalog.load_template(n).description.split())) for n in names]
     console.print_wrapped(lines, max(len(n) for n in names) + 1)
@@ -635,6 +646,7 @@ def _points_text(run: RunRecord, done: int) -> str:
 def _point_dicts(
     points: Sequence[PointRecord], flags: dict[int, list[Flag]]
 ) -> list[dict[str, object]]:
+
     names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
     graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
@@ -642,6 +654,11 @@ def _point_dicts(
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from arraybench.analysis.repeats import collapse, point_spreads
+    from arraybench.analysis.validity import KIND, flags_by_point
+    from arraybench.report.scenarios import impact_tables, scenario_labels, scenario_order
+    from arraybench.report.timelines import event_lines
+
     store = Store(Path(args.results), create=False)
     run = store.get_run(_run_id(store, args.run_id, args.results))
     points = store.points(run.id)
@@ -676,8 +693,11 @@ def cmd_show(args: argparse.Namespace) -> int:
                 for line in event_lines(EVENTS.of(found)):
                     _print_hanging(f" #{point.seq} {point.key}: {line}")
         _print_integrity(_integrity_dicts(points, store.findings(run.id, INTEGRITY.name)))
-        # plan `scenarios:`: each workload's maximum per scenario against the first
-        console.print_report_tables(impact_tables(run, collapse(points), scenario_labels(run)))
+        # plan `scenarios:`: each workload's maximum per scenario against the first (their
+        # labels need the plan model, pydantic: read only when the run has scenarios)
+        levels = collapse(points)
+        if scenario_order(levels):
+            console.print_report_tables(impact_tables(run, levels, scenario_labels(run)))
     return 0
 
 
@@ -816,6 +836,8 @@ def _plain_table(
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from arraybench.report.assemble import report_for_run
+
     store = Store(Path(args.results), create=False)
     run = store.get_run(_run_id(store, args.run_id, args.results))
     default = Path(run.folder) / f"report.{args.format or 'html'}"
@@ -865,6 +887,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from arraybench.report.compare import compare, load_scenario
+
     store = Store(Path(args.results), create=False)
     for path in args.output:
         format_for(Path(path), args.format)

@@ -13,7 +13,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rich.box
 from rich import table as rich_table
@@ -32,18 +32,19 @@ from rich.progress import (
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
-from arraybench.analysis.aggregate import PointMetrics
 from arraybench.errors import utf8_safe
-from arraybench.live.state import Snapshot
 from arraybench.live.terminal import second_line, view_lines
-from arraybench.plan.expand import Point
-from arraybench.plan.load import parse_plan_text
-from arraybench.plan.model import Plan
-from arraybench.report.model import ReportModel, ReportTable
-from arraybench.run.outline import OVERHEAD_S, Outline, TargetFacts
-from arraybench.run.progress import RunProgress
-from arraybench.store.db import RunRecord
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
+
+if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only for `run`
+    from arraybench.analysis.aggregate import PointMetrics
+    from arraybench.live.state import Snapshot
+    from arraybench.plan.expand import Point
+    from arraybench.plan.model import Plan
+    from arraybench.report.model import ReportModel, ReportTable
+    from arraybench.run.outline import Outline, TargetFacts
+    from arraybench.run.progress import RunProgress
+    from arraybench.store.db import RunRecord
 
 PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done
 
@@ -204,6 +205,9 @@ class ProgressObserver:
             print(shown(f"{counts}{text}"), flush=True)
 
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
+        from arraybench.plan.load import parse_plan_text
+        from arraybench.run.progress import RunProgress
+
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         self.model = RunProgress.for_plan(plan, skipped)
         resumed = f", {skipped} already done" if skipped else ""
@@ -224,6 +228,8 @@ class ProgressObserver:
         out.print(f"preparing target {path}: writing {format_size(size)} of random data")
 
     def point_started(self, point: Point, index: int, total: int) -> None:
+        from arraybench.run.outline import OVERHEAD_S
+
         if self.model is not None:
             self.model.begin(point.key, point.expected_seconds + OVERHEAD_S, time.monotonic())
         where = f"round {point.round} " if point.round else ""
@@ -256,6 +262,8 @@ class ProgressObserver:
             self.progress.start()
 
     def _skip(self, points: Sequence[Point]) -> None:
+        from arraybench.run.outline import OVERHEAD_S
+
         if self.model is not None:
             self.model.skip(len(points), sum(p.expected_seconds + OVERHEAD_S for p in points))
         self._update()

@@ -105,8 +105,9 @@ def test_hus_fmd_cliff_group_then_profiles_with_gc_pauses(tmp_path: Path):
     assert "Group 1: write cliff 4 KiB" in report and "write cliff" in report
     assert "psync" in (Path(points[1]["folder"]) / "point.fio").read_text()
     # one chart per (mix, engine, depth) with one line per block size
-    assert "Curves together" in report
-    assert "Group 2: random 70/30, async qd64: against" in report  # one dual-axis chart
+    # the seed's form: IOPS, MB/s and mean latency against numjobs, each its own chart
+    for what in ("IOPS", "MB/s", "mean latency"):
+        assert f"Group 2: random 70/30, async qd64: {what}: against numjobs" in report
     assert "iodepth=64" in (Path(points[-1]["folder"]) / "point.fio").read_text()
     _check_numbers(points)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from arraybench.analysis.curves import CurvePoint, summarize
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
-from arraybench.plan.expand import repetition_in_key
+from arraybench.plan.pointkeys import repetition_in_key
 from arraybench.store.records import PointRecord
 
 

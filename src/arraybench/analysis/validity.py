@@ -17,12 +17,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from arraybench.analysis.findings import DISAGREEMENT, series
-from arraybench.plan.expand import Point
 from arraybench.store.findings import VALIDITY, FlagData, ValidityFinding
 from arraybench.store.records import CpuSample, Finding, NewPoint, Sample
+
+if TYPE_CHECKING:  # `show` reads flags without loading the plan model
+    from arraybench.plan.expand import Point
 
 BUSY_PCT = 90.0  # host CPU busy (all CPUs) at or above this: no headroom for the generator
 CORE_PCT = 90.0  # one fio job's usr + sys at or above this share of one CPU: fio is the limit

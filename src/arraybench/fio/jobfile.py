@@ -89,6 +89,9 @@ def _global(point: Point) -> list[str]:
         "invalidate=1",
         "lat_percentiles=1",
         f"percentile_list={PERCENTILES}",
+        # submission latency is read by nothing of arraybench's, and its per-I/O sample and
+        # slat log cost fio 13 % of its IOPS at 21 M IOPS (docs/performance.md)
+        "disable_slat=1",
         "log_avg_msec=1000",
         "log_unix_epoch=1",
         "per_job_logs=1",

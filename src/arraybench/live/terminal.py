@@ -6,8 +6,12 @@ sparkline of the last minute, and the latest events and notes. Shared by the vie
 
 from __future__ import annotations
 
-from arraybench.live.state import DirectionView, HostView, Snapshot
+from typing import TYPE_CHECKING
+
 from arraybench.units import format_latency
+
+if TYPE_CHECKING:  # console.py imports this module at start-up: no plan model then
+    from arraybench.live.state import DirectionView, HostView, Snapshot
 
 WIDTH = 100
 BARS = "▁▂▃▄▅▆▇█"

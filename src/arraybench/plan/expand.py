@@ -11,12 +11,14 @@ from pydantic import ValidationError
 
 from arraybench.errors import PlanError
 from arraybench.plan.model import DataPattern, Host, Load, Plan, Target, Timing, Workload
+from arraybench.plan.pointkeys import REPEAT_MARK
+from arraybench.plan.pointkeys import repetition_in_key as repetition_in_key  # re-exported
+from arraybench.plan.pointkeys import round_in_key as round_in_key  # re-exported
 from arraybench.plan.scenarios import scenario_key
 from arraybench.units import format_size
 
 DEFAULT_SCRATCH_SIZE = 1 << 30
 MAX_SCALE = 1000.0
-REPEAT_MARK = "#"  # `rr/w4-qd1#2`: the second repetition of rr/w4-qd1
 
 
 @dataclass(frozen=True)
@@ -72,18 +74,6 @@ class Point:
     @property
     def writes(self) -> bool:
         return self.workload.read < 100
-
-
-def repetition_in_key(key: str) -> tuple[str, int]:
-    """The level's key without its repetition, and the repetition (1 for a plain key)."""
-    base, mark, number = key.rpartition(REPEAT_MARK)
-    return (base, int(number)) if mark and number.isdigit() else (key, 1)
-
-
-def round_in_key(key: str) -> int | None:
-    """The SNIA round number a point key carries (`...@r3`), the inverse of Point.key."""
-    _, at, number = key.rpartition("@r")
-    return int(number) if at and number.isdigit() else None
 
 
 def levels(

@@ -138,7 +138,9 @@ def name_charts(html: str) -> tuple[str, list[Chart]]:
         size = _SIZE.search(head)
         width, height = (float(size.group(1)), float(size.group(2))) if size else (720.0, 260.0)
         charts.append(Chart(name, _standalone(svg), width, height))
-        named = svg.replace("<svg", f'<svg data-name="{name}"', 1)
+        # after the opening tag's own attributes: `<svg class="chart"` stays the chart's mark
+        head_end = svg.index(">")
+        named = svg[:head_end] + f' data-name="{name}"' + svg[head_end:]
         link = (
             f'<p class="chart-save" data-name="{name}">{name} &middot; save '
             '<a href="#" data-save="svg">SVG</a> <a href="#" data-save="png">PNG</a></p>'

@@ -9,8 +9,6 @@ from pathlib import Path
 
 from arraybench.errors import ArraybenchError
 from arraybench.report.escape import for_spreadsheet
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
 from arraybench.report.model import PointRow, ReportModel
 
 FORMATS = ("html", "md", "csv", "xlsx", "pdf", "png")
@@ -53,6 +51,10 @@ def _fallback(p: PointRow) -> dict[str, str | int | float | None]:
 
 def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     """Write `model` to `path` as `fmt`; PDF and PNG are printed from the HTML by Chromium."""
+    # the renderers load when a report is written: `show` and `runs` need only FORMATS
+    from arraybench.report.html import render_html
+    from arraybench.report.markdown import render_markdown
+
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "html":
         path.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from arraybench.report import html_appendix, interact
+from arraybench.report import html_appendix, interact, pagedtable
 from arraybench.report.chartexport import name_charts
 from arraybench.report.escape import for_html
 from arraybench.report.figsvg import figures_html
@@ -225,7 +225,7 @@ def _head(model: ReportModel) -> str:
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta name="generator" content="arraybench {_e(model.arraybench_version)}">\n'
-        f"<title>{_e(model.title)}</title>\n<style>{CSS}{interact.CSS}</style>\n</head>\n"
+        f"<title>{_e(model.title)}</title>\n<style>{CSS}{interact.CSS}{pagedtable.CSS}</style>\n</head>\n"
     )
 
 
@@ -639,7 +639,8 @@ def render_html(model: ReportModel) -> str:
     ]
     main = "\n".join(b for b in body if b)
     page = (
-        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n<script>{JS}{interact.SCRIPT}</script>\n"
+        f"{_head(model)}<body>\n<main>\n{main}\n</main>\n"
+        f"<script>{JS}{interact.SCRIPT}{pagedtable.SCRIPT}</script>\n"
         "</body>\n</html>\n"
     )
     return name_charts(page)[0]  # every chart named as `report --charts` writes it

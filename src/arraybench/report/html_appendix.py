@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from arraybench.report import pagedtable
 from arraybench.report.escape import for_html as _e
 from arraybench.report.model import PointRow, ReportModel
 from arraybench.report.pointstable import (
@@ -64,6 +65,11 @@ def _num(v: float | None) -> str:
     return f"<td>{format_value(v)}</td>"
 
 
+def _shown(v: float | None) -> str | None:
+    """A paged table's cell as `_num` shows it; None for a dash."""
+    return None if v is None or not math.isfinite(v) else format_value(v)
+
+
 def _span(name: str, n: int) -> str:
     return f' {name}="{n}"' if n > 1 else ""
 
@@ -85,6 +91,12 @@ def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTab
         second += f"<tr>{ids if k == 0 else ''}{cells}</tr>"
     top = f'<tr><th colspan="{len(layout.id_columns)}" class="group"></th>{groups}</tr>'
     columns = [(g, c) for g in table.groups for c in g.columns]
+    if len(points) > pagedtable.PAGED_ROWS:  # drawn a page at a time from one data block
+        row_heads = [id_cells(p, layout.id_columns) for p in points]
+        row_cells = [[_shown(value(p, g, c)) for g, c in columns] for p in points]
+        thead = f"<thead>{top}{second}</thead>"
+        table_open = '<div class="points-wrap"><table class="points">'
+        return pagedtable.paged_table(table_open, thead, row_heads, row_cells) + "</div>"
     rows = []
     for p in points:
         cells = "".join(f"<th>{_e(v)}</th>" for v in id_cells(p, layout.id_columns))
@@ -113,6 +125,11 @@ def points_section(model: ReportModel) -> str:
         absent = (
             f'<p class="caption">{len(model.points):,} points: the totals are shown here; the '
             "read and write columns of every point are in the CSV and the Excel report.</p>"
+        )
+    if len(model.points) > pagedtable.PAGED_ROWS:
+        absent += (
+            f'<p class="caption">Shown {pagedtable.PAGE_ROWS} rows a page (the buttons under '
+            "each table); sorting sorts every row.</p>"
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     if len(model.points) > PRINTED_POINTS:  # pages of rows: the PDF says where they are

@@ -7,7 +7,6 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from arraybench.analysis.curves import CurvePoint, summarize
-from arraybench.plan.load import stored_plan
 from arraybench.report.build import level_axis, series_of
 from arraybench.report.model import Overlay, OverlayLine
 from arraybench.report.spread import LevelFacts
@@ -17,6 +16,8 @@ from arraybench.units import format_size
 
 def chart_keys(plan_yaml: str) -> dict[str, str]:
     """Workload name -> its `chart` key, from the plan the run stored."""
+    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
+
     plan = stored_plan(plan_yaml, "plan.yaml")
     return {w.name: w.chart for w in plan.workloads if w.chart} if plan else {}
 

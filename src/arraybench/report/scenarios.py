@@ -11,7 +11,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from arraybench.analysis.curves import CurvePoint
-from arraybench.plan.load import stored_plan
 from arraybench.report.build import (
     campaign_scenario,
     family_of,
@@ -197,6 +196,8 @@ def scenario_overlays(points: list[PointRecord]) -> list[Overlay]:
 
 
 def scenario_labels(run: RunRecord) -> dict[str, str]:
+    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
+
     plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
     return {s.name: s.label or "" for s in (plan.scenarios or [])} if plan else {}
 

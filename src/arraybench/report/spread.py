@@ -21,7 +21,7 @@ from arraybench.analysis.validity import (
     grade,
     leaves_headline,
 )
-from arraybench.plan.expand import repetition_in_key
+from arraybench.plan.pointkeys import repetition_in_key
 from arraybench.report.model import REMARK_MARK, ReportTable
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
