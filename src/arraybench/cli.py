@@ -268,6 +268,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--charts", metavar="DIR", help="also write every chart as DIR/NAME.svg and DIR/NAME.png"
     )
+    compare.add_argument("--align", choices=("start", "event"), default="start",
+                         help="the runs' time series overlaid from each run's start (default) "
+                         "or from its first event (a failover lined up across runs)")  # fmt: skip
     imp = sub.add_parser(
         "import",
         help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
@@ -845,6 +848,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     for path in paths:
         format_for(path, args.format)  # a bad extension is said before anything is printed
     model = report_for_run(store, run.id)
+    if args.charts:  # the Markdown report links to them
+        model = replace(model, chart_dir=str(Path(args.charts).resolve()))
     console.print_model(model)
     _write(model, paths, args.format)
     if args.charts:
@@ -888,6 +893,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from arraybench.report.compare import compare, load_scenario
+    from arraybench.report.runseries import RunPoints, run_overlays
 
     store = Store(Path(args.results), create=False)
     for path in args.output:
@@ -895,6 +901,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     specs = [_scenario_spec(store, spec, args.results) for spec in args.scenarios]
     scenarios = [load_scenario(store, spec) for spec in specs]
     model = compare(scenarios, args.baseline)
+    runs = [RunPoints(s.label, s.run.id, s.points) for s in scenarios]
+    model.figures += run_overlays(store, runs, args.align)  # per-second throughput overlaid
+    if args.charts:  # the Markdown report links to them
+        model = replace(model, chart_dir=str(Path(args.charts).resolve()))
     console.print_model(replace(model, notes=[]))
     for note in model.notes:  # a note may be longer than a terminal line: wrapped, indented
         _print_hanging(f" {note}", ("note:", "yellow"))

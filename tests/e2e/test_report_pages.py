@@ -190,7 +190,7 @@ def test_hovering_a_curve_point_and_a_second_shows_the_stored_values(
     html = write_report(model, tmp_path / "h.html", "html")
     panel = model.sections[0].panels[0]
     stored = next(p for p in store.points(run.id) if p.throughput() == panel.throughput[1])
-    shown = _hover_text(html, "svg.chart:not(.timechart) rect.hover", 1)
+    shown = _hover_text(html, "#workloads svg.chart:not(.timechart) rect.hover", 1)
     # a busy machine may flag the point (host-busy, a remark: † on its level): its tooltip
     # then says so, last
     lines = [line for line in shown.splitlines() if not line.startswith(("flagged: ", "† "))]

@@ -73,7 +73,7 @@ def test_curve_runs_each_rate_and_flags_the_one_not_reached(tmp_path: Path, loop
     html = (tmp_path / "r.html").read_text()
     assert "Response-time curve: rr-4k" in html
     name = "ratecurve-response-time-curve-rr-4k"
-    assert re.search(rf'<svg data-name="{name}"[^>]*data-form="ratecurve"', html)
+    assert re.search(rf'<svg [^>]*data-form="ratecurve"[^>]*data-name="{name}"', html)
     assert "IOPS achieved" in html
     assert html.count("NO: ") >= 1 and "of the planned rate (tolerance 10 %)" in html
     # the Excel workbook: the figure's table (achieved IOPS against latency) and a scatter

@@ -124,8 +124,9 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
     write_xlsx(model, path)
     wb = load_workbook(path)
     titles = workload_sheet_titles(model)
-    assert wb.sheetnames == ["Summary", "Sheets", *titles, "Points", "Tables", "Timelines",
-                             "Provenance"]  # fmt: skip
+    # Figures: every series' latency histogram (report/histograms.py)
+    assert wb.sheetnames == ["Summary", "Sheets", *titles, "Figures", "Points", "Tables",
+                             "Timelines", "Provenance"]  # fmt: skip
     index = wb["Sheets"]  # the full names beside the abbreviated ones, linked
     assert [index.cell(4 + i, 1).value for i in range(len(titles))] == [
         s.title for s in model.sections]  # fmt: skip

@@ -35,9 +35,14 @@ class _Prometheus(BaseHTTPRequestHandler):
         return
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # the client that gave up on a slow answer: nothing to print
+
+
 @contextmanager
 def fake_prometheus() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Prometheus)
+    server = _Server(("127.0.0.1", 0), _Prometheus)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -241,10 +241,12 @@ def _scaled(plan: Plan, factor: float) -> Plan:
             # fio checks steady state once a second: the window stays at least 1 s
             window = max(1.0, _scaled_seconds(steady.window, factor))
             steady = steady.model_copy(update={"window": window})
-        return Timing(
-            ramp=_scaled_seconds(t.ramp, factor),
-            duration=_scaled_seconds(t.duration, factor),
-            steady=steady,
+        return t.model_copy(
+            update={
+                "ramp": _scaled_seconds(t.ramp, factor),
+                "duration": _scaled_seconds(t.duration, factor),
+                "steady": steady,
+            }
         )
 
     workloads = [

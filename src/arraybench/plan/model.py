@@ -249,6 +249,14 @@ class Timing(Strict):
     steady: SteadyStop | None = Field(
         None, description=("End each point as soon as it is steady instead of after `duration`.")
     )
+    log_ramp: bool = Field(
+        False,
+        description=(
+            "Log the warm-up: run the ramp as its own fio phase just before the measured one, "
+            "its 1-second samples drawn shaded on the point's chart and left out of its "
+            "figures (local points without events or verify; others ramp unlogged)."
+        ),
+    )
 
 
 class Load(Strict):

@@ -35,6 +35,7 @@ from arraybench.report.build import (
 )
 from arraybench.report.distribution import distributions
 from arraybench.report.failures import failure_tables
+from arraybench.report.histograms import histogram_figures
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -173,6 +174,7 @@ def report_for_run(store: Store, run_id: str) -> ReportModel:
     model.notes += repeat_notes(points)
     add_array_view(model, store, run_id, points)  # `arraybench attach`
     add_seed_figures(model, once, findings)  # the seed reports' own figure forms
+    model.figures += histogram_figures(once, run, facts)  # latency bars per series
     model.verdicts = verdict_tables(run, points, findings, facts)
     model.provenance = run_provenance(run, findings)
     partial = [p.key for p in points if p.partial]

@@ -59,7 +59,8 @@ def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     if fmt == "html":
         path.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
     elif fmt == "md":
-        path.write_text(render_markdown(model), encoding="utf-8", errors="backslashreplace")
+        text = render_markdown(model, path.parent.resolve())  # charts linked relative to it
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
     elif fmt == "csv":
         path.write_text(points_csv(model.points), encoding="utf-8", errors="backslashreplace")
     elif fmt == "xlsx":

@@ -12,7 +12,7 @@ from html import escape
 from arraybench.report.interact import hover_rect
 from arraybench.report.model import Figure
 from arraybench.report.svg import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
-from arraybench.report.timechart import TimeSeries, XAxis, xy_chart
+from arraybench.report.timechart import TimeSeries, XAxis, time_axis, xy_chart
 from arraybench.units import format_quantity, format_tick
 
 # distinct hues (Tableau 10), as html.LINE_COLORS: a set-up or block size keeps its colour
@@ -22,13 +22,15 @@ WIDTH, HEIGHT = 900, 300
 
 
 def _fmt(v: float | None, unit: str) -> str:
+    if unit.startswith("%") and v is not None:  # a histogram's share: small ones count
+        return f"{v:.2g} %" if v < 1 else f"{v:.1f} %"
     return format_quantity(v, unit) if unit in ("IOPS", "MB/s", "µs") else (
         "–" if v is None else f"{v:,.0f} {unit}")  # fmt: skip
 
 
 # the file-name form of each kind of figure (report/chartexport.py)
 FORM_NAMES = {"xy": "ratecurve", "time": "timeseries", "bars": "bars", "lines": "lines",
-              "heatmap": "heatmap"}  # fmt: skip
+              "heatmap": "heatmap", "histogram": "histogram"}  # fmt: skip
 
 
 def _form(fig: Figure) -> str:
@@ -168,6 +170,12 @@ def xy_svg(fig: Figure) -> str:
     """Values against a numeric x (each series its own x): the response-time curve."""
     first = fig.series[0] if fig.series else None
     x = list(first.x or []) if first else []
+    if fig.form == "time":  # one quantity (runs overlaid): one axis, solid lines
+        lines = [TimeSeries(s.label, s.values, fig.unit, color=COLORS[i % len(COLORS)])
+                 for i, s in enumerate(fig.series)]  # fmt: skip
+        chart = xy_chart(fig.title, x, lines, x_label=fig.x_label, x_axis=time_axis,
+                         mark_max=False, marks=fig.marks)  # fmt: skip
+        return chart.replace("<svg ", f'<svg data-form="{_form(fig)}" ', 1)
     lines = [TimeSeries(s.label, s.values, fig.unit, dashed=i > 0, color=COLORS[i % len(COLORS)],
                         flagged=s.flagged) for i, s in enumerate(fig.series)]  # fmt: skip
     # the first (mean latency) on its own axis: the p99 beside it would flatten it
@@ -177,7 +185,7 @@ def xy_svg(fig: Figure) -> str:
 
 
 def figure_svg(fig: Figure) -> str:
-    if fig.form == "bars":
+    if fig.form in ("bars", "histogram"):  # a histogram: bars per latency bucket
         return bars_svg(fig)
     if fig.form == "heatmap":
         return heatmap_svg(fig)

@@ -448,7 +448,7 @@ def _timeline(t: Timeline) -> str:
     events = [ChartEvent(at, label) for at, label in t.events]
     most = LADDER_CHART_POINTS if t.series else 2000  # many ladders: each drawn a little coarser
     charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label,
-                        max_points=most, neutral_marks=bool(t.series))  # fmt: skip
+                        max_points=most, neutral_marks=bool(t.series), shade=t.shade)  # fmt: skip
     if t.gb_written is not None:
         charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
                            events=events, t_s=t.t_s)  # fmt: skip

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from arraybench.report.escape import for_markdown
 from arraybench.report.html import DASH, format_value
+from arraybench.report.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -23,6 +25,7 @@ from arraybench.report.model import (
     Timeline,
 )
 from arraybench.report.pointstable import heading, id_cells, points_layout, value
+from arraybench.report.warmup import measured_only
 
 VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
 
@@ -199,6 +202,8 @@ def _tables(model: ReportModel) -> str:
 
 
 def _timeline(t: Timeline) -> str:
+    if t.shade is not None:  # a logged warm-up: drawn, but never in the figures
+        t = measured_only(t)
     finite = [v for v in t.throughput if v is not None]
     span = f"{len(t.t_s)} samples"
     if t.t_s:
@@ -276,8 +281,9 @@ def _provenance(model: ReportModel) -> str:
     return f"## Provenance\n\n{_table(['what', 'value'], rows, raw=True)}\n\n### Plan\n\n{plan}"
 
 
-def render_markdown(model: ReportModel) -> str:
-    """The whole report as one GitHub Markdown document."""
+def render_markdown(model: ReportModel, base: Path | None = None) -> str:
+    """The whole report as one GitHub Markdown document; `base`: the folder it is written to
+    (the exported charts are linked relative to it)."""
     sub = f"arraybench report · run {_code(model.run_id)}"
     sub += f" · scenario {escape(model.scenario)}" if model.scenario else ""
     parts = [
@@ -288,6 +294,8 @@ def render_markdown(model: ReportModel) -> str:
         _summary(model),
         _verdicts(model),
         _tables(model),
+        figures_markdown(model, escape, _table),
+        charts_markdown(model, base, escape),
         _workloads(model),
         _timelines(model),
         _appendix(model),

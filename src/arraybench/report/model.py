@@ -72,12 +72,14 @@ class Timeline:
     kernel: list[float | None] | None = None  # the kernel's view, same unit, if sampled
     array: list[float | None] | None = None  # the array monitor's view (`arraybench attach`)
     events: list[tuple[float, str]] = field(default_factory=list)  # (t_s, label)
-    gb_written: list[float] | None = None  # cumulative GB: drawn as a second chart if set
+    gb_written: list[float | None] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
     x_label: str = "time (s)"
     series: str = ""  # set for a load ladder's points drawn one after the other: its series
     # reference lines on the throughput axis, e.g. the SNIA window's average, band and slope
     guides: list[tuple[str, list[float | None]]] = field(default_factory=list)
+    # a shaded span (start s, end s, label): a logged warm-up left out of the figures
+    shade: tuple[float, float, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,7 @@ class Figure:
     caption: str = ""
     group: str = ""  # the heading it is drawn under
     y_label: str = ""  # the heat map's row dimension
+    marks: list[tuple[float, str]] = field(default_factory=list)  # "time": (x, label) lines
 
 
 @dataclass(frozen=True)
@@ -214,3 +217,5 @@ class ReportModel:
     # after the points, before the plan and the job files
     appendix: list[ReportTable] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms
+    # where `--charts DIR` writes every chart (absolute): the Markdown report links to them
+    chart_dir: str | None = None

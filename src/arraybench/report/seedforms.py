@@ -101,13 +101,15 @@ def chart_triples(points: list[PointRecord], keys: Mapping[str, str]) -> list[Fi
         depth = curves[0][0].iodepth
         log = is_pow2_ladder(levels)
         x_label = f"numjobs (iodepth {depth})"
+        several = len({pts[0].hosts or 1 for pts in curves}) > 1  # group 3: a host ladder
         for unit, metric in (*THROUGHPUTS, ("µs", "lat_mean_us")):
             lines = []
             for pts in curves:
                 at = {p.workers: p for p in pts}
+                n = pts[0].hosts or 1
                 lines.append(
                     FigureSeries(
-                        format_size(pts[0].bs),
+                        format_size(pts[0].bs) + (f", {n} host{'s' * (n > 1)}" if several else ""),
                         [at[w].metric("total", metric) if w in at else None for w in levels],
                     )
                 )

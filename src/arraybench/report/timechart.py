@@ -212,9 +212,14 @@ def _bucketize(
     return out
 
 
-def _peak(xs: list[float], vals: list[float | None]) -> tuple[float, float] | None:
+def _peak(
+    xs: list[float], vals: list[float | None], after: float | None = None
+) -> tuple[float, float] | None:
+    """The highest value (at x > `after` when given: a shaded warm-up is not the figures')."""
     best: tuple[float, float] | None = None
     for x, v in zip(xs, vals, strict=True):
+        if after is not None and x <= after:
+            continue
         if v is not None and (best is None or v > best[1]):
             best = (x, v)
     return best
@@ -408,6 +413,24 @@ def _events(
     return lines, labels
 
 
+def _shade(
+    p: _Plot, shade: tuple[float, float, str] | None, taken: _Taken
+) -> tuple[list[str], list[str]]:
+    """(a grey span under the series, its label at the span's top left): a logged warm-up."""
+    if shade is None:
+        return [], []
+    x0, x1 = max(p.x(shade[0]), p.left), min(p.x(shade[1]), p.right)
+    if x1 - x0 < 1:
+        return [], []
+    rect = (f'<rect class="shade" x="{_f(x0)}" y="{_f(p.top)}" width="{_f(x1 - x0)}" '
+            f'height="{_f(p.bottom - p.top)}" fill="{C_AXIS}" fill-opacity="0.13"/>')  # fmt: skip
+    size = 10.5
+    box = _label_box(x0 + 4, p.bottom - 6, _text_width(shade[2], size), size, "start")
+    taken.boxes.append(box)
+    label = _halo_label((x0 + 4, p.bottom - 6, "start"), shade[2], C_TEXT, "label-shade", size)
+    return [rect], [label]
+
+
 def _peak_mark(p: _Plot, s: _Prepared, side: int, taken: _Taken) -> list[str]:
     if s.peak is None or s.peak_word is None:
         return []
@@ -525,6 +548,7 @@ def _prepare(
     xs: list[float],
     order: list[int],
     bounds: list[tuple[int, int]],
+    peak_after: float | None = None,
 ) -> tuple[list[_Prepared], str]:
     unit, div = _unit_and_div(specs)
     out = []
@@ -545,7 +569,7 @@ def _prepare(
                 s.color or colors[k % len(colors)],
                 f"{prefix}{k}",
                 buckets,
-                _peak(xs, vals),
+                _peak(xs, vals, peak_after),
                 intervals,
                 flagged,
                 marks,
@@ -630,6 +654,7 @@ def xy_chart(
     x_names: Sequence[str] | None = None,
     log_y: bool = False,
     neutral_marks: bool = False,
+    shade: tuple[float, float, str] | None = None,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
     `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`.
@@ -640,8 +665,9 @@ def xy_chart(
         series = _log_series(series)
     order, xs, bounds = _layout(x, max_points)
     banded = len(xs) > max_points
-    left_p, left_unit = _prepare(series, LEFT_COLORS, "l", xs, order, bounds)
-    right_p, right_unit = _prepare(right, RIGHT_COLORS, "r", xs, order, bounds)
+    after = shade[1] if shade else None  # the max marked is the measured seconds' own
+    left_p, left_unit = _prepare(series, LEFT_COLORS, "l", xs, order, bounds, after)
+    right_p, right_unit = _prepare(right, RIGHT_COLORS, "r", xs, order, bounds, after)
     has_data = any(b is not None for s in left_p + right_p for b in s.buckets)
 
     items: list[LegendItem] = [
@@ -710,6 +736,7 @@ def xy_chart(
         height,
     )
     taken = _Taken([])
+    shade_rect, shade_label = _shade(p, shade, taken)
     event_lines, event_labels = _events(p, mark_pts, taken, C_AXIS if neutral_marks else C_EVENT)
     clip = clip_id()
     body.append(
@@ -717,14 +744,14 @@ def xy_chart(
         f'width="{_f(p.right - p.left)}" height="{_f(p.bottom - p.top + 6)}"/></clipPath></defs>'
         f'<g clip-path="url(#{clip})"><g class="zoom">'
     )
-    body += event_lines
+    body += shade_rect + event_lines
     drawn = [(s, 0) for s in (left_p or right_p)] + ([(s, 1) for s in right_p] if y2 else [])
     for s, side in reversed(drawn):
         body += _draw_series(p, s, side, banded)  # with intervals: their band too
     body.append('</g></g><g class="zoom-hide">')
     for s, side in drawn:
         body += _marks(p, s, side)
-    body += event_labels
+    body += event_labels + shade_label
     if mark_max:
         for s, side in drawn:
             body += _peak_mark(p, s, side, taken)
@@ -833,6 +860,7 @@ def time_chart(
     max_points: int = 2000,
     mark_max: bool = True,
     neutral_marks: bool = False,
+    shade: tuple[float, float, str] | None = None,
 ) -> str:
     """Series against seconds since the start (x ticks in s, min or h as the run gets longer;
     a title ending in "(s)" follows), events as labelled vertical lines (grey with
@@ -850,6 +878,7 @@ def time_chart(
         max_points=max_points,
         mark_max=mark_max,
         neutral_marks=neutral_marks,
+        shade=shade,
     )
 
 

@@ -10,6 +10,7 @@ from arraybench.report.arrayside import array_seconds
 from arraybench.report.build import series_name
 from arraybench.report.failures import recovery_column, recovery_text
 from arraybench.report.model import Timeline
+from arraybench.report.warmup import with_warmup
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.store.findings import (
     CLIFF,
@@ -161,7 +162,7 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
             shift = float(samples[0].t - t0) if samples else 0.0  # cliff times: from 1st sample
             events += [(at_s + shift, label) for at_s, label in marks]
             written = [(s.write_mbps or 0.0) / 1000 for s in samples]  # GB per 1-s sample
-            gb = list(accumulate(written))
+            gb = list[float | None](accumulate(written))
         elif finding.kind == STEADY.name:
             lines += steady_lines(STEADY.of(finding))
         elif finding.kind == MONITOR.name:
@@ -171,7 +172,7 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
             lines += event_lines(EVENTS.of(finding))
     if point.ended_early:
         lines.append("ended early: fio's steady-state criterion was met")
-    return Timeline(
+    timeline = Timeline(
         title=f"{point.key}: {point.unit} and latency over time",
         t_s=[float(s.t - t0) for s in samples],
         throughput_unit=point.unit,
@@ -184,6 +185,7 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
         findings=lines,
         x_label=x_label,
     )
+    return with_warmup(timeline, findings, samples[0].t, t0) if samples else timeline
 
 
 def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timeline | None:

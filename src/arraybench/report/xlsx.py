@@ -679,9 +679,10 @@ def _timeline_block(ws: Worksheet, col: int, t: Timeline, chart_col: int, chart_
             _put(ws, r, extra, at)
             _put(ws, r, extra + 1, label)
         extra += 2
-    if t.findings:
+    found = t.findings + ([f"{t.shade[0]:g} to {t.shade[1]:g} s: {t.shade[2]}"] if t.shade else [])
+    if found:  # a logged warm-up's seconds said: they are in the table, not in the figures
         _header(ws, 3, ["findings"], col=extra)
-        for r, line in enumerate(t.findings, start=4):
+        for r, line in enumerate(found, start=4):
             _put(ws, r, extra, line)
     first, last = 4, 3 + max(len(keep), 1)
 

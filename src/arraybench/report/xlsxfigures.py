@@ -28,6 +28,7 @@ COLORS = ("4E79A7", "F28E2B", "E15759", "76B7B2", "59A14F", "EDC948", "B07AA1", 
           "9C755F", "BAB0AC")  # fmt: skip
 FLAG_COLOR = "C81E1E"
 XY = ("xy", "time")
+BARS = ("bars", "histogram")
 MAX_ROWS = 2000  # rows of one figure's table (xlsx.MAX_TIMELINE_ROWS)  # drawn against a numeric x
 
 
@@ -99,7 +100,7 @@ def _flags(ws: Worksheet, fig: Figure, first: int, last: int) -> int | None:
 def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     cols = len(fig.series)
     x = Reference(ws, min_col=1, min_row=first, max_row=last)
-    if fig.form == "bars":
+    if fig.form in BARS:
         chart: Any = BarChart()
         chart.type, chart.grouping = "col", "clustered"
     elif fig.form in XY:
@@ -122,7 +123,7 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
             chart.add_data(ref)
             series = chart.series[-1]
             series.tx = SeriesLabel(v=fig.series[j].label)
-        if fig.form == "bars":
+        if fig.form in BARS:
             series.graphicalProperties.solidFill = color
             continue
         series.smooth = False

@@ -34,6 +34,7 @@ from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
+from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
 from arraybench.store.findings import CLIFF, HOSTS, MONITOR, STEADY
 from arraybench.store.records import Finding, NewPoint, RunRecord, Sample
 
@@ -76,7 +77,15 @@ def run_point(ctx: RunContext, point: Point) -> None:
     jobfile = folder / "point.fio"
     fio_sizes = extras.fio_sizes() if extras else sizes
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
-    jobfile.write_text(render_jobfile(point, fio_sizes, title=f"run {run.id}"))
+    warmup = None
+    if logs_ramp(point, extras is not None):  # the ramp as its own logged fio phase
+        tick = lambda elapsed: observer.point_tick(point, elapsed)  # noqa: E731
+        with ctx.guard.pinned(t.path for t in point.targets) as pins:
+            warmup = run_warmup(point, folder, fio_sizes, title=f"run {run.id}", binary=fio,
+                                on_tick=tick, pins=pins)  # fmt: skip
+    ramp = point.timing.ramp if warmup else 0.0
+    measured = measured_point(point) if warmup else point
+    jobfile.write_text(render_jobfile(measured, fio_sizes, title=f"run {run.id}"))
     feed = LiveFeed(observer, point, folder, events=lambda: live_events(extras))
     with (
         PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
@@ -89,7 +98,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 jobfile,
                 label=point.key,
                 timeout_s=runner.watchdog_seconds(point.expected_seconds),
-                on_tick=feed.tick,  # observer.point_tick, then the live second
+                on_tick=lambda elapsed: feed.tick(ramp + elapsed),  # point_tick, live second
                 binary=fio,
                 on_start=extras.started if extras else None,
                 pins=pins,
@@ -107,7 +116,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
     metrics = point_metrics(document.jobs)
     record = point_fields(run, point, folder, started, outcome.elapsed_s, document)
     samples = point_samples(folder)
-    findings = point_findings(point, samples)
+    findings = point_findings(point, samples) + ([warmup] if warmup else [])
     if extras:
         findings += extras.findings(samples, document.jobs)
         report_extras(observer, point, extras)

@@ -413,6 +413,14 @@ class ScenarioPathsFinding(TypedDict):
     hosts: dict[str, HostViewData]
 
 
+class WarmupFinding(TypedDict):
+    """`warmup`: a logged ramp's 1-second samples (run.warmup), never in the point's figures;
+    each row is [t, read_iops, write_iops, read_mbps, write_mbps, read_lat_us, write_lat_us]."""
+
+    seconds: float  # the planned ramp
+    samples: list[list[float | None]]
+
+
 KINDS: dict[str, "FindingKind[Any]"] = {}  # name -> kind: every kind the store accepts
 
 
@@ -464,6 +472,7 @@ ARRAY_SERIES = FindingKind("array_series", ArraySeriesFinding)
 ARRAY_PULL = FindingKind("array_pull", ArrayPullFinding)
 SCENARIO_STEP = FindingKind("scenario_step", ScenarioStepFinding)
 SCENARIO_PATHS = FindingKind("scenario_paths", ScenarioPathsFinding)
+WARMUP = FindingKind("warmup", WarmupFinding)
 
 
 def fields_of(shape: type[T], record: Any) -> T:

@@ -1,0 +1,76 @@
+"""A logged warm-up (`timing.log_ramp`): the ramp run as its own fio phase before the measured
+one, so its 1-second samples can be drawn.
+
+fio writes no log sample during `ramp_time`, so a ramp inside the measured job can never be
+drawn. With `log_ramp` the point runs fio twice back to back on the same job: first the ramp as
+a plain logged run in the point's `warmup/` folder (its samples stored as the point's `warmup`
+finding), then the measured job with `ramp_time=0`. The point's figures (fio.json, its samples,
+its findings) are the measured run's alone, exactly as with an unlogged ramp; the warm-up is
+drawn shaded before them on the point's chart, labelled "warm-up, not in the figures".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from arraybench.fio import runner
+from arraybench.fio.jobfile import render_jobfile
+from arraybench.plan.expand import Point
+from arraybench.run.timeseries import point_samples
+from arraybench.store.findings import WARMUP
+from arraybench.store.records import Finding
+
+FOLDER = "warmup"
+
+
+def logs_ramp(point: Point, has_extras: bool) -> bool:
+    """Whether this point runs its ramp as a logged phase: asked for, a ramp to run, and none
+    of the sidecars (events, verify) whose times are counted from the one fio start."""
+    return point.timing.log_ramp and point.timing.ramp > 0 and not has_extras
+
+
+def measured_point(point: Point) -> Point:
+    """The point's measured job: the same point with no ramp (the warm-up ran before it)."""
+    return replace(point, timing=point.timing.model_copy(update={"ramp": 0.0}))
+
+
+def warmup_point(point: Point) -> Point:
+    """The warm-up job: the point's load for `ramp` seconds, all logged, never ended early."""
+    timing = point.timing.model_copy(
+        update={"ramp": 0.0, "duration": point.timing.ramp, "steady": None}
+    )
+    return replace(point, timing=timing)
+
+
+def run_warmup(
+    point: Point,
+    folder: Path,
+    sizes: Mapping[str, int],
+    *,
+    title: str,
+    binary: str,
+    on_tick: Callable[[float], None] | None = None,
+    pins: Mapping[str, int] | None = None,
+) -> Finding:
+    """Run the warm-up phase in `folder`/warmup and return its samples as a `warmup` finding."""
+    place = folder / FOLDER
+    place.mkdir(parents=True, exist_ok=True)
+    warm = warmup_point(point)
+    jobfile = place / "point.fio"
+    jobfile.write_text(render_jobfile(warm, sizes, title=f"{title}, warm-up"))
+    runner.run_jobfile(
+        jobfile,
+        label=f"{point.key} (warm-up)",
+        timeout_s=runner.watchdog_seconds(warm.expected_seconds),
+        on_tick=on_tick,
+        binary=binary,
+        pins=pins,  # the targets as checked (TargetGuard.pinned), as the measured job's
+    )
+    samples = point_samples(place)
+    rows: list[list[float | None]] = [
+        [s.t, s.read_iops, s.write_iops, s.read_mbps, s.write_mbps, s.read_lat_us, s.write_lat_us]
+        for s in samples
+    ]
+    return WARMUP.new({"seconds": point.timing.ramp, "samples": rows})
