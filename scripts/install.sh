@@ -30,6 +30,8 @@ if [ -n "$extras" ]; then
     command -v pdftotext >/dev/null 2>&1 || dev_packages+=(poppler-utils)
     [ -x /usr/sbin/sshd ] || dev_packages+=(openssh-server)
     command -v ssh >/dev/null 2>&1 || dev_packages+=(openssh-client)
+    command -v prometheus >/dev/null 2>&1 || dev_packages+=(prometheus)  # the live tests' scraper
+    [ -x /usr/bin/prometheus-node-exporter ] || dev_packages+=(prometheus-node-exporter)
     if [ "${#dev_packages[@]}" -gt 0 ]; then
         sudo=""
         [ "$(id -u)" -ne 0 ] && sudo="sudo"

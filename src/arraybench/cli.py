@@ -135,6 +135,12 @@ def _parser() -> argparse.ArgumentParser:
         help="consent to overwrite this exact block device",
     )
     _output_option(run)
+    run.add_argument("--serve", metavar="[ADDR:]PORT",
+                     help="serve a live page and Prometheus /metrics there while the run runs "
+                     "(127.0.0.1 unless ADDR is given; port 0: any free port)")  # fmt: skip
+    run.add_argument("--no-live", action="store_true",
+                     help="no per-second figures while points run (fio without status "
+                     "reports): the live views show progress and events only")  # fmt: skip
     run.add_argument("--report", action="append", default=[], metavar="FILE",
                      help="old spelling of -o/--output")  # fmt: skip
     run.add_argument(
@@ -215,6 +221,10 @@ def _parser() -> argparse.ArgumentParser:
     revert.add_argument("run_id", nargs="?", default=None, metavar="RUN",
                         help="only this run's injections (default: every run's)")  # fmt: skip
     _results_option(revert)
+    watch = sub.add_parser("watch", help="follow a run started elsewhere, live, until it ends")
+    watch.add_argument("run_id", nargs="?", default="latest", metavar="RUN_ID", help=RUN_ID_HELP)
+    _results_option(watch)
+
     attach = sub.add_parser("attach", help="store the array's own monitor CSV beside a run")
     attach.add_argument("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     attach.add_argument("file", metavar="FILE", help="CSV exported from the array's monitor")
@@ -324,6 +334,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     outputs = [Path(p) for p in [*args.output, *args.report]]
     for path in outputs:  # an unknown report format is said before the campaign, not after it
         format_for(path, None)
+    if args.serve:  # a refused --serve address too, before the store is made
+        from arraybench.live.server import parse_serve
+
+        parse_serve(args.serve)
     results = Path(args.results)
     store = Store(results)
     try:  # closed on return: the run's lock is not kept by a library caller's process
@@ -335,12 +349,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _run_campaign(
     args: argparse.Namespace, store: Store, results: Path, outputs: list[Path]
 ) -> int:
+    from arraybench.live.session import LiveSession
     from arraybench.report.assemble import report_for_run
     from arraybench.run.campaign import Campaign
 
-    observer = console.ProgressObserver()
+    live = LiveSession(console.ProgressObserver(), args.serve, store, seconds=not args.no_live)
+    if (served := live.served()) is not None:
+        console.out.print(served, markup=False, soft_wrap=True)
+    observer = live.observer
     campaign = Campaign(store, results, observer)
     campaign.interactive = sys.stdin.isatty() and sys.stdout.isatty()  # else prompts assumed
+    ended = "failed"
     try:
         if args.resume:
             given = args.plan or args.target or args.scale != 1.0 or args.overrides
@@ -356,7 +375,9 @@ def _run_campaign(
                 merged = [*plan.allow_destroy, *args.allow_destroy]
                 plan = plan.model_copy(update={"allow_destroy": merged})
             result = campaign.start(plan, args.scale)
+        ended = "complete"
     except KeyboardInterrupt as exc:
+        ended = "interrupted"
         observer.stop()
         if campaign.run_id is None:
             console.print_error(f"{_interruption(exc)} before the run was created; nothing to "
@@ -370,6 +391,7 @@ def _run_campaign(
         return _interrupted_exit(exc)
     finally:
         observer.stop()
+        live.close(ended)
     run = store.get_run(result.run_id)
     try:
         model = report_for_run(store, run.id)
@@ -566,6 +588,23 @@ def _attach(store: Store, args: argparse.Namespace) -> int:
         console.out.print(f"  {p.key}: fio {a.fio_iops:,.0f} IOPS, array {a.array_iops:,.0f} "
                           f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
     return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from arraybench.live.watch import follow
+
+    store = Store(Path(args.results), create=False)
+    run = store.get_run(_run_id(store, args.run_id, args.results))
+    console.out.print(f"watching run {run.id} in {run.folder} (Ctrl-C stops watching, not the run)",
+                      markup=False)  # fmt: skip
+    running = lambda: store.get_run(run.id).status == "running"  # noqa: E731
+    try:
+        last = console.watch_view(follow(Path(run.folder), running))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    ended = last["state"] if last else store.get_run(run.id).status
+    console.out.print(f"run {run.id}: {ended}", markup=False)
+    return 0 if ended == "complete" else 1
 
 
 def cmd_templates(_: argparse.Namespace) -> int:
@@ -894,6 +933,7 @@ COMMANDS = {
     "import": cmd_import,
     "revert": cmd_revert,
     "attach": cmd_attach,
+    "watch": cmd_watch,
 }
 
 

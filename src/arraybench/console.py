@@ -12,13 +12,14 @@ import os
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import rich.box
 from rich import table as rich_table
 from rich.cells import cell_len
 from rich.console import Console
+from rich.live import Live
 from rich.progress import (
     BarColumn,
     Progress,
@@ -32,10 +33,12 @@ from rich.progress_bar import ProgressBar
 from rich.text import Text
 
 from arraybench.errors import utf8_safe
+from arraybench.live.terminal import second_line, view_lines
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
 if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only for `run`
     from arraybench.analysis.aggregate import PointMetrics
+    from arraybench.live.state import Snapshot
     from arraybench.plan.expand import Point
     from arraybench.plan.model import Plan
     from arraybench.report.model import ReportModel, ReportTable
@@ -153,13 +156,25 @@ class ModelBar(BarColumn):
         return bar
 
 
+class LiveProgress(Progress):
+    """The progress bar with the live view's lines above it (`live/terminal.py`)."""
+
+    live_lines: tuple[str, ...] = ()
+
+    def get_renderables(self) -> Any:
+        if self.live_lines:
+            yield Text("\n".join(one_line(line) for line in self.live_lines), no_wrap=True,
+                       overflow="crop")  # fmt: skip
+        yield from super().get_renderables()
+
+
 class ProgressObserver:
     """Shows the run as one bar for every phase: what runs now (a point, a round's point,
     preconditioning, a special test), steps done/total, elapsed and an ETA that moves."""
 
     def __init__(self) -> None:
         self.live = out.is_terminal
-        self.progress = Progress(
+        self.progress = LiveProgress(
             TextColumn("{task.description}", markup=False),
             ModelBar(self),
             TextColumn("{task.fields[counts]} steps", markup=False),
@@ -238,6 +253,7 @@ class ProgressObserver:
 
     def confirm(self, text: str) -> None:
         """An operator action (pull a cable, fail a controller): show it, wait for Enter."""
+        self.progress.live_lines = ()  # the question stands alone under the bar
         self.progress.stop()
         out.print(styled("\n", ("ACTION:", "bold yellow"), f" {text}"))
         try:
@@ -278,6 +294,11 @@ class ProgressObserver:
             f"  {point.key}: {format_throughput(value, unit)} @ "
             f"{format_latency(total.lat_mean_us)} mean, p99 {format_latency(total.lat_p99_us)}"
         )
+
+    def live_view(self, snap: Snapshot) -> None:
+        """The live lines above the bar, on a terminal; plain progress lines otherwise."""
+        if self.live:
+            self.progress.live_lines = tuple(view_lines(snap, notes=False)[1:])  # bar: the rest
 
     def pausing(self, point: Point, seconds: float) -> None:
         if self.model is not None:  # a pause the estimate did not know (GC: as measured)
@@ -439,3 +460,32 @@ def print_error(message: str) -> None:
 def print_note(message: str) -> None:
     with contextlib.suppress(OSError):
         err.print(styled(("note:", "yellow"), f" {one_line(message)}"))
+
+
+def watch_view(snapshots: Iterable[Snapshot]) -> Snapshot | None:
+    """`arraybench watch`: the live view redrawn in place on a terminal; elsewhere one line
+    per second and each event once. The last snapshot (how the run ended)."""
+    last: Snapshot | None = None
+    if out.is_terminal:
+        with Live(console=out, auto_refresh=False) as live:
+            for snap in snapshots:
+                last = snap
+                lines = "\n".join(one_line(line) for line in view_lines(snap, events=5))
+                live.update(Text(lines, no_wrap=True, overflow="crop"), refresh=True)
+        return last
+    seen: set[tuple[str, str, str, float]] = set()
+    for snap in snapshots:
+        key = snap["point"]["key"] if snap["point"] else None
+        before = last["point"]["key"] if last and last["point"] else None
+        head = view_lines(snap)[0]
+        if last is None or (key is not None and key != before):
+            out.print(one_line(head), markup=False)
+        last = snap
+        for e in snap["events"]:
+            if (mark := (e["point"], e["label"], e["action"], e["t"])) not in seen:
+                seen.add(mark)
+                out.print(one_line(f"event {e['label']} {e['action']} ({e['outcome']}) in "
+                                   f"{e['point']}"), markup=False)  # fmt: skip
+        if (line := second_line(snap)) != head:  # a second measured, or how the run ended
+            out.print(one_line(line), markup=False)
+    return last

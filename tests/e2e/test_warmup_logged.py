@@ -54,7 +54,10 @@ def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
         (data,) = db.execute("SELECT data_json FROM findings WHERE kind = 'warmup'").fetchone()
         (measured,) = db.execute("SELECT COUNT(*) FROM samples").fetchone()
     warm_seconds = len(json.loads(data)["samples"])
-    assert warm_seconds >= 1 and len(hovers) == warm_seconds + 1 + measured  # + the gap
+    # every logged second drawn once, in order; the pause between the two fio runs may or may not
+    # fall on a whole second of its own (one empty hover), depending on when fio started
+    assert warm_seconds >= 1 and 0 <= len(hovers) - (warm_seconds + measured) <= 1, hovers
+    assert [int(h) for h in hovers] == sorted({int(h) for h in hovers})
     # the Markdown summary's figures are the measured seconds' alone, the warm-up said
     md = tmp_path / "r.md"
     done = main_cli("report", run_id[0]["id"], "--results", str(results), "-o", str(md))

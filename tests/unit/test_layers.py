@@ -48,7 +48,7 @@ ORDER: list[list[str]] = [
     ["arraybench.analysis"],
     ["arraybench.store"],
     ["arraybench.run", "arraybench.importer"],
-    ["arraybench.report"],
+    ["arraybench.report", "arraybench.live"],  # the live view draws with the report's charts
     ["arraybench.console", "arraybench.cli", "arraybench.__main__"],
 ]
 LAYERS: dict[str, tuple[int, int]] = {

@@ -263,12 +263,14 @@ def run_jobfile(
     binary: str | None = None,
     on_start: Callable[[int], None] | None = None,
     pins: Mapping[str, int] | None = None,
+    status_interval_s: int = 0,
 ) -> FioOutcome:
     """Run fio on `jobfile` in its folder; raise FioRunError naming `label` on any failure.
 
     `pins` (target path -> an open descriptor, ``TargetGuard.pinned``): fio runs a copy of
     the job file, ``<name>.pinned.fio``, that names those targets ``/dev/fd/N``, and inherits
-    the descriptors; `jobfile` itself keeps the paths (it is the one to re-run by hand)."""
+    the descriptors; `jobfile` itself keeps the paths (it is the one to re-run by hand).
+    With `status_interval_s` fio appends a report to its output that often (`fio/status.py`)."""
     binary = binary or fio_binary()
     folder = jobfile.parent
     json_path = folder / JSON_NAME
@@ -283,6 +285,8 @@ def run_jobfile(
         f"--output={JSON_NAME}",
         "--eta=never",
     ]
+    if status_interval_s > 0:
+        command.append(f"--status-interval={status_interval_s}")
     start = time.monotonic()
     with open(folder / STDERR_NAME, "wb") as err:
         fio = FioProcess(command, folder, subprocess.DEVNULL, err, list((pins or {}).values()))

@@ -18,6 +18,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from arraybench.plan.array_monitor import ArrayMonitor
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.curve import CurveTest
 from arraybench.plan.events import Event, event_host_errors
@@ -686,6 +687,11 @@ class Plan(Strict):
     monitor: Bool = Field(
         True,
         description=("Sample /proc/diskstats and CPU of the targets' devices during each point."),
+    )
+    array_monitor: ArrayMonitor | None = Field(
+        None,
+        description="The array's own counters pulled during the run (Prometheus query_range "
+        "over each point, or a command printing samples), stored beside fio's figures.",
     )
     host_tuning: HostTuning | None = Field(
         None,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from arraybench.monitor.arrayside import (
@@ -14,18 +15,37 @@ from arraybench.monitor.arrayside import (
 )
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
-from arraybench.store.findings import ARRAY_SERIES
-from arraybench.units import format_pct
+from arraybench.store.findings import ARRAY_PULL, ARRAY_SERIES, ArraySeriesFinding
+from arraybench.units import format_latency, format_pct
+
+
+def latest_series(store: Store, run_id: str) -> ArraySeriesFinding | None:
+    """The latest attached series; a plan's array_monitor stores one per point and source:
+    the points of the latest source are put together."""
+    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
+    if not found:
+        return None
+    same = [f for f in found if f["file"] == found[-1]["file"]]
+    return {**found[-1], "samples": [s for f in same for s in f["samples"]]}
+
+
+def pull_notes(store: Store, run_id: str) -> list[str]:
+    """One line per array_monitor source that gave nothing for some points (and why)."""
+    failed: dict[str, list[str]] = {}
+    for f in ARRAY_PULL.among(store.findings(run_id, ARRAY_PULL.name)):
+        failed.setdefault(f["source"], []).append(f"{f['point']}: {f['error']}")
+    return [f"{source}: {len(lines)} point(s) not read, skipped (first: {lines[0]})"
+            for source, lines in failed.items()]  # fmt: skip
 
 
 def point_agreements(
     store: Store, run_id: str, points: list[PointRecord]
 ) -> list[tuple[PointRecord, Agreement | None]]:
     """Each point against the latest attached series (none attached: empty)."""
-    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
-    if not found:
+    series = latest_series(store, run_id)
+    if series is None:
         return []
-    array = stored_samples(found[-1]["samples"])
+    array = stored_samples(series["samples"])
     result = []
     for point in points:
         seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
@@ -38,7 +58,8 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     pairs = point_agreements(store, run_id, points)
     if not pairs:
         return []
-    data = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))[-1]
+    data = latest_series(store, run_id)
+    assert data is not None
     rows = [[p.key, f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}",
              format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
             if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
@@ -49,18 +70,56 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     )
     return [ReportTable("Array monitor vs fio (IOPS)",
                         ["Point", "fio IOPS", "array IOPS", "array vs fio", "verdict"], rows,
-                        caption)]  # fmt: skip
+                        caption), *other_tables(store, points, data)]  # fmt: skip
+
+
+def _beside(fio: float | None, array: list[float], text: Callable[[float], str]) -> list[str]:
+    """fio's figure, the array's mean over the point and their difference in %."""
+    if fio is None or not array:
+        return [text(fio) if fio is not None else "–", "–", "–"]
+    mean = sum(array) / len(array)
+    diff = format_pct((mean - fio) / fio * 100, signed=True) if fio else "–"
+    return [text(fio), text(mean), diff]
+
+
+def other_tables(
+    store: Store, points: list[PointRecord], data: ArraySeriesFinding
+) -> list[ReportTable]:
+    """The array's MB/s and mean latency beside fio's, per point, when the series has them."""
+    samples = stored_samples(data["samples"])
+    fields = {k for s in samples for k in s.values} & {"mbps", "latency_us"}
+    if not fields:
+        return []
+    rows = []
+    for p in points:
+        seconds = [s.t for s in store.samples(p.id)]
+        inside = [s.values for s in samples
+                  if seconds and min(seconds) <= s.t < max(seconds) + 1]  # fmt: skip
+        row = [p.key]
+        if "mbps" in fields:
+            row += _beside(p.metric("total", "mbps"), [v["mbps"] for v in inside if "mbps" in v],
+                           lambda v: f"{v:,.1f}")  # fmt: skip
+        if "latency_us" in fields:
+            row += _beside(p.metric("total", "lat_mean_us"),
+                           [v["latency_us"] for v in inside if "latency_us" in v],
+                           format_latency)  # fmt: skip
+        rows.append(row)
+    heads = (["fio MB/s", "array MB/s", "MB/s: array vs fio"] if "mbps" in fields else []) + (
+        ["fio mean latency", "array latency", "latency: array vs fio"]
+        if "latency_us" in fields else [])  # fmt: skip
+    caption = f"From {data['file']}; the array's mean over each point's logged seconds."
+    return [ReportTable("Array monitor vs fio (MB/s, latency)", ["Point", *heads], rows, caption)]
 
 
 def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
     """The attached series per Unix second (mean of its samples in that second), in IOPS or
     MB/s as the point is measured; empty when nothing (or not that value) is attached."""
-    found = ARRAY_SERIES.among(store.findings(run_id, ARRAY_SERIES.name))
-    if not found:
+    series = latest_series(store, run_id)
+    if series is None:
         return {}
     field = "mbps" if mbps else "iops"
     buckets: dict[int, list[float]] = {}
-    for sample in stored_samples(found[-1]["samples"]):
+    for sample in stored_samples(series["samples"]):
         if field in sample.values:
             buckets.setdefault(int(sample.t), []).append(sample.values[field])
     return {t: sum(v) / len(v) for t, v in buckets.items()}
@@ -84,6 +143,7 @@ def add_array_view(
 ) -> None:
     """An attached array series into a run's report: its table, and its column of the points
     table (every format); nothing when none is attached."""
+    model.notes += pull_notes(store, run_id)
     pairs = point_agreements(store, run_id, points)
     if not pairs:
         return

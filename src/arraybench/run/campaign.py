@@ -26,6 +26,7 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance, setup
 from arraybench.run.adaptive_series import run_adaptive
+from arraybench.run.array_pull import ArrayPull
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.fleet import Fleet, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
@@ -183,6 +184,8 @@ class Campaign:
         self.observer.campaign_started(run, todo, len(done))
         status = "interrupted"
         fleet: Fleet | None = None
+        if plan.array_monitor is not None:  # the array's counters, pulled beside the points
+            ctx = replace(ctx, array=ArrayPull(plan.array_monitor, self.results_dir, run.id))
         try:
             if plan.hosts:
                 fleet = Fleet(plan, fio, self.observer.warning)
@@ -202,6 +205,8 @@ class Campaign:
         finally:
             if fleet:
                 fleet.stop()
+            for line in ctx.array.close() if ctx.array else []:
+                self.observer.warning(line)
             self.store.set_run_status(run.id, status, now_iso())
         ran = len(self.store.completed_keys(run.id)) - len(done)
         return CampaignResult(run.id, status, ran, len(done))

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from arraybench.analysis.aggregate import PointMetrics
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
+from arraybench.run.array_pull import ArrayPull
 from arraybench.run.fleet import Fleet
 from arraybench.store.db import Store
 from arraybench.store.records import RunRecord
@@ -17,6 +18,9 @@ from arraybench.targets.guard import TargetGuard
 
 
 class Observer(Protocol):
+    # beyond these, looked up with getattr where an observer may lack them: confirm, note,
+    # phase_started, phase_finished, rounds_ended; live_second and live_event (the live
+    # view's: run/live_feed.py calls them only on an observer whose live_seconds is True)
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...
     def target_preparing(self, path: str, size: int) -> None: ...
     def point_started(self, point: Point, index: int, total: int) -> None: ...
@@ -56,6 +60,7 @@ class RunContext:
     target_kinds: dict[str, str]  # target path -> "file", "new-file" or "block"
     interactive: bool = False  # prompts ask the operator (observer.confirm) when True
     fleet: Fleet | None = None  # the plan's hosts, once started
+    array: ArrayPull | None = None  # the plan's array_monitor sources, once started
 
     def notify(self, name: str, *args: Any) -> None:
         """Progress beyond the Observer protocol (phases, rounds ended): observers that do

@@ -15,6 +15,7 @@ from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
 from arraybench.errors import FioParseError, FioRunError
+from arraybench.events.records import EventRecord
 from arraybench.fio import runner
 from arraybench.fio.jobfile import render_jobfile
 from arraybench.fio.parse import parse_fio_json_file
@@ -29,6 +30,7 @@ from arraybench.run.host_sidecars import HostPointExtras
 from arraybench.run.host_verify import HostsVerify
 from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.interrupts import raise_if_swallowed
+from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
@@ -84,6 +86,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
     ramp = point.timing.ramp if warmup else 0.0
     measured = measured_point(point) if warmup else point
     jobfile.write_text(render_jobfile(measured, fio_sizes, title=f"run {run.id}"))
+    feed = LiveFeed(observer, point, folder, events=lambda: live_events(extras))
     with (
         PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
         ctx.guard.pinned(t.path for t in point.targets) as pins,  # what fio opens: checked
@@ -95,14 +98,16 @@ def run_point(ctx: RunContext, point: Point) -> None:
                 jobfile,
                 label=point.key,
                 timeout_s=runner.watchdog_seconds(point.expected_seconds),
-                on_tick=lambda elapsed: observer.point_tick(point, ramp + elapsed),
+                on_tick=lambda elapsed: feed.tick(ramp + elapsed),  # point_tick, live second
                 binary=fio,
                 on_start=extras.started if extras else None,
                 pins=pins,
+                status_interval_s=feed.interval,
             )
         finally:
             if extras:
                 extras.finish()  # events reverted, acknowledged writes read back
+            feed.close(folder)
     try:
         document = parse_fio_json_file(outcome.json_path)[-1]
     except FioParseError as exc:
@@ -135,9 +140,22 @@ def run_point(ctx: RunContext, point: Point) -> None:
     )
     ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
     observer.point_finished(point, metrics, throughput_unit(point.workload))
+    pull_array(ctx, point, samples)
     if pause > 0:
         observer.pausing(point, pause)
         time.sleep(pause)
+
+
+def pull_array(ctx: RunContext, point: Point, samples: Sequence[Sample]) -> None:
+    """The plan's array_monitor asked for this point's window (in its own thread)."""
+    if ctx.array is not None:
+        for line in ctx.array.point_done(point.key, [s.t for s in samples]):
+            ctx.observer.warning(line)
+
+
+def live_events(extras: PointExtras | None) -> list[EventRecord]:
+    """The point's event records so far (the live view shows them as they happen)."""
+    return extras.timeline.records() if extras and extras.timeline else []
 
 
 def extras_for(ctx: RunContext, point: Point, folder: Path) -> PointExtras | None:
@@ -223,6 +241,7 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     findings += extras.findings(result)
     ctx.store.add_point(record, metrics, result.samples, findings=findings)
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
+    pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():
         integrity_line(ctx.observer, line, failed)
     if result.failed:

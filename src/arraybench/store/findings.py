@@ -363,6 +363,14 @@ class ArraySeriesFinding(TypedDict):
     samples: list[list[Any]]  # [Unix seconds, {column: value}]
 
 
+class ArrayPullFinding(TypedDict):
+    """`array_pull`: a plan `array_monitor:` source that gave nothing for a point, and why."""
+
+    source: str
+    point: str
+    error: str
+
+
 T = TypeVar("T")
 
 
@@ -461,6 +469,7 @@ PURGE = FindingKind("purge", PurgeFinding)
 PRECONDITION = FindingKind("precondition", PreconditionFinding)
 ROUNDS = FindingKind("rounds", RoundsFinding)
 ARRAY_SERIES = FindingKind("array_series", ArraySeriesFinding)
+ARRAY_PULL = FindingKind("array_pull", ArrayPullFinding)
 SCENARIO_STEP = FindingKind("scenario_step", ScenarioStepFinding)
 SCENARIO_PATHS = FindingKind("scenario_paths", ScenarioPathsFinding)
 WARMUP = FindingKind("warmup", WarmupFinding)

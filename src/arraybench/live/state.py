@@ -1,0 +1,336 @@
+"""The live state of a running campaign: what the terminal view, `/metrics`, the live page and
+`arraybench watch` show, as one typed JSON snapshot.
+
+`LiveObserver` wraps the run's observer (every call is passed on unchanged) and keeps the
+state from the calls it sees: the campaign's progress, the current point, each host's last
+complete second from `run/live_feed.py`, the point's per-second series, events as they
+happen, finished points. Every change is written, at most twice a second, to `live.json` in
+the run's folder (atomically: a temporary file renamed), which `arraybench watch` polls from
+another process: the store holds a point's 1-second samples only once the point is over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypedDict, cast
+
+from arraybench.analysis.aggregate import PointMetrics
+from arraybench.events.records import START_ACTIONS, EventRecord
+from arraybench.fio.status import DirectionSecond, LiveSecond
+from arraybench.plan.expand import Point, throughput_unit
+from arraybench.store.records import PointRecord, RunRecord
+
+LIVE_NAME = "live.json"
+VERSION = 1
+SERIES_KEPT = 900  # seconds of the current point kept in the snapshot (15 minutes)
+EVENTS_KEPT = 50
+LINES_KEPT = 12
+WRITE_EVERY_S = 0.5
+
+
+class DirectionView(TypedDict):
+    iops: float
+    mbps: float
+    lat_mean_us: float | None
+    lat_p99_us: float | None
+
+
+class HostView(TypedDict):
+    t: int
+    read: DirectionView
+    write: DirectionView
+    errors: int
+
+
+class PointView(TypedDict):
+    key: str
+    seq: int
+    scenario: str
+    workload: str
+    level: str
+    expected_s: float
+    left_s: float
+    unit: str  # IOPS or MB/s: what the point's curve is read in
+    started: float  # Unix time the point started (its chart's zero)
+
+
+class EventView(TypedDict):
+    point: str
+    label: str
+    kind: str
+    action: str
+    outcome: str
+    t: float
+
+
+class FinishedView(TypedDict):
+    key: str
+    scenario: str
+    workload: str
+    level: str
+    outstanding: int
+    iops: float
+    mbps: float
+    lat_mean_us: float | None
+    lat_p99_us: float | None
+    unit: str
+
+
+class Snapshot(TypedDict):
+    version: int
+    run: str
+    plan: str
+    state: str  # running, or how it ended: complete, interrupted, failed
+    pid: int
+    updated: float
+    done: int
+    total: int
+    point: PointView | None
+    hosts: dict[str, HostView]
+    total_now: HostView | None
+    series: list[list[Any]]  # [t, total iops, total MB/s, {host: iops}]
+    events: list[EventView]
+    event_counts: dict[str, dict[str, int]]  # label -> {applied: n, reverted: n}
+    finished: list[FinishedView]
+    lines: list[str]
+
+
+def _direction(d: DirectionSecond) -> DirectionView:
+    return {"iops": d.iops, "mbps": d.mbps, "lat_mean_us": d.lat_mean_us,
+            "lat_p99_us": d.lat_p99_us}  # fmt: skip
+
+
+def _host(s: LiveSecond) -> HostView:
+    return {"t": s.t, "read": _direction(s.read), "write": _direction(s.write), "errors": s.errors}
+
+
+def _sum_direction(parts: Sequence[DirectionView]) -> DirectionView:
+    """Hosts added up: rates summed, mean latency weighted by I/Os, p99 the worst host's (a
+    bound: the hosts' histograms are not merged live)."""
+    iops = sum(p["iops"] for p in parts)
+    weighted = [(p["lat_mean_us"], p["iops"]) for p in parts if p["lat_mean_us"] is not None]
+    p99s = [p["lat_p99_us"] for p in parts if p["lat_p99_us"] is not None]
+    mean = sum(v * w for v, w in weighted) / iops if weighted and iops > 0 else None
+    return {"iops": iops, "mbps": sum(p["mbps"] for p in parts), "lat_mean_us": mean,
+            "lat_p99_us": max(p99s) if p99s else None}  # fmt: skip
+
+
+def total_of(hosts: Sequence[HostView]) -> HostView | None:
+    if not hosts:
+        return None
+    return {"t": max(h["t"] for h in hosts),
+            "read": _sum_direction([h["read"] for h in hosts]),
+            "write": _sum_direction([h["write"] for h in hosts]),
+            "errors": sum(h["errors"] for h in hosts)}  # fmt: skip
+
+
+def level_of(point: Point) -> str:
+    return point.key.rsplit("/", 1)[-1]
+
+
+def empty_snapshot() -> Snapshot:
+    return {"version": VERSION, "run": "", "plan": "", "state": "starting", "pid": os.getpid(),
+            "updated": time.time(), "done": 0, "total": 0, "point": None, "hosts": {},
+            "total_now": None, "series": [], "events": [], "event_counts": {}, "finished": [],
+            "lines": []}  # fmt: skip
+
+
+class LiveState:
+    """The snapshot, changed by the run's thread and read by the server's threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.data = empty_snapshot()
+        self.folder: Path | None = None
+        self.written = 0.0
+
+    def snapshot(self) -> Snapshot:
+        with self.lock:
+            return cast(Snapshot, json.loads(json.dumps(self.data)))  # a copy for a thread
+
+    def change(self, **values: Any) -> None:
+        with self.lock:
+            self.data.update(values)  # type: ignore[typeddict-item]
+            self.data["updated"] = time.time()
+
+    def write(self, force: bool = False) -> None:
+        """live.json in the run's folder, at most every WRITE_EVERY_S unless forced; a failed
+        write is skipped (the next one replaces it)."""
+        now = time.monotonic()
+        if self.folder is None or (not force and now - self.written < WRITE_EVERY_S):
+            return
+        self.written = now
+        text = json.dumps(self.snapshot(), separators=(",", ":"))
+        spare = self.folder / f".{LIVE_NAME}.{os.getpid()}.tmp"
+        with contextlib.suppress(OSError):
+            spare.write_text(text)
+            os.replace(spare, self.folder / LIVE_NAME)
+
+
+def read_snapshot(folder: Path) -> Snapshot | None:
+    """A run's live.json, None when there is none or it cannot be read."""
+    try:
+        data = json.loads((folder / LIVE_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(data, dict) and data.get("version") == VERSION
+    return cast(Snapshot, data) if ok else None
+
+
+def finished_view(p: PointRecord) -> FinishedView:
+    """A point stored before (a resumed run's): its curve's figures."""
+    return {"key": p.key, "scenario": p.scenario or "", "workload": p.workload,
+            "level": p.key.rsplit("/", 1)[-1], "outstanding": p.workers * p.iodepth,
+            "iops": p.metric("total", "iops") or 0.0, "mbps": p.metric("total", "mbps") or 0.0,
+            "lat_mean_us": p.metric("total", "lat_mean_us"),
+            "lat_p99_us": p.metric("total", "lat_p99_us"), "unit": p.unit}  # fmt: skip
+
+
+class LiveObserver:
+    """The run's observer with the live state kept beside it (see the module's text).
+    `stored` gives a run's points stored before (a resume shows their curves too)."""
+
+    def __init__(
+        self, inner: Any, state: LiveState | None = None,
+        stored: Callable[[str], Sequence[PointRecord]] | None = None, seconds: bool = True,
+    ) -> None:  # fmt: skip
+        self.live_seconds = seconds  # fio's status reports read (run/live_feed.py), or not
+        self.inner = inner
+        self.state = state or LiveState()
+        self.stored = stored
+        self.unit = "IOPS"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)  # confirm, note, phase_started, ... as the inner has
+
+    def _line(self, text: str) -> None:
+        with self.state.lock:
+            self.state.data["lines"] = [*self.state.data["lines"], text][-LINES_KEPT:]
+        self.state.write()
+
+    # -- the Observer protocol -------------------------------------------------------------
+    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
+        self.state.folder = Path(run.folder)
+        before = [finished_view(p) for p in self.stored(run.id)] if self.stored and skipped else []
+        self.state.change(run=run.id, plan=run.plan_name, state="running", pid=os.getpid(),
+                          done=skipped, total=skipped + len(todo), finished=before)  # fmt: skip
+        self.state.write(force=True)
+        self.inner.campaign_started(run, todo, skipped)
+
+    def target_preparing(self, path: str, size: int) -> None:
+        self.inner.target_preparing(path, size)
+
+    def point_started(self, point: Point, index: int, total: int) -> None:
+        self.unit = throughput_unit(point.workload)
+        view: PointView = {"key": point.key, "seq": point.seq, "scenario": point.scenario or "",
+                           "workload": point.workload.name, "level": level_of(point),
+                           "expected_s": point.expected_seconds,
+                           "left_s": point.expected_seconds, "unit": self.unit,
+                           "started": time.time()}  # fmt: skip
+        with self.state.lock:
+            done = self.state.data["done"]
+            self.state.data["total"] = max(self.state.data["total"], done + 1)
+        self.state.change(point=view, hosts={}, total_now=None, series=[])
+        self.state.write(force=True)
+        self._view()
+        self.inner.point_started(point, index, total)
+
+    def point_tick(self, point: Point, elapsed_s: float) -> None:
+        self.inner.point_tick(point, elapsed_s)
+
+    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None:
+        t = metrics.total
+        done: FinishedView = {"key": point.key, "scenario": point.scenario or "",
+                              "workload": point.workload.name, "level": level_of(point),
+                              "outstanding": point.level.outstanding, "iops": t.iops,
+                              "mbps": t.mbps, "lat_mean_us": t.lat_mean_us,
+                              "lat_p99_us": t.lat_p99_us, "unit": unit}  # fmt: skip
+        with self.state.lock:
+            data = self.state.data
+            data["finished"] = [*data["finished"], done]
+            data["done"] += 1
+            data["total"] = max(data["total"], data["done"])
+            if data["point"] is not None:
+                data["point"]["left_s"] = 0.0
+        self.state.write(force=True)
+        self.inner.point_finished(point, metrics, unit)
+
+    def warning(self, text: str) -> None:
+        self._line(f"warning: {text}")
+        self.inner.warning(text)
+
+    def note(self, text: str) -> None:
+        self._line(text)
+        method = getattr(self.inner, "note", None)
+        (method or self.inner.warning)(text)
+
+    def phase_started(self, kind: str, text: str, expected_s: float) -> None:
+        """Preconditioning, a scenario's step, a special test: said as it starts."""
+        self._line(f"{kind}: {text}")
+        method = getattr(self.inner, "phase_started", None)
+        if method is not None:
+            method(kind, text, expected_s)
+        else:  # as RunContext.phase does for an observer without phases
+            self.inner.warning(f"{kind}: {text}")
+
+    def pausing(self, point: Point, seconds: float) -> None:
+        self._line(f"pausing {seconds:.0f}s after {point.key}")
+        self.inner.pausing(point, seconds)
+
+    def points_skipped(self, points: Sequence[Point]) -> None:
+        with self.state.lock:
+            self.state.data["total"] = max(self.state.data["done"],
+                                           self.state.data["total"] - len(points))  # fmt: skip
+        self.inner.points_skipped(points)
+
+    # -- from run/live_feed.py -------------------------------------------------------------
+    def live_second(self, point: Point, seconds: Sequence[LiveSecond], left_s: float) -> None:
+        with self.state.lock:
+            data = self.state.data
+            hosts = data["hosts"]
+            for s in seconds:
+                hosts[s.host] = _host(s)
+            total = total_of(list(hosts.values()))
+            data["total_now"] = total
+            if data["point"] is not None:
+                data["point"]["left_s"] = round(left_s, 1)
+            if total is not None:
+                per_host = {h: v["read"]["iops"] + v["write"]["iops"] for h, v in hosts.items()}
+                row = [total["t"], total["read"]["iops"] + total["write"]["iops"],
+                       total["read"]["mbps"] + total["write"]["mbps"], per_host]  # fmt: skip
+                data["series"] = [*data["series"], row][-SERIES_KEPT:]
+            data["updated"] = time.time()
+        self.state.write()
+        self._view()
+
+    def live_event(self, point: Point, record: EventRecord) -> None:
+        # a prompt confirmed or a command run is the event applied, as a throttle set is
+        action = "applied" if record.action in START_ACTIONS else (
+            "reverted" if record.action == "revert" else record.action)  # fmt: skip
+        view: EventView = {"point": point.key, "label": record.label, "kind": record.kind,
+                           "action": action, "outcome": record.outcome,
+                           "t": record.started_unix}  # fmt: skip
+        with self.state.lock:
+            data = self.state.data
+            data["events"] = [*data["events"], view][-EVENTS_KEPT:]
+            counts = data["event_counts"].setdefault(record.label, {})
+            counts[action] = counts.get(action, 0) + 1
+        self._line(f"event {record.label} ({record.kind}) {action}: {record.outcome}")
+        self._view()
+
+    def _view(self) -> None:
+        """The inner observer's live view (the terminal's), when it has one."""
+        method = getattr(self.inner, "live_view", None)
+        if method is not None:
+            method(self.state.snapshot())
+
+    def finish(self, state: str) -> None:
+        """The campaign ended (complete, interrupted, failed): said to watchers."""
+        self.state.change(state=state)
+        self.state.write(force=True)
