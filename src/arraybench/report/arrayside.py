@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from arraybench.monitor.arrayside import (
     DISAGREE_PCT,
     Agreement,
+    ArraySample,
     agreement,
     stored_offset,
     stored_samples,
@@ -54,23 +55,32 @@ def point_agreements(
     return result
 
 
+IOPS_HEADS = ["fio IOPS", "array IOPS", "array vs fio", "verdict"]
+MBPS_HEADS = ["fio MB/s", "array MB/s", "MB/s: array vs fio"]
+LATENCY_HEADS = ["fio mean latency", "array latency", "latency: array vs fio"]
+
+
+def _iops_cells(a: Agreement | None) -> list[str]:
+    if a is None:
+        return ["–", "–", "–", "no array samples"]
+    return [f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}", format_pct(a.diff_pct, signed=True),
+            "DISAGREE" if a.flagged else "agree"]  # fmt: skip
+
+
 def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[ReportTable]:
     pairs = point_agreements(store, run_id, points)
     if not pairs:
         return []
     data = latest_series(store, run_id)
     assert data is not None
-    rows = [[p.key, f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}",
-             format_pct(a.diff_pct, signed=True), "DISAGREE" if a.flagged else "agree"]
-            if a else [p.key, "–", "–", "–", "no array samples"] for p, a in pairs]  # fmt: skip
+    rows = [[p.key, *_iops_cells(a)] for p, a in pairs]
     caption = (
         f"From {data['file']} (array clock {stored_offset(data['offset_s']):+g} s); mean IOPS "
         "over the "
         f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
     )
-    return [ReportTable("Array monitor vs fio (IOPS)",
-                        ["Point", "fio IOPS", "array IOPS", "array vs fio", "verdict"], rows,
-                        caption), *other_tables(store, points, data)]  # fmt: skip
+    return [ReportTable("Array monitor vs fio (IOPS)", ["Point", *IOPS_HEADS], rows, caption),
+            *other_tables(store, points, data)]  # fmt: skip
 
 
 def _beside(fio: float | None, array: list[float], text: Callable[[float], str]) -> list[str]:
@@ -82,33 +92,69 @@ def _beside(fio: float | None, array: list[float], text: Callable[[float], str])
     return [text(fio), text(mean), diff]
 
 
+def _other_fields(samples: list[ArraySample]) -> set[str]:
+    return {k for s in samples for k in s.values} & {"mbps", "latency_us"}
+
+
+def _other_heads(fields: set[str]) -> list[str]:
+    return (MBPS_HEADS if "mbps" in fields else []) + (
+        LATENCY_HEADS if "latency_us" in fields else []
+    )
+
+
+def _other_cells(
+    store: Store, p: PointRecord, samples: list[ArraySample], fields: set[str]
+) -> list[str]:
+    """One point's MB/s and latency beside the array's mean over its logged seconds."""
+    seconds = [s.t for s in store.samples(p.id)]
+    inside = [s.values for s in samples
+              if seconds and min(seconds) <= s.t < max(seconds) + 1]  # fmt: skip
+    row = []
+    if "mbps" in fields:
+        row += _beside(p.metric("total", "mbps"), [v["mbps"] for v in inside if "mbps" in v],
+                       lambda v: f"{v:,.1f}")  # fmt: skip
+    if "latency_us" in fields:
+        row += _beside(p.metric("total", "lat_mean_us"),
+                       [v["latency_us"] for v in inside if "latency_us" in v],
+                       format_latency)  # fmt: skip
+    return row
+
+
 def other_tables(
     store: Store, points: list[PointRecord], data: ArraySeriesFinding
 ) -> list[ReportTable]:
     """The array's MB/s and mean latency beside fio's, per point, when the series has them."""
     samples = stored_samples(data["samples"])
-    fields = {k for s in samples for k in s.values} & {"mbps", "latency_us"}
+    fields = _other_fields(samples)
     if not fields:
         return []
-    rows = []
-    for p in points:
-        seconds = [s.t for s in store.samples(p.id)]
-        inside = [s.values for s in samples
-                  if seconds and min(seconds) <= s.t < max(seconds) + 1]  # fmt: skip
-        row = [p.key]
-        if "mbps" in fields:
-            row += _beside(p.metric("total", "mbps"), [v["mbps"] for v in inside if "mbps" in v],
-                           lambda v: f"{v:,.1f}")  # fmt: skip
-        if "latency_us" in fields:
-            row += _beside(p.metric("total", "lat_mean_us"),
-                           [v["latency_us"] for v in inside if "latency_us" in v],
-                           format_latency)  # fmt: skip
-        rows.append(row)
-    heads = (["fio MB/s", "array MB/s", "MB/s: array vs fio"] if "mbps" in fields else []) + (
-        ["fio mean latency", "array latency", "latency: array vs fio"]
-        if "latency_us" in fields else [])  # fmt: skip
+    rows = [[p.key, *_other_cells(store, p, samples, fields)] for p in points]
     caption = f"From {data['file']}; the array's mean over each point's logged seconds."
-    return [ReportTable("Array monitor vs fio (MB/s, latency)", ["Point", *heads], rows, caption)]
+    return [ReportTable("Array monitor vs fio (MB/s, latency)", ["Point", *_other_heads(fields)],
+                        rows, caption)]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ArrayView:
+    """A run's points beside the array's counters, the cells its own report shows."""
+
+    source: str  # the attached file (or array_monitor source)
+    columns: list[str]
+    cells: dict[str, dict[str, str]]  # point key -> column -> text
+
+
+def array_view(store: Store, run_id: str, points: list[PointRecord]) -> ArrayView | None:
+    """The cells of array_tables for these points, for `compare`; None when none attached."""
+    pairs = point_agreements(store, run_id, points)
+    data = latest_series(store, run_id)
+    if not pairs or data is None:
+        return None
+    samples = stored_samples(data["samples"])
+    fields = _other_fields(samples)
+    columns = [*IOPS_HEADS, *_other_heads(fields)]
+    cells = {p.key: dict(zip(columns, [*_iops_cells(a), *_other_cells(store, p, samples, fields)],
+                             strict=True)) for p, a in pairs}  # fmt: skip
+    return ArrayView(data["file"], columns, cells)
 
 
 def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:

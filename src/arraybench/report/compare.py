@@ -14,9 +14,15 @@ from dataclasses import dataclass, field, replace
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline
-from arraybench.analysis.repeats import collapse, level_throughputs, noise_mark
+from arraybench.analysis.repeats import (
+    collapse,
+    level_throughputs,
+    noise_mark,
+    repetition_in_key,
+)
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
+from arraybench.report.arrayside import ArrayView, array_view
 from arraybench.report.assemble import point_row
 from arraybench.report.build import (
     bound_text,
@@ -54,6 +60,8 @@ class Scenario:
     flags: list[ReportTable] = field(default_factory=list)
     # its levels' flags and spreads, as its run's report reads them (report/spread.py)
     facts: LevelFacts = field(default_factory=LevelFacts)
+    # its points beside the array's own counters (`arraybench attach`, array_monitor:)
+    array: ArrayView | None = None
     _headlines: dict[tuple[str, ...], Headline] = field(default_factory=dict, compare=False)
 
     def summary(self, curve: list[PointRecord]) -> Headline:
@@ -88,7 +96,8 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     include = headline_includes_flagged(run)
     facts = level_facts(points, validity, include)
     flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
-    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts)
+    array = array_view(store, run_id, points)
+    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array)
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
@@ -255,6 +264,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
+    model.tables += [t for key in keys if (t := array_table(key, scenarios, curves))]
     model.appendix += flags_of_all(scenarios)  # look-ups: after the charts
     model.summary_columns = labels
     model.summary = summary
@@ -268,6 +278,36 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     for s in scenarios:
         model.job_files |= {f"{s.label}: {k}": v for k, v in job_files(s.points).items()}
     return model
+
+
+def array_table(
+    key: str, scenarios: list[Scenario], curves: dict[str, OrderedDict[str, list[PointRecord]]]
+) -> ReportTable | None:
+    """One workload's points beside the array's counters, per scenario with some attached
+    (the cells of its own report's table); None when no scenario has any."""
+    having = [s for s in scenarios if key in curves[s.label]]
+    views = [s.array for s in having if s.array]
+    if not views:
+        return None
+    columns = list(dict.fromkeys(c for v in views for c in v.columns))
+    rows = []
+    for s in having:
+        if s.array is None:
+            rows.append([s.label, "no array counters", *("–" for _ in columns)])
+            continue
+        levels = {p.key for p in curves[s.label][key]}
+        raw = [p for p in sorted(s.points, key=lambda p: p.seq)
+               if repetition_in_key(p.key)[0] in levels]  # fmt: skip
+        rows += [[s.label, p.key, *(s.array.cells[p.key].get(c, "–") for c in columns)]
+                 for p in raw if p.key in s.array.cells]  # fmt: skip
+    sources = ", ".join(f"{s.label}: {s.array.source}" for s in having if s.array)
+    return ReportTable(
+        f"{key}: array's counters beside fio's",
+        ["Scenario", "Point", *columns],
+        rows,
+        f"As in each run's report: the array's mean over each point's logged seconds ({sources}).",
+        key_columns=2,
+    )
 
 
 def _summary(
