@@ -160,6 +160,8 @@ def format_pct(value: float | None, *, signed: bool = False) -> str:
     """`12.3 %`, `-93 %`; with `signed` a gain shows its `+`."""
     if value is None or not _known(value):
         return DASH
+    if abs(value) < 1e-9:  # a float's rounding left-over of an equal pair (-1.1e-14) is 0 %
+        return "0 %"
     text = significant(value)
     return f"+{text} %" if signed and value > 0 else f"{text} %"
 

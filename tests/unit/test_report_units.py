@@ -56,6 +56,7 @@ from arraybench.units import (
         (format_mbps(98.14), "98.1 MB/s"),
         (format_pct(-93.04), "-93 %"),
         (format_pct(4.5, signed=True), "+4.5 %"),
+        (format_pct(-1.1e-14, signed=True), "0 %"),  # an equal pair's float left-over
         (format_gb(0.5), "0.5 GB"),
         (format_gb(12_345), "12.3 TB"),
         (format_number(1_250_000), "1,250,000"),
