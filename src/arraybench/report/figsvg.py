@@ -194,8 +194,9 @@ def figure_svg(fig: Figure) -> str:
     return lines_svg(fig)
 
 
-def figures_html(figures: list[Figure]) -> str:
-    """The section of the seed figures, under their group headings."""
+def figures_html(figures: list[Figure], anchor: str = "seedfigures", title: str = "Figures") -> str:
+    """A section of figures (the seed figures; the latency histograms), under their group
+    headings."""
     if not figures:
         return ""
     parts, group = [], None
@@ -205,4 +206,4 @@ def figures_html(figures: list[Figure]) -> str:
             parts.append(f"<h3>{escape(group or 'Figures')}</h3>")
         caption = f'<p class="caption">{escape(fig.caption)}</p>' if fig.caption else ""
         parts.append(f'<figure class="panel">{figure_svg(fig)}{caption}</figure>')
-    return '<section id="seedfigures"><h2>Figures</h2>' + "".join(parts) + "</section>"
+    return f'<section id="{anchor}"><h2>{escape(title)}</h2>' + "".join(parts) + "</section>"

@@ -20,6 +20,7 @@ from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     CurvePanel,
     Distribution,
+    Figure,
     Overlay,
     ReportModel,
     ReportTable,
@@ -230,16 +231,31 @@ def _head(model: ReportModel) -> str:
     )
 
 
+HISTOGRAMS = "Latency histograms"
+
+
+def _seed_figures(model: ReportModel) -> list[Figure]:
+    return [f for f in model.figures if f.form != "histogram"]
+
+
+def _histograms(model: ReportModel) -> list[Figure]:
+    return [f for f in model.figures if f.form == "histogram"]
+
+
 def _contents(model: ReportModel) -> list[tuple[str, str]]:
     """The sections the document has, in its order: (anchor, title)."""
     links = [("run", "Set-up"), ("summary", "Summary")]
     links += [("verdicts", "Acceptance verdicts")] if model.verdicts else []
     links += [("tables", "Tables")] if model.tables else []
-    if model.sections:
+    seed = [("seedfigures", "Figures")] if _seed_figures(model) else []
+    if model.sections:  # the body's order: overlays, seed figures, the workloads' sections
         links += [("overlays", "Curves together")] if model.overlays else []
-        links += [("workloads", "Workloads")]
-    elif model.overlays:
-        links += [("workloads", "Workloads")]
+        links += [*seed, ("workloads", "Workloads")]
+    elif model.overlays:  # the overlays stand in the workloads' place
+        links += [("workloads", "Workloads"), *seed]
+    else:
+        links += seed
+    links += [("histograms", HISTOGRAMS)] if _histograms(model) else []
     links += [("distribution", "Latency distribution")] if model.distributions else []
     links += [("timelines", "Time series")] if model.timelines else []
     links += [("appendix", APPENDIX)]
@@ -623,8 +639,10 @@ def render_html(model: ReportModel) -> str:
         _verdicts(model),
         _tables(model),
         _overlays(model),
-        figures_html(model.figures),
+        figures_html(_seed_figures(model)),
         _sections(model),
+        # the histograms read after the curves they explain (the seed figures replace curves)
+        figures_html(_histograms(model), "histograms", HISTOGRAMS),
         _distributions(model),
         _timelines(model),
         f'<section id="appendix"><h2>{APPENDIX}</h2>',
