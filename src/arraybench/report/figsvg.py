@@ -203,7 +203,8 @@ def figures_html(figures: list[Figure], anchor: str = "seedfigures", title: str 
     for fig in figures:
         if fig.group != group:
             group = fig.group
-            parts.append(f"<h3>{escape(group or 'Figures')}</h3>")
+            if (group or "Figures") != title:  # not the section's own heading again
+                parts.append(f"<h3>{escape(group or 'Figures')}</h3>")
         caption = f'<p class="caption">{escape(fig.caption)}</p>' if fig.caption else ""
         parts.append(f'<figure class="panel">{figure_svg(fig)}{caption}</figure>')
     return f'<section id="{anchor}"><h2>{escape(title)}</h2>' + "".join(parts) + "</section>"
