@@ -142,6 +142,13 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   table.points th, table.points td { padding:2px 5px; line-height:1.25; }
   th, td { overflow-wrap:break-word; }
   figure.panel, tr, .notes, dl.meta { break-inside:avoid; page-break-inside:avoid; }
+  /* the histograms, secondary to the curves: two to a row on paper */
+  #histograms figure.panel { display:inline-block; width:49%; vertical-align:top; margin:0; }
+  #histograms figure.panel svg { width:100%; height:auto; }
+  #histograms figure.panel .caption { font-size:8px; }
+  /* the percentile lines per series too: the summary and the curves are the headline */
+  #distribution details.dist { display:inline-block; width:49%; vertical-align:top; }
+  #distribution details.dist svg { width:100%; height:auto; }
   td.pass, td.fail { border:1px solid currentColor; }
   .points-wrap { overflow:visible; }
   pre { white-space:pre-wrap; overflow-wrap:anywhere; }
