@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from arraybench.engines.fio.parse import parse_fio_json, parse_fio_json_file
+from arraybench.engines.fio.textparse import looks_like_fio_text, parse_fio_text
 from arraybench.errors import FioParseError
-from arraybench.fio.parse import parse_fio_json, parse_fio_json_file
-from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
 from arraybench.importer import import_paths
 from arraybench.store.db import Store
 

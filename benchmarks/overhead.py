@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arraybench.fio import runner
+from arraybench.engines.fio import runner
 from arraybench.monitor.point import PointMonitor
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.campaign import Campaign

@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
-from arraybench.fio.jobfile import render_jobfile
+from arraybench.engines.fio.jobfile import render_jobfile
+from arraybench.finding_kinds import HostsFinding
 from arraybench.plan.expand import Level, Point, expand, family_label, mix_label, throughput_unit
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
@@ -49,7 +50,6 @@ from arraybench.store.db import (
     Sample,
     Store,
 )
-from arraybench.store.findings import HostsFinding
 
 RUN_ID = "20260101-000000-scale"
 T0 = 1_767_225_600  # 2026-01-01T00:00:00Z, the first sample's Unix second

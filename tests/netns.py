@@ -30,8 +30,8 @@ from types import TracebackType
 
 import pytest
 
+from arraybench.engines.fio.runner import fio_binary
 from arraybench.errors import ArraybenchError
-from arraybench.fio.runner import fio_binary
 from arraybench.hosts.server import (
     DEFAULT_PORT,
     HostError,

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from arraybench.fio.logs import parse_interval_log
+from arraybench.engines.fio.logs import parse_interval_log
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, Sample
 
 DATA = Path(__file__).parent / "data"

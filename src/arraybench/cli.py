@@ -22,10 +22,10 @@ from rich.cells import cell_len
 
 from arraybench import __version__, console
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
+from arraybench.finding_kinds import ARRAY_SERIES, EVENTS, INTEGRITY, PROVENANCE
 from arraybench.report.export import FORMATS, format_for
 from arraybench.run import interrupts
 from arraybench.store.db import DB_NAME, Finding, PointRecord, RunRecord, Store, store_error
-from arraybench.store.findings import ARRAY_SERIES, EVENTS, INTEGRITY, PROVENANCE
 from arraybench.units import format_latency, format_throughput
 
 # The rest is imported by the command that needs it: the plan model (pydantic), the report
@@ -422,8 +422,8 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
+    from arraybench.engines.fio.jobfile import render_jobfile
     from arraybench.events.tuning import change_lines, plan_changes
-    from arraybench.fio.jobfile import render_jobfile
     from arraybench.plan.expand import check_resolved, expand, host_point, round_points
     from arraybench.run.fleet import host_spec
     from arraybench.run.outline import plan_outline, target_facts
@@ -494,7 +494,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_hosts_check(args: argparse.Namespace) -> int:
-    from arraybench.fio.runner import fio_binary, fio_version
+    from arraybench.engines.fio.runner import fio_binary, fio_version
     from arraybench.hosts import NO_AUTH_WARNING, check_hosts
     from arraybench.plan import catalog
     from arraybench.run.fleet import host_spec, host_targets, target_safety

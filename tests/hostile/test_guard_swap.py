@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arraybench.fio import runner
+from arraybench.engines.fio import runner
 from arraybench.integrity import IntegrityError, WriterConfig, run_writer
 from arraybench.integrity import writer as integrity_writer
 from tests.conftest import main_cli, small_plan

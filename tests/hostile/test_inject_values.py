@@ -1,7 +1,7 @@
 """Hostile strings on their way into fio job files and command lines: refused, one line, exit 2.
 
 fio reads a job file value only up to a newline, '#' or ';', substitutes '$...' and cuts edge
-blanks (see arraybench.fio.values); each such value must be refused before anything runs, at
+blanks (see arraybench.engines.fio.values); each such value must be refused before anything runs, at
 `plan check` and at `run`, wherever it comes from (--target, the plan, a host's targets).
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from arraybench import cli
+from arraybench.engines.fio.interference import InterferenceSpec, render_interference_jobfile
+from arraybench.engines.fio.metadata import MetadataSpec, render_metadata_jobfile
+from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.errors import PlanError
-from arraybench.fio.interference import InterferenceSpec, render_interference_jobfile
-from arraybench.fio.metadata import MetadataSpec, render_metadata_jobfile
-from arraybench.fio.values import argv_value, fio_path, fio_value
 from arraybench.targets.prepare import layout_command
 from tests.conftest import small_plan
 

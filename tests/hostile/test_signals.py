@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from arraybench.cli import main
+from arraybench.engines.fio import runner
 from arraybench.errors import FioRunError
-from arraybench.fio import runner
 from tests.conftest import main_cli, needs_fio
 from tests.hostile.procs import (
     fio_under,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arraybench.analysis.validity import flags_of, leaves_headline
+from arraybench.finding_kinds import CURVE, VALIDITY
 from arraybench.store.db import Store
-from arraybench.store.findings import CURVE, VALIDITY
 from tests.conftest import main_cli, needs_fio
 from tests.loopdev import attached, sparse_file
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.analysis.events import EventImpact, event_impact, windows_from_records
+from arraybench.engines.fio.jobfile import LOG_PREFIX
 from arraybench.events import cgroup as cgroups
 from arraybench.events.errors import InjectorError
 from arraybench.events.injectors import (
@@ -42,7 +43,6 @@ from arraybench.events.paths import (
 )
 from arraybench.events.records import EventRecord
 from arraybench.events.timeline import EventTimeline
-from arraybench.fio.jobfile import LOG_PREFIX
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Sample

@@ -16,10 +16,10 @@ from rich.cells import cell_len
 from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import Flag, finding_data
+from arraybench.finding_kinds import VALIDITY
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import NewPoint, RunRecord, Store
-from arraybench.store.findings import VALIDITY
 from arraybench.units import format_throughput
 
 # workers -> (IOPS, mean latency µs): w4 looks best, but it is the one the generator bounded

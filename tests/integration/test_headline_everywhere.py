@@ -21,6 +21,7 @@ from openpyxl import load_workbook
 from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
+from arraybench.finding_kinds import ADAPTIVE, VALIDITY, AdaptiveFinding
 from arraybench.report import printout
 from arraybench.report.assemble import adaptive_notes, report_for_run
 from arraybench.report.compare import compare, load_scenario
@@ -30,7 +31,6 @@ from arraybench.report.html import render_html
 from arraybench.report.markdown import render_markdown
 from arraybench.report.spread import level_facts
 from arraybench.store.db import NewPoint, RunRecord, Store
-from arraybench.store.findings import ADAPTIVE, VALIDITY, AdaptiveFinding
 from tests.integration.test_flagged_headlines import BOUND
 
 PLAN = """name: avail

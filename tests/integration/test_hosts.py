@@ -20,7 +20,7 @@ from typing import TypeVar
 import pytest
 
 from arraybench.analysis.hosts import combine_hosts
-from arraybench.fio.runner import fio_binary, fio_version
+from arraybench.engines.fio.runner import fio_binary, fio_version
 from arraybench.hosts.address import AddressError
 from arraybench.hosts.client import (
     MultiHostOutcome,

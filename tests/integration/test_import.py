@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.engines.fio.parse import parse_fio_json
+from arraybench.engines.fio.textparse import parse_fio_text
 from arraybench.errors import ArraybenchError
-from arraybench.fio.parse import parse_fio_json
-from arraybench.fio.textparse import parse_fio_text
 from arraybench.importer import ImportResult, import_paths
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio

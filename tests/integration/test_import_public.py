@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.fio.parse import parse_fio_json
-from arraybench.fio.results import FioJobResult
-from arraybench.fio.textparse import parse_fio_text
+from arraybench.engines.fio.parse import parse_fio_json
+from arraybench.engines.fio.results import Measurement
+from arraybench.engines.fio.textparse import parse_fio_text
 from arraybench.importer import import_paths
 from arraybench.store.db import Store
 from tests.unit.test_textparse import fio_num2str
@@ -99,7 +99,7 @@ def _bw_value(text: str, old: bool) -> float:
 def test_text_outputs_give_fios_printed_figures(path: Path) -> None:
     text = path.read_text()
     printed = _printed_text(text)
-    jobs: list[FioJobResult] = [j for d in parse_fio_text(text, path.name) for j in d.jobs]
+    jobs: list[Measurement] = [j for d in parse_fio_text(text, path.name) for j in d.jobs]
     parsed = [(ddir, j.direction(ddir)) for j in jobs for ddir in ("read", "write", "trim")
               if not j.direction(ddir).empty]  # fmt: skip
     assert len(parsed) == len(printed)

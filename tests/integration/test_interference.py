@@ -24,7 +24,7 @@ from arraybench.analysis.interference import (
     verdict,
     window_seconds,
 )
-from arraybench.fio.interference import (
+from arraybench.engines.fio.interference import (
     JOBFILE_NAME,
     InterferenceSpec,
     base_job_rates,
@@ -33,9 +33,9 @@ from arraybench.fio.interference import (
     step_windows,
     total_seconds,
 )
-from arraybench.fio.logs import parse_interval_log
-from arraybench.fio.parse import last_document, parse_fio_json_file
-from arraybench.fio.results import FioDocument
+from arraybench.engines.fio.logs import parse_interval_log
+from arraybench.engines.fio.parse import last_document, parse_fio_json_file
+from arraybench.engines.fio.results import FioDocument
 from arraybench.report.timechart import ChartEvent, TimeSeries, time_chart
 from tests.conftest import needs_fio
 

@@ -9,7 +9,8 @@ from typing import TypedDict
 
 import pytest
 
-from arraybench.fio.parse import FioDocument
+from arraybench.engines.fio.parse import FioDocument
+from arraybench.finding_kinds import FindingKind
 from arraybench.plan.catalog import resolve
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
@@ -19,7 +20,6 @@ from arraybench.run.context import RunContext
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import Phase, Span
 from arraybench.store.db import Store
-from arraybench.store.findings import FindingKind
 from tests.conftest import needs_fio, small_plan
 from tests.integration.test_campaign import Recorder
 

@@ -15,8 +15,7 @@ from arraybench.analysis.metadata import (
     metadata_results,
     metadata_table,
 )
-from arraybench.errors import FioMissingError, FioRunError
-from arraybench.fio.metadata import (
+from arraybench.engines.fio.metadata import (
     ALL_OPS,
     DIR_OPS,
     FILE_OPS,
@@ -25,8 +24,9 @@ from arraybench.fio.metadata import (
     render_metadata_jobfile,
     supported_ops,
 )
-from arraybench.fio.parse import last_document, parse_fio_json_file
-from arraybench.fio.runner import fio_version
+from arraybench.engines.fio.parse import last_document, parse_fio_json_file
+from arraybench.engines.fio.runner import fio_version
+from arraybench.errors import FioMissingError, FioRunError
 from tests.conftest import fio_jobs, needs_fio
 
 LADDER = (1, 2, 4)

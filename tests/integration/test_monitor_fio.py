@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.engines.fio.logs import parse_interval_log, per_second
 from arraybench.monitor.compare import compare_point, kernel_series
 from arraybench.monitor.diskstats import device_for_path
 from arraybench.monitor.sampler import HostSample, HostSampler

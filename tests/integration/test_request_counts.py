@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from arraybench.analysis.validity import PointFacts, leaves_headline, point_flags
-from arraybench.fio.logs import parse_interval_log, per_second
+from arraybench.engines.fio.logs import parse_interval_log, per_second
 from arraybench.monitor.compare import compare_point, kernel_series
 from arraybench.monitor.sampler import HostSampler
 from arraybench.report.assemble import report_for_run

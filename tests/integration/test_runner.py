@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.engines.fio import runner
 from arraybench.errors import FioRunError
-from arraybench.fio import runner
 from tests.conftest import needs_fio
 
 pytestmark = needs_fio

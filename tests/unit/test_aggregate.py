@@ -7,8 +7,8 @@ import math
 import pytest
 
 from arraybench.analysis.aggregate import combine, merge_bins, point_metrics
-from arraybench.fio.parse import parse_fio_json_file
-from arraybench.fio.results import DirStats
+from arraybench.engines.fio.parse import parse_fio_json_file
+from arraybench.engines.fio.results import DirStats
 from tests.conftest import DATA
 from tests.crosscheck import assert_point_matches_fio
 

@@ -1,4 +1,4 @@
-"""The findings' kinds (store/findings.py): each writer's output has exactly its TypedDict's
+"""The findings' kinds (finding_kinds.py): each writer's output has exactly its TypedDict's
 keys, the stored JSON is the one earlier versions wrote, and a misspelt key is refused."""
 
 from __future__ import annotations
@@ -19,14 +19,7 @@ from arraybench.analysis.metadata import MetadataRow
 from arraybench.analysis.steady import SteadyResult, steady_state
 from arraybench.analysis.validity import Flag, finding_data, flags_by_point, flags_of
 from arraybench.events.records import EventRecord
-from arraybench.integrity.check import BlockProblem, IntegrityReport
-from arraybench.plan.load import parse_plan_text
-from arraybench.plan.model import Rounds
-from arraybench.run import provenance
-from arraybench.run.campaign import rounds_verdict
-from arraybench.run.point import gc_rate_of
-from arraybench.run.scenarios import HostView, StepRecord
-from arraybench.store.findings import (
+from arraybench.finding_kinds import (
     CLIFF,
     INTEGRITY,
     KINDS,
@@ -50,7 +43,14 @@ from arraybench.store.findings import (
     StepRowData,
     check_finding,
 )
-from arraybench.store.records import Finding
+from arraybench.integrity.check import BlockProblem, IntegrityReport
+from arraybench.plan.load import parse_plan_text
+from arraybench.plan.model import Rounds
+from arraybench.records import Finding
+from arraybench.run import provenance
+from arraybench.run.campaign import rounds_verdict
+from arraybench.run.point import gc_rate_of
+from arraybench.run.scenarios import HostView, StepRecord
 from arraybench.targets.condition import purge_target
 from tests.records import BLANK_POINT, sample_12
 

@@ -12,9 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.fio.logs import parse_interval_log, second_of
-from arraybench.fio.parse import parse_fio_json_file
-from arraybench.fio.status import StatusTail, keep_last_document, live_seconds, status_report
+from arraybench.engines.fio.logs import parse_interval_log, second_of
+from arraybench.engines.fio.parse import parse_fio_json_file
+from arraybench.engines.fio.status import (
+    StatusTail,
+    keep_last_document,
+    live_seconds,
+    status_report,
+)
 from tests.conftest import needs_fio
 
 JOB = """[global]

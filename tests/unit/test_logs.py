@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.errors import FioParseError
-from arraybench.fio.logs import (
+from arraybench.engines.fio.logs import (
     hist_bin_value_ns,
     parse_hist_log,
     parse_interval_log,
@@ -15,8 +14,9 @@ from arraybench.fio.logs import (
     plat_idx_to_val,
     second_of,
 )
-from arraybench.fio.parse import parse_fio_json_file, percentile_from_bins
-from arraybench.fio.results import IntervalSample
+from arraybench.engines.fio.parse import parse_fio_json_file, percentile_from_bins
+from arraybench.engines.fio.results import IntervalSample
+from arraybench.errors import FioParseError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 IOPS_12 = DATA / "12_samyaple_fio3.33_iops.1.log"

@@ -13,8 +13,8 @@ from arraybench.analysis.headline import headline as summarize
 from arraybench.analysis.noise import Level, differ, optimal_confidence, samples_spread_pct
 from arraybench.analysis.repeats import level_wins
 from arraybench.analysis.statistics import spread
+from arraybench.engines.fio.jobfile import render_jobfile
 from arraybench.errors import PlanError
-from arraybench.fio.jobfile import render_jobfile
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from arraybench.errors import FioParseError
-from arraybench.fio.logs import plat_idx_to_val
-from arraybench.fio.parse import (
+from arraybench.engines.fio.logs import plat_idx_to_val
+from arraybench.engines.fio.parse import (
     last_document,
     parse_fio_json,
     parse_fio_json_file,
     percentile_from_bins,
 )
-from arraybench.fio.results import FioDocument
+from arraybench.engines.fio.results import FioDocument
+from arraybench.errors import FioParseError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FRESH = "fresh_fio3.33_jsonplus_randrw_2jobs.json"

@@ -4,9 +4,9 @@ ticks says so (100 files in 2 ms or 3 ms is 50k or 33k ops/s, nothing between)."
 from __future__ import annotations
 
 from arraybench.analysis.metadata import MetadataRow
+from arraybench.finding_kinds import METADATA
 from arraybench.report.special import metadata_report
 from arraybench.store.db import Finding
-from arraybench.store.findings import METADATA
 
 
 def _finding(elapsed: list[int]) -> Finding:

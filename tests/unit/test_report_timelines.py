@@ -62,13 +62,13 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
     the window table does, not the saturation test's 101 kIOPS."""
     from dataclasses import replace
 
+    from arraybench.finding_kinds import ROUNDS
     from arraybench.plan.model import Rounds
     from arraybench.report.headlines import run_headlines
     from arraybench.report.rounds import matrix_tables, window_means
     from arraybench.report.seedtables import maximum_recorded
     from arraybench.report.spread import LevelFacts
     from arraybench.run.campaign import rounds_verdict
-    from arraybench.store.findings import ROUNDS
     from tests.records import BLANK_POINT
     from tests.unit.test_plan_scenarios import RUN
 

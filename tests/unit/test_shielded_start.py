@@ -72,7 +72,7 @@ def _alive_with_argv(argv: bytes) -> list[int]:
 
 
 def test_a_sigint_while_fio_starts_is_raised_and_the_process_is_ended(tmp_path) -> None:
-    from arraybench.fio.runner import FioProcess
+    from arraybench.engines.fio.runner import FioProcess
 
     command = ["sleep", "97.5311"]  # a stand-in for fio: FioProcess starts any command
     _ARMED.append(True)
@@ -86,7 +86,7 @@ def test_a_sigint_while_fio_starts_is_raised_and_the_process_is_ended(tmp_path) 
 
 
 def test_fio_starts_as_before_without_a_signal(tmp_path) -> None:
-    from arraybench.fio.runner import FioProcess
+    from arraybench.engines.fio.runner import FioProcess
 
     fio = FioProcess(["true"], tmp_path, None, None)
     assert fio.proc.wait(5) == 0 and fio.pid == fio.proc.pid and fio.started > 0

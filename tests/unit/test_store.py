@@ -11,6 +11,7 @@ import pytest
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.errors import StoreError
+from arraybench.finding_kinds import PURGE, FindingKeyError
 from arraybench.store.db import (
     METRIC_COLUMNS,
     CpuSample,
@@ -22,7 +23,6 @@ from arraybench.store.db import (
     Sample,
     Store,
 )
-from arraybench.store.findings import PURGE, FindingKeyError
 from arraybench.store.migrations import MIGRATIONS
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.engines.fio.parse import parse_fio_json
+from arraybench.engines.fio.terse import looks_like_terse, parse_fio_terse
 from arraybench.errors import FioParseError
-from arraybench.fio.parse import parse_fio_json
-from arraybench.fio.terse import looks_like_terse, parse_fio_terse
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.engines.fio.results import FioDocument
+from arraybench.engines.fio.textparse import looks_like_fio_text, parse_fio_text
 from arraybench.errors import FioParseError
-from arraybench.fio.results import FioDocument
-from arraybench.fio.textparse import looks_like_fio_text, parse_fio_text
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 TEXT_SAMPLES = (

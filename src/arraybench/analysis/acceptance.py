@@ -22,7 +22,7 @@ from fnmatch import fnmatchcase
 from arraybench.analysis.repeats import RepeatGroup, groups, median_point
 from arraybench.analysis.statistics import bound_decidable, spread
 from arraybench.plan.model import Expectation
-from arraybench.store.records import PointRecord
+from arraybench.records import PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
 PASS, FAIL, NO_DATA = "PASS", "FAIL", "NO DATA"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arraybench.fio.parse import percentile_from_bins
-from arraybench.fio.results import DirStats, FioJobResult
+from arraybench.engines.fio.parse import percentile_from_bins
+from arraybench.engines.fio.results import DirStats, Measurement
 
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p999": 99.9}
 METRIC_NAMES = ("ios", "bytes", "iops", "mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
@@ -95,7 +95,7 @@ def combine(stats: Sequence[DirStats]) -> DirMetrics:
     )
 
 
-def point_metrics(jobs: Sequence[FioJobResult]) -> PointMetrics:
+def point_metrics(jobs: Sequence[Measurement]) -> PointMetrics:
     """Read, write and total over every job (of every host) of one point."""
     reads = [j.read for j in jobs]
     writes = [j.write for j in jobs]

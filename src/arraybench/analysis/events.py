@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from arraybench.events.records import EventRecord
-from arraybench.store.records import Sample
+from arraybench.records import Sample
 
 Metric = Literal["iops", "mbps"]
 MAX_BAND_PCT = 50.0  # a recovery band never wider than half the baseline

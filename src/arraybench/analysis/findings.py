@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from arraybench.analysis.cliff import find_write_cliff, gc_throughput_estimate
 from arraybench.analysis.steady import SteadyResult, scaled_steady
-from arraybench.store.findings import CliffFinding, SteadyFields, SteadyFinding
-from arraybench.store.records import Sample
+from arraybench.finding_kinds import CliffFinding, SteadyFields, SteadyFinding
+from arraybench.records import Sample
 
 SNIA_WINDOW = 5
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from arraybench.fio.interference import (
+from arraybench.engines.fio.interference import (
     BACKGROUND_ALONE,
     BASE_ALONE,
     BASE_PREFIX,
@@ -35,15 +35,15 @@ from arraybench.fio.interference import (
     InterferenceSpec,
     step_windows,
 )
-from arraybench.fio.logs import (
+from arraybench.engines.fio.logs import (
     hist_bin_value_ns,
     parse_hist_log,
     parse_interval_log,
     per_second,
     second_of,
 )
-from arraybench.fio.parse import percentile_from_bins
-from arraybench.fio.results import IntervalSample
+from arraybench.engines.fio.parse import percentile_from_bins
+from arraybench.engines.fio.results import IntervalSample
 from arraybench.units import format_size
 
 Kind = Literal["base", "step", "background"]

@@ -1,6 +1,6 @@
 """Metadata test results: operations per second and latency per operation and thread count.
 
-Input is the last JSON document of one run of arraybench.fio.metadata's job file. Each phase
+Input is the last JSON document of one run of arraybench.engines.fio.metadata's job file. Each phase
 (stonewall group) is one section whose jobs carry the operation's name. Per phase:
 
 * ``files``: operations done, fio's ``total_ios`` summed over the jobs (one fake I/O per file).
@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arraybench.analysis.aggregate import combine
+from arraybench.engines.fio.metadata import ALL_OPS, MetadataSpec
+from arraybench.engines.fio.results import FioDocument, Measurement
 from arraybench.errors import FioParseError, FioRunError
-from arraybench.fio.metadata import ALL_OPS, MetadataSpec
-from arraybench.fio.results import FioDocument, FioJobResult
 from arraybench.units import format_latency, format_ops
 
 OP_LABELS = {  # mdtest's names for the phases
@@ -51,11 +51,11 @@ class MetadataRow:
     hosts: int = 1
 
 
-def _phase_jobs(document: FioDocument, op: str) -> list[FioJobResult]:
+def _phase_jobs(document: FioDocument, op: str) -> list[Measurement]:
     return [job for job in document.jobs if job.name == op]
 
 
-def _check_count(op: str, jobs: Sequence[FioJobResult], spec: MetadataSpec, hosts: int) -> None:
+def _check_count(op: str, jobs: Sequence[Measurement], spec: MetadataSpec, hosts: int) -> None:
     if len(jobs) != spec.threads * hosts:
         raise FioParseError(
             f"metadata test: fio output has {len(jobs)} '{op}' job(s), expected "
@@ -64,7 +64,7 @@ def _check_count(op: str, jobs: Sequence[FioJobResult], spec: MetadataSpec, host
         )
 
 
-def _check_errors(op: str, jobs: Sequence[FioJobResult]) -> None:
+def _check_errors(op: str, jobs: Sequence[Measurement]) -> None:
     failed = [job for job in jobs if job.error]
     if failed:
         code = failed[0].error
@@ -75,7 +75,7 @@ def _check_errors(op: str, jobs: Sequence[FioJobResult]) -> None:
         )
 
 
-def _row(op: str, jobs: Sequence[FioJobResult], spec: MetadataSpec, hosts: int) -> MetadataRow:
+def _row(op: str, jobs: Sequence[Measurement], spec: MetadataSpec, hosts: int) -> MetadataRow:
     stats = [job.direction(name) for job in jobs for name in ("read", "write", "trim")]
     active = [s for s in stats if s.ios > 0]
     metrics = combine(active)

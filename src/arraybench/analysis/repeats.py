@@ -15,7 +15,7 @@ from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
 from arraybench.plan.pointkeys import repetition_in_key
-from arraybench.store.records import PointRecord
+from arraybench.records import PointRecord
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from arraybench.analysis.findings import DISAGREEMENT, series
-from arraybench.store.findings import VALIDITY, FlagData, ValidityFinding
-from arraybench.store.records import CpuSample, Finding, NewPoint, Sample
+from arraybench.finding_kinds import VALIDITY, FlagData, ValidityFinding
+from arraybench.records import CpuSample, Finding, NewPoint, Sample
 
 if TYPE_CHECKING:  # `show` reads flags without loading the plan model
     from arraybench.plan.expand import Point

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.store.records import Damaged
+from arraybench.records import Damaged
 
 # a kernel block device name: sda, nvme0n1, dm-3, loop7, cciss!c0d0; never "." or a "/"
 BLOCK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_!+-]{0,63}")

@@ -50,11 +50,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from arraybench.engines.fio.logs import LAT_KINDS, RATE_KINDS, parse_interval_log, per_second
+from arraybench.engines.fio.parse import last_document, parse_fio_json_file
+from arraybench.engines.fio.results import FioDocument, IntervalSample, Measurement
+from arraybench.engines.fio.runner import JSON_NAME, POLL_S, STDERR_NAME, fio_binary
 from arraybench.errors import FioParseError
-from arraybench.fio.logs import LAT_KINDS, RATE_KINDS, parse_interval_log, per_second
-from arraybench.fio.parse import last_document, parse_fio_json_file
-from arraybench.fio.results import FioDocument, FioJobResult, IntervalSample
-from arraybench.fio.runner import JSON_NAME, POLL_S, STDERR_NAME, fio_binary
 from arraybench.hosts.probe import client_argument, lost_server_lines
 from arraybench.hosts.server import HostError, HostSpec, tcp_problem
 from arraybench.units import parse_duration
@@ -73,7 +73,7 @@ class MultiHostOutcome:
     hosts: list[HostSpec]
     returncode: int | None  # None: no fio run (no host reachable)
     elapsed_s: float
-    jobs_by_host: dict[str, list[FioJobResult]]  # host name -> its client_stats entries
+    jobs_by_host: dict[str, list[Measurement]]  # host name -> its client_stats entries
     failures: dict[str, str]  # host name -> why it failed (one line)
     logs_by_host: dict[str, list[Path]]  # host name -> its interval logs in folder/<name>/
     offsets_ms: dict[str, float]  # host clock - controller clock, applied to its stamps
@@ -294,9 +294,9 @@ def collect_logs(folder: Path, hosts: Sequence[HostSpec]) -> dict[str, list[Path
 
 def _jobs_by_host(
     document: FioDocument | None, hosts: Sequence[HostSpec]
-) -> dict[str, list[FioJobResult]]:
+) -> dict[str, list[Measurement]]:
     by_address = {h.address: h.name for h in hosts}
-    jobs: dict[str, list[FioJobResult]] = {}
+    jobs: dict[str, list[Measurement]] = {}
     for job in document.jobs if document else []:
         name = by_address.get(job.hostname or "")
         if name is not None:
@@ -310,7 +310,7 @@ def _mentions(line: str, address: str) -> bool:
 
 def _judge(
     hosts: Sequence[HostSpec],
-    jobs: dict[str, list[FioJobResult]],
+    jobs: dict[str, list[Measurement]],
     logs: dict[str, list[Path]],
     document: FioDocument | None,
     messages: list[str],
@@ -337,18 +337,18 @@ def _judge(
 # --------------------------------------------------------------------------- timing
 
 
-def _option_values(jobs: list[FioJobResult], document: FioDocument | None, name: str) -> list[str]:
+def _option_values(jobs: list[Measurement], document: FioDocument | None, name: str) -> list[str]:
     """An option's values as the host's jobs give it, then the global section's."""
     sources = [j.options for j in jobs] + [document.global_options if document else {}]
     return [v for options in sources if (v := options.get(name, "").strip())]
 
 
-def _log_window_ms(jobs: list[FioJobResult], document: FioDocument | None) -> int:
+def _log_window_ms(jobs: list[Measurement], document: FioDocument | None) -> int:
     """log_avg_msec of the host's jobs (0: per-I/O logs, stamped at each completion)."""
     return next((int(v) for v in _option_values(jobs, document, "log_avg_msec") if v.isdigit()), 0)
 
 
-def _ramp_ms(jobs: list[FioJobResult], document: FioDocument | None) -> float:
+def _ramp_ms(jobs: list[Measurement], document: FioDocument | None) -> float:
     """ramp_time of the host's jobs in ms: fio logs nothing until the ramp is over."""
     values = _option_values(jobs, document, "ramp_time")
     if not values:

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.fio.logs import parse_interval_log
+from arraybench.engines.fio.logs import parse_interval_log
 from arraybench.hosts.probe import ClientRun, run_client_job
 
 PINGS = 40

@@ -23,9 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arraybench.engines.fio.runner import fio_binary
+from arraybench.engines.fio.values import argv_value
 from arraybench.errors import ArraybenchError
-from arraybench.fio.runner import fio_binary
-from arraybench.fio.values import argv_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.hosts.clock import measure_clock_offset
 from arraybench.hosts.probe import probe_version

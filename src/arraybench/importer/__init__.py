@@ -52,21 +52,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arraybench.errors import ArraybenchError, FioParseError
-from arraybench.fio.logs import (
+from arraybench.engines.fio.logs import (
     hist_log_bins,
     job_from_logs,
     parse_hist_log,
     parse_interval_log,
     per_second,
 )
-from arraybench.fio.plausible import implausible
-from arraybench.fio.results import (
+from arraybench.engines.fio.plausible import implausible
+from arraybench.engines.fio.results import (
     DirStats,
     FioDocument,
-    FioJobResult,
     IntervalSample,
+    Measurement,
 )
+from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.importer.candidate import Candidate, SeriesId, Source
 from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.grid import per_device
@@ -290,7 +290,7 @@ def _enabled(options: dict[str, str], name: str) -> bool:
     return name in options and options[name].strip() not in ("0", "false")
 
 
-def _host_workers(entries: Sequence[FioJobResult], global_options: dict[str, str]) -> int:
+def _host_workers(entries: Sequence[Measurement], global_options: dict[str, str]) -> int:
     """Jobs one host ran in one group: an entry of group_reporting stands for numjobs jobs."""
     names = [j.name for j in entries]
     total = 0
@@ -304,7 +304,7 @@ def _host_workers(entries: Sequence[FioJobResult], global_options: dict[str, str
     return total
 
 
-def _jobs_from_runtime(job: FioJobResult) -> int | None:
+def _jobs_from_runtime(job: Measurement) -> int | None:
     """Jobs behind an entry that lists no job options (fio 3.33's client JSON omits them for
     some groups): fio's job_runtime sums its jobs' runtimes, so over the entry's own runtime
     it counts the jobs (time-based runs; close otherwise)."""
@@ -314,8 +314,8 @@ def _jobs_from_runtime(job: FioJobResult) -> int | None:
     return max(1, round(job.job_runtime_ms / runtime))
 
 
-def _workers(jobs: Sequence[FioJobResult], doc: FioDocument) -> tuple[int, str | None]:
-    by_host: dict[str | None, list[FioJobResult]] = defaultdict(list)
+def _workers(jobs: Sequence[Measurement], doc: FioDocument) -> tuple[int, str | None]:
+    by_host: dict[str | None, list[Measurement]] = defaultdict(list)
     for job in jobs:
         by_host[job.hostname].append(job)
     counts = {host: _host_workers(entries, doc.global_options) for host, entries in by_host.items()}
@@ -325,14 +325,14 @@ def _workers(jobs: Sequence[FioJobResult], doc: FioDocument) -> tuple[int, str |
     return next(iter(counts.values())), None
 
 
-def _measured_read_pct(jobs: Sequence[FioJobResult]) -> int | None:
+def _measured_read_pct(jobs: Sequence[Measurement]) -> int | None:
     reads = sum(j.read.ios for j in jobs)
     total = reads + sum(j.write.ios for j in jobs)
     return round(100 * reads / total) if total else None
 
 
 def _mode(
-    rw: str, options: dict[str, str], jobs: Sequence[FioJobResult], listed: bool
+    rw: str, options: dict[str, str], jobs: Sequence[Measurement], listed: bool
 ) -> tuple[str, int, str | None]:
     """(pattern, read %, note) of an rw mode. A mix takes rwmixread; when the options are
     ``listed`` (fio's JSON lists every option set) its absence means fio's default 50, else
@@ -354,7 +354,7 @@ def _mode(
     return pattern, rounded, note
 
 
-def _infer_rw(jobs: Sequence[FioJobResult]) -> str:
+def _infer_rw(jobs: Sequence[Measurement]) -> str:
     """fio 2.1.x JSON lists no job options: the job name and the measured I/O tell the mode."""
     share = _measured_read_pct(jobs)
     kind = "read" if share == 100 else "write" if share == 0 else "rw"
@@ -365,7 +365,7 @@ def _infer_rw(jobs: Sequence[FioJobResult]) -> str:
 
 
 def _block(
-    options: dict[str, str], jobs: Sequence[FioJobResult], read_pct: int
+    options: dict[str, str], jobs: Sequence[Measurement], read_pct: int
 ) -> tuple[int | None, str | None]:
     """The workload's block size: bs/blocksize (per direction "r,w"), else bytes per I/O."""
     value = options.get("bs") or options.get("blocksize")
@@ -393,7 +393,7 @@ def _likely_block_size(per_io: float) -> int:
 
 
 def _candidate(
-    source: Source, doc: FioDocument, index: int, groupid: int, jobs: list[FioJobResult]
+    source: Source, doc: FioDocument, index: int, groupid: int, jobs: list[Measurement]
 ) -> Candidate:
     options = doc.global_options | jobs[0].options
     notes: list[str] = []
@@ -430,14 +430,14 @@ def _fixed_block_sizes(c: Candidate) -> list[int | None]:
     return [parts[min(i, len(parts) - 1)] for i in range(3)]
 
 
-def _groups(doc: FioDocument) -> dict[int, list[FioJobResult]]:
-    groups: dict[int, list[FioJobResult]] = {}
+def _groups(doc: FioDocument) -> dict[int, list[Measurement]]:
+    groups: dict[int, list[Measurement]] = {}
     for job in doc.jobs:
         groups.setdefault(job.groupid, []).append(job)
     return groups
 
 
-def _moved_nothing(jobs: Iterable[FioJobResult]) -> bool:
+def _moved_nothing(jobs: Iterable[Measurement]) -> bool:
     return all(j.read.empty and j.write.empty for j in jobs)
 
 
@@ -721,7 +721,7 @@ def _samples(logs: list[_Log], version: str) -> tuple[list[Sample], bool]:
     return samples, epoch
 
 
-def _with_bins(jobs: list[FioJobResult], merged: dict[int, dict[int, int]]) -> list[FioJobResult]:
+def _with_bins(jobs: list[Measurement], merged: dict[int, dict[int, int]]) -> list[Measurement]:
     """The point's jobs with the merged histogram: on the first job that moved data in each
     direction, empty bins on the others, so that the point's merged bins (aggregate's
     merge_bins) are exactly the logs' histogram."""

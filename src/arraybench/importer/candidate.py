@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arraybench.fio.results import FioDocument, FioJobResult
-from arraybench.store.records import Sample
+from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.records import Sample
 
 SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
 
@@ -27,7 +27,7 @@ class Candidate:
     doc: FioDocument
     doc_index: int  # 1-based among the file's documents
     groupid: int
-    jobs: list[FioJobResult]
+    jobs: list[Measurement]
     options: dict[str, str]  # global options + the first job's
     rw: str
     pattern: str

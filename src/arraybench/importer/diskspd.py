@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.results import DirStats, FioDocument, FioJobResult
 from arraybench.importer.limits import out_of_range, refuse
 
 TOOL = "diskspd"
@@ -201,7 +201,7 @@ def parse_diskspd(lines: Iterable[str], source: str = "") -> list[FioDocument]:
         raise FioParseError(f"{source or 'DiskSpd output'}: no DiskSpd results found", _HINT)
     docs = []
     for number, span in enumerate(spans, start=1):
-        job = FioJobResult(
+        job = Measurement(
             name=f"diskspd-timespan{number}", groupid=0, error=0,
             read=_direction(span, "read"), write=_direction(span, "write"),
             trim=DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat"),

@@ -16,8 +16,8 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 
+from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.results import DirStats, FioDocument, FioJobResult
 from arraybench.importer.limits import out_of_range, refuse
 
 TOOL = "elbencho"
@@ -97,7 +97,7 @@ def parse_elbencho(lines: Iterable[str], source: str = "") -> list[FioDocument]:
         if stats.empty:
             continue
         dirs = {"read": _EMPTY, "write": _EMPTY, _DIRECTION[operation]: stats}
-        job = FioJobResult(name=f"elbencho-{operation.lower()}", groupid=0, error=0,
+        job = Measurement(name=f"elbencho-{operation.lower()}", groupid=0, error=0,
                            read=dirs["read"], write=dirs["write"], trim=_EMPTY,
                            options=_options(row, operation))  # fmt: skip
         version = (row.get("version") or "").strip()

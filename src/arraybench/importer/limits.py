@@ -17,9 +17,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
 from arraybench.errors import ArraybenchError
-from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResult
-from arraybench.store.records import NewPoint, Sample
+from arraybench.records import NewPoint, Sample
 
 MAX_FIGURE = 10**18  # counts, bytes, rates, latencies in ns: 31 years of ns, 1 EB
 MAX_LEVEL = 10**6  # jobs, iodepth, devices or hosts of one point
@@ -82,7 +82,7 @@ def _direction(where: str, d: DirStats) -> None:
         check_figures(where, {"histogram bin (ns)": value, "histogram count": count})
 
 
-def check_jobs(where: str, jobs: Iterable[FioJobResult]) -> None:
+def check_jobs(where: str, jobs: Iterable[Measurement]) -> None:
     """Every figure of every job: in range, or ImportRefused naming the job and field."""
     for job in jobs:
         host = f"<{job.hostname}> " if job.hostname else ""

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
+from arraybench.engines.fio.parse import parse_fio_json
+from arraybench.engines.fio.results import DIRECTIONS, FioDocument
+from arraybench.engines.fio.terse import looks_like_terse, parse_fio_terse
+from arraybench.engines.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.errors import FioParseError
-from arraybench.fio.parse import parse_fio_json
-from arraybench.fio.results import DIRECTIONS, FioDocument
-from arraybench.fio.terse import looks_like_terse, parse_fio_terse
-from arraybench.fio.textparse import NO_RESULTS, looks_like_fio_text, parse_fio_lines
 from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.diskspd import looks_like_diskspd, parse_diskspd
 from arraybench.importer.elbencho import TOOL as ELBENCHO

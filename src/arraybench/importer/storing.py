@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
-from arraybench.fio.results import FioDocument, FioJobResult
+from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.finding_kinds import IMPLAUSIBLE, IMPORT
 from arraybench.importer.candidate import Candidate
 from arraybench.importer.diskspd import TOOL as DISKSPD
 from arraybench.importer.elbencho import TOOL as ELBENCHO
@@ -38,7 +39,6 @@ from arraybench.plan.types import MAX_BLOCK
 from arraybench.run.campaign import new_run_id, now_iso
 from arraybench.run.record import PointPlace, names_of, new_point
 from arraybench.store.db import Finding, NewPoint, RunRecord, Store
-from arraybench.store.findings import IMPLAUSIBLE, IMPORT
 from arraybench.units import fio_size
 from arraybench.userfiles import shown, shown_all
 
@@ -51,7 +51,7 @@ def _times(doc: FioDocument, runtime_s: float) -> tuple[str, str]:
     return start.isoformat(timespec="seconds"), end.isoformat(timespec="seconds")
 
 
-def _runtime_s(jobs: Sequence[FioJobResult]) -> float:
+def _runtime_s(jobs: Sequence[Measurement]) -> float:
     elapsed = [j.elapsed_s for j in jobs if j.elapsed_s]
     if elapsed:
         return max(elapsed)

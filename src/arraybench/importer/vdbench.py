@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.results import DirStats, FioDocument, FioJobResult
 from arraybench.importer.limits import out_of_range, refuse
 
 TOOL = "vdbench"
@@ -154,7 +154,7 @@ def parse_vdbench(lines: Iterable[str], source: str = "") -> list[FioDocument]:
         write = _direction(writes, runtime_s, per_io, avg.number("write_resp"))
         if read.empty and write.empty:
             continue
-        job = FioJobResult(name=run, groupid=0, error=0, read=read, write=write, trim=_EMPTY,
+        job = Measurement(name=run, groupid=0, error=0, read=read, write=write, trim=_EMPTY,
                            options=_options(avg, reads, writes, per_io))  # fmt: skip
         docs.append(FioDocument(
             fio_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],

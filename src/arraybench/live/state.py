@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.engines.fio.status import DirectionSecond, LiveSecond
 from arraybench.events.records import START_ACTIONS, EventRecord
-from arraybench.fio.status import DirectionSecond, LiveSecond
 from arraybench.plan.expand import Point, throughput_unit
-from arraybench.store.records import PointRecord, RunRecord
+from arraybench.records import PointRecord, RunRecord
 
 LIVE_NAME = "live.json"
 VERSION = 1

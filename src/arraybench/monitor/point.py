@@ -11,7 +11,7 @@ from types import TracebackType
 from arraybench.monitor import sampler as host
 from arraybench.monitor.compare import compare_point, kernel_series
 from arraybench.monitor.diskstats import device_for_path
-from arraybench.store.records import CpuSample, HostSample, Sample
+from arraybench.records import CpuSample, HostSample, Sample
 
 # fewer 1-second samples than this (a very short point) give no meaningful comparison
 MIN_SECONDS = 3

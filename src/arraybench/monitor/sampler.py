@@ -7,7 +7,7 @@ the END of the averaging window: with ``log_unix_epoch=1`` the stamp is the wall
 1000 ms counted from that epoch (``calc_log_samples`` keeps "the time on the log avg msec
 boundary"). So a row stamped T covers [T - 1000, T) ms, and its phase is the sub-second
 part of the job's start: fio 3.33 started at ...062.114 writes rows at ...063.114,
-...064.114. ``arraybench.fio.logs`` files a row under second round(T / 1000).
+...064.114. ``arraybench.engines.fio.logs`` files a row under second round(T / 1000).
 
 HostSampler reads /proc/diskstats and /proc/stat just after each whole Unix second and
 stamps the sample with that second: sample ``t`` covers [t - 1, t), also labelled by its end.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from arraybench.finding_kinds import ARRAY_PULL, ARRAY_SERIES, ArraySeriesFinding
 from arraybench.monitor.arrayside import (
     DISAGREE_PCT,
     Agreement,
@@ -16,7 +17,6 @@ from arraybench.monitor.arrayside import (
 )
 from arraybench.report.model import PointRow, ReportModel, ReportTable
 from arraybench.store.db import PointRecord, Store
-from arraybench.store.findings import ARRAY_PULL, ARRAY_SERIES, ArraySeriesFinding
 from arraybench.units import format_latency, format_pct
 
 

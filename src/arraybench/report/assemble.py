@@ -14,6 +14,15 @@ from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.headline import Headline
 from arraybench.analysis.repeats import throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
+from arraybench.finding_kinds import (
+    ADAPTIVE,
+    INTEGRITY,
+    MONITOR,
+    PRECONDITION,
+    PROVENANCE,
+    PURGE,
+    AdaptiveFinding,
+)
 from arraybench.plan.catalog import template_names, template_text
 from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
@@ -74,15 +83,6 @@ from arraybench.report.spread import (
 from arraybench.report.timelines import timelines, untimed_note
 from arraybench.run.provenance import provenance_rows
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
-from arraybench.store.findings import (
-    ADAPTIVE,
-    INTEGRITY,
-    MONITOR,
-    PRECONDITION,
-    PROVENANCE,
-    PURGE,
-    AdaptiveFinding,
-)
 from arraybench.targets.condition import purge_lines
 from arraybench.units import format_size
 

@@ -22,6 +22,7 @@ from arraybench.analysis.repeats import (
 )
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
+from arraybench.finding_kinds import PROVENANCE
 from arraybench.report.arrayside import ArrayView, array_view
 from arraybench.report.assemble import point_row
 from arraybench.report.build import (
@@ -37,7 +38,6 @@ from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCe
 from arraybench.report.overlays import curves_overlay, with_marks, x_axis_title
 from arraybench.report.spread import LevelFacts, flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
-from arraybench.store.findings import PROVENANCE
 from arraybench.targets.queue import differences, recorded_queues
 from arraybench.units import format_latency, format_pct, format_throughput
 

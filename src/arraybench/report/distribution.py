@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from arraybench.analysis.aggregate import merge_bins
+from arraybench.engines.fio.parse import last_document, parse_fio_json_file, percentile_from_bins
 from arraybench.errors import ArraybenchError
-from arraybench.fio.parse import last_document, parse_fio_json_file, percentile_from_bins
 from arraybench.report.build import series_of
 from arraybench.report.model import Distribution, OverlayLine
 from arraybench.store.db import PointRecord

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from arraybench.report.model import ReportTable
-from arraybench.store.db import Finding, PointRecord
-from arraybench.store.findings import (
+from arraybench.finding_kinds import (
     EVENTS,
     INTEGRITY,
     EventImpactData,
     EventsFinding,
     IntegrityFinding,
 )
+from arraybench.report.model import ReportTable
+from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_throughput
 
 

@@ -17,10 +17,10 @@ from itertools import pairwise
 from pathlib import Path
 
 from arraybench.analysis.headline import Headline
+from arraybench.records import PointRecord
 from arraybench.report.build import series_of
 from arraybench.report.distribution import merged_bins
 from arraybench.report.model import Figure, FigureSeries
-from arraybench.store.records import PointRecord
 
 MAX_SERIES = 20  # each reads two fio.json files: a large run stays quick
 UNIT = "% of I/Os"

@@ -4,9 +4,9 @@ IOPS achieved, the rates it missed marked."""
 
 from __future__ import annotations
 
+from arraybench.finding_kinds import CURVE, CurveFinding
+from arraybench.records import Finding
 from arraybench.report.model import Figure, FigureSeries, ReportTable
-from arraybench.store.findings import CURVE, CurveFinding
-from arraybench.store.records import Finding
 from arraybench.units import format_iops, format_latency
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arraybench.finding_kinds import PROVENANCE
 from arraybench.plan.load import stored_plan
 from arraybench.store.db import Finding, PointRecord, RunRecord
-from arraybench.store.findings import PROVENANCE
 from arraybench.units import format_size
 
 

@@ -6,11 +6,11 @@ import statistics
 from collections.abc import Callable
 from dataclasses import replace
 
+from arraybench.finding_kinds import ROUNDS, RoundsFinding
 from arraybench.plan.expand import mix_label, round_in_key
 from arraybench.report.build import mix_sort_key
 from arraybench.report.model import ReportTable, Timeline
 from arraybench.store.db import Finding, PointRecord
-from arraybench.store.findings import ROUNDS, RoundsFinding
 from arraybench.units import format_latency, format_throughput
 
 

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arraybench.errors import ArraybenchError
+from arraybench.finding_kinds import EVENTS
 from arraybench.report.model import Figure, FigureSeries
 from arraybench.store.db import PointRecord, Store
-from arraybench.store.findings import EVENTS
 
 ALIGNS = ("start", "event")
 MAX_CHARTS = 20  # each reads every sample of its runs' points

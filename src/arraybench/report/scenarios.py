@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline
+from arraybench.finding_kinds import SCENARIO_PATHS, SCENARIO_STEP, HostViewData
 from arraybench.report.build import (
     campaign_scenario,
     family_of,
@@ -25,7 +26,6 @@ from arraybench.report.build import (
 from arraybench.report.model import Overlay, ReportTable
 from arraybench.report.overlays import curves_overlay
 from arraybench.store.db import Finding, PointRecord, RunRecord
-from arraybench.store.findings import SCENARIO_PATHS, SCENARIO_STEP, HostViewData
 from arraybench.units import format_duration, format_latency, format_pct, format_throughput
 
 OUTPUT_SHOWN = 80  # characters of a step's output in the table (the store keeps more)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from arraybench.records import Finding, PointRecord
 from arraybench.report.build import family_of
 from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
 from arraybench.report.overlays import chart_keys, with_marks
@@ -26,7 +27,6 @@ from arraybench.report.seedforms import (
     metadata_bars,
     single_level_bars,
 )
-from arraybench.store.records import Finding, PointRecord
 
 
 def _ladders(points: list[PointRecord]) -> dict[str, dict[int, list[PointRecord]]]:

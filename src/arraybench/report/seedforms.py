@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 
+from arraybench.finding_kinds import CLIFF, METADATA
+from arraybench.records import Finding, PointRecord
 from arraybench.report.build import mix_sort_key, series_of
 from arraybench.report.model import Figure, FigureSeries, Timeline
-from arraybench.store.findings import CLIFF, METADATA
-from arraybench.store.records import Finding, PointRecord
 from arraybench.units import format_size
 
 GRID = ("random", "sequential")

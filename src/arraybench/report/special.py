@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from arraybench.analysis.metadata import MetadataRow, metadata_table
+from arraybench.finding_kinds import INTERFERENCE, METADATA, InterferenceFinding
 from arraybench.report.model import ReportTable, Timeline
 from arraybench.store.db import Finding
-from arraybench.store.findings import INTERFERENCE, METADATA, InterferenceFinding
 from arraybench.units import format_iops, format_latency, format_mbps
 
 GRID_PATTERNS = ("random", "sequential")

@@ -6,13 +6,7 @@ from itertools import accumulate
 from typing import Any
 
 from arraybench.analysis.findings import kernel_drop_pct
-from arraybench.report.arrayside import array_seconds
-from arraybench.report.build import series_name
-from arraybench.report.failures import recovery_column, recovery_text
-from arraybench.report.model import Timeline
-from arraybench.report.warmup import with_warmup
-from arraybench.store.db import Finding, PointRecord, Store
-from arraybench.store.findings import (
+from arraybench.finding_kinds import (
     CLIFF,
     EVENTS,
     INTEGRITY,
@@ -23,6 +17,12 @@ from arraybench.store.findings import (
     RoundsFinding,
     SteadyFinding,
 )
+from arraybench.report.arrayside import array_seconds
+from arraybench.report.build import series_name
+from arraybench.report.failures import recovery_column, recovery_text
+from arraybench.report.model import Timeline
+from arraybench.report.warmup import with_warmup
+from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_duration, format_pct, format_throughput
 
 MAX_TIMELINES = 60

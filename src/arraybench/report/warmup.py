@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from arraybench.finding_kinds import WARMUP
+from arraybench.records import Finding
 from arraybench.report.model import Timeline
-from arraybench.store.findings import WARMUP
-from arraybench.store.records import Finding
 
 WARMUP_LABEL = "warm-up, not in the figures"
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from arraybench.analysis.adaptive import AdaptiveSearch
 from arraybench.analysis.findings import series as per_second
 from arraybench.analysis.noise import samples_spread_pct
+from arraybench.finding_kinds import AdaptiveFinding
 from arraybench.plan.expand import Point
 from arraybench.plan.scenarios import scenario_key
 from arraybench.store.db import PointRecord, Sample
-from arraybench.store.findings import AdaptiveFinding
 
 Measure = Callable[[Point], PointRecord | None]  # runs (or finds) a point; None: no result
 Samples = Callable[[int], list[Sample]]  # a stored point's 1-second samples, by point id

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arraybench.finding_kinds import ARRAY_PULL, ARRAY_SERIES, ArrayPullFinding
 from arraybench.monitor.arraypull import (
     ArrayPullError,
     CommandSource,
@@ -24,7 +25,6 @@ from arraybench.monitor.arraypull import (
 from arraybench.monitor.arrayside import ArraySample
 from arraybench.plan.array_monitor import ArrayMonitor
 from arraybench.store.db import Store
-from arraybench.store.findings import ARRAY_PULL, ARRAY_SERIES, ArrayPullFinding
 
 CLOSE_WAIT_S = 10.0
 

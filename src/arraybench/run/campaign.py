@@ -16,10 +16,11 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
+from arraybench.engines.fio import runner
+from arraybench.engines.fio.results import FioDocument
 from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
-from arraybench.fio import runner
-from arraybench.fio.results import FioDocument
+from arraybench.finding_kinds import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
 from arraybench.hosts import HostError
 from arraybench.plan.expand import Point, check_resolved, expand, round_in_key, round_points
 from arraybench.plan.load import parse_plan_text
@@ -38,7 +39,6 @@ from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
 from arraybench.run.scenarios import ScenarioSteps, split_by_scenario
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
-from arraybench.store.findings import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
 from arraybench.targets.guard import TargetGuard
 
 MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)

@@ -10,10 +10,10 @@ from typing import Any, Protocol
 from arraybench.analysis.aggregate import PointMetrics
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
+from arraybench.records import RunRecord
 from arraybench.run.array_pull import ArrayPull
 from arraybench.run.fleet import Fleet
 from arraybench.store.db import Store
-from arraybench.store.records import RunRecord
 from arraybench.targets.guard import TargetGuard
 
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arraybench.analysis.hosts import combine_hosts
+from arraybench.engines.fio.jobfile import rename_filenames, render_jobfile
+from arraybench.engines.fio.results import Measurement
 from arraybench.errors import UnsafeTargetError
 from arraybench.events.journal import Injection, InjectionLog, NoLog
 from arraybench.events.sysfs import RemoteSysfs
-from arraybench.fio.jobfile import rename_filenames, render_jobfile
-from arraybench.fio.results import FioJobResult
+from arraybench.finding_kinds import HostsFinding
 from arraybench.hosts import (
     HostError,
     HostSpec,
@@ -29,9 +30,8 @@ from arraybench.hosts import (
 from arraybench.hosts.server import remote_pidfile
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
+from arraybench.records import Sample
 from arraybench.run.host_verify import check_hosts_can_verify
-from arraybench.store.findings import HostsFinding
-from arraybench.store.records import Sample
 from arraybench.targets.actions import target_uses, writers_of
 
 
@@ -50,7 +50,7 @@ def host_spec(host: Host) -> HostSpec:
 class HostRun:
     """One point on several hosts: every host's jobs, the aligned totals, who failed."""
 
-    jobs: list[FioJobResult]
+    jobs: list[Measurement]
     samples: list[Sample]
     finding: HostsFinding
     failed: list[str] = field(default_factory=list)

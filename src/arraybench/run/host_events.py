@@ -20,12 +20,12 @@ from arraybench.events.host_injectors import hosts_injector
 from arraybench.events.injectors import Injector, PidSource, make_injector
 from arraybench.events.journal import InjectionLog
 from arraybench.events.timeline import EventTimeline
+from arraybench.finding_kinds import EVENTS, EventImpactData, EventRecordData, fields_of
 from arraybench.hosts.server import HostSpec
 from arraybench.plan.events import Event
 from arraybench.plan.expand import Point
 from arraybench.run.fleet import HostRun
 from arraybench.store.db import Finding
-from arraybench.store.findings import EVENTS, EventImpactData, EventRecordData, fields_of
 
 STEADY_WINDOW_S = 5  # no live per-second figures from the hosts: the ramp plus one window
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arraybench.errors import PlanError
+from arraybench.finding_kinds import INTEGRITY
 from arraybench.hosts.server import HostError, HostSpec
 from arraybench.integrity.remote import (
     RemoteCheck,
@@ -36,7 +37,6 @@ from arraybench.integrity.writer import WriterConfig, WriterStats
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
 from arraybench.store.db import Finding
-from arraybench.store.findings import INTEGRITY
 from arraybench.units import format_size
 
 T = TypeVar("T")

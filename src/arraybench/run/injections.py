@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arraybench.engines.fio.runner import end_leftover_fio
 from arraybench.errors import ArraybenchError, PlanError, StoreError
 from arraybench.events import remote as sh
 from arraybench.events.entries import (
@@ -30,7 +31,6 @@ from arraybench.events.errors import InjectorError
 from arraybench.events.journal import Injection
 from arraybench.events.leftovers import undo
 from arraybench.events.tuning import HostsOf
-from arraybench.fio.runner import end_leftover_fio
 from arraybench.hosts.server import HostSpec
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.fleet import host_spec

@@ -14,9 +14,9 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
+from arraybench.engines.fio.runner import JSON_NAME
+from arraybench.engines.fio.status import StatusReport, StatusTail, keep_last_document, live_seconds
 from arraybench.events.records import EventRecord
-from arraybench.fio.runner import JSON_NAME
-from arraybench.fio.status import StatusReport, StatusTail, keep_last_document, live_seconds
 from arraybench.plan.expand import Point
 from arraybench.run.context import Observer
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.errors import PlanError
-from arraybench.fio.values import argv_value, fio_path, fio_value
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.plan.model import Plan
 from arraybench.run.host_verify import check_verify_hosts

@@ -14,15 +14,17 @@ from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
+from arraybench.engines.fio import runner
+from arraybench.engines.fio.jobfile import render_jobfile
+from arraybench.engines.fio.parse import parse_fio_json_file
+from arraybench.engines.fio.results import FioDocument
 from arraybench.errors import FioParseError, FioRunError
 from arraybench.events.records import EventRecord
-from arraybench.fio import runner
-from arraybench.fio.jobfile import render_jobfile
-from arraybench.fio.parse import parse_fio_json_file
-from arraybench.fio.results import FioDocument
+from arraybench.finding_kinds import CLIFF, HOSTS, MONITOR, STEADY
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
 from arraybench.plan.expand import Point, throughput_unit
+from arraybench.records import Finding, NewPoint, RunRecord, Sample
 from arraybench.run.context import Observer, RunContext
 from arraybench.run.fleet import HostRun
 from arraybench.run.host_events import HostPointEvents
@@ -35,8 +37,6 @@ from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
 from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
-from arraybench.store.findings import CLIFF, HOSTS, MONITOR, STEADY
-from arraybench.store.records import Finding, NewPoint, RunRecord, Sample
 
 
 def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:

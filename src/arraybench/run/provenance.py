@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.errors import TargetError
+from arraybench.finding_kinds import ProvenanceFinding
 from arraybench.plan.model import Plan
 from arraybench.run.fleet import host_spec
-from arraybench.store.findings import ProvenanceFinding
 from arraybench.targets.queue import read_queue, read_remote_queues, settings_text
 from arraybench.targets.safety import block_name, device_model, device_size, inspect_target
 from arraybench.units import format_size

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from arraybench.fio.results import FioJobResult
+from arraybench.engines.fio.results import Measurement
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import Workload
-from arraybench.store.records import NewPoint
+from arraybench.records import NewPoint
 
 
 def now_iso() -> str:
@@ -64,7 +64,7 @@ class PointPlace:
 def new_point(
     place: PointPlace,
     names: SeriesNames,
-    jobs: Sequence[FioJobResult],
+    jobs: Sequence[Measurement],
     started: str,
     finished: str,
     runtime_s: float,

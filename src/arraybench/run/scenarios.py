@@ -34,13 +34,7 @@ from datetime import UTC, datetime
 from arraybench.errors import ArraybenchError
 from arraybench.events.injectors import run_command, trim_output
 from arraybench.events.paths import snapshot_paths
-from arraybench.hosts.server import HostError, ssh_command
-from arraybench.plan.expand import Point
-from arraybench.plan.model import Plan
-from arraybench.plan.scenarios import Scenario, Step, StepPhase
-from arraybench.run.fleet import host_spec
-from arraybench.store.db import Store
-from arraybench.store.findings import (
+from arraybench.finding_kinds import (
     SCENARIO_PATHS,
     SCENARIO_STEP,
     HostViewData,
@@ -48,6 +42,12 @@ from arraybench.store.findings import (
     ScenarioStepFinding,
     fields_of,
 )
+from arraybench.hosts.server import HostError, ssh_command
+from arraybench.plan.expand import Point
+from arraybench.plan.model import Plan
+from arraybench.plan.scenarios import Scenario, Step, StepPhase
+from arraybench.run.fleet import host_spec
+from arraybench.store.db import Store
 
 SNAPSHOT_TIMEOUT_S = 30.0
 PARTITIONS = "/proc/partitions"

@@ -13,14 +13,14 @@ import yaml
 
 from arraybench import __version__
 from arraybench.errors import FioMissingError, PlanError
+from arraybench.finding_kinds import PRECONDITION, PURGE
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
+from arraybench.records import RunRecord
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.outline import write_seconds
 from arraybench.run.record import now_iso
 from arraybench.run.scenarios import run_label
-from arraybench.store.findings import PRECONDITION, PURGE
-from arraybench.store.records import RunRecord
 from arraybench.targets.actions import check_host_phases, target_uses, writers_of
 from arraybench.targets.condition import purge_lines, purge_target, run_precondition
 from arraybench.targets.guard import TargetGuard

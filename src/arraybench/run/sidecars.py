@@ -15,15 +15,11 @@ from typing import Any
 
 from arraybench.analysis.events import event_impact, windows_from_records
 from arraybench.analysis.steady import steady_state
+from arraybench.engines.fio.results import Measurement
 from arraybench.events.journal import InjectionLog
 from arraybench.events.paths import snapshot_paths
 from arraybench.events.timeline import EventTimeline
-from arraybench.fio.results import FioJobResult
-from arraybench.integrity import IntegrityReport, check_region
-from arraybench.integrity.writer import WriterConfig, spawn_writer, stop_writer, supports_direct
-from arraybench.plan.expand import Point
-from arraybench.store.db import Finding, Sample
-from arraybench.store.findings import (
+from arraybench.finding_kinds import (
     EVENTS,
     INTEGRITY,
     EventImpactData,
@@ -31,6 +27,10 @@ from arraybench.store.findings import (
     PathLine,
     fields_of,
 )
+from arraybench.integrity import IntegrityReport, check_region
+from arraybench.integrity.writer import WriterConfig, spawn_writer, stop_writer, supports_direct
+from arraybench.plan.expand import Point
+from arraybench.store.db import Finding, Sample
 from arraybench.system.procs import process_tree_pids
 
 POINT_ENV = ("ARRAYBENCH_POINT_DIR", "ARRAYBENCH_POINT_KEY")
@@ -144,7 +144,7 @@ class PointExtras:
             self.integrity = check_region(self.verify_target, self.folder / "integrity.journal",
                                           direct=direct)  # fmt: skip
 
-    def findings(self, samples: Sequence[Sample], jobs: Sequence[FioJobResult]) -> list[Finding]:
+    def findings(self, samples: Sequence[Sample], jobs: Sequence[Measurement]) -> list[Finding]:
         found = []
         io_errors = sum(j.total_err for j in jobs)
         if self.timeline is not None:

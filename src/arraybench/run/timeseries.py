@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arraybench.fio.jobfile import LOG_PREFIX
-from arraybench.fio.logs import parse_interval_log, per_second, second_of
-from arraybench.fio.results import IntervalSample
+from arraybench.engines.fio.jobfile import LOG_PREFIX
+from arraybench.engines.fio.logs import parse_interval_log, per_second, second_of
+from arraybench.engines.fio.results import IntervalSample
 from arraybench.store.db import Sample
 
 

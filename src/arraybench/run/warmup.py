@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from arraybench.fio import runner
-from arraybench.fio.jobfile import render_jobfile
+from arraybench.engines.fio import runner
+from arraybench.engines.fio.jobfile import render_jobfile
+from arraybench.finding_kinds import WARMUP
 from arraybench.plan.expand import Point
+from arraybench.records import Finding
 from arraybench.run.timeseries import point_samples
-from arraybench.store.findings import WARMUP
-from arraybench.store.records import Finding
 
 FOLDER = "warmup"
 

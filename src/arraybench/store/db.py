@@ -14,10 +14,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arraybench.errors import RunLockedError, StoreError, StoreMachineError, utf8_safe
-from arraybench.store import rows
-from arraybench.store.findings import check_finding
-from arraybench.store.migrations import MIGRATIONS
-from arraybench.store.records import (
+from arraybench.finding_kinds import check_finding
+from arraybench.records import (
     CpuSample,
     Finding,
     HostSample,
@@ -27,6 +25,8 @@ from arraybench.store.records import (
     RunRecord,
     Sample,
 )
+from arraybench.store import rows
+from arraybench.store.migrations import MIGRATIONS
 
 # the records are imported from here by name too (``from arraybench.store.db import Sample``)
 __all__ = [

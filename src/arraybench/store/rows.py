@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from arraybench.errors import StoreMachineError
-from arraybench.store.records import Damaged, Finding, InjectionRow, PointRecord, RunRecord
+from arraybench.records import Damaged, Finding, InjectionRow, PointRecord, RunRecord
 
 HINT = "the store was edited or damaged: restore it from a copy, or delete that row with sqlite3"
 RUN_FIELDS = {f.name: str(f.type) for f in fields(RunRecord) if f.name != "damaged"}

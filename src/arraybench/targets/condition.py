@@ -9,11 +9,11 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arraybench.fio import runner
-from arraybench.fio.jobfile import fio_filename
-from arraybench.fio.values import fio_value
+from arraybench.engines.fio import runner
+from arraybench.engines.fio.jobfile import fio_filename
+from arraybench.engines.fio.values import fio_value
+from arraybench.finding_kinds import PreconditionFinding, PurgeResult
 from arraybench.plan.model import Plan, Precondition
-from arraybench.store.findings import PreconditionFinding, PurgeResult
 from arraybench.units import fio_size
 
 

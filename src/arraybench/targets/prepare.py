@@ -12,9 +12,9 @@ import os
 import stat
 from pathlib import Path
 
+from arraybench.engines.fio.runner import first_error_line, run_captured
+from arraybench.engines.fio.values import argv_value, fio_path
 from arraybench.errors import TargetError
-from arraybench.fio.runner import first_error_line, run_captured
-from arraybench.fio.values import argv_value, fio_path
 from arraybench.units import fio_size, format_size
 
 

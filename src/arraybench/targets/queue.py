@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arraybench.finding_kinds import ProvenanceFinding
 from arraybench.hosts.server import HostSpec, ssh_command
-from arraybench.store.findings import ProvenanceFinding
 from arraybench.system.blockdev import block_name, parent_disk_name, slaves
 
 # queue/ attributes recorded, in the order reports show them

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from arraybench.fio import runner
-from arraybench.fio.parse import FioDocument, parse_fio_json_file
+from arraybench.engines.fio import runner
+from arraybench.engines.fio.parse import FioDocument, parse_fio_json_file
 from arraybench.plan.model import Plan
 from arraybench.run.context import RunContext
 from arraybench.run.record import SeriesNames

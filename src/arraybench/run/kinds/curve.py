@@ -18,17 +18,17 @@ from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.validity import flags_of, leaves_headline
+from arraybench.engines.fio.jobfile import render_jobfile
+from arraybench.engines.fio.parse import FioDocument
 from arraybench.errors import ArraybenchError
-from arraybench.fio.jobfile import render_jobfile
-from arraybench.fio.parse import FioDocument
+from arraybench.finding_kinds import CURVE, VALIDITY, CurveFinding
 from arraybench.plan.expand import Point, expand, mix_label
 from arraybench.plan.model import Plan, Workload
+from arraybench.records import PointRecord
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
-from arraybench.store.findings import CURVE, VALIDITY, CurveFinding
-from arraybench.store.records import PointRecord
 
 GRID = ("random", "sequential")
 MAX_CURVE_SLOTS = 1000  # point numbers kept for the curve after the grid

@@ -15,23 +15,23 @@ from arraybench.analysis.interference import (
     step_table,
     verdict,
 )
+from arraybench.engines.fio.interference import InterferenceSpec, render_interference_jobfile
+from arraybench.engines.fio.interference import total_seconds as interference_seconds
+from arraybench.engines.fio.parse import FioDocument
 from arraybench.errors import PlanError
-from arraybench.fio.interference import InterferenceSpec, render_interference_jobfile
-from arraybench.fio.interference import total_seconds as interference_seconds
-from arraybench.fio.parse import FioDocument
-from arraybench.plan.expand import mix_label
-from arraybench.plan.model import InterferenceTest, Plan, Target
-from arraybench.run.context import RunContext
-from arraybench.run.kinds.base import KindStep
-from arraybench.run.record import SeriesNames
-from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
-from arraybench.store.findings import (
+from arraybench.finding_kinds import (
     INTERFERENCE,
     InterferenceChartData,
     InterferenceFinding,
     StepRowData,
     fields_of,
 )
+from arraybench.plan.expand import mix_label
+from arraybench.plan.model import InterferenceTest, Plan, Target
+from arraybench.run.context import RunContext
+from arraybench.run.kinds.base import KindStep
+from arraybench.run.record import SeriesNames
+from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
 from arraybench.units import format_duration
 
 INTERFERENCE_KEY = "interference/base+steps"

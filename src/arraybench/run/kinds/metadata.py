@@ -7,14 +7,14 @@ import shutil
 from pathlib import Path
 
 from arraybench.analysis.metadata import metadata_results
-from arraybench.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
-from arraybench.fio.parse import FioDocument
+from arraybench.engines.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
+from arraybench.engines.fio.parse import FioDocument
+from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import ZERO, Phase, Span
-from arraybench.store.findings import METADATA, MetadataFinding, MetadataRowData, fields_of
 
 NAMES = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from arraybench.fio.values import fio_comment, fio_path, fio_value
+from arraybench.engines.fio.values import fio_comment, fio_path, fio_value
 from arraybench.plan.expand import Point, describe_level
 from arraybench.units import fio_size, format_size
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar, cast
 
-from arraybench.store.records import Finding
+from arraybench.records import Finding
 
 
 class FindingKeyError(ValueError):
@@ -488,7 +488,7 @@ def check_finding(kind: str, data: Mapping[str, object]) -> None:
     if known is None:
         raise FindingKeyError(
             f"unknown finding kind {kind!r}: declare it with its TypedDict, "
-            "FindingKind(name, shape) (store/findings.py)"
+            "FindingKind(name, shape) (finding_kinds.py)"
         )
     shape = cast(Any, known.shape)  # a TypedDict class: its key sets are runtime attributes
     required: frozenset[str] = shape.__required_keys__

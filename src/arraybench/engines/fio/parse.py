@@ -29,9 +29,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from arraybench.engines.fio.logs import plat_idx_to_val
+from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.logs import plat_idx_to_val
-from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResult
 
 ALL_CLIENTS = "All clients"
 # fio wrote io_bytes in KiB up to 2.20; 2.21 switched to bytes and added io_kbytes.
@@ -194,7 +194,7 @@ def _job(
     version: tuple[int, int] | None,
     global_options: dict[str, str],
     keep_hostname: bool = True,
-) -> FioJobResult:
+) -> Measurement:
     options = _options(raw.get("job options"))
     directions = {
         name: _dir_stats(raw.get(name) or {}, version, _block_size(options, global_options, i))
@@ -202,7 +202,7 @@ def _job(
     }
     hostname = raw.get("hostname") if keep_hostname else None
     steadystate = raw.get("steadystate")
-    return FioJobResult(
+    return Measurement(
         name=str(raw.get("jobname", "")),
         groupid=int(raw.get("groupid", 0)),
         error=int(raw.get("error", 0)),

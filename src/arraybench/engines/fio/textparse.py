@@ -47,8 +47,8 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResult
 
 ALL_CLIENTS = "All clients"
 NO_RESULTS = "no fio job results found"
@@ -322,14 +322,14 @@ class _Block:
         host = f"<{self.host}> " if self.host else ""
         return f"{host}{self.name} (groupid={self.groupid})"
 
-    def result(self, options: dict[str, str]) -> tuple[FioJobResult, list[str]]:
+    def result(self, options: dict[str, str]) -> tuple[Measurement, list[str]]:
         options = dict(options) | {"numjobs": str(self.jobs)}
         sizes = _fixed_sizes(options)
         stats, notes = {}, []
         for i, name in enumerate(DIRECTIONS):
             stats[name], note = _dir_stats(self.dirs.get(name), self.issued.get(name), sizes[i])
             notes += [f"{name}: {note}"] if note else []
-        job = FioJobResult(
+        job = Measurement(
             name=self.name,
             groupid=self.groupid,
             error=self.error,

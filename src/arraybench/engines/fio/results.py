@@ -36,7 +36,7 @@ class DirStats:
 
 
 @dataclass(frozen=True)
-class FioJobResult:
+class Measurement:
     """One entry of fio's `jobs` (or of `client_stats`, with its hostname)."""
 
     name: str
@@ -66,8 +66,8 @@ class FioDocument:
     timestamp: int | None  # Unix seconds
     timestamp_ms: int | None
     global_options: dict[str, str]  # merged; client/server lists are flattened
-    jobs: list[FioJobResult]  # `jobs`, or `client_stats` without the "All clients" entry
-    all_clients: FioJobResult | None  # fio's "All clients" entry: sums EVERY group of EVERY host
+    jobs: list[Measurement]  # `jobs`, or `client_stats` without the "All clients" entry
+    all_clients: Measurement | None  # fio's "All clients" entry: sums EVERY group of EVERY host
     disk_util: list[dict[str, Any]]
     preamble: str  # text fio printed before the JSON (errors, "terminating on signal 2")
     # True when fio printed this document as a later status of the run before it (SIGUSR1,

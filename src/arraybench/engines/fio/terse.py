@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.results import DIRECTIONS, DirStats, FioDocument, FioJobResult
 
 _LINE_RE = re.compile(r"^(?:2;[^;\n]*;\d+;-?\d+;|[345];fio-[^;\n]*;[^;\n]*;\d+;-?\d+;)")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%=(\d+)$")
@@ -110,7 +110,7 @@ def _direction(f: list[str]) -> DirStats:
 _EMPTY = DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "clat")
 
 
-def _job(head: _Head, where: str) -> FioJobResult:
+def _job(head: _Head, where: str) -> Measurement:
     width = _DIR_FIELDS[head.version]
     count = 2 if head.version == 3 else 3
     if len(head.fields) < width * count:
@@ -124,7 +124,7 @@ def _job(head: _Head, where: str) -> FioJobResult:
     dirs += [_EMPTY] * (len(DIRECTIONS) - count)
     cpu = head.fields[width * count : width * count + 2]
     usr, sys = (float(c.rstrip("%")) for c in cpu) if len(cpu) == 2 else (None, None)
-    return FioJobResult(
+    return Measurement(
         name=head.name, groupid=head.groupid, error=head.error,
         read=dirs[0], write=dirs[1], trim=dirs[2], options={},
         usr_cpu=usr, sys_cpu=sys,
@@ -138,8 +138,8 @@ def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]
     no other mark of a new invocation (lines with one name and group are jobs of one run).
     """
     where = source or "fio terse output"
-    runs: list[tuple[str, list[FioJobResult], list[str]]] = []
-    everyone: dict[int, FioJobResult] = {}  # run index -> fio's "All clients" line
+    runs: list[tuple[str, list[Measurement], list[str]]] = []
+    everyone: dict[int, Measurement] = {}  # run index -> fio's "All clients" line
     messages: list[str] = []
     last: tuple[str, int] | None = None
     start = 0  # first run since fio's last "All clients" line

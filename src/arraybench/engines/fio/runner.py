@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arraybench.engines.fio.jobfile import pin_filenames
+from arraybench.engines.fio.results import Measurement
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.fio.jobfile import pin_filenames
-from arraybench.fio.results import FioJobResult
 from arraybench.monitor.shielded import signals_held
 from arraybench.system.procs import process_tree_pids
 
@@ -325,7 +325,7 @@ def run_jobfile(
     return FioOutcome(proc.returncode, elapsed, json_path, stderr)
 
 
-def check_job_errors(label: str, jobs: Sequence[FioJobResult], folder: Path) -> None:
+def check_job_errors(label: str, jobs: Sequence[Measurement], folder: Path) -> None:
     """fio can exit 0 with a job that failed (it reports `error` per job): refuse that point."""
     failed = [j for j in jobs if j.error]
     if failed:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from arraybench.fio.logs import second_of
+from arraybench.engines.fio.logs import second_of
 
 LOCAL_HOST = "local"
 DIRECTIONS = ("read", "write")

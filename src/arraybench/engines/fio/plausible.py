@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from arraybench.fio.results import DIRECTIONS, DirStats, FioJobResult
+from arraybench.engines.fio.results import DIRECTIONS, DirStats, Measurement
 
 # IOPS x block size against bandwidth: fio derives both from one count, so beyond rounding
 # they agree; 10 % leaves room for a block size that is a range or was inferred.
@@ -47,7 +47,7 @@ def _direction(where: str, d: DirStats, bs: int | None) -> list[str]:
     return reasons
 
 
-def implausible(jobs: Sequence[FioJobResult], block_sizes: Sequence[int | None]) -> list[str]:
+def implausible(jobs: Sequence[Measurement], block_sizes: Sequence[int | None]) -> list[str]:
     """Reasons (one line each) why these jobs' figures cannot all be true; [] when none.
 
     ``block_sizes`` is the fixed block size per direction (read, write, trim), None where

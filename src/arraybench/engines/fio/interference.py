@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arraybench.fio.jobfile import PERCENTILES, fio_filename, fio_seconds
-from arraybench.fio.values import fio_value
+from arraybench.engines.fio.jobfile import PERCENTILES, fio_filename, fio_seconds
+from arraybench.engines.fio.values import fio_value
 from arraybench.units import fio_size, format_size
 
 JOBFILE_NAME = "interference.fio"

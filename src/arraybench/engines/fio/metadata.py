@@ -56,9 +56,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from arraybench.engines.fio.runner import available_engines, fio_version
+from arraybench.engines.fio.values import fio_comment, fio_path
 from arraybench.errors import FioMissingError
-from arraybench.fio.runner import available_engines, fio_version
-from arraybench.fio.values import fio_comment, fio_path
 from arraybench.units import fio_size
 
 # mdtest's order: directory phases, then file phases; within each, create -> stat -> remove.

@@ -18,8 +18,8 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+from arraybench.engines.fio.results import DirStats, IntervalSample, Measurement
 from arraybench.errors import FioParseError
-from arraybench.fio.results import DirStats, FioJobResult, IntervalSample
 from arraybench.userfiles import InputFileError, read_whole
 
 # fio's latency histogram geometry (stat.h): 64 buckets per power-of-two group.
@@ -364,7 +364,7 @@ def job_from_logs(
     bw: list[IntervalSample],
     lat: list[IntervalSample],
     lat_to_ns: float = 1.0,
-) -> FioJobResult | None:
+) -> Measurement | None:
     """One job's totals rebuilt from its averaged logs alone (no result file): I/Os and bytes
     are the integrals of the logged rates over their windows, runtime the last stamp, mean
     latency I/O-weighted. Approximate (fio rounds each logged value); None without an iops
@@ -386,7 +386,7 @@ def job_from_logs(
                              iops=ios * 1000 / runtime, bw_bytes=moved * 1000 / runtime,
                              lat_mean_ns=mean, lat_min_ns=None, lat_max_ns=None,
                              lat_kind="lat"))  # fmt: skip
-    return FioJobResult(name=name, groupid=0, error=0, read=dirs[0], write=dirs[1],
+    return Measurement(name=name, groupid=0, error=0, read=dirs[0], write=dirs[1],
                         trim=dirs[2], options={})  # fmt: skip
 
 

@@ -1,0 +1,1 @@
+"""The load engines arraybench drives (fio, and any other registered one)."""
