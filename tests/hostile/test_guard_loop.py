@@ -11,19 +11,19 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from arraybench import cli
-from arraybench.analysis.aggregate import PointMetrics
 from arraybench.errors import TargetError, UnsafeTargetError
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.campaign import Campaign
-from arraybench.store.db import RunRecord, Store
+from arraybench.run.context import Observer
+from arraybench.store.db import Store
 from arraybench.targets import prepare
 from arraybench.targets.guard import TargetGuard
 from tests.conftest import small_plan
@@ -115,7 +115,7 @@ def test_allow_destroy_is_matched_on_the_resolved_device(ext4: Ext4Device, tmp_p
     assert ext4.intact()
 
 
-class _SwapOnStart:
+class _SwapOnStart(Observer):
     """A progress observer that, as the first point starts (after the safety check), replaces
     the checked target file by a symlink to the ext4 device."""
 
@@ -125,14 +125,6 @@ class _SwapOnStart:
     def point_started(self, point: Point, index: int, total: int) -> None:
         self.victim.unlink()
         self.victim.symlink_to(self.device)
-
-    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...
-    def target_preparing(self, path: str, size: int) -> None: ...
-    def point_tick(self, point: Point, elapsed_s: float) -> None: ...
-    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None: ...
-    def warning(self, text: str) -> None: ...
-    def pausing(self, point: Point, seconds: float) -> None: ...
-    def points_skipped(self, points: Sequence[Point]) -> None: ...
 
 
 def test_a_target_swapped_after_the_check_is_refused_before_fio(

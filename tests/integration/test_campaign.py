@@ -9,6 +9,7 @@ import pytest
 
 from arraybench.plan.catalog import resolve
 from arraybench.run.campaign import Campaign
+from arraybench.run.context import Observer
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
 from tests.crosscheck import assert_point_matches_fio
@@ -16,7 +17,7 @@ from tests.crosscheck import assert_point_matches_fio
 pytestmark = needs_fio
 
 
-class Recorder:
+class Recorder(Observer):
     def __init__(self) -> None:
         self.events: list[str] = []
 

@@ -3,16 +3,14 @@ live.json), and the server when `--serve` asks for one. `cli.py` makes one and c
 
 from __future__ import annotations
 
-from typing import Any
-
 from arraybench.live.server import LiveServer, ServeAddress, parse_serve, serve
-from arraybench.live.state import LiveObserver
+from arraybench.live.state import LiveObserver, ShownObserver
 from arraybench.store.db import Store
 
 
 class LiveSession:
     def __init__(
-        self, inner: Any, serve_at: str | None = None, store: Store | None = None,
+        self, inner: ShownObserver, serve_at: str | None = None, store: Store | None = None,
         seconds: bool = True,
     ) -> None:  # fmt: skip
         """`seconds`: fio's status reports read each second (False: `--no-live`, progress,

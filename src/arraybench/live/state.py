@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any, Protocol, TypedDict, cast
 
 from arraybench.analysis.aggregate import PointMetrics
 from arraybench.engines.fio.status import DirectionSecond, LiveSecond
@@ -192,12 +192,34 @@ def finished_view(p: PointRecord) -> FinishedView:
             "lat_p99_us": p.metric("total", "lat_p99_us"), "unit": p.unit}  # fmt: skip
 
 
+class ShownObserver(Protocol):
+    """What a `LiveObserver` passes every call on to (`console.py` `ProgressObserver`): the
+    run's Observer steps, the live view's lines, and the stop after an interruption."""
+
+    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...
+    def target_preparing(self, path: str, size: int) -> None: ...
+    def point_started(self, point: Point, index: int, total: int) -> None: ...
+    def point_tick(self, point: Point, elapsed_s: float) -> None: ...
+    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None: ...
+    def warning(self, text: str) -> None: ...
+    def note(self, text: str) -> None: ...
+    def pausing(self, point: Point, seconds: float) -> None: ...
+    def points_skipped(self, points: Sequence[Point]) -> None: ...
+    def phase_started(self, kind: str, text: str, expected_s: float) -> None: ...
+    def phase_finished(self, counts: bool) -> None: ...
+    def rounds_ended(self, round_no: int, points: Sequence[Point]) -> None: ...
+    def confirm(self, text: str) -> None: ...
+    def live_view(self, snap: Snapshot) -> None: ...
+    def stop(self) -> None: ...
+
+
 class LiveObserver:
-    """The run's observer with the live state kept beside it (see the module's text).
-    `stored` gives a run's points stored before (a resume shows their curves too)."""
+    """The run's observer (`run/context.py` `Observer`) with the live state kept beside it
+    (see the module's text). `stored` gives a run's points stored before (a resume shows
+    their curves too)."""
 
     def __init__(
-        self, inner: Any, state: LiveState | None = None,
+        self, inner: ShownObserver, state: LiveState | None = None,
         stored: Callable[[str], Sequence[PointRecord]] | None = None, seconds: bool = True,
     ) -> None:  # fmt: skip
         self.live_seconds = seconds  # fio's status reports read (run/live_feed.py), or not
@@ -205,9 +227,6 @@ class LiveObserver:
         self.state = state or LiveState()
         self.stored = stored
         self.unit = "IOPS"
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)  # confirm, note, phase_started, ... as the inner has
 
     def _line(self, text: str) -> None:
         with self.state.lock:
@@ -267,17 +286,24 @@ class LiveObserver:
 
     def note(self, text: str) -> None:
         self._line(text)
-        method = getattr(self.inner, "note", None)
-        (method or self.inner.warning)(text)
+        self.inner.note(text)
 
     def phase_started(self, kind: str, text: str, expected_s: float) -> None:
         """Preconditioning, a scenario's step, a special test: said as it starts."""
         self._line(f"{kind}: {text}")
-        method = getattr(self.inner, "phase_started", None)
-        if method is not None:
-            method(kind, text, expected_s)
-        else:  # as RunContext.phase does for an observer without phases
-            self.inner.warning(f"{kind}: {text}")
+        self.inner.phase_started(kind, text, expected_s)
+
+    def phase_finished(self, counts: bool) -> None:
+        self.inner.phase_finished(counts)
+
+    def rounds_ended(self, round_no: int, points: Sequence[Point]) -> None:
+        self.inner.rounds_ended(round_no, points)
+
+    def confirm(self, text: str) -> None:
+        self.inner.confirm(text)
+
+    def stop(self) -> None:
+        self.inner.stop()
 
     def pausing(self, point: Point, seconds: float) -> None:
         self._line(f"pausing {seconds:.0f}s after {point.key}")
@@ -326,9 +352,7 @@ class LiveObserver:
 
     def _view(self) -> None:
         """The inner observer's live view (the terminal's), when it has one."""
-        method = getattr(self.inner, "live_view", None)
-        if method is not None:
-            method(self.state.snapshot())
+        self.inner.live_view(self.state.snapshot())
 
     def finish(self, state: str) -> None:
         """The campaign ended (complete, interrupted, failed): said to watchers."""

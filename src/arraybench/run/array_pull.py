@@ -24,6 +24,9 @@ from arraybench.monitor.arraypull import (
 )
 from arraybench.monitor.arrayside import ArraySample
 from arraybench.plan.array_monitor import ArrayMonitor
+from arraybench.records import Finding
+from arraybench.run.load import LoadResult
+from arraybench.run.sidecar import Line, Sidecar
 from arraybench.store.db import Store
 
 CLOSE_WAIT_S = 10.0
@@ -116,3 +119,20 @@ class ArrayPull:
         store.add_finding(self.run_id, ARRAY_SERIES.new({
             "file": source, "map": mapping, "offset_s": 0.0,
             "samples": [[s.t, s.values] for s in samples]}))  # fmt: skip
+
+
+class ArrayWindow(Sidecar):
+    """The array monitor as a sidecar of one point: once the point is stored, its window is
+    queued (`ArrayPull.point_done`) and the lines about earlier windows are said."""
+
+    def __init__(self, pull: ArrayPull, key: str) -> None:
+        self.pull = pull
+        self.key = key
+        self.seconds: list[int] = []
+
+    def findings(self, result: LoadResult) -> list[Finding]:
+        self.seconds = [s.t for s in result.samples]
+        return []  # the pull's own, stored by its thread
+
+    def lines(self) -> list[Line]:
+        return [Line(True, line) for line in self.pull.point_done(self.key, self.seconds)]

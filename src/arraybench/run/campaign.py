@@ -213,10 +213,10 @@ class Campaign:
 
     def _run_grid(self, ctx: RunContext, points: list[Point], done: set[str], total: int) -> None:
         """The plan's points in order, each scenario's between its steps (run/scenarios.py)."""
-        confirm = getattr(ctx.observer, "confirm", None) if ctx.interactive else None
-        steps = ScenarioSteps(self.store, ctx.run.id, ctx.plan, confirm=confirm,
-                              announce=lambda text, s: ctx.phase("scenario", text, s),
-                              finished=lambda: ctx.notify("phase_finished", False),
+        observer = ctx.observer
+        steps = ScenarioSteps(self.store, ctx.run.id, ctx.plan, confirm=ctx.prompt_with(),
+                              announce=lambda text, s: observer.phase_started("scenario", text, s),
+                              finished=lambda: observer.phase_finished(False),
                               warning=ctx.observer.warning)  # fmt: skip
         counter = [0]
         for scenario, part in split_by_scenario(points):
@@ -272,7 +272,7 @@ class Campaign:
 
     def _run_kind_step(self, ctx: RunContext, kind: TestKind, step: KindStep) -> None:
         raise_if_swallowed()
-        ctx.phase(kind.name, step.phase, step.phase_s)
+        ctx.observer.phase_started(kind.name, step.phase, step.phase_s)
         folder = Path(ctx.run.folder) / "points" / step.folder_name
         started = now_iso()
         if kind.touches_targets:
@@ -283,7 +283,7 @@ class Campaign:
         place = PointPlace(ctx.run.id, step.seq, step.key, _engine(doc), step.workers,
                            step.iodepth, ctx.run.targets, str(folder))  # fmt: skip
         self._store_special(place, step.names, started, doc, Finding(None, kind.name, data))
-        ctx.notify("phase_finished", True)
+        ctx.observer.phase_finished(True)
 
     def _store_special(
         self, place: PointPlace, names: SeriesNames, started: str, doc: FioDocument,
@@ -308,7 +308,7 @@ class Campaign:
             if verdict["steady"]:
                 later = [p for r in range(round_no + 1, plan.rounds.max + 1)
                          for p in round_points(plan, r)]  # fmt: skip
-                ctx.notify("rounds_ended", round_no, later)
+                ctx.observer.rounds_ended(round_no, later)
                 return
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.engines.fio.status import LiveSecond
+from arraybench.events.records import EventRecord
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
 from arraybench.records import RunRecord
@@ -18,17 +20,62 @@ from arraybench.targets.guard import TargetGuard
 
 
 class Observer(Protocol):
-    # beyond these, looked up with getattr where an observer may lack them: confirm, note,
-    # phase_started, phase_finished, rounds_ended; live_second and live_event (the live
-    # view's: run/live_feed.py calls them only on an observer whose live_seconds is True)
-    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...
-    def target_preparing(self, path: str, size: int) -> None: ...
-    def point_started(self, point: Point, index: int, total: int) -> None: ...
-    def point_tick(self, point: Point, elapsed_s: float) -> None: ...
-    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None: ...
-    def warning(self, text: str) -> None: ...
-    def pausing(self, point: Point, seconds: float) -> None: ...
-    def points_skipped(self, points: Sequence[Point]) -> None: ...
+    """What a run reports to. Every step is a method here, called directly (never looked
+    up): `live/state.py` `LiveObserver` implements them all; a class that names Observer as
+    its base gets these defaults, which show nothing (a note and a phase are said as a
+    warning line) and overrides what it shows (a test's recorder what it records)."""
+
+    live_seconds: bool = False  # True: fio's status reports are read (run/live_feed.py)
+
+    def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None:
+        return None
+
+    def target_preparing(self, path: str, size: int) -> None:
+        return None
+
+    def point_started(self, point: Point, index: int, total: int) -> None:
+        return None
+
+    def point_tick(self, point: Point, elapsed_s: float) -> None:
+        return None
+
+    def point_finished(self, point: Point, metrics: PointMetrics, unit: str) -> None:
+        return None
+
+    def warning(self, text: str) -> None:
+        return None
+
+    def note(self, text: str) -> None:
+        """Something the run did that is no warning (a clean integrity check)."""
+        self.warning(text)
+
+    def pausing(self, point: Point, seconds: float) -> None:
+        return None
+
+    def points_skipped(self, points: Sequence[Point]) -> None:
+        return None
+
+    def phase_started(self, kind: str, text: str, expected_s: float) -> None:
+        """Preconditioning, a scenario's step, a special test: said as it starts."""
+        self.warning(f"{kind}: {text}")
+
+    def phase_finished(self, counts: bool) -> None:
+        return None
+
+    def rounds_ended(self, round_no: int, points: Sequence[Point]) -> None:
+        return None
+
+    def confirm(self, text: str) -> None:
+        """An operator action, asked only when the run is interactive (`prompt_with`)."""
+        return None
+
+    def live_second(self, point: Point, seconds: Sequence[LiveSecond], left_s: float) -> None:
+        """Called only when `live_seconds` is True (run/live_feed.py)."""
+        return None
+
+    def live_event(self, point: Point, record: EventRecord) -> None:
+        """Called only when `live_seconds` is True (run/live_feed.py)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -62,16 +109,7 @@ class RunContext:
     fleet: Fleet | None = None  # the plan's hosts, once started
     array: ArrayPull | None = None  # the plan's array_monitor sources, once started
 
-    def notify(self, name: str, *args: Any) -> None:
-        """Progress beyond the Observer protocol (phases, rounds ended): observers that do
-        not show progress need not know them."""
-        method = getattr(self.observer, name, None)
-        if method is not None:
-            method(*args)
-
-    def phase(self, kind: str, text: str, expected_s: float) -> None:
-        method = getattr(self.observer, "phase_started", None)
-        if method is not None:
-            method(kind, text, expected_s)
-        else:  # an observer without phases sees them as before
-            self.observer.warning(f"{kind}: {text}")
+    def prompt_with(self) -> Callable[[str], None] | None:
+        """How a prompt asks the operator: the observer's `confirm` when the run is
+        interactive, else None (the prompts are then assumed, as the plan says)."""
+        return self.observer.confirm if self.interactive else None

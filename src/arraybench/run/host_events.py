@@ -2,18 +2,16 @@
 the injections done on the hosts over SSH (events.host_injectors), the impact measured on
 each host's own seconds and on the total.
 
-```python
-events = HostPointEvents(point, fleet.specs, journal, confirm=None)
-result = fleet.run_point(..., on_start=events.started)   # t0: the gated start instant
-events.finish()                                          # always: every event reverted
-findings = events.findings(result)
-```
+A sidecar of the point (`run/sidecar.py`): `start` before fio's client, `load_started` with
+the gated start instant (every host's fio starts then), `stop` always (every event
+reverted), then `findings` and `lines`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from arraybench.analysis.events import event_impact, windows_from_records
 from arraybench.events.host_injectors import hosts_injector
@@ -24,24 +22,28 @@ from arraybench.finding_kinds import EVENTS, EventImpactData, EventRecordData, f
 from arraybench.hosts.server import HostSpec
 from arraybench.plan.events import Event
 from arraybench.plan.expand import Point
-from arraybench.run.fleet import HostRun
-from arraybench.store.db import Finding
+from arraybench.records import Finding
+from arraybench.run.load import LoadResult, LoadStart
+from arraybench.run.local_events import clear_point_env, failed_lines, set_point_env
+from arraybench.run.sidecar import Line, Sidecar
 
 STEADY_WINDOW_S = 5  # no live per-second figures from the hosts: the ramp plus one window
 
 
-class HostPointEvents:
+class HostEvents(Sidecar):
     def __init__(
         self,
         point: Point,
         specs: dict[str, HostSpec],
         journal: InjectionLog,
+        folder: Path,
         *,
         confirm: Callable[[str], None] | None = None,
     ) -> None:
         self.point = point
         self.specs = specs
         self.journal = journal
+        self.folder = folder
         self.confirm = confirm
         self.t0: float | None = None
         self.timeline: EventTimeline | None = None
@@ -54,9 +56,12 @@ class HostPointEvents:
         elapsed = time.time() - (self.t0 or time.time())
         return elapsed >= self.point.timing.ramp + STEADY_WINDOW_S
 
-    def started(self, t0: float) -> None:
+    def start(self) -> None:
+        set_point_env(self.folder, self.point.key)
+
+    def load_started(self, load: LoadStart) -> None:
         """Called with the instant every host's fio starts (the start gate)."""
-        self.t0 = t0
+        self.t0 = t0 = load.t0
         self.timeline = EventTimeline(
             self.point.workload.events, list, confirm=self.confirm,
             interactive=self.confirm is not None, steady=self._steady,
@@ -64,16 +69,17 @@ class HostPointEvents:
         )  # fmt: skip
         self.timeline.start(t0)
 
-    def finish(self) -> None:
-        if self.timeline is not None:
-            self.timeline.stop()
+    def stop(self) -> None:
+        try:
+            if self.timeline is not None:
+                self.timeline.stop()
+        finally:
+            clear_point_env()
 
-    def failed_lines(self) -> list[str]:
-        records = self.timeline.records() if self.timeline else []
-        return [f"event {r.label} ({r.action}): {r.outcome}: {r.detail}"
-                for r in records if r.outcome != "ok"]  # fmt: skip
+    def lines(self) -> list[Line]:
+        return failed_lines(self.point.key, self.timeline.records() if self.timeline else [])
 
-    def findings(self, result: HostRun) -> list[Finding]:
+    def findings(self, result: LoadResult) -> list[Finding]:
         """The `events` finding: records, the impact on the total and on each host."""
         if self.timeline is None:
             return []

@@ -36,7 +36,9 @@ from arraybench.integrity.remote import (
 from arraybench.integrity.writer import WriterConfig, WriterStats
 from arraybench.plan.expand import Point, host_point
 from arraybench.plan.model import Host, Plan
-from arraybench.store.db import Finding
+from arraybench.records import Finding
+from arraybench.run.load import LoadResult
+from arraybench.run.sidecar import Line, Sidecar
 from arraybench.units import format_size
 
 T = TypeVar("T")
@@ -137,7 +139,7 @@ def _each(items: Sequence[T], work: Callable[[T], None]) -> list[BaseException |
         return list(pool.map(guarded, items))
 
 
-class HostsVerify:
+class HostsVerify(Sidecar):
     """The writers and read-backs of one many-host point (see the module's docstring)."""
 
     def __init__(
@@ -222,11 +224,11 @@ class HostsVerify:
 
         errors = _each(self.hosts, start)
         if any(errors):
-            self.stop_writers()
+            self.stop()
             self._raise_first(errors)
 
     # -- after the point -------------------------------------------------------------------
-    def stop_writers(self) -> None:
+    def stop(self) -> None:
         """Stop every host's writer (the load has ended); a failure is the host's
         writer_error, never an exception: the read-back still reads what was journaled."""
 
@@ -254,17 +256,18 @@ class HostsVerify:
 
         _each(self.hosts, check)
 
-    def findings(self) -> list[Finding]:
+    def findings(self, result: LoadResult) -> list[Finding]:
         return [h.finding() for h in self.hosts]
 
-    def lines(self) -> list[tuple[bool, str]]:
-        """(failed, one console line) per host, the host named in each."""
+    def lines(self) -> list[Line]:
+        """One console line per host, the host named in each: a failed check warns, a clean
+        one is a note."""
         found = []
         for h in self.hosts:
             line = f"point {self.point.key}: {h.summary()}"
             if h.writer_error:
                 line += f" (writer: {h.writer_error})"
-            found.append((h.failed, line))
+            found.append(Line(h.failed, line if h.failed else line + " (clean)"))
         return found
 
     @staticmethod

@@ -1,11 +1,11 @@
 """The live sidecar of a local point: fio's status reports read while it runs, handed to the
 observer as 1-second snapshots, with the point's events as they happen.
 
-The one hook of the live view (`live/`) in the run: `run/point.py` makes a `LiveFeed` per
-point and calls `tick` from fio's polling loop. It is off (no `--status-interval`, nothing
-read) unless the observer says `live_seconds = True` (`live/state.py`; not with `run
---no-live`); whatever goes wrong in it is dropped, so the live view can never stop a point,
-and a poll reads only what fio appended since the last.
+The one hook of the live view (`live/`) in the run: a sidecar of every local point
+(`run/sidecar.py`), its `tick` called from fio's polling loop, its `stop` after fio. It is
+off (no `--status-interval`, nothing read) unless the observer says `live_seconds = True`
+(`live/state.py`; not with `run --no-live`); whatever goes wrong in it is dropped, so the
+live view can never stop a point, and a poll reads only what fio appended since the last.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from arraybench.engines.fio.status import StatusReport, StatusTail, keep_last_do
 from arraybench.events.records import EventRecord
 from arraybench.plan.expand import Point
 from arraybench.run.context import Observer
+from arraybench.run.sidecar import Sidecar
 
 STATUS_INTERVAL_S = 1
 
 
-class LiveFeed:
+class LiveFeed(Sidecar):
     def __init__(
         self,
         observer: Observer,
@@ -33,7 +34,8 @@ class LiveFeed:
     ) -> None:
         self.observer = observer
         self.point = point
-        self.enabled = getattr(observer, "live_seconds", False) is True
+        self.folder = folder
+        self.enabled = observer.live_seconds is True
         self.interval = STATUS_INTERVAL_S if self.enabled else 0
         self.tail = StatusTail(folder / JSON_NAME)
         self.events = events
@@ -41,9 +43,8 @@ class LiveFeed:
         self.last: StatusReport | None = None
 
     def tick(self, elapsed_s: float) -> None:
-        """Called every fio poll (0.25 s): the observer's `point_tick`, then new reports
-        become seconds and new event records go to the observer."""
-        self.observer.point_tick(self.point, elapsed_s)
+        """Called every fio poll (0.25 s): new reports become seconds and new event records
+        go to the observer."""
         if not self.enabled:
             return
         try:
@@ -61,16 +62,16 @@ class LiveFeed:
             if self.last is not None:
                 seconds = live_seconds(self.last, report)
                 if seconds:
-                    self.observer.live_second(self.point, seconds, left)  # type: ignore[attr-defined]
+                    self.observer.live_second(self.point, seconds, left)
             self.last = report
 
     def _events(self) -> None:
         records = self.events()
         for record in records[self.seen_events :]:
-            self.observer.live_event(self.point, record)  # type: ignore[attr-defined]
+            self.observer.live_event(self.point, record)
         self.seen_events = len(records)
 
-    def close(self, folder: Path) -> None:
+    def stop(self) -> None:
         """After fio: the last events, and fio's output without its status reports (its
         final report is no second: the I/O stopped somewhere in it)."""
         if not self.enabled:
@@ -78,4 +79,4 @@ class LiveFeed:
         with contextlib.suppress(Exception):
             self._events()
         with contextlib.suppress(OSError):
-            keep_last_document(folder / JSON_NAME)
+            keep_last_document(self.folder / JSON_NAME)

@@ -137,21 +137,22 @@ def condition(ctx: RunContext) -> None:
     run, plan, sizes, fio, store = ctx.run, ctx.plan, ctx.sizes, ctx.fio, ctx.store
     kinds = {f.kind for f in store.findings(run.id)}
     if plan.purge and PURGE.name not in kinds:
-        ctx.phase("purge", "blkdiscard of the block devices", 1.0)
+        ctx.observer.phase_started("purge", "blkdiscard of the block devices", 1.0)
         with ctx.guard.pinned(t.path for t in plan.targets) as pins:  # what blkdiscard opens
             results = [purge_target(t.path, ctx.target_kinds.get(t.path, "file"), pins.get(t.path))
                        for t in plan.targets]  # fmt: skip
-        ctx.notify("phase_finished", False)
+        ctx.observer.phase_finished(False)
         for line in purge_lines(results):
             ctx.observer.warning(line)
         store.add_finding(run.id, PURGE.new({"targets": results}))
     if plan.precondition and PRECONDITION.name not in kinds:
         written = sum(sizes.values()) * plan.precondition.passes
-        ctx.phase("precondition", f"writing the targets {plan.precondition.passes:g} "
-                  "times over", write_seconds(written))  # fmt: skip
+        passes = plan.precondition.passes
+        ctx.observer.phase_started("precondition", f"writing the targets {passes:g} times over",
+                                   write_seconds(written))  # fmt: skip
         folder = Path(run.folder) / "precondition"
         ctx.guard.recheck(t.path for t in plan.targets)
         with ctx.guard.pinned(t.path for t in plan.targets) as pins:
             done = run_precondition(plan, plan.precondition, sizes, folder, fio, pins)
-        ctx.notify("phase_finished", False)
+        ctx.observer.phase_finished(False)
         store.add_finding(run.id, PRECONDITION.new(done))

@@ -25,10 +25,10 @@ from arraybench.run.timeseries import point_samples
 FOLDER = "warmup"
 
 
-def logs_ramp(point: Point, has_extras: bool) -> bool:
+def logs_ramp(point: Point, has_sidecars: bool) -> bool:
     """Whether this point runs its ramp as a logged phase: asked for, a ramp to run, and none
     of the sidecars (events, verify) whose times are counted from the one fio start."""
-    return point.timing.log_ramp and point.timing.ramp > 0 and not has_extras
+    return point.timing.log_ramp and point.timing.ramp > 0 and not has_sidecars
 
 
 def measured_point(point: Point) -> Point:

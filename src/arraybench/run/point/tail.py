@@ -1,0 +1,108 @@
+"""What every point does once its load has run, wherever it ran: the jobs checked, the
+metrics, the stored record's fields, the findings (the plan's analyses, the executor's,
+the sidecars', validity), the pause after it, the store, and what the console says."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from arraybench.analysis.aggregate import PointMetrics, point_metrics
+from arraybench.analysis.cliff import pause_after
+from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.validity import point_finding
+from arraybench.engines.fio import runner
+from arraybench.finding_kinds import CLIFF, STEADY
+from arraybench.hosts import HostError
+from arraybench.plan.expand import Point, throughput_unit
+from arraybench.records import Finding, NewPoint, RunRecord, Sample
+from arraybench.run.context import RunContext
+from arraybench.run.load import LoadResult
+from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.sidecar import Sidecar
+
+
+def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
+    """Analyses the plan asks for on this point's 1-second series."""
+    found = []
+    if "cliff" in point.workload.analysis:
+        found.append(CLIFF.new(cliff_finding(samples, point.workload.bs)))
+    if "steady" in point.workload.analysis or point.timing.steady:
+        found.append(STEADY.new(steady_finding(samples)))
+    return found
+
+
+def gc_rate_of(findings: Sequence[Finding]) -> float | None:
+    """The last measured garbage-collection rate (bytes/s) among cliff findings."""
+    rates = [c.get("gc_bytes_per_s") for c in CLIFF.among(findings)]
+    known = [r for r in rates if r]
+    return float(known[-1]) if known else None
+
+
+def pause_seconds(
+    ctx: RunContext, point: Point, metrics: PointMetrics, findings: list[Finding]
+) -> float:
+    """The pause after a point: fixed, or the HUS VM rule bytes written / GC rate."""
+    rule = point.workload.pause_after
+    if rule != "gc":
+        return float(rule)
+    rate = ctx.settings.gc_rate or gc_rate_of(findings)
+    if rate is None:
+        rate = gc_rate_of(ctx.store.findings(ctx.run.id, CLIFF.name))
+    if rate is None or rate <= 0:
+        ctx.observer.warning(
+            f"point {point.key}: pause_after: gc, but no GC throughput is known yet "
+            "(set gc_throughput in the plan or run a workload with analysis: [cliff] first)"
+        )
+        return 0.0
+    return pause_after(metrics.write.bytes, rate)
+
+
+def point_fields(
+    run: RunRecord, point: Point, folder: Path, started: str, result: LoadResult
+) -> NewPoint:
+    """The point's stored record: its place, its names, what its jobs measured, and the
+    many-host columns (None on a local point)."""
+    level = point.level
+    place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+                       level.iodepth, [t.path for t in point.targets], str(folder),
+                       level.devices)  # fmt: skip
+    names = names_of(point.workload, point.ioengine)
+    record = new_point(place, names, result.jobs, started, now_iso(), result.elapsed_s,
+                       result.version)  # fmt: skip
+    return replace(record, scenario=point.scenario, hosts=result.hosts, partial=result.partial,
+                   failed_hosts=result.failed_hosts,
+                   start_spread_ms=result.start_spread_ms)  # fmt: skip
+
+
+def store_point(
+    ctx: RunContext, point: Point, folder: Path, started: str, result: LoadResult,
+    sidecars: Sidecar,
+) -> None:  # fmt: skip
+    """The point judged and stored (one transaction), then said; the pause after it."""
+    runner.check_job_errors(point.key, result.jobs, folder)
+    metrics = point_metrics(result.jobs)
+    record = point_fields(ctx.run, point, folder, started, result)
+    seen = result.monitor
+    findings = [*result.findings, *point_findings(point, result.samples)]
+    findings += sidecars.findings(result)
+    flags = point_finding(point, record, result.samples, monitor_flags=seen.flags,
+                          cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
+                          max_start_spread_ms=result.max_start_spread_ms)  # fmt: skip
+    findings += [flags] if flags else []
+    pause = pause_seconds(ctx, point, metrics, findings) if result.pauses else 0.0
+    record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
+                     kernel_mbps=seen.kernel_mbps, cpu_busy_pct=seen.cpu_busy_pct)  # fmt: skip
+    ctx.store.add_point(record, metrics, result.samples, seen.host, seen.cpu, findings)
+    ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
+    for line in sidecars.lines():
+        (ctx.observer.warning if line.warning else ctx.observer.note)(line.text)
+    if result.failure is not None:
+        if ctx.settings.on_host_failure == "stop":
+            raise HostError(result.failure, "fix the host, then continue with --resume")
+        ctx.observer.warning(result.failure)
+    if pause > 0:
+        ctx.observer.pausing(point, pause)
+        time.sleep(pause)
