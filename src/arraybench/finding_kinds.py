@@ -140,7 +140,8 @@ class EventImpactData(TypedDict):
 
 
 class EventsFinding(TypedDict):
-    """`events`: what the injectors did, and the load's dip around each event (run.sidecars)."""
+    """`events`: what the injectors did, and the load's dip around each event
+    (run.local_events, run.host_events)."""
 
     records: list[EventRecordData]
     impact: list[EventImpactData]

@@ -1,5 +1,5 @@
 """docs/architecture.md and the tree agree both ways: every path the page writes in backticks
-exists, a name written right after a file (`run/point.py` `run_point`) is in that file, and
+exists, a name written right after a file (`run/campaign.py` `Campaign`) is in that file, and
 every package and module of src/arraybench is named on the page.
 
 A bare name (`journal.py`, `kinds/`) is looked up in the folder of the path written before it
@@ -18,7 +18,7 @@ ROOT_FOLDERS = {"src", "tests", "docs", "benchmarks", "scripts", ".ci"}
 
 SPAN = re.compile(r"`([^`\n]+)`")
 PATHLIKE = re.compile(r"^[\w.-]+(/[\w.-]+)*/?$")  # no `<id>`, `+`, spaces: not a placeholder
-# a file span followed by a span of names: `run/point.py` `run_point`, `Campaign.start`
+# a file span followed by a span of names: `run/campaign.py` `Campaign.start`
 FILE_THEN_NAME = re.compile(r"`([\w./-]+\.py)` `([A-Za-z_][\w.]*)`")
 
 
@@ -117,10 +117,10 @@ def test_every_module_and_package_is_named():
 
 
 def test_bare_names_resolve_beside_the_path_before_them():
-    doc = "| `integrity/writer.py`, `journal.py` |\n### `run/`\n| `point.py`, `kinds/` |\n"
+    doc = "| `integrity/writer.py`, `journal.py` |\n### `run/`\n| `campaign.py`, `kinds/` |\n"
     found = set(named_paths(doc).values())
     integrity, run = PACKAGE / "integrity", PACKAGE / "run"
-    assert found == {integrity / "writer.py", integrity / "journal.py", run, run / "point.py",
+    assert found == {integrity / "writer.py", integrity / "journal.py", run, run / "campaign.py",
                      run / "kinds"}  # fmt: skip
     assert "events/journal.py" in unnamed(doc) and "integrity/journal.py" not in unnamed(doc)
     page = DOC.read_text()
@@ -147,8 +147,8 @@ def test_the_check_catches_a_renamed_module():
         assert not exists(gone)
     for not_a_path in ("points/NNN-key/point.fio", "C3/rr/w4-qd1", "runs/<id>/", "Campaign.start"):
         assert resolve(not_a_path, pkgs) is None
-    doc = "`run/point.py` `run_point` and `run/point.py`, `no_such_function`"
-    assert FILE_THEN_NAME.findall(doc) == [("run/point.py", "run_point")]
+    doc = "`run/point/pipeline.py` `run_point` and `run/point/pipeline.py`, `no_such_function`"
+    assert FILE_THEN_NAME.findall(doc) == [("run/point/pipeline.py", "run_point")]
     assert misnamed(doc) == []
-    doc = "`run/point.py` `run_point`, `run/fleet.py` `Fleet.go`, `run/nothing.py` `x`"
+    doc = "`run/point/pipeline.py` `run_point`, `run/fleet.py` `Fleet.go`, `run/nothing.py` `x`"
     assert misnamed(doc) == ["`run/fleet.py` `Fleet.go`: no go", "`run/nothing.py` `x`: no x"]
