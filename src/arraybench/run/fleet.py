@@ -189,7 +189,7 @@ class Fleet:
             files[name].write_text(text)
         return files, start_ns
 
-    def run_point(
+    def run_load(
         self, point: Point, folder: Path, sizes: dict[str, int], title: str, timeout_s: float,
         on_start: Callable[[float], None] | None = None,
     ) -> HostRun:  # fmt: skip

@@ -46,7 +46,7 @@ class HostsExecutor:
         return None  # `log_ramp` is a local point's
 
     def run(self, sizes: dict[str, int], sidecars: Sidecar) -> None:
-        self.ran = self.fleet.run_point(
+        self.ran = self.fleet.run_load(
             self.point,
             self.folder,
             sizes,
