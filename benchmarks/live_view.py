@@ -29,6 +29,7 @@ from arraybench.live.session import LiveSession
 from arraybench.live.terminal import view_lines
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.campaign import Campaign
+from arraybench.run.context import Observer
 from arraybench.store.db import Store
 
 PLAN = """\
@@ -43,17 +44,9 @@ workloads: [{{name: rr, pattern: random, bs: 4k, read: 100}}]
 """
 
 
-class Quiet:
-    """The Observer protocol, doing nothing (no live_second: the live view is off)."""
-
-    def campaign_started(self, *a: Any) -> None: ...
-    def target_preparing(self, *a: Any) -> None: ...
-    def point_started(self, *a: Any) -> None: ...
-    def point_tick(self, *a: Any) -> None: ...
-    def point_finished(self, *a: Any) -> None: ...
-    def warning(self, *a: Any) -> None: ...
-    def pausing(self, *a: Any) -> None: ...
-    def points_skipped(self, *a: Any) -> None: ...
+class Quiet(Observer):
+    """The Observer protocol's defaults: nothing shown (live_seconds False: the live view is
+    off)."""
 
 
 class Terminal(Quiet):
