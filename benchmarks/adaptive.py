@@ -35,6 +35,7 @@ from arraybench.errors import StoreError
 from arraybench.plan.load import parse_plan_text
 from arraybench.report.build import curve_points, order_points
 from arraybench.run.campaign import Campaign
+from arraybench.run.context import Observer
 from arraybench.store.db import Store
 
 LADDER = [1, 2, 4, 8, 16, 32, 64, 96, 128, 192]  # iodepth, HUS VM's numjobs ladder
@@ -66,9 +67,8 @@ class Sweep:
     opt_qd: int
 
 
-class Quiet:
-    def __getattr__(self, name: str):  # every observer callback does nothing
-        return lambda *args, **kwargs: None
+class Quiet(Observer):
+    """Every observer callback does nothing (the protocol's defaults)."""
 
 
 def run(args: argparse.Namespace, target: str, mode: str, rnd: int, results: Path) -> Sweep:

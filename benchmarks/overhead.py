@@ -36,6 +36,7 @@ from arraybench.engines.fio import runner
 from arraybench.monitor.point import PointMonitor
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.campaign import Campaign
+from arraybench.run.context import Observer
 from arraybench.store.db import Store
 
 PLAN = """\
@@ -53,9 +54,8 @@ LOGS = ("log_avg_msec=", "log_unix_epoch=", "per_job_logs=", "write_iops_log=",
 PERCENTILES = ("lat_percentiles=", "percentile_list=")
 
 
-class Quiet:
-    def __getattr__(self, name: str):  # every observer callback does nothing
-        return lambda *args, **kwargs: None
+class Quiet(Observer):
+    """Every observer callback does nothing (the protocol's defaults)."""
 
 
 @dataclass

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.netns: 
 
 from arraybench.plan.load import parse_plan_text
 from arraybench.run.campaign import Campaign
+from arraybench.run.context import Observer
 from arraybench.store.db import Store
 from tests.netns import TestHosts, cleanup_stale
 
@@ -30,9 +31,8 @@ RATE = 2000
 PORT = 8795  # apart from the tests' ports: a test run may share the machine
 
 
-class Quiet:
-    def __getattr__(self, name: str):  # every observer callback does nothing
-        return lambda *args, **kwargs: None
+class Quiet(Observer):
+    """Every observer callback does nothing (the protocol's defaults)."""
 
 
 def plan_text(hosts: TestHosts, seconds: int) -> str:
