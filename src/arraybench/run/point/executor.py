@@ -17,7 +17,8 @@ class Executor(Protocol):
         ...
 
     def warm_up(self, sizes: dict[str, int]) -> Finding | None:
-        """Before the sidecars start: the ramp as a logged phase of its own, if any."""
+        """Before the sidecars start: the targets checked again (local), and the ramp as a
+        logged phase of its own (`timing.log_ramp`), its `warmup` finding."""
         ...
 
     def run(self, sizes: dict[str, int], sidecars: Sidecar) -> None:
