@@ -433,7 +433,7 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     return notes
 
 
-RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name not in ("metrics", "identity")]
 
 
 def kernel_vs_fio(point: PointRecord) -> float | None:
