@@ -11,7 +11,7 @@ Layer 0, imported by the store's records: no plan model (pydantic) for a key's p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 REPEAT_MARK = "#"  # `rr/w4-qd1#2`: the second repetition of rr/w4-qd1
 ROUND_MARK = "@r"  # `rr/w4-qd1@r3`: SNIA round 3 of rr/w4-qd1
@@ -59,11 +59,6 @@ class PointIdentity:
     def level_label(self) -> str:
         """The label without the repetition: the level as every repetition shares it."""
         return f"{self.level}{ROUND_MARK}{self.round}" if self.round else self.level
-
-    @property
-    def first(self) -> PointIdentity:
-        """The first repetition of this level."""
-        return replace(self, repetition=1)
 
 
 def from_key(key: str, workload: str, scenario: str | None = None) -> PointIdentity:
