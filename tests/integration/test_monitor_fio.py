@@ -24,8 +24,8 @@ import pytest
 
 from arraybench.engines.fio.logs import parse_interval_log, per_second
 from arraybench.monitor.compare import compare_point, kernel_series
-from arraybench.monitor.diskstats import device_for_path
 from arraybench.monitor.sampler import HostSample, HostSampler
+from arraybench.system.blockdev import block_name
 from tests.conftest import needs_fio
 from tests.loopdev import attached, sparse_file
 
@@ -95,7 +95,7 @@ DIRECT = ("--direct=1", "--ioengine=libaio", "--iodepth=4")
 @root_only
 @has_losetup
 def test_kernel_agrees_with_fio_on_direct_io_to_a_loop_device(loopdev: str, tmp_path: Path) -> None:
-    name = device_for_path(loopdev)
+    name = block_name(loopdev)
     assert name == Path(loopdev).name
     read, samples, stop_s = _sampled_fio(name, loopdev, tmp_path / "x", 3, *DIRECT)
     assert stop_s < 0.5
@@ -133,7 +133,7 @@ def test_buffered_reads_of_a_cached_file_are_flagged(tmp_path: Path) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     target.read_bytes()  # in the page cache now
-    device = device_for_path(target)
+    device = block_name(target)
     if device is None:
         pytest.skip(f"{tmp_path} is on a filesystem without a block device")
     logs = tmp_path / "x"
