@@ -35,7 +35,7 @@ from arraybench.plan.events import (
     is_block_name,
 )
 from arraybench.system.blockdev import BlockDevice, device_number, parent_disk_name, whole_disk
-from arraybench.system.procs import leaves, processes_of
+from arraybench.system.procs import leaves, parent_of, processes_of
 
 CGROUP_PREFIX = "arraybench-ev"
 OUTPUT_LIMIT = 2000  # characters of a command's output kept in the record
@@ -320,11 +320,7 @@ class ThrottleInjector(Injector):
     def _origin_for(self, pid: int) -> str:
         if pid in self._origins:
             return self._origins[pid]
-        try:  # a child forked inside the cgroup: where its parent came from
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            parent = int(fields[1])
-        except (OSError, ValueError, IndexError):
-            parent = -1
+        parent = parent_of(pid)  # a child forked inside the cgroup: where its parent came from
         if parent in self._origins:
             return self._origins[parent]
         return next(iter(self._origins.values()), "/")

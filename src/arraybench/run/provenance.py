@@ -13,8 +13,8 @@ from arraybench.errors import TargetError
 from arraybench.finding_kinds import ProvenanceFinding
 from arraybench.plan.model import Plan
 from arraybench.run.fleet import host_spec
-from arraybench.targets.queue import read_queue, read_remote_queues, settings_text
 from arraybench.system.blockdev import block_name, model, size_bytes
+from arraybench.targets.queue import read_queue, read_remote_queues, settings_text
 from arraybench.targets.safety import inspect_target
 from arraybench.units import format_size
 

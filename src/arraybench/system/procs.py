@@ -1,12 +1,14 @@
-"""Processes from /proc: the load's process tree, thread -> process.
+"""Processes from /proc: the load's process tree, thread -> process, a process's parent and
+start time, the processes whose name or command line match.
 
-The machine's facts, below fio/runner.py and events/ alike: nothing here imports arraybench
-(events/procs.py finds processes by a user's pattern or pid file on top of these)."""
+The machine's facts, below engines/fio/runner.py and events/ alike: nothing here imports
+arraybench (events/procs.py turns a user's pattern or pid file into a question for these,
+with the user's error when it is not one). Signals are system/signals.py's."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -34,6 +36,20 @@ def _stat_fields(pid: int) -> list[str] | None:
         return None
     end = text.rfind(")")
     return text[end + 2 :].split() if end >= 0 else None
+
+
+def parent_of(pid: int) -> int | None:
+    """The parent pid of a process; None when it is gone."""
+    fields = _stat_fields(pid)
+    return (
+        int(fields[1]) if fields is not None and len(fields) > 1 and fields[1].isdigit() else None
+    )
+
+
+def start_ticks(pid: int) -> int | None:
+    """When the process started (clock ticks since boot), None when it is gone."""
+    fields = _stat_fields(pid)
+    return int(fields[19]) if fields is not None and len(fields) > 19 else None
 
 
 def process_state(pid: int) -> str | None:
@@ -94,6 +110,22 @@ def command_name(pid: int) -> str | None:
         return (PROC / str(pid) / "comm").read_text().rstrip("\n")
     except OSError:
         return None
+
+
+def matching(
+    found: Callable[[str], bool], *, full: bool = False, exclude: Collection[int] = ()
+) -> list[int]:
+    """Processes whose name (as pgrep) or, with `full`, whole command line (pgrep -f) `found`
+    says yes to, sorted. This process is never listed."""
+    skip = {os.getpid(), *exclude}
+    hits = []
+    for pid in numeric_dirs(PROC):
+        if pid in skip:
+            continue
+        text = command_line(pid) if full else command_name(pid)
+        if text and found(text):
+            hits.append(pid)
+    return sorted(hits)
 
 
 def leaves(pids: Collection[int]) -> list[int]:

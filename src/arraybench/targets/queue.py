@@ -131,7 +131,9 @@ def read_queue(path: str, sys_root: str = "/sys") -> QueueSettings:
 
 # One fact per line, "<word> <value>"; "target <path>" starts each target. Targets are
 # positional parameters, never spliced into the script; the disk is found by DEVICE_SH.
-REMOTE_SCRIPT = DEVICE_SH + r"""
+REMOTE_SCRIPT = (
+    DEVICE_SH
+    + r"""
 for t in "$@"; do
   echo "target $t"
   p=$t; [ -e "$p" ] || p=$(dirname "$t")
@@ -149,6 +151,7 @@ for t in "$@"; do
 done
 true
 """
+)
 
 
 def remote_command(targets: Sequence[str]) -> str:

@@ -20,8 +20,8 @@ from typing import Any
 from arraybench.engines.fio.jobfile import pin_filenames
 from arraybench.engines.fio.results import Measurement
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.monitor.shielded import signals_held
-from arraybench.system.procs import process_tree_pids
+from arraybench.system.procs import process_tree_pids, start_ticks
+from arraybench.system.signals import signals_held
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -105,16 +105,6 @@ def _die_with_arraybench(parent: int) -> Callable[[], None]:
     return arm
 
 
-def _start_ticks(pid: int) -> int | None:
-    """When the process started (clock ticks since boot), None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2 :].split()
-    return int(fields[19]) if len(fields) > 19 else None
-
-
 class FioProcess:
     """One fio: in a session of its own, dying with arraybench, and ended with every job
     process it forked. fio's jobs call setsid() and outlive a SIGKILLed main fio, re-parented
@@ -137,7 +127,7 @@ class FioProcess:
                     preexec_fn=_die_with_arraybench(os.getpid()), pass_fds=tuple(pass_fds),
                 )  # fmt: skip
                 self.proc, self.pid = proc, proc.pid
-                self.started = _start_ticks(proc.pid) or 0
+                self.started = start_ticks(proc.pid) or 0
         except BaseException:
             if proc is not None:  # the signal came while fio started: it is ended first
                 self.stop()
@@ -155,7 +145,7 @@ class FioProcess:
                     continue
             except OSError:
                 continue
-            if (_start_ticks(int(name)) or -1) >= self.started:
+            if (start_ticks(int(name)) or -1) >= self.started:
                 found.append(int(name))
         return found
 

@@ -1,5 +1,5 @@
-"""system/blockdev.py, the one `path -> device`, on sysfs-shaped trees and on this machine;
-system/shell.py's `sh` copy of it run here and compared with the Python one."""
+"""system/: blockdev.py, the one `path -> device`, on sysfs-shaped trees and on this machine;
+shell.py's `sh` copy of it run here and compared with the Python one; procs.py's facts."""
 
 from __future__ import annotations
 
@@ -167,3 +167,22 @@ def test_sh_command_passes_every_argument_as_it_is() -> None:
     done = subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True)
     assert done.stdout == "|".join(["name", *odd]) + "|"
     assert not Path("/tmp/arraybench-pwned").exists()
+
+
+# --- processes: the facts events/ and the fio runner ask ----------------------------------------
+
+
+def test_process_facts_of_this_process() -> None:
+    from arraybench.system.procs import matching, parent_of, start_ticks
+
+    assert parent_of(os.getpid()) == os.getppid()
+    assert isinstance(start_ticks(os.getpid()), int)
+    assert parent_of(2**22 + 1) is None and start_ticks(2**22 + 1) is None  # above pid_max
+    with subprocess.Popen(["sleep", "30"]) as child:
+        try:
+            assert child.pid in matching(lambda name: name == "sleep")
+            assert child.pid in matching(lambda line: line == "sleep 30", full=True)
+            assert child.pid not in matching(lambda name: True, exclude=[child.pid])
+            assert os.getpid() not in matching(lambda name: True)  # never this process
+        finally:
+            child.kill()
