@@ -328,43 +328,18 @@ class ThrottleInjector(Injector):
     def revert(self) -> str:
         if self._folder is None or self._cg is None or self._disk is None:
             return "nothing to revert"
-        cg, folder, disk = self._cg, self._folder, self._disk
-        problems: list[str] = []
-        none: dict[str, int | None] = dict.fromkeys(_limits(self.action))
-        try:
-            for name, text in cgroups.limit_lines(cg, disk.number, none).items():
-                cgroups.write_file(folder / name, text)
-        except FileNotFoundError:
-            pass  # the cgroup is gone already
-        except OSError as exc:
-            problems.append(f"removing the limits: {exc.strerror or exc}")
-        moved = 0
-        for _ in range(3):  # a process may fork while we move the others
-            inside = cgroups.members(folder)
-            if not inside:
-                break
-            for pid in inside:
-                target = cgroups.folder_of(cg, self._origin_for(pid))
-                if not target.is_dir():
-                    target = cg.root
-                try:
-                    moved += cgroups.move_process(cg, target, pid)
-                except OSError as exc:
-                    problems.append(f"moving {pid} back to {target}: {exc.strerror or exc}")
-        try:
-            cgroups.remove_folder(folder)
-        except OSError as exc:
-            problems.append(f"removing {folder}: {exc.strerror or exc}")
-        else:
+        folder, disk = self._folder, self._disk
+        done = cgroups.release(self._cg, folder, disk.number, self._origin_for)
+        if not folder.exists():
             self._folder = None
             self._origins.clear()
             self._undone()
-        if problems:
+        if done.problems:
             raise InjectorError(
-                f"throttle revert on {disk.name}: " + "; ".join(problems),
+                f"throttle revert on {disk.name}: " + "; ".join(done.problems),
                 f"check {folder} by hand",
             )
-        return f"{disk.name} limits removed, {moved} process(es) moved back, {folder} removed"
+        return f"{disk.name} limits removed, {done.moved} process(es) moved back, {folder} removed"
 
 
 # --------------------------------------------------------------------------- netem

@@ -62,23 +62,13 @@ def _throttle(u: Any, remote: sh.Remote | None) -> str:
     folder = u.folder
     if not folder.is_dir():
         return f"{folder} is gone already"
-    none: dict[str, int | None] = dict.fromkeys(
-        ("read_iops", "write_iops", "read_bps", "write_bps")
-    )
-    try:
-        for name, text in cgroups.limit_lines(cg, u.device, none).items():
-            cgroups.write_file(folder / name, text)
-        back = cgroups.folder_of(cg, u.origin)
-        back = back if back.is_dir() else cg.root
-        moved = 0
-        for _ in range(3):
-            for pid in cgroups.members(folder):
-                moved += cgroups.move_process(cg, back, pid)
-        cgroups.remove_folder(folder)
-    except OSError as exc:
-        raise InjectorError(f"throttle {folder}: {exc.strerror or exc}",
-                            f"check {folder} by hand") from None  # fmt: skip
-    return f"limits removed, {moved} process(es) moved back to {back}, {folder} removed"
+    back = cgroups.folder_of(cg, u.origin)
+    back = back if back.is_dir() else cg.root
+    done = cgroups.release(cg, folder, u.device, lambda pid: u.origin)
+    if done.problems:
+        raise InjectorError(f"throttle {folder}: " + "; ".join(done.problems),
+                            f"check {folder} by hand")  # fmt: skip
+    return f"limits removed, {done.moved} process(es) moved back to {back}, {folder} removed"
 
 
 def _signal(u: Any, remote: sh.Remote | None) -> str:
