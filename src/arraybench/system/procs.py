@@ -52,12 +52,6 @@ def start_ticks(pid: int) -> int | None:
     return int(fields[19]) if fields is not None and len(fields) > 19 else None
 
 
-def process_state(pid: int) -> str | None:
-    """The one-letter state (R, S, D, T stopped, Z ...) or None when the process is gone."""
-    fields = _stat_fields(pid)
-    return fields[0] if fields else None
-
-
 def tgid_of(pid: int) -> int | None:
     """The process (thread group) a thread id belongs to; None when it is gone."""
     try:

@@ -1,5 +1,6 @@
-"""Signals in this process: steps the main thread must not be interrupted inside, with a Ctrl-C (or SIGTERM) held back
-until the step is over and then raised where the caller can clean up:
+"""Signals in this process: steps the main thread must not be interrupted inside, with a
+Ctrl-C (or SIGTERM) held back until the step is over and then raised where the caller can
+clean up:
 
 - `Thread.start`: a KeyboardInterrupt there leaves the thread's start-up lock half-released
   and a later call fails with "release unlocked lock" (a traceback instead of the run's line);
