@@ -1,9 +1,10 @@
 """Events on a plan's hosts over SSH: throttle, netem, signal, scsi_offline and run.
 
-Every remote step is a fixed POSIX `sh` script run as `sh -c SCRIPT arraybench ARG...`; each
-plan value (a device path, an interface, a pattern, a pid file) is a positional argument
-quoted with shlex for the login shell, so the remote shell never parses a plan value as code
-(the events.sysfs pattern). Each step is one SSH round trip.
+Every remote step is a fixed POSIX `sh` script run as `sh -c SCRIPT arraybench ARG...`
+(system/shell.py `sh_command`); each plan value (a device path, an interface, a pattern, a
+pid file) is a positional argument quoted with shlex for the login shell, so the remote shell
+never parses a plan value as code. A device path's disk is found by system/shell.py's
+`DEVICE_SH`, as system/blockdev.py finds it here. Each step is one SSH round trip.
 
 The load on a host is its fio server's job processes, found from the server's pid file (the
 one arraybench started it with) by parent links: the server forks a process per connection,
