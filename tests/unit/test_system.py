@@ -4,6 +4,7 @@ shell.py's `sh` copy of it run here and compared with the Python one; procs.py's
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -173,14 +174,25 @@ def test_sh_command_passes_every_argument_as_it_is() -> None:
 
 
 def test_process_facts_of_this_process() -> None:
-    from arraybench.system.procs import matching, parent_of, start_ticks
+    from arraybench.system.procs import (
+        command_bytes,
+        cwd_of,
+        executable_name,
+        matching,
+        parent_of,
+        start_ticks,
+    )
 
     assert parent_of(os.getpid()) == os.getppid()
     assert isinstance(start_ticks(os.getpid()), int)
-    assert parent_of(2**22 + 1) is None and start_ticks(2**22 + 1) is None  # above pid_max
+    gone = 2**22 + 1  # above pid_max
+    assert parent_of(gone) is None and start_ticks(gone) is None and cwd_of(gone) is None
     with subprocess.Popen(["sleep", "30"]) as child:
         try:
             assert child.pid in matching(lambda name: name == "sleep")
+            assert command_bytes(child.pid) == b"sleep\x0030"
+            assert cwd_of(child.pid) == Path.cwd().resolve()
+            assert executable_name(child.pid) == Path(shutil.which("sleep") or "").resolve().name
             assert child.pid in matching(lambda line: line == "sleep 30", full=True)
             assert child.pid not in matching(lambda name: True, exclude=[child.pid])
             assert os.getpid() not in matching(lambda name: True)  # never this process

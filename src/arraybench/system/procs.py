@@ -91,12 +91,33 @@ def processes_of(pids: Collection[int]) -> list[int]:
     return sorted(result)
 
 
-def command_line(pid: int) -> str | None:
+def command_bytes(pid: int) -> bytes | None:
+    """The argv as the kernel keeps it: NUL between the words (none after the last)."""
     try:
-        raw = (PROC / str(pid) / "cmdline").read_bytes()
+        return (PROC / str(pid) / "cmdline").read_bytes().rstrip(b"\0")
     except OSError:
         return None
-    return raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
+
+
+def command_line(pid: int) -> str | None:
+    raw = command_bytes(pid)
+    return None if raw is None else raw.replace(b"\0", b" ").decode(errors="replace")
+
+
+def cwd_of(pid: int) -> Path | None:
+    """The process's working directory; None when it is gone (or not ours to see)."""
+    try:
+        return Path(os.readlink(PROC / str(pid) / "cwd"))
+    except OSError:
+        return None
+
+
+def executable_name(pid: int) -> str | None:
+    """The file name of the program the process runs (`fio`); None when it is gone."""
+    try:
+        return Path(os.readlink(PROC / str(pid) / "exe")).name
+    except OSError:
+        return None
 
 
 def command_name(pid: int) -> str | None:

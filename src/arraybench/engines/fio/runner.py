@@ -20,7 +20,15 @@ from typing import Any
 from arraybench.engines.fio.jobfile import pin_filenames
 from arraybench.engines.fio.results import Measurement
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.system.procs import process_tree_pids, start_ticks
+from arraybench.system.procs import (
+    PROC,
+    command_bytes,
+    cwd_of,
+    executable_name,
+    numeric_dirs,
+    process_tree_pids,
+    start_ticks,
+)
 from arraybench.system.signals import signals_held
 
 JSON_NAME = "fio.json"
@@ -136,17 +144,11 @@ class FioProcess:
     def _jobs(self) -> list[int]:
         """fio's job processes still alive, whoever their parent is now."""
         found = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) == self.pid:
+        for pid in numeric_dirs(PROC):
+            if pid == self.pid or command_bytes(pid) != self.argv or cwd_of(pid) != self.cwd:
                 continue
-            try:
-                argv = Path(f"/proc/{name}/cmdline").read_bytes().rstrip(b"\0")
-                if argv != self.argv or Path(os.readlink(f"/proc/{name}/cwd")) != self.cwd:
-                    continue
-            except OSError:
-                continue
-            if (start_ticks(int(name)) or -1) >= self.started:
-                found.append(int(name))
+            if (start_ticks(pid) or -1) >= self.started:
+                found.append(pid)
         return found
 
     def reap_jobs(self) -> None:
@@ -176,13 +178,6 @@ class FioProcess:
         self.reap_jobs()
 
 
-def _is_fio(pid: str) -> bool:
-    try:
-        return Path(os.readlink(f"/proc/{pid}/exe")).name.startswith("fio")
-    except OSError:
-        return False
-
-
 def end_leftover_fio(folder: Path) -> list[int]:
     """SIGKILL every fio (main or job process) still working in `folder`, e.g. a run's folder
     when its arraybench was SIGKILLed: fio is sent SIGTERM then, but a fio hit during its
@@ -190,17 +185,14 @@ def end_leftover_fio(folder: Path) -> list[int]:
     of their own. Only the caller holding the run's lock may call this. The pids ended."""
     root = folder.resolve()
     ended = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid() or not _is_fio(name):
+    for pid in numeric_dirs(PROC):
+        if pid == os.getpid() or not (executable_name(pid) or "").startswith("fio"):
             continue
-        try:
-            cwd = Path(os.readlink(f"/proc/{name}/cwd"))
-        except OSError:
-            continue
-        if cwd == root or root in cwd.parents:
+        cwd = cwd_of(pid)
+        if cwd is not None and (cwd == root or root in cwd.parents):
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(name), signal.SIGKILL)
-                ended.append(int(name))
+                os.kill(pid, signal.SIGKILL)
+                ended.append(pid)
     return ended
 
 
