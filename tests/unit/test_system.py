@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from arraybench.system.blockdev import (
     whole_disk,
 )
 from arraybench.system.shell import DEVICE_SH, sh_command
+from arraybench.system.signals import send_each
 
 # --- path -> name on a fake /sys/dev/block -----------------------------------------------------
 
@@ -196,5 +198,6 @@ def test_process_facts_of_this_process() -> None:
             assert child.pid in matching(lambda line: line == "sleep 30", full=True)
             assert child.pid not in matching(lambda name: True, exclude=[child.pid])
             assert os.getpid() not in matching(lambda name: True)  # never this process
+            assert send_each([child.pid, 2**22 + 1], signal.SIGCONT) == ([child.pid], [2**22 + 1])
         finally:
             child.kill()

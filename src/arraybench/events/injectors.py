@@ -36,6 +36,7 @@ from arraybench.plan.events import (
 )
 from arraybench.system.blockdev import BlockDevice, device_number, parent_disk_name, whole_disk
 from arraybench.system.procs import leaves, parent_of, processes_of
+from arraybench.system.signals import send_each
 
 CGROUP_PREFIX = "arraybench-ev"
 OUTPUT_LIMIT = 2000  # characters of a command's output kept in the record
@@ -498,13 +499,7 @@ class SignalInjector(Injector):
     def revert(self) -> str:
         if not self._stopped:
             return "nothing to revert"
-        resumed, gone = [], []
-        for pid in self._stopped:
-            try:
-                os.kill(pid, signal.SIGCONT)
-                resumed.append(pid)
-            except ProcessLookupError:
-                gone.append(pid)
+        resumed, gone = send_each(self._stopped, signal.SIGCONT)
         self._stopped = []
         self._undone()
         return f"SIGCONT sent to {_pid_list(resumed)}" + (

@@ -9,7 +9,6 @@ settings read from the journal.
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +32,7 @@ from arraybench.events.host_injectors import netem_delete
 from arraybench.events.injectors import NetemInjector, run_command
 from arraybench.hosts.server import remote_pidfile, tcp_problem
 from arraybench.plan.events import NetemAction
+from arraybench.system.signals import send_each
 
 
 def undo(entry: CheckedInjection, remote: sh.Remote | None) -> str:
@@ -77,15 +77,12 @@ def _signal(u: Any, remote: sh.Remote | None) -> str:
     if remote is not None:
         done = sh.send_signal(remote, "CONT", pids)
     else:
-        done = []
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGCONT)
-                done.append(pid)
-            except ProcessLookupError:
-                continue
-            except PermissionError as exc:
-                raise InjectorError(f"SIGCONT to {pid}: {exc.strerror}", "run as root") from None
+        try:
+            done, _ = send_each(pids, signal.SIGCONT)
+        except PermissionError as exc:
+            raise InjectorError(
+                f"SIGCONT to {exc.filename}: {exc.strerror}", "run as root"
+            ) from None
     return f"SIGCONT sent to {len(done)} of {len(pids)} process(es)"
 
 

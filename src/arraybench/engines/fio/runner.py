@@ -29,7 +29,7 @@ from arraybench.system.procs import (
     process_tree_pids,
     start_ticks,
 )
-from arraybench.system.signals import signals_held
+from arraybench.system.signals import send_each, signals_held
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -153,9 +153,7 @@ class FioProcess:
 
     def reap_jobs(self) -> None:
         """After fio ended: SIGKILL what it left running (nothing, unless fio was killed)."""
-        for pid in self._jobs():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        send_each(self._jobs(), signal.SIGKILL)
 
     def stop(self) -> None:
         """SIGINT first (fio stops its jobs and reports), then SIGKILL to its group, its jobs
@@ -167,9 +165,7 @@ class FioProcess:
             except ProcessLookupError:
                 break
             if sig == signal.SIGKILL:
-                for pid in tree:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, sig)
+                send_each(tree, sig)
             try:
                 self.proc.wait(timeout=wait_s)
                 break
@@ -184,16 +180,14 @@ def end_leftover_fio(folder: Path) -> list[int]:
     start-up can hang in a futex forever (seen with fio 3.33), and its jobs run in sessions
     of their own. Only the caller holding the run's lock may call this. The pids ended."""
     root = folder.resolve()
-    ended = []
+    found = []
     for pid in numeric_dirs(PROC):
         if pid == os.getpid() or not (executable_name(pid) or "").startswith("fio"):
             continue
         cwd = cwd_of(pid)
         if cwd is not None and (cwd == root or root in cwd.parents):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-                ended.append(pid)
-    return ended
+            found.append(pid)
+    return send_each(found, signal.SIGKILL)[0]
 
 
 class ExitWaiter:
