@@ -4,6 +4,7 @@ shell.py's `sh` copy of it run here and compared with the Python one; procs.py's
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -201,3 +202,42 @@ def test_process_facts_of_this_process() -> None:
             assert send_each([child.pid, 2**22 + 1], signal.SIGCONT) == ([child.pid], [2**22 + 1])
         finally:
             child.kill()
+
+
+# --- one of each: the tree keeps them in system/ -------------------------------------------------
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "arraybench"
+
+
+def _code_strings(path: Path) -> list[str]:
+    """The string constants of a module that are no docstring, and each list of strings
+    joined by spaces (["sh", "-c", ...] reads "sh -c ...")."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    found = [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List | ast.Tuple):
+            words = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+            found.append(" ".join(w for w in words if isinstance(w, str)))
+    return found  # fmt: skip
+
+
+def test_path_to_device_and_the_remote_command_line_are_written_once() -> None:
+    """Outside system/, no module finds a device number's name in /sys/dev/block itself, and
+    none builds an `sh -c` command line (system/shell.py `sh_command` does, for every host
+    script)."""
+    wrong = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.parent.name == "system":
+            continue
+        texts = _code_strings(path) + re.findall(r'"dev" / "block"', path.read_text())
+        for text in texts:
+            if "dev/block" in text or '"dev" / "block"' in text or text.startswith("sh -c"):
+                wrong.append(f"{path.relative_to(SRC)}: {text[:60]!r}")
+    assert not wrong, wrong
