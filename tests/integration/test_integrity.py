@@ -25,7 +25,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
@@ -41,25 +40,12 @@ from arraybench.integrity import (
     supports_direct,
     verify_block,
 )
-from arraybench.integrity.journal import ACKED, RECORD_SIZE, JournalScan, pack_record
+from arraybench.integrity.journal import ACKED, RECORD_SIZE, pack_record
 from arraybench.integrity.writer import RESUME_GAP
+from tests.journal import read_records
 from tests.loopdev import attached, sparse_file
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class JournalRecord(NamedTuple):
-    offset: int
-    generation: int
-    write_ns: int
-    kind: int  # ACKED or FAILED
-
-
-def read_records(path: Path) -> tuple[JournalScan, list[JournalRecord]]:
-    """All valid records of a journal in order (the run streams them: scan_journal)."""
-    records: list[JournalRecord] = []
-    scan = scan_journal(path, lambda o, g, n, k: records.append(JournalRecord(o, g, n, k)))
-    return scan, records
 
 
 BS = 4096
