@@ -66,7 +66,7 @@ def point_fields(
     """The point's stored record: its place, its names, what its jobs measured, and the
     many-host columns (None on a local point)."""
     level = point.level
-    place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+    place = PointPlace(run.id, point.seq, point.identity, point.ioengine, level.workers,
                        level.iodepth, [t.path for t in point.targets], str(folder),
                        level.devices)  # fmt: skip
     names = names_of(point.workload, point.ioengine)
