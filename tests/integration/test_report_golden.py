@@ -7,7 +7,7 @@ dump at schema 5 with `@ROOT@` for the folder it lived in, and each point's `fio
 `point.fio`), plus two committed fio outputs imported with `arraybench import`. Its run
 report, an import's report and a compare of the two scenarios are rendered as HTML, Markdown,
 CSV and XLSX (every sheet's cell values) and compared with tests/data/golden/*, with the
-folder, the import's run id and times and arraybench's version masked.
+folder, the import's run id, times and duration and arraybench's version masked.
 
 The goldens were generated from the base code (moves26) before report/ was restructured.
 After a deliberate change of a report, regenerate them with
@@ -86,6 +86,8 @@ def masked(text: str, root: Path, volatile: dict[str, str]) -> str:
     for value, mask in volatile.items():
         text = text.replace(value, mask)
     text = text.replace(str(root), "<ROOT>")
+    # an import's duration: from its files' own times to the minute it was imported
+    text = re.sub(r"\(\d+ h \d+ min\)", "(<DURATION>)", text)
     text = text.replace(f"arraybench {__version__}", "arraybench <VERSION>")
     text = re.sub(r"(arraybench['\",\s:|<>/a-z=]{1,40})" + re.escape(__version__),
                   r"\1<VERSION>", text)  # fmt: skip
