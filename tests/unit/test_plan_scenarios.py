@@ -15,9 +15,9 @@ from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Step, scenario_in_key
 from arraybench.report.build import series_name
-from arraybench.report.headlines import run_headlines
-from arraybench.report.scenarios import impact_tables, paths_table, scenario_overlays
-from arraybench.report.spread import LevelFacts
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scenarios import impact_tables, paths_table, scenario_overlays
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import (

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from arraybench.report.failures import host_impact_table, recovery_text
+from arraybench.report.sections.failures import host_impact_table, recovery_text
 
 
 def _impact(start: float | None, revert: float | None, **more: Any) -> Any:

@@ -153,7 +153,7 @@ def test_run_notes_wrap_within_100_columns_as_hanging_paragraphs(capsys) -> None
 def test_a_repetitions_row_names_its_repetition() -> None:
     from dataclasses import replace
 
-    from arraybench.report.assemble import point_row
+    from arraybench.report.sections.points import point_row
     from tests.records import BLANK_POINT
 
     first = replace(BLANK_POINT, key="randread-8k/w2-qd4", workers=2, iodepth=4)

@@ -23,8 +23,6 @@ from arraybench.analysis.repeats import (
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import PROVENANCE
-from arraybench.report.arrayside import ArrayView, array_view
-from arraybench.report.assemble import point_row
 from arraybench.report.build import (
     bound_text,
     campaign_scenario,
@@ -33,10 +31,16 @@ from arraybench.report.build import (
     order_points,
     point_columns,
 )
-from arraybench.report.headlines import HOW_COMPUTED, headline_includes_flagged, series_headline
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
-from arraybench.report.overlays import curves_overlay, with_marks, x_axis_title
-from arraybench.report.spread import LevelFacts, flag_table, level_facts
+from arraybench.report.sections.arrayside import ArrayView, array_view
+from arraybench.report.sections.headlines import (
+    HOW_COMPUTED,
+    headline_includes_flagged,
+    series_headline,
+)
+from arraybench.report.sections.overlays import curves_overlay, with_marks, x_axis_title
+from arraybench.report.sections.points import point_row
+from arraybench.report.sections.spread import LevelFacts, flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.targets.queue import differences, recorded_queues
 from arraybench.units import format_latency, format_pct, format_throughput

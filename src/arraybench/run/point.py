@@ -13,6 +13,7 @@ from pathlib import Path
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.latency_bins import fio_json_bins, job_bins
 from arraybench.analysis.validity import point_finding
 from arraybench.engines.fio import runner
 from arraybench.engines.fio.jobfile import render_jobfile
@@ -138,7 +139,8 @@ def run_point(ctx: RunContext, point: Point) -> None:
         kernel_mbps=host.kernel_mbps,
         cpu_busy_pct=host.cpu_busy_pct,
     )
-    ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    point_id = ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    ctx.store.add_latency_bins(point_id, job_bins(document.jobs))  # the report's histograms
     observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, samples)
     if pause > 0:
@@ -239,7 +241,8 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
     findings += extras.findings(result)
-    ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    point_id = ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    ctx.store.add_latency_bins(point_id, fio_json_bins(folder))  # the hosts' fio.json, merged
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():

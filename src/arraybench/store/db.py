@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from pathlib import Path
@@ -271,6 +271,24 @@ class Store:
                 [(point.run_id, point_id, f.kind, json.dumps(f.data)) for f in findings],
             )
         return point_id
+
+    def add_latency_bins(self, point_id: int, bins: Mapping[int, int] | None) -> None:
+        """A stored point's merged latency bins (analysis/latency_bins.py); none: nothing."""
+        if bins:
+            with self._transaction() as db:
+                db.executemany("INSERT INTO latency_bins VALUES (?, ?, ?)",
+                               [(point_id, ns, n) for ns, n in sorted(bins.items())])  # fmt: skip
+
+    def latency_bins(self, run_id: str) -> dict[int, dict[int, int]]:
+        """Point id -> its latency bins, for the run's points that have them stored."""
+        found: dict[int, dict[int, int]] = {}
+        for point_id, ns, n in self._db.execute(
+            "SELECT b.point_id, b.ns, b.count FROM latency_bins b JOIN points p "
+            "ON p.id = b.point_id WHERE p.run_id = ? ORDER BY b.point_id, b.ns",
+            (run_id,),
+        ):
+            found.setdefault(point_id, {})[ns] = n
+        return found
 
     def add_finding(self, run_id: str, finding: Finding) -> None:
         """A finding about the run as a whole (purge, preconditioning, rounds): built by its

@@ -154,4 +154,14 @@ CREATE TABLE injections (
 );
 CREATE INDEX injections_state ON injections(state, run_id);
 """,
+    # 6: each point's merged json+ latency bins (ns -> count), stored when the point is, so a
+    # report draws its histograms without reading every point's fio.json again
+    """
+CREATE TABLE latency_bins (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    ns INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (point_id, ns)
+);
+""",
 ]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arraybench.plan.expand import repetition_in_key
-from arraybench.report.model import REMARK_MARK
-from arraybench.report.spread import RULES, LevelFacts
+from arraybench.report.model import REMARK_MARK, ReportModel
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.spread import RULES, LevelFacts
 from arraybench.store.db import PointRecord
 
 MAX_BOX = 4  # lines in the notes box, the "more in the appendix" line included
@@ -53,3 +54,8 @@ def notes_box(notes: Sequence[str], facts: LevelFacts, points: Sequence[PointRec
     shown = rest[: room - 1]
     more = len(notes) - len(first) - len(shown)
     return [*box, *shown, f"{more} more notes in the appendix"]
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """The notes box, last: it counts every section's notes."""
+    model.notes_box = notes_box(model.notes, run.facts, run.points)

@@ -16,6 +16,7 @@ from arraybench.monitor.arrayside import (
     stored_samples,
 )
 from arraybench.report.model import PointRow, ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import PointRecord, Store
 from arraybench.units import format_latency, format_pct
 
@@ -196,3 +197,8 @@ def add_array_view(
     model.tables += array_tables(store, run_id, points)
     model.points = with_array(model.points, pairs)
     model.point_columns = [*model.point_columns, "array_vs_fio_pct"]
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """`arraybench attach`: the array's own series beside fio's."""
+    add_array_view(model, run.store, run.run.id, run.points)

@@ -3,38 +3,24 @@
 The bins of every job and direction of a point (fio's json+ output in the point's folder)
 are merged and the percentiles read from the merged histogram, as the point's own p99 is;
 never an average of percentiles. One chart per series, one line per load level (fio-plot's
-percentile view). Reading every fio.json of a large run would be slow: the first
-`MAX_SERIES` series, at most `MAX_LEVELS` levels each, spread over the ladder.
+percentile view). The bins are stored with each point (a store made before reads its
+fio.json: slow for a large run): the first `MAX_SERIES` series, at most `MAX_LEVELS` levels
+each, spread over the ladder.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from arraybench.analysis.aggregate import merge_bins
-from arraybench.engines.fio.parse import last_document, parse_fio_json_file, percentile_from_bins
-from arraybench.errors import ArraybenchError
+from arraybench.engines.fio.parse import percentile_from_bins
 from arraybench.report.build import series_of
-from arraybench.report.model import Distribution, OverlayLine
+from arraybench.report.model import Distribution, OverlayLine, ReportModel
+from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import PointRecord
 
 PERCENTILES = (1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.99, 100.0)
 MAX_SERIES = 20
 MAX_LEVELS = 8
-
-
-def merged_bins(folder: Path) -> dict[int, int] | None:
-    """Latency (ns) -> count over every job and direction of the point's fio.json; None if
-    the point has no json+ bins (or no readable output)."""
-    path = folder / "fio.json"
-    if not path.is_file():
-        return None
-    try:
-        doc = last_document(parse_fio_json_file(path))
-    except (ArraybenchError, ValueError):
-        return None
-    parts = [d.bins_ns for job in doc.jobs for d in (job.read, job.write) if d.ios]
-    return merge_bins(parts)
 
 
 def percentiles_us(bins: dict[int, int]) -> list[float | None]:
@@ -52,12 +38,19 @@ def _spread(points: list[PointRecord]) -> list[PointRecord]:
     return [points[round(i * step)] for i in range(MAX_LEVELS)]
 
 
-def distributions(points: list[PointRecord]) -> list[Distribution]:
+def section(model: ReportModel, run: RunInputs) -> None:
+    """The latency distribution charts of the run's curves."""
+    model.distributions += distributions(run.once, run.latency_bins)
+
+
+def distributions(
+    points: list[PointRecord], latency_bins: Callable[[PointRecord], dict[int, int] | None]
+) -> list[Distribution]:
     charts = []
     for name, pts in list(series_of(points).items())[:MAX_SERIES]:
         lines = []
         for p in _spread(pts):
-            bins = merged_bins(Path(p.folder))
+            bins = latency_bins(p)
             if bins:
                 level = p.key.rsplit("/", 1)[-1]
                 lines.append(OverlayLine(level, [], [], percentiles_us(bins)))

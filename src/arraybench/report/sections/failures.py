@@ -12,7 +12,8 @@ from arraybench.finding_kinds import (
     EventsFinding,
     IntegrityFinding,
 )
-from arraybench.report.model import ReportTable
+from arraybench.report.model import ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_throughput
 
@@ -160,3 +161,7 @@ def failure_tables(points: list[PointRecord], findings: list[Finding]) -> list[R
         elif f.kind == INTEGRITY.name and INTEGRITY.of(f).get("problems"):  # clean: the verdict
             tables.append(integrity_table(point.key, INTEGRITY.of(f)))  # says so
     return tables
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    model.tables += failure_tables(run.points, run.findings)

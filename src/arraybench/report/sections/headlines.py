@@ -6,16 +6,20 @@ and its levels' flags and spreads. Every section reads these; none computes its 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline, headline
 from arraybench.analysis.repeats import collapse
 from arraybench.report.build import curve_points, series_of
-from arraybench.report.rounds import round_of
-from arraybench.report.special import GRID_PATTERNS
-from arraybench.report.spread import LevelFacts, level_facts
+from arraybench.report.sections.inputs import run_plan
+from arraybench.report.sections.rounds import round_of
+from arraybench.report.sections.special import GRID_PATTERNS
+from arraybench.report.sections.spread import LevelFacts, level_facts
 from arraybench.store.db import Finding, PointRecord, RunRecord
+
+if TYPE_CHECKING:
+    from arraybench.plan.model import Plan
 
 # the optimal point in the words every caption uses (the rule itself: docs/headline.md)
 OPTIMAL_RULE = ("the end of the healthy range: the last level before the first step whose "
@@ -33,10 +37,12 @@ def curve_levels(points: list[PointRecord]) -> list[PointRecord]:
 
 
 def headline_includes_flagged(run: RunRecord) -> bool:
-    """The run's plan keeps flagged points in its headline figures."""
-    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
+    """The run's plan keeps flagged points in its headline figures (its plan parsed here)."""
+    return includes_flagged(run_plan(run))
 
-    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+
+def includes_flagged(plan: Plan | None) -> bool:
+    """The plan keeps flagged points in its headline figures."""
     return bool(plan and plan.report.headline_includes_flagged)
 
 

@@ -12,17 +12,16 @@ its percentiles) in each latency bucket, buckets 1-2-5 per decade, empty ends tr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import pairwise
-from pathlib import Path
 
 from arraybench.analysis.headline import Headline
 from arraybench.records import PointRecord
 from arraybench.report.build import series_of
-from arraybench.report.distribution import merged_bins
-from arraybench.report.model import Figure, FigureSeries
+from arraybench.report.model import Figure, FigureSeries, ReportModel
+from arraybench.report.sections.inputs import RunInputs
 
-MAX_SERIES = 20  # each reads two fio.json files: a large run stays quick
+MAX_SERIES = 20  # a store made before the bins were stored reads two fio.json files each
 UNIT = "% of I/Os"
 GROUP = "Latency histograms"
 X_LABEL = "latency (fio lat: submission to completion)"
@@ -75,9 +74,18 @@ def _label(p: PointRecord, role: str) -> str:
     return f"{role}: {p.key.rsplit('/', 1)[-1]}" if role else p.key.rsplit("/", 1)[-1]
 
 
-def histogram_figures(points: list[PointRecord], headlines: Mapping[str, Headline]) -> list[Figure]:
+def section(model: ReportModel, run: RunInputs) -> None:
+    """Latency bars per series, after the seed figures."""
+    model.figures += histogram_figures(run.once, run.headlines, run.latency_bins)
+
+
+def histogram_figures(
+    points: list[PointRecord], headlines: Mapping[str, Headline],
+    latency_bins: Callable[[PointRecord], dict[int, int] | None],
+) -> list[Figure]:  # fmt: skip
     """One histogram figure per series (the first `MAX_SERIES`), bars per chosen point;
-    `headlines`: series name -> its headline (report/headlines.py)."""
+    `headlines`: series name -> its headline (report/sections/headlines.py); `latency_bins`:
+    a point's merged bins (RunInputs.latency_bins)."""
     figures = []
     labels = bucket_labels()
     for name, pts in list(series_of(points).items())[:MAX_SERIES]:
@@ -87,7 +95,7 @@ def histogram_figures(points: list[PointRecord], headlines: Mapping[str, Headlin
             roles = ["optimal and max"]
         bars: list[tuple[str, list[float]]] = []
         for p, role in zip(chosen, roles, strict=False):
-            bins = merged_bins(Path(p.folder))
+            bins = latency_bins(p)
             if bins:
                 bars.append((_label(p, role), shares(bins)))
         if not bars:

@@ -5,21 +5,23 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Collection, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline, headline
 from arraybench.report.build import level_axis, series_of
-from arraybench.report.model import Overlay, OverlayLine
-from arraybench.report.spread import LevelFacts
+from arraybench.report.model import Overlay, OverlayLine, ReportModel
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.store.db import PointRecord
 from arraybench.units import format_size
 
+if TYPE_CHECKING:
+    from arraybench.plan.model import Plan
 
-def chart_keys(plan_yaml: str) -> dict[str, str]:
-    """Workload name -> its `chart` key, from the plan the run stored."""
-    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
 
-    plan = stored_plan(plan_yaml, "plan.yaml")
+def chart_keys(plan: Plan | None) -> dict[str, str]:
+    """Workload name -> its `chart` key, from the plan the run stored (parsed once)."""
     return {w.name: w.chart for w in plan.workloads if w.chart} if plan else {}
 
 
@@ -28,11 +30,11 @@ def _ticks(points: list[PointRecord]) -> list[str]:
 
 
 def overlays(
-    plan_yaml: str, points: list[PointRecord], facts: LevelFacts | None = None,
+    plan: Plan | None, points: list[PointRecord], facts: LevelFacts | None = None,
     headlines: Mapping[str, Headline] | None = None,
 ) -> list[Overlay]:  # fmt: skip
     """The plan's `chart` groups; `headlines`: series name -> its headline (the line marks)."""
-    keys = chart_keys(plan_yaml)
+    keys = chart_keys(plan)
     charts: OrderedDict[str, list[tuple[str, list[PointRecord]]]] = OrderedDict()
     for name, pts in series_of(points).items():
         key = keys.get(pts[0].workload)
@@ -134,3 +136,8 @@ def x_axis_title(curves: list[tuple[str, list[PointRecord]]]) -> str:
         return "load level (" + "; ".join(f"{k}: {t}" for k, t in titles.items()) + ")"
     fixed = "; ".join(f"{k} {t.split(' (', 1)[1].rstrip(')')}" for k, t in titles.items())
     return f"{base} ({fixed})"
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """The plan's `chart` groups, after the scenarios' overlays."""
+    model.overlays += overlays(run.plan, run.once, run.facts, run.headlines)

@@ -5,11 +5,16 @@ run), and a reader comparing frontend with backend would see a cache effect that
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from arraybench.finding_kinds import PROVENANCE
-from arraybench.plan.load import stored_plan
-from arraybench.store.db import Finding, PointRecord, RunRecord
+from arraybench.report.model import ReportModel
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_size
+
+if TYPE_CHECKING:
+    from arraybench.plan.model import Plan
 
 
 def smallest_target(findings: Sequence[Finding]) -> int | None:
@@ -20,10 +25,9 @@ def smallest_target(findings: Sequence[Finding]) -> int | None:
 
 
 def whole_target_notes(
-    run: RunRecord, points: Sequence[PointRecord], findings: Sequence[Finding]
+    plan: Plan | None, points: Sequence[PointRecord], findings: Sequence[Finding]
 ) -> list[str]:
     """One line per frontend workload whose region covers its smallest target whole."""
-    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
     smallest = smallest_target(findings)
     if plan is None or smallest is None:
         return []
@@ -37,3 +41,7 @@ def whole_target_notes(
                          f"({format_size(smallest)}): its figures are the backend's too, not "
                          "a cache's; use a larger target or fewer frontend_blocks")  # fmt: skip
     return notes
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    model.notes += whole_target_notes(run.plan, run.once, run.findings)

@@ -9,7 +9,8 @@ from dataclasses import replace
 from arraybench.finding_kinds import ROUNDS, RoundsFinding
 from arraybench.plan.expand import mix_label, round_in_key
 from arraybench.report.build import mix_sort_key
-from arraybench.report.model import ReportTable, Timeline
+from arraybench.report.model import ReportModel, ReportTable, Timeline
+from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_throughput
 
@@ -136,3 +137,11 @@ def window_means(points: list[PointRecord], findings: list[Finding]) -> list[Poi
 def _mean(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return statistics.fmean(known) if known else None
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """SNIA rounds: the steady-state timelines, their findings as notes, the rounds tables."""
+    steady, tables = rounds_report(run.points, run.findings)
+    model.timelines += steady
+    model.notes += [line for t in steady for line in t.findings]
+    model.tables += tables

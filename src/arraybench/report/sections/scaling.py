@@ -13,8 +13,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping
 
 from arraybench.analysis.headline import Headline
-from arraybench.report.model import Overlay, OverlayLine, ReportTable
-from arraybench.report.spread import LevelFacts
+from arraybench.report.model import Overlay, OverlayLine, ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.store.db import PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
@@ -139,3 +140,10 @@ def _ci(facts: LevelFacts, point: PointRecord) -> tuple[float, float] | None:
     """The point's 95 % interval over its repeats, in its series' unit; None measured once."""
     s = facts.throughput.get(point.key)
     return None if s is None or s.low is None or s.high is None else (s.low, s.high)
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """Scaling over hosts: its tables and overlay; the hosts' start spread as a note."""
+    model.tables += scaling_tables(run.once, run.facts, run.headlines)
+    model.overlays += scaling_overlay(run.once, run.facts, run.headlines)
+    model.notes += spread_note(run.points)

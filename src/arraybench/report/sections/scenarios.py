@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline
@@ -23,8 +24,9 @@ from arraybench.report.build import (
     mix_sort_key,
     series_of,
 )
-from arraybench.report.model import Overlay, ReportTable
-from arraybench.report.overlays import curves_overlay
+from arraybench.report.model import Overlay, ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs, run_plan
+from arraybench.report.sections.overlays import curves_overlay
 from arraybench.store.db import Finding, PointRecord, RunRecord
 from arraybench.units import format_duration, format_latency, format_pct, format_throughput
 
@@ -35,6 +37,9 @@ IMPACT_CAPTION = (
     "throughput gain is not larger than its latency rise), as the summary states them "
     "(docs/headline.md)"
 )
+
+if TYPE_CHECKING:
+    from arraybench.plan.model import Plan
 
 
 def scenario_order(points: list[PointRecord]) -> list[str]:
@@ -211,16 +216,24 @@ def scenario_overlays(
 
 
 def scenario_labels(run: RunRecord) -> dict[str, str]:
-    from arraybench.plan.load import stored_plan  # the plan model (pydantic) loads here
+    """Scenario name -> its label, from the run's stored plan (`show`: parsed here)."""
+    return labels_of(run_plan(run))
 
-    plan = stored_plan(run.plan_yaml, f"{run.folder}/plan.yaml")
+
+def labels_of(plan: Plan | None) -> dict[str, str]:
     return {s.name: s.label or "" for s in (plan.scenarios or [])} if plan else {}
 
 
 def scenario_report(
-    run: RunRecord, points: list[PointRecord], findings: list[Finding],
+    plan: Plan | None, points: list[PointRecord], findings: list[Finding],
     headlines: Mapping[str, Headline],
 ) -> list[ReportTable]:  # fmt: skip
     """Every table of a run with scenarios (none without): `points` one per level."""
-    tables = impact_tables(points, scenario_labels(run), headlines)
+    tables = impact_tables(points, labels_of(plan), headlines)
     return [*tables, *step_table(findings), *paths_table(findings)] if tables else []
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """A run with plan scenarios: its impact tables first, its scenarios' curves overlaid."""
+    model.tables += scenario_report(run.plan, run.once, run.findings, run.headlines)
+    model.overlays += scenario_overlays(run.once, run.headlines)

@@ -17,9 +17,10 @@ from collections import defaultdict
 from arraybench.records import Finding, PointRecord
 from arraybench.report.build import family_of
 from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
-from arraybench.report.overlays import chart_keys, with_marks
-from arraybench.report.ratecurve import curve_report
-from arraybench.report.seedforms import (
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.overlays import chart_keys, with_marks
+from arraybench.report.sections.ratecurve import curve_report
+from arraybench.report.sections.seedforms import (
     chart_triples,
     cliff_mbps,
     heat_maps,
@@ -73,8 +74,9 @@ def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
 
 
 def seed_figures(
-    model: ReportModel, points: list[PointRecord], findings: list[Finding]
-) -> tuple[list[ReportTable], list[Figure], set[str]]:
+    model: ReportModel, points: list[PointRecord], findings: list[Finding],
+    keys: dict[str, str],
+) -> tuple[list[ReportTable], list[Figure], set[str]]:  # fmt: skip
     """Every seed figure this run's points and findings make, the tables beside them and the
     titles of the chart sections and overlays they replace."""
     figures, replaced = device_figures(points)
@@ -83,7 +85,6 @@ def seed_figures(
     # one-dot curves (and one-tick overlays) of what the bars draw say less than the bars
     replaced |= {s.title for s in model.sections if s.title in barred}
     replaced |= {o.title for o in model.overlays if len(o.x_ticks) == 1 and bars}
-    keys = chart_keys(model.plan_yaml)
     triples = chart_triples(points, keys)
     drawn = {f.group for f in triples}
     replaced |= drawn | {family_of(p) for p in points if keys.get(p.workload) in drawn}
@@ -94,9 +95,11 @@ def seed_figures(
 
 
 def add_seed_figures(
-    model: ReportModel, points: list[PointRecord], findings: list[Finding]
-) -> None:
-    tables, figures, replaced = seed_figures(model, points, findings)
+    model: ReportModel, points: list[PointRecord], findings: list[Finding],
+    keys: dict[str, str],
+) -> None:  # fmt: skip
+    """`keys`: workload -> its plan `chart` key (overlays.chart_keys)."""
+    tables, figures, replaced = seed_figures(model, points, findings, keys)
     model.tables += tables
     model.figures += figures
     sections = [s for s in model.sections if s.title not in replaced]
@@ -108,3 +111,8 @@ def add_seed_figures(
                            "in the summary")  # fmt: skip
     model.sections = sections
     model.overlays = [with_marks(o) for o in overlays]  # each line's optimal point and max
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """The seed reports' own figure forms, replacing the curves they draw."""
+    add_seed_figures(model, run.once, run.findings, chart_keys(run.plan))

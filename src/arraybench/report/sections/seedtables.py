@@ -9,7 +9,9 @@ from collections.abc import Mapping, Sequence
 
 from arraybench.analysis.headline import Headline
 from arraybench.report.build import level_axis, mix_sort_key, order_points, series_of
-from arraybench.report.model import ReportTable
+from arraybench.report.model import ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.rounds import window_means
 from arraybench.store.db import PointRecord
 from arraybench.units import format_latency, format_size, format_throughput
 
@@ -111,3 +113,9 @@ def _where(p: PointRecord) -> str:
     region = f" {p.region}" if p.region else ""  # frontend / backend (In&Out)
     return (f"{format_size(p.bs)} {p.pattern}{region}, {p.ioengine} qd{p.iodepth} x "
             f"{p.workers} worker{'s' if p.workers != 1 else ''}{devices}")  # fmt: skip
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """The maximum recorded per mix (SNIA rounds: each test's window mean) and dbi's grids."""
+    recorded = window_means(run.points, run.findings)
+    model.tables += maximum_recorded(run.once, run.headlines, recorded) + devices_grids(run.once)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from arraybench.analysis.metadata import MetadataRow, metadata_table
 from arraybench.finding_kinds import INTERFERENCE, METADATA, InterferenceFinding
-from arraybench.report.model import ReportTable, Timeline
+from arraybench.report.model import ReportModel, ReportTable, Timeline
+from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding
 from arraybench.units import format_iops, format_latency, format_mbps
 
@@ -109,3 +110,10 @@ def special_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Tim
         timelines += [timeline, *background_timeline(data)]
     tables += metadata_report([f for f in findings if f.kind == METADATA.name])
     return tables, timelines
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """The test kinds' tables and timelines (interference, metadata)."""
+    tables, timelines = special_report(run.findings)
+    model.tables += tables
+    model.timelines += timelines

@@ -22,7 +22,8 @@ from arraybench.analysis.validity import (
     leaves_headline,
 )
 from arraybench.plan.pointkeys import repetition_in_key
-from arraybench.report.model import REMARK_MARK, ReportTable
+from arraybench.report.model import REMARK_MARK, ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
@@ -198,3 +199,12 @@ def remarks_by_kind(rows: Sequence[Sequence[str]]) -> ReportTable:
     return ReportTable(f"Remarks ({REMARK_MARK}), by kind", ["Flag", "Points", "For example",
                        "What to change"], table, "every remark, point by point: the HTML report",
                        medium="print")  # fmt: skip
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """Which level won (here) and each point's spread, every flag, the thresholds (appendix)."""
+    spread = spread_tables(run.points, run.facts)
+    model.tables += spread[1:]
+    model.appendix += (spread[:1] + flag_table(run.points, run.findings)
+                       + thresholds_table(run.findings))  # fmt: skip
+    model.notes += repeat_notes(run.points)

@@ -17,11 +17,12 @@ from arraybench.finding_kinds import (
     RoundsFinding,
     SteadyFinding,
 )
-from arraybench.report.arrayside import array_seconds
 from arraybench.report.build import series_name
-from arraybench.report.failures import recovery_column, recovery_text
-from arraybench.report.model import Timeline
-from arraybench.report.warmup import with_warmup
+from arraybench.report.model import ReportModel, Timeline
+from arraybench.report.sections.arrayside import array_seconds
+from arraybench.report.sections.failures import recovery_column, recovery_text
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.warmup import with_warmup
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_duration, format_pct, format_throughput
 
@@ -280,3 +281,13 @@ def untimed_note(points: list[PointRecord]) -> list[str]:
         f"time series: the first {MAX_SERIES_TIMELINES} of {len(chosen)} series are drawn "
         "(report size); every point's 1-second samples stay in the store and its folder"
     ]
+
+
+def untimed_section(model: ReportModel, run: RunInputs) -> None:
+    """Which curves have no per-second timeline (a note, before the other sections' notes)."""
+    model.notes += untimed_note(run.once)
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    """Single points' 1-second timelines, after the rounds' and the test kinds'."""
+    model.timelines += timelines(run.store, run.run.id, run.once)
