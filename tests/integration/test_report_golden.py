@@ -170,3 +170,25 @@ def test_bins_stored_at_run_time_report_as_the_fio_json_files_did(
     args = ["report", FIXED_RUN, "--results", str(results)]
     text = masked(rendered(args, tmp_path / "out" / "run", fmt), tmp_path, {})
     assert text == (GOLDEN / f"run.{fmt}.txt").read_text(encoding="utf-8")
+
+
+def test_a_run_report_parses_its_stored_plan_once(
+    fixed: tuple[Path, Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every section reads the one parsed plan (RunInputs.plan), none parses it again."""
+    from arraybench.plan import load
+    from arraybench.report.assemble import report_for_run
+
+    parsed: list[str] = []
+    real = load.parse_plan_text
+
+    def counted(text: str, source: str):  # type: ignore[no-untyped-def]
+        parsed.append(source)
+        return real(text, source)
+
+    monkeypatch.setattr(load, "parse_plan_text", counted)
+    store = Store(fixed[1], create=False)
+    model = report_for_run(store, FIXED_RUN)
+    store.close()
+    assert model.verdicts and model.overlays  # the plan's acceptance and chart keys were read
+    assert len(parsed) == 1, parsed
