@@ -1,4 +1,4 @@
-"""The words of an event's recovery in the impact tables (report/failures.py)."""
+"""The words of an event's recovery in the impact tables (report/sections/failures.py)."""
 
 from __future__ import annotations
 

@@ -60,9 +60,9 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Validity flags" table (report/spread.flag_table), if any
+    # its "Validity flags" table (report/sections/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
-    # its levels' flags and spreads, as its run's report reads them (report/spread.py)
+    # its levels' flags and spreads, as its run's report reads them (report/sections/spread.py)
     facts: LevelFacts = field(default_factory=LevelFacts)
     # its points beside the array's own counters (`arraybench attach`, array_monitor:)
     array: ArrayView | None = None
@@ -70,7 +70,7 @@ class Scenario:
 
     def summary(self, curve: list[PointRecord]) -> Headline:
         """The curve's headline (max, optimal point, min latency), computed once per curve
-        by the function the run's own report uses (report/headlines.py)."""
+        by the function the run's own report uses (report/sections/headlines.py)."""
         key = tuple(p.key for p in curve)
         if key not in self._headlines:
             self._headlines[key] = series_headline(curve, self.run, self.facts)

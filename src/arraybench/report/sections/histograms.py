@@ -4,7 +4,7 @@ vdbench's histogram view).
 Which points: a series is a load ladder, and a histogram of every level is a wall of bars
 nobody reads. An engineer sizes for the optimal point (the knee of the curve) and wants to
 see how the tail grows toward the maximum, so each series gets one chart with two sets of
-bars: its optimal point and its maximum (the series' headline, report/headlines.py: the
+bars: its optimal point and its maximum (the series' headline, report/sections/headlines.py: the
 summary's own points); one set when they are the same point or the
 series has one level. The bars are the share of the point's I/Os (every job and direction, as
 its percentiles) in each latency bucket, buckets 1-2-5 per decade, empty ends trimmed.

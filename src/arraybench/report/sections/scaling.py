@@ -1,6 +1,6 @@
 """Scaling against the number of hosts: maxima per host count and efficiency against linear.
 
-A host count's maximum is the highest of its series' headline maxima (report/headlines.py:
+A host count's maximum is the highest of its series' headline maxima (report/sections/headlines.py:
 the summary's, flagged points left out unless the plan keeps them); without headlines, the
 highest unflagged point. A maximum measured with repeats carries its 95 % interval to the
 chart.

@@ -3,9 +3,9 @@
 Per workload family one table: a row per scenario, a column per mix; each cell the series'
 maximum (`470 kIOPS Max -38 %`) and its optimal point, with the impact in % against the
 first scenario: (scenario - first) / first. Both figures are the series' headline
-(report/headlines.py), the same the summary states: the impact is computed from them. Beside them
-what the scenario steps did and what the hosts saw of their paths and devices at each
-scenario's start and end.
+(report/sections/headlines.py), the same the summary states: the impact is computed from
+them. Beside them what the scenario steps did and what the hosts saw of their paths and
+devices at each scenario's start and end.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def impact_tables(
     points: list[PointRecord], labels: dict[str, str], headlines: Mapping[str, Headline]
 ) -> list[ReportTable]:
     """One table per workload family: scenarios down, mixes across. `headlines`: series name
-    -> its headline (report/headlines.py run_headlines of the same points)."""
+    -> its headline (report/sections/headlines.py run_headlines of the same points)."""
     order = scenario_order(points)
     if not order:
         return []

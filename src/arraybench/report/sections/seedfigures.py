@@ -6,8 +6,8 @@ chart in Excel (report/xlsxfigures.py). One function per form; `seed_figures` ga
   latency against threads per device, one line per device count (its workbook's form); the
   per-(workload, device count) chart sections they replace are left out.
 - CSCS (bars per operation and set-up, metadata bars) and HUS VM (IOPS, MB/s and latency
-  against numjobs per block size; the write cliff's MB/s over time): report/seedforms.py.
-- the response-time curve (plan `curve:`): report/ratecurve.py.
+  against numjobs per block size; the write cliff's MB/s over time): report/sections/seedforms.py.
+- the response-time curve (plan `curve:`): report/sections/ratecurve.py.
 """
 
 from __future__ import annotations

@@ -65,9 +65,9 @@ def maximum_recorded(
     tests: Sequence[PointRecord] = (),
 ) -> list[ReportTable]:  # fmt: skip
     """Per mix (and unit): the highest of its series' headline maxima, its latency and
-    where; the lowest of their headline minimum latencies and where (report/headlines.py:
+    where; the lowest of their headline minimum latencies and where (report/sections/headlines.py:
     the points a series' headline leaves out are left out here too). `tests`: SNIA tests as
-    their window table states them (report/rounds.py window_means), one record each."""
+    their window table states them (report/sections/rounds.py window_means), one record each."""
     by_key = {p.key: p for p in points}
     tops: dict[tuple[str, str], list[PointRecord]] = {}
     lows: dict[tuple[str, str], list[PointRecord]] = {}
