@@ -60,8 +60,9 @@ def test_buckets_are_shares_of_every_io() -> None:
     assert "500 µs–1 ms" in labels and "1–2 s" in labels
 
 
-def test_the_run_stores_each_points_latency_bins(tmp_path: Path) -> None:
-    """Stored with the point, the bins its fio.json holds: the report reads them there."""
+def test_the_run_stores_what_its_report_reads(tmp_path: Path) -> None:
+    """Stored with each point, the bins its fio.json holds and its job file: the report
+    reads them there."""
     results = tmp_path / "res"
     run_id = _ladder(tmp_path, results)
     store = Store(results, create=False)
@@ -70,6 +71,9 @@ def test_the_run_stores_each_points_latency_bins(tmp_path: Path) -> None:
     assert len(points) == 3 and sorted(stored) == sorted(p.id for p in points)
     for p in points:
         assert stored[p.id] == fio_json_bins(Path(p.folder)) and sum(stored[p.id].values()) > 0
+    files = store.job_files(run_id)
+    for p in points:
+        assert files[p.id] == {"point.fio": (Path(p.folder) / "point.fio").read_text()}
 
 
 @needs_chromium

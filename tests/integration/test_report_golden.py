@@ -27,7 +27,7 @@ import pytest
 from openpyxl import load_workbook
 
 from arraybench import __version__
-from arraybench.analysis.latency_bins import fio_json_bins
+from arraybench.run.reportable import keep_for_report
 from arraybench.store.db import Store
 from tests.conftest import DATA, main_cli
 
@@ -158,37 +158,38 @@ def test_a_fixed_store_reports_as_its_golden(
 def test_bins_stored_at_run_time_report_as_the_fio_json_files_did(
     tmp_path_factory: pytest.TempPathFactory, fmt: str
 ) -> None:
-    """A store with each point's latency bins stored (what a run stores now) and no fio.json
-    left reports the same histograms and percentiles as the old store read from fio.json."""
+    """A store with each point's latency bins and job files stored (what a run stores now)
+    and no fio.json or point.fio left reports as the old store that read them did."""
     tmp_path = tmp_path_factory.mktemp("golden")
     results = build_store(tmp_path)
     store = Store(results, create=False)  # migrated: its latency_bins table is empty
     for point in store.points(FIXED_RUN):
-        store.add_latency_bins(point.id, fio_json_bins(Path(point.folder)))
+        keep_for_report(store, point.id, Path(point.folder))  # as a point on many hosts
         (Path(point.folder) / "fio.json").unlink()
+        (Path(point.folder) / "point.fio").unlink()
     store.close()
     args = ["report", FIXED_RUN, "--results", str(results)]
     text = masked(rendered(args, tmp_path / "out" / "run", fmt), tmp_path, {})
     assert text == (GOLDEN / f"run.{fmt}.txt").read_text(encoding="utf-8")
 
 
-def test_a_run_report_parses_its_stored_plan_once(
+def test_a_run_report_reads_its_stored_plan_once(
     fixed: tuple[Path, Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every section reads the one parsed plan (RunInputs.plan), none parses it again."""
+    """Every section reads the one parsed plan (RunInputs.plan): none asks for it again."""
     from arraybench.plan import load
     from arraybench.report.assemble import report_for_run
 
-    parsed: list[str] = []
-    real = load.parse_plan_text
+    asked: list[str] = []
+    real = load.stored_plan
 
     def counted(text: str, source: str):  # type: ignore[no-untyped-def]
-        parsed.append(source)
+        asked.append(source)
         return real(text, source)
 
-    monkeypatch.setattr(load, "parse_plan_text", counted)
+    monkeypatch.setattr(load, "stored_plan", counted)
     store = Store(fixed[1], create=False)
     model = report_for_run(store, FIXED_RUN)
     store.close()
     assert model.verdicts and model.overlays  # the plan's acceptance and chart keys were read
-    assert len(parsed) == 1, parsed
+    assert len(asked) == 1, asked

@@ -29,7 +29,7 @@ def run_inputs(store: Store, run_id: str) -> RunInputs:
 def report_for_run(store: Store, run_id: str) -> ReportModel:
     """Everything stored about a run, as the report's view-model."""
     inputs = run_inputs(store, run_id)
-    model = new_model(inputs.run, inputs.once)
+    model = new_model(inputs.run, inputs.once, store.job_files(run_id))
     for section in SECTIONS:
         section(model, inputs)
     return model

@@ -13,7 +13,6 @@ from pathlib import Path
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
-from arraybench.analysis.latency_bins import fio_json_bins, job_bins
 from arraybench.analysis.validity import point_finding
 from arraybench.engines.fio import runner
 from arraybench.engines.fio.jobfile import render_jobfile
@@ -35,6 +34,7 @@ from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
 from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
@@ -140,7 +140,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
         cpu_busy_pct=host.cpu_busy_pct,
     )
     point_id = ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
-    ctx.store.add_latency_bins(point_id, job_bins(document.jobs))  # the report's histograms
+    keep_for_report(ctx.store, point_id, folder, document.jobs)  # what its report reads
     observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, samples)
     if pause > 0:
@@ -242,7 +242,7 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
     findings += [flags] if flags else []
     findings += extras.findings(result)
     point_id = ctx.store.add_point(record, metrics, result.samples, findings=findings)
-    ctx.store.add_latency_bins(point_id, fio_json_bins(folder))  # the hosts' fio.json, merged
+    keep_for_report(ctx.store, point_id, folder)  # what its report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():

@@ -272,12 +272,16 @@ class Store:
             )
         return point_id
 
-    def add_latency_bins(self, point_id: int, bins: Mapping[int, int] | None) -> None:
-        """A stored point's merged latency bins (analysis/latency_bins.py); none: nothing."""
-        if bins:
-            with self._transaction() as db:
-                db.executemany("INSERT INTO latency_bins VALUES (?, ?, ?)",
-                               [(point_id, ns, n) for ns, n in sorted(bins.items())])  # fmt: skip
+    def add_report_files(
+        self, point_id: int, bins: Mapping[int, int] | None, job_files: Mapping[str, str]
+    ) -> None:
+        """What a report reads of a stored point's folder: its merged latency bins
+        (analysis/latency_bins.py; None: it has none) and its job files (name -> text)."""
+        binned = [(point_id, ns, n) for ns, n in sorted((bins or {}).items())]
+        files = [(point_id, name, text) for name, text in job_files.items()]
+        with self._transaction() as db:
+            db.executemany("INSERT INTO latency_bins VALUES (?, ?, ?)", binned)
+            db.executemany("INSERT INTO job_files VALUES (?, ?, ?)", files)
 
     def latency_bins(self, run_id: str) -> dict[int, dict[int, int]]:
         """Point id -> its latency bins, for the run's points that have them stored."""
@@ -288,6 +292,18 @@ class Store:
             (run_id,),
         ):
             found.setdefault(point_id, {})[ns] = n
+        return found
+
+    def job_files(self, run_id: str) -> dict[int, dict[str, str]]:
+        """Point id -> its job files (name -> text, in the order stored), for the run's points
+        that have them stored."""
+        found: dict[int, dict[str, str]] = {}
+        for point_id, name, text in self._db.execute(
+            "SELECT f.point_id, f.name, f.text FROM job_files f JOIN points p "
+            "ON p.id = f.point_id WHERE p.run_id = ? ORDER BY f.point_id, f.rowid",
+            (run_id,),
+        ):
+            found.setdefault(point_id, {})[name] = text
         return found
 
     def add_finding(self, run_id: str, finding: Finding) -> None:

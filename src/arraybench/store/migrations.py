@@ -154,14 +154,20 @@ CREATE TABLE injections (
 );
 CREATE INDEX injections_state ON injections(state, run_id);
 """,
-    # 6: each point's merged json+ latency bins (ns -> count), stored when the point is, so a
-    # report draws its histograms without reading every point's fio.json again
+    # 6: what a report reads of a point's folder, stored when the point is: its merged json+
+    # latency bins (ns -> count) and its job files, so a report reads no point's files again
     """
 CREATE TABLE latency_bins (
     point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
     ns INTEGER NOT NULL,
     count INTEGER NOT NULL,
     PRIMARY KEY (point_id, ns)
+);
+CREATE TABLE job_files (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (point_id, name)
 );
 """,
 ]

@@ -47,8 +47,11 @@ if TYPE_CHECKING:
 SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
-def new_model(run: RunRecord, once: list[PointRecord]) -> ReportModel:
-    """The model's head: the run's set-up and its notes; `once`: the curves' levels."""
+def new_model(
+    run: RunRecord, once: list[PointRecord], stored_job_files: Mapping[int, Mapping[str, str]]
+) -> ReportModel:
+    """The model's head: the run's set-up and its notes; `once`: the curves' levels;
+    `stored_job_files`: point id -> its job files as the run stored them (Store.job_files)."""
     return ReportModel(
         title=report_title(run),
         run_id=run.id,
@@ -69,7 +72,7 @@ def new_model(run: RunRecord, once: list[PointRecord]) -> ReportModel:
         points=[],
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
-        job_files=job_files(once),
+        job_files=job_files(once, stored_job_files),
         notes=_notes(run, once),
     )
 
