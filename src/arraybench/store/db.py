@@ -283,16 +283,12 @@ class Store:
             db.executemany("INSERT INTO latency_bins VALUES (?, ?, ?)", binned)
             db.executemany("INSERT INTO job_files VALUES (?, ?, ?)", files)
 
-    def latency_bins(self, run_id: str) -> dict[int, dict[int, int]]:
-        """Point id -> its latency bins, for the run's points that have them stored."""
-        found: dict[int, dict[int, int]] = {}
-        for point_id, ns, n in self._db.execute(
-            "SELECT b.point_id, b.ns, b.count FROM latency_bins b JOIN points p "
-            "ON p.id = b.point_id WHERE p.run_id = ? ORDER BY b.point_id, b.ns",
-            (run_id,),
-        ):
-            found.setdefault(point_id, {})[ns] = n
-        return found
+    def latency_bins(self, point_id: int) -> dict[int, int]:
+        """The point's latency bins (ns -> count) as stored with it; empty: none stored."""
+        rows = self._db.execute(
+            "SELECT ns, count FROM latency_bins WHERE point_id = ? ORDER BY ns", (point_id,)
+        )
+        return {ns: n for ns, n in rows}
 
     def job_files(self, run_id: str) -> dict[int, dict[str, str]]:
         """Point id -> its job files (name -> text, in the order stored), for the run's points

@@ -6,7 +6,7 @@ its `fio.json` for a store made before they were stored)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,12 +38,8 @@ class RunInputs:
     once: list[PointRecord]  # the levels the curves are drawn from, repetitions collapsed
     facts: LevelFacts
     headlines: Mapping[str, Headline]  # series name -> its headline: computed once
-    _bins: dict[int, dict[int, int]] | None = field(default=None, repr=False)
 
     def latency_bins(self, point: PointRecord) -> dict[int, int] | None:
         """The point's merged json+ latency bins (ns -> count): those the run stored, else
         read from its `fio.json` (a store made before they were stored); None without."""
-        if self._bins is None:
-            self._bins = self.store.latency_bins(self.run.id)
-        stored = self._bins.get(point.id)
-        return stored if stored is not None else fio_json_bins(Path(point.folder))
+        return self.store.latency_bins(point.id) or fio_json_bins(Path(point.folder))
