@@ -155,22 +155,25 @@ def test_a_fixed_store_reports_as_its_golden(
 
 
 @pytest.mark.parametrize("fmt", ["html", "md", "xlsx"])
-def test_bins_stored_at_run_time_report_as_the_fio_json_files_did(
-    tmp_path_factory: pytest.TempPathFactory, fmt: str
+@pytest.mark.parametrize("name", ["run", "compare"])
+def test_files_stored_at_run_time_report_as_the_folders_did(
+    tmp_path_factory: pytest.TempPathFactory, name: str, fmt: str
 ) -> None:
     """A store with each point's latency bins and job files stored (what a run stores now)
     and no fio.json or point.fio left reports as the old store that read them did."""
     tmp_path = tmp_path_factory.mktemp("golden")
     results = build_store(tmp_path)
-    store = Store(results, create=False)  # migrated: its latency_bins table is empty
+    store = Store(results, create=False)  # migrated: its tables of report files are empty
     for point in store.points(FIXED_RUN):
         keep_for_report(store, point.id, Path(point.folder))  # as a point on many hosts
         (Path(point.folder) / "fio.json").unlink()
         (Path(point.folder) / "point.fio").unlink()
     store.close()
-    args = ["report", FIXED_RUN, "--results", str(results)]
-    text = masked(rendered(args, tmp_path / "out" / "run", fmt), tmp_path, {})
-    assert text == (GOLDEN / f"run.{fmt}.txt").read_text(encoding="utf-8")
+    res = ["--results", str(results)]
+    args = {"run": ["report", FIXED_RUN, *res],
+            "compare": ["compare", f"{FIXED_RUN}:A", f"{FIXED_RUN}:B", *res]}[name]  # fmt: skip
+    text = masked(rendered(args, tmp_path / "out" / name, fmt), tmp_path, {})
+    assert text == (GOLDEN / f"{name}.{fmt}.txt").read_text(encoding="utf-8")
 
 
 def test_a_run_report_reads_its_stored_plan_once(

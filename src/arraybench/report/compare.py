@@ -66,6 +66,8 @@ class Scenario:
     facts: LevelFacts = field(default_factory=LevelFacts)
     # its points beside the array's own counters (`arraybench attach`, array_monitor:)
     array: ArrayView | None = None
+    # point id -> its job files as its run stored them (empty: read from its folder)
+    job_texts: dict[int, dict[str, str]] = field(default_factory=dict)
     _headlines: dict[tuple[str, ...], Headline] = field(default_factory=dict, compare=False)
 
     def summary(self, curve: list[PointRecord]) -> Headline:
@@ -101,7 +103,8 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     facts = level_facts(points, validity, include)
     flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     array = array_view(store, run_id, points)
-    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array)
+    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array,
+                    store.job_files(run_id))  # fmt: skip
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
@@ -280,7 +283,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     ]
     model.point_columns = point_columns()
     for s in scenarios:
-        model.job_files |= {f"{s.label}: {k}": v for k, v in job_files(s.points).items()}
+        texts = job_files(s.points, s.job_texts)
+        model.job_files |= {f"{s.label}: {k}": v for k, v in texts.items()}
     return model
 
 
