@@ -1,17 +1,34 @@
 """What a report reads of a point's folder, stored with the point when it is stored: its
 merged latency bins and its job files. The report then reads the store alone; a store made
-before reads the folder (report/sections/inputs.py, report/build.py `job_files`)."""
+before reads the folder with the functions here (report/sections/inputs.py, report/build.py
+`job_files`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from arraybench.analysis.latency_bins import fio_json_bins, job_bins
+from arraybench.analysis.aggregate import job_bins
+from arraybench.engines.fio.parse import last_document, parse_fio_json_file
 from arraybench.engines.fio.results import Measurement
+from arraybench.engines.fio.runner import JSON_NAME
+from arraybench.errors import ArraybenchError
 from arraybench.store.db import Store
 
 JOB_FILE = "point.fio"  # the point's job file; `point-HOST.fio` per host on many hosts
+
+
+def fio_json_bins(folder: Path) -> dict[int, int] | None:
+    """`job_bins` of the final document of the point's `fio.json`; None if the point has no
+    json+ bins (or no readable output)."""
+    path = folder / JSON_NAME
+    if not path.is_file():
+        return None
+    try:
+        doc = last_document(parse_fio_json_file(path))
+    except (ArraybenchError, ValueError):
+        return None
+    return job_bins(doc.jobs)
 
 
 def job_file_texts(folder: Path) -> dict[str, str]:

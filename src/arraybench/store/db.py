@@ -276,7 +276,7 @@ class Store:
         self, point_id: int, bins: Mapping[int, int] | None, job_files: Mapping[str, str]
     ) -> None:
         """What a report reads of a stored point's folder: its merged latency bins
-        (analysis/latency_bins.py; None: it has none) and its job files (name -> text)."""
+        (analysis/aggregate.py job_bins; None: it has none) and its job files (name -> text)."""
         binned = [(point_id, ns, n) for ns, n in sorted((bins or {}).items())]
         files = [(point_id, name, text) for name, text in job_files.items()]
         with self._transaction() as db:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arraybench.analysis.headline import Headline
-from arraybench.analysis.latency_bins import fio_json_bins
+from arraybench.run.reportable import fio_json_bins
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 
 if TYPE_CHECKING:
