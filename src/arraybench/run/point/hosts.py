@@ -83,4 +83,5 @@ class HostsExecutor:
             start_spread_ms=ran.spread_ms,
             pauses=False,
             failure=failure,
+            bins_in_jobs=False,
         )

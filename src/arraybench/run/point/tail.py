@@ -1,6 +1,7 @@
 """What every point does once its load has run, wherever it ran: the jobs checked, the
 metrics, the stored record's fields, the findings (the plan's analyses, the executor's,
-the sidecars', validity), the pause after it, the store, and what the console says."""
+the sidecars', validity), the pause after it, the store (with what the point's report
+reads: `run/reportable.py`), and what the console says."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from arraybench.records import Finding, NewPoint, RunRecord, Sample
 from arraybench.run.context import RunContext
 from arraybench.run.load import LoadResult
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecar import Sidecar
 
 
@@ -95,7 +97,9 @@ def store_point(
     pause = pause_seconds(ctx, point, metrics, findings) if result.pauses else 0.0
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
                      kernel_mbps=seen.kernel_mbps, cpu_busy_pct=seen.cpu_busy_pct)  # fmt: skip
-    ctx.store.add_point(record, metrics, result.samples, seen.host, seen.cpu, findings)
+    point_id = ctx.store.add_point(record, metrics, result.samples, seen.host, seen.cpu, findings)
+    bins = result.jobs if result.bins_in_jobs else None
+    keep_for_report(ctx.store, point_id, folder, bins)  # what its report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     for line in sidecars.lines():
         (ctx.observer.warning if line.warning else ctx.observer.note)(line.text)
