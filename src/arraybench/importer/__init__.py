@@ -66,7 +66,7 @@ from arraybench.engines.fio.results import (
     IntervalSample,
     Measurement,
 )
-from arraybench.errors import ArraybenchError, FioParseError
+from arraybench.errors import ArraybenchError, FioParseError, utf8_safe, utf8_safe_all
 from arraybench.importer.candidate import Candidate, SeriesId, Source
 from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.grid import per_device
@@ -81,7 +81,7 @@ from arraybench.plan.types import MAX_BLOCK
 from arraybench.run.timeseries import full_seconds
 from arraybench.store.db import Sample, Store
 from arraybench.units import fio_size, parse_size
-from arraybench.userfiles import InputFileError, not_regular, shown, shown_all
+from arraybench.userfiles import InputFileError, not_regular
 from arraybench.userregex import UserRegex, UserRegexError, compile_user_regex
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
@@ -168,8 +168,8 @@ def store_import(store: Store, prepared: PreparedImport) -> ImportResult:
     run_id = store_run(store, prepared.run_name, prepared.points, prepared.description)
     scan = prepared.scan
     keys = [r.candidate.key for r in prepared.points]
-    skipped = [Skipped(shown(s.path), shown(s.reason)) for s in scan.skipped]  # printable
-    return ImportResult(run_id, keys, skipped, shown_all(scan.notes), prepared.files_examined)
+    skipped = [Skipped(utf8_safe(s.path), utf8_safe(s.reason)) for s in scan.skipped]
+    return ImportResult(run_id, keys, skipped, utf8_safe_all(scan.notes), prepared.files_examined)
 
 
 def import_paths(
@@ -471,7 +471,7 @@ def _pattern_field(name: str, text: str) -> Any:
     if name in ("workload", "scenario"):
         return _clean_name(text)
     if _is_label(name):
-        return shown(text.strip()[:100])  # a name's bytes that are no UTF-8: U+FFFD
+        return utf8_safe(text.strip()[:100])  # a name's bytes that are no UTF-8: \xNN
     if name == "rw":
         rw = text.lower()
         if rw not in RW_MODES:
