@@ -56,17 +56,6 @@ workloads:
       pattern: random, bs: 64k, read: 100, ioengine: psync}}
 """
 
-HEAT = """\
-name: heat
-targets:
-  - path: {dir}/t.dat
-    size: 32m
-timing: {{ramp: 0s, duration: 1s}}
-load: {{workers: [1, 2], iodepth: [1, 4]}}
-workloads:
-  - {{name: rr-4k, pattern: random, bs: 4k, read: 100}}
-"""
-
 
 def _run(tmp_path: Path, *args: str) -> ReportModel:
     results = tmp_path / "res"
@@ -187,7 +176,11 @@ def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Pat
 
 
 def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
-    model = _run(tmp_path, _plan(tmp_path, HEAT))
+    plan = (f"name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+            "timing: {ramp: 0s, duration: 1s}\nload: {workers: [1, 2], iodepth: [1, 4]}\n"
+            "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
+    (tmp_path / "plan.yaml").write_text(plan)
+    model = _run(tmp_path, str(tmp_path / "plan.yaml"))
     fig = _figure(model, "rr-4k: IOPS by iodepth and workers")
     assert fig.form == "heatmap" and fig.x_ticks == ["1", "2"]
     assert [s.label for s in fig.series] == ["qd 1", "qd 4"]
