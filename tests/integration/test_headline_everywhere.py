@@ -22,13 +22,13 @@ from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
 from arraybench.finding_kinds import ADAPTIVE, VALIDITY, AdaptiveFinding
-from arraybench.report import printout
 from arraybench.report.assemble import adaptive_notes, report_for_run
 from arraybench.report.compare import compare, load_scenario
-from arraybench.report.export import write_report
 from arraybench.report.headlines import run_headlines
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import render_html
+from arraybench.report.render.markdown import render_markdown
 from arraybench.report.spread import level_facts
 from arraybench.store.db import NewPoint, RunRecord, Store
 from tests.integration.test_flagged_headlines import BOUND

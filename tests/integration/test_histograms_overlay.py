@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
 from arraybench.report.distribution import merged_bins
-from arraybench.report.export import write_report
 from arraybench.report.histograms import EDGES, bucket_labels, shares
-from arraybench.report.html import format_value, render_html
-from arraybench.report.timechart import _fmt_value
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import format_value, render_html
+from arraybench.report.render.timechart import _fmt_value
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.integration.test_seed_figures import _figure, _in_html, _xlsx_values

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from arraybench.report.headlines import run_headlines
-from arraybench.report.html import _table
+from arraybench.report.render.html import _table
 from arraybench.report.scaling import scaling_tables
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.spread import LevelFacts
@@ -63,7 +63,7 @@ def test_scaling_against_hosts_keeps_one_unit_per_workload() -> None:
 
 
 def test_excel_sheet_names_stay_readable() -> None:
-    from arraybench.report.xlsx import sheet_title
+    from arraybench.report.render.xlsx import sheet_title
 
     used: set[str] = set()
     assert (

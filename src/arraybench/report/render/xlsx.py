@@ -26,7 +26,6 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
-from arraybench.report.escape import starts_formula
 from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     REMARK_MARK,
@@ -38,7 +37,8 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.pointstable import column_title
-from arraybench.report.xlsxfigures import figures_sheet, visible_marker
+from arraybench.report.render.escape import starts_formula
+from arraybench.report.render.xlsxfigures import figures_sheet, visible_marker
 
 MAX_TIMELINE_ROWS = 2000
 MAX_SHEET_TITLE = 31

@@ -12,10 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from arraybench.report.escape import for_markdown
 from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
-from arraybench.report.html import DASH, format_value
-from arraybench.report.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -26,6 +23,9 @@ from arraybench.report.model import (
     Timeline,
 )
 from arraybench.report.pointstable import heading, id_cells, points_layout, value
+from arraybench.report.render.escape import for_markdown
+from arraybench.report.render.html import DASH, format_value
+from arraybench.report.render.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.warmup import measured_only
 
 VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}

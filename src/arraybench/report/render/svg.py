@@ -18,8 +18,8 @@ from html import escape
 from itertools import pairwise
 from typing import TypeVar
 
-from arraybench.report.interact import hover_rect
 from arraybench.report.model import REMARK_MARK, CurvePanel
+from arraybench.report.render.interact import hover_rect
 from arraybench.units import (
     MS_FROM_US,
     format_latency,

@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 from html import escape
 
-from arraybench.report.interact import clip_id, hover_rect
-from arraybench.report.svg import (
+from arraybench.report.render.interact import clip_id, hover_rect
+from arraybench.report.render.svg import (
     C_AXIS,
     C_GRID,
     C_LAT,

@@ -12,10 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from arraybench.report import html_appendix, interact, pagedtable
-from arraybench.report.chartexport import name_charts
-from arraybench.report.escape import for_html
-from arraybench.report.figsvg import figures_html
 from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     CurvePanel,
@@ -28,8 +24,12 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
-from arraybench.report.svg import curve_chart, point_tip
-from arraybench.report.timechart import (
+from arraybench.report.render import html_appendix, interact, pagedtable
+from arraybench.report.render.chartexport import name_charts
+from arraybench.report.render.escape import for_html
+from arraybench.report.render.figsvg import figures_html
+from arraybench.report.render.svg import curve_chart, point_tip
+from arraybench.report.render.timechart import (
     ChartEvent,
     TimeSeries,
     XAxis,
