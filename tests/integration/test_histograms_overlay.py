@@ -16,7 +16,7 @@ from arraybench.report.histograms import EDGES, bucket_labels, shares
 from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
 from arraybench.report.render.html import format_value, render_html
-from arraybench.report.render.timechart import _fmt_value
+from arraybench.report.render.timeaxes import _fmt_value
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.integration.test_seed_figures import _figure, _in_html, _xlsx_values

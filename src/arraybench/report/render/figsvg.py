@@ -11,7 +11,7 @@ from html import escape
 
 from arraybench.report.model import Figure
 from arraybench.report.render.interact import hover_rect
-from arraybench.report.render.svg import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
+from arraybench.report.render.svgparts import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
 from arraybench.report.render.timechart import TimeSeries, XAxis, time_axis, xy_chart
 from arraybench.units import format_quantity, format_tick
 
