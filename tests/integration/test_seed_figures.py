@@ -158,7 +158,7 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
 def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Path) -> None:
     """LibreOffice draws a marks-only series' markers only with their own fill and outline
     (checked by rendering with LibreOffice headless; here the XML that makes it so)."""
-    from arraybench.report.render.xlsx import sheet_title
+    from arraybench.report.render.xlsxcells import sheet_title
     from arraybench.report.render.xlsxfigures import visible_marker
 
     marker = visible_marker("diamond", "1A7F37", 10)

@@ -63,7 +63,7 @@ def test_scaling_against_hosts_keeps_one_unit_per_workload() -> None:
 
 
 def test_excel_sheet_names_stay_readable() -> None:
-    from arraybench.report.render.xlsx import sheet_title
+    from arraybench.report.render.xlsxcells import sheet_title
 
     used: set[str] = set()
     assert (

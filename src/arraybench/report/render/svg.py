@@ -60,11 +60,7 @@ from arraybench.report.render.svgparts import (
     runs,
     ticks_with_count,
 )
-from arraybench.units import (
-    format_latency,
-    format_quantity,
-    format_tick,
-)
+from arraybench.units import format_latency, format_quantity, format_tick
 
 # ---------------------------------------------------------------- geometry
 

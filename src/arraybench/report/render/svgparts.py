@@ -13,13 +13,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import TypeVar
 
-from arraybench.units import (
-    MS_FROM_US,
-    format_latency,
-    format_quantity,
-    format_tick,
-    significant,
-)
+from arraybench.units import MS_FROM_US, format_latency, format_quantity, format_tick, significant
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 C_TPUT = "#1f5fa8"

@@ -6,12 +6,8 @@ axis), the plot's geometry (`_Plot`, value -> pixel), and the ticks, grid and ti
 from __future__ import annotations
 
 import math
-from collections.abc import (
-    Callable,
-)
-from dataclasses import (
-    dataclass,
-)
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from arraybench.report.render.svgparts import (
     C_AXIS,
@@ -30,13 +26,8 @@ from arraybench.report.render.svgparts import (
     nice_ticks,
     ticks_with_count,
 )
-from arraybench.report.render.timedata import (
-    LOG,
-)
-from arraybench.units import (
-    format_quantity,
-    format_tick,
-)
+from arraybench.report.render.timedata import LOG
+from arraybench.units import format_quantity, format_tick
 
 LATENCY_UNITS = ("µs", "us", "ms")
 

@@ -25,15 +25,7 @@ from collections.abc import Sequence
 from html import escape
 
 from arraybench.report.render.interact import clip_id
-from arraybench.report.render.svgparts import (
-    C_AXIS,
-    C_LAT,
-    C_TEXT,
-    C_TPUT,
-    FONT,
-    _empty,
-    _f,
-)
+from arraybench.report.render.svgparts import C_AXIS, C_LAT, C_TEXT, C_TPUT, FONT, _empty, _f
 from arraybench.report.render.timeaxes import (
     XAxis,
     XAxisFormatter,

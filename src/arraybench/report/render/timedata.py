@@ -8,17 +8,10 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import (
-    Sequence,
-)
-from dataclasses import (
-    dataclass,
-    replace,
-)
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from arraybench.report.render.svgparts import (
-    MS_THRESHOLD_US,
-)
+from arraybench.report.render.svgparts import MS_THRESHOLD_US
 
 
 @dataclass(frozen=True)

@@ -6,19 +6,11 @@ and one hover text per drawn bucket.
 
 from __future__ import annotations
 
-from collections.abc import (
-    Sequence,
-)
-from dataclasses import (
-    dataclass,
-)
-from functools import (
-    partial,
-)
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
 
-from arraybench.report.render.interact import (
-    hover_rect,
-)
+from arraybench.report.render.interact import hover_rect
 from arraybench.report.render.svgparts import (
     C_AXIS,
     C_TEXT,
@@ -39,16 +31,9 @@ from arraybench.report.render.svgparts import (
     legend_header,
     runs,
 )
-from arraybench.report.render.timeaxes import (
-    _fmt_value,
-    _Plot,
-)
-from arraybench.report.render.timedata import (
-    _Prepared,
-)
-from arraybench.units import (
-    significant,
-)
+from arraybench.report.render.timeaxes import _fmt_value, _Plot
+from arraybench.report.render.timedata import _Prepared
+from arraybench.units import significant
 
 C_EVENT = "#b42318"
 
