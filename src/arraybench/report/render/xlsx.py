@@ -90,78 +90,26 @@ def _panel_numbers(panel: CurvePanel | None) -> list[float | None]:
     ]
 
 
+SUMMARY_COLUMNS = (
+    "Workload",
+    "Mix",
+    "Optimal (throughput @ mean latency)",
+    "Maximum, minimum latency",
+    "Within the bound ({bound})",
+    "Unit",
+    "Optimal throughput",
+    "Optimal mean latency (µs)",
+    "Max throughput",
+    "Min mean latency (µs)",
+)
+
+
 def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) -> None:
+    """The run (what, where, with which versions), its summary per workload and mix (the
+    words of the HTML and the numbers beside them), acceptance verdicts and notes."""
     ws.title = "Summary"
-    _put(ws, 1, 1, model.title)
-    ws.cell(1, 1).font = TITLE
-    scenario = f" · scenario {model.scenario}" if model.scenario else ""
-    _put(ws, 2, 1, f"arraybench report · run {model.run_id}{scenario}")
-    ws.cell(2, 1).font = MUTED
-    row = 4
-    for key, value in _metadata(model):
-        _put(ws, row, 1, key)
-        ws.cell(row, 1).font = BOLD
-        _put(ws, row, 2, value)
-        ws.cell(row, 2).alignment = WRAP
-        row += 1
-    row += 1
-    _put(ws, row, 1, "Summary")
-    ws.cell(row, 1).font = HEADING
-    row += 1
-    unit_of = {(s.title, p.mix_label): p for s in model.sections for p in s.panels}
-    _header(
-        ws,
-        row,
-        [
-            "Workload",
-            "Mix",
-            "Optimal (throughput @ mean latency)",
-            "Maximum, minimum latency",
-            f"Within the bound ({model.latency_bound})",
-            "Unit",
-            "Optimal throughput",
-            "Optimal mean latency (µs)",
-            "Max throughput",
-            "Min mean latency (µs)",
-        ],
-    )
-    row += 1
-    for summary in model.summary:
-        for mix in model.summary_columns:
-            cell = summary.cells.get(mix)
-            if cell is None:
-                continue
-            panel = unit_of.get((summary.workload, mix))
-            _row(
-                ws,
-                row,
-                [
-                    summary.workload,
-                    mix,
-                    cell.optimal,
-                    cell.extremes,
-                    cell.bounded,
-                    panel.throughput_unit if panel else None,
-                ],
-            )
-            for i, number in enumerate(_panel_numbers(panel)):
-                _put(ws, row, 7 + i, number, INT_FORMAT if i % 2 == 0 else NUM_FORMAT)
-            target = sheet_of.get(summary.workload)
-            if target:
-                ws.cell(row, 1).hyperlink = Hyperlink(
-                    ref=ws.cell(row, 1).coordinate, location=f"{quote_sheetname(target)}!A1"
-                )
-                ws.cell(row, 1).font = Font(color="1F5FA8", underline="single")
-            ws.cell(row, 3).font = BOLD
-            row += 1
-    _put(
-        ws,
-        row,
-        1,
-        f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets. {SUMMARY_LINK}",
-    )
-    ws.cell(row, 1).font = MUTED
-    row += 2
+    row = _run_block(ws, model) + 1
+    row = _summary_table(ws, row, model, sheet_of)
     if model.verdicts:
         _put(ws, row, 1, "Acceptance verdicts")
         ws.cell(row, 1).font = HEADING
@@ -177,6 +125,61 @@ def _summary_sheet(ws: Worksheet, model: ReportModel, sheet_of: dict[str, str]) 
             row += 1
     _widths(ws, {1: 26, 2: 40, 3: 30, 4: 32, 5: 40, 6: 8, 7: 16, 8: 16, 9: 16, 10: 16})
     _print_wide(ws)
+
+
+def _run_block(ws: Worksheet, model: ReportModel) -> int:
+    """Title, subtitle and the run's metadata from row 1; returns the row after them."""
+    _put(ws, 1, 1, model.title)
+    ws.cell(1, 1).font = TITLE
+    scenario = f" · scenario {model.scenario}" if model.scenario else ""
+    _put(ws, 2, 1, f"arraybench report · run {model.run_id}{scenario}")
+    ws.cell(2, 1).font = MUTED
+    row = 4
+    for key, value in _metadata(model):
+        _put(ws, row, 1, key)
+        ws.cell(row, 1).font = BOLD
+        _put(ws, row, 2, value)
+        ws.cell(row, 2).alignment = WRAP
+        row += 1
+    return row
+
+
+def _summary_table(ws: Worksheet, row: int, model: ReportModel, sheet_of: dict[str, str]) -> int:
+    """One row per workload and mix from `row`, then how the optimal point is chosen; returns
+    the next free row (after one blank)."""
+    _put(ws, row, 1, "Summary")
+    ws.cell(row, 1).font = HEADING
+    row += 1
+    panel_of = {(s.title, p.mix_label): p for s in model.sections for p in s.panels}
+    _header(ws, row, [c.format(bound=model.latency_bound) for c in SUMMARY_COLUMNS])
+    row += 1
+    for summary in model.summary:
+        for mix in model.summary_columns:
+            cell = summary.cells.get(mix)
+            if cell is not None:
+                panel = panel_of.get((summary.workload, mix))
+                words = [summary.workload, mix, cell.optimal, cell.extremes, cell.bounded]
+                _summary_row(ws, row, words, panel, sheet_of.get(summary.workload))
+                row += 1
+    _put(ws, row, 1, f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets. {SUMMARY_LINK}")
+    ws.cell(row, 1).font = MUTED
+    return row + 2
+
+
+def _summary_row(
+    ws: Worksheet, row: int, words: list[str], panel: CurvePanel | None, target: str | None
+) -> None:
+    """A summary row: its words, the unit and numbers of its panel; the workload linked to
+    its sheet (`target`) when it has one."""
+    _row(ws, row, [*words, panel.throughput_unit if panel else None])
+    for i, number in enumerate(_panel_numbers(panel)):
+        _put(ws, row, 7 + i, number, INT_FORMAT if i % 2 == 0 else NUM_FORMAT)
+    if target:
+        ws.cell(row, 1).hyperlink = Hyperlink(
+            ref=ws.cell(row, 1).coordinate, location=f"{quote_sheetname(target)}!A1"
+        )
+        ws.cell(row, 1).font = Font(color="1F5FA8", underline="single")
+    ws.cell(row, 3).font = BOLD
 
 
 # ---------------------------------------------------------------- points, tables

@@ -5,6 +5,7 @@ throughput with its optimal and max (and flagged points) marked, and latency.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from openpyxl.chart import Reference
@@ -66,9 +67,33 @@ def _ci_columns(panel: CurvePanel) -> list[tuple[float | None, float | None]] | 
 
 def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     """The panel's table from `row` and its two charts beside it; returns the next free row."""
-    unit = panel.throughput_unit
-    _put(ws, row, 1, f"{panel.mix_label} — {unit} and latency against {panel.x_label}")
+    _put(ws, row, 1, f"{panel.mix_label} — {panel.throughput_unit} and latency against "
+                     f"{panel.x_label}")  # fmt: skip
     ws.cell(row, 1).font = HEADING
+    columns = _panel_columns(panel)
+    _header(ws, row + 1, columns)
+    first = row + 2
+    _panel_rows(ws, first, panel)
+    last = first + max(len(panel.x_values), 1) - 1
+    mark_col = len(columns) + 1  # the optimal and max throughput alone, for their markers
+    _header(ws, row + 1, ["optimal", "max", "flagged"], col=mark_col)
+    for i in range(len(panel.x_values)):
+        for k, index in enumerate((panel.optimal_index, panel.max_index)):
+            if i == index:
+                _put(ws, first + i, mark_col + k, _get(panel.throughput, i), INT_FORMAT)
+        if i < len(panel.flagged) and panel.flagged[i]:
+            _put(ws, first + i, mark_col + 2, _get(panel.throughput, i), INT_FORMAT)
+
+    def ref(col: int) -> Reference:
+        return Reference(ws, min_col=col, min_row=first, max_row=last)
+
+    _panel_charts(ws, row, panel, ref, len(columns))
+    return row + max(len(panel.x_values) + 4, PANEL_ROWS)
+
+
+def _panel_columns(panel: CurvePanel) -> list[str]:
+    """The panel table's headings: the ceiling's and the interval's columns when it has them."""
+    unit = panel.throughput_unit
     columns = [
         "level",
         panel.x_label,
@@ -79,11 +104,14 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     ]
     if panel.ceiling is not None:
         columns.insert(5, f"fabric ceiling ({unit})")
-    bars = _ci_columns(panel)
-    if bars is not None:
+    if _ci_columns(panel) is not None:
         columns += [f"95 % interval: below ({unit})", f"95 % interval: above ({unit})"]
-    _header(ws, row + 1, columns)
-    first = row + 2
+    return columns
+
+
+def _panel_rows(ws: Worksheet, first: int, panel: CurvePanel) -> None:
+    """One row per load level from `first`, the optimal point's row shaded."""
+    bars = _ci_columns(panel)
     for i, x in enumerate(panel.x_values):
         r = first + i
         tick = panel.x_ticks[i] if i < len(panel.x_ticks) else str(x)
@@ -104,20 +132,14 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
             _put(ws, r, col, value, None if col == 2 else fmt)
             if i == panel.optimal_index:
                 ws.cell(r, col).fill = OPTIMAL_FILL
-    last = first + max(len(panel.x_values), 1) - 1
 
-    mark_col = len(columns) + 1  # the optimal and max throughput alone, for their markers
-    _header(ws, row + 1, ["optimal", "max", "flagged"], col=mark_col)
-    for i in range(len(panel.x_values)):
-        for k, index in enumerate((panel.optimal_index, panel.max_index)):
-            if i == index:
-                _put(ws, first + i, mark_col + k, _get(panel.throughput, i), INT_FORMAT)
-        if i < len(panel.flagged) and panel.flagged[i]:
-            _put(ws, first + i, mark_col + 2, _get(panel.throughput, i), INT_FORMAT)
 
-    def ref(col: int) -> Reference:
-        return Reference(ws, min_col=col, min_row=first, max_row=last)
-
+def _panel_charts(
+    ws: Worksheet, row: int, panel: CurvePanel, ref: Callable[[int], Reference], width: int
+) -> None:
+    """Throughput (with the ceiling, the flagged, optimal and max marks, the interval's error
+    bars) and latency, side by side right of the table (`width` columns) and its marks."""
+    unit, mark_col = panel.throughput_unit, width + 1
     series = [(f"throughput ({unit})", ref(3))]
     if panel.ceiling is not None:
         series.append((f"fabric ceiling ({unit})", ref(6)))
@@ -132,8 +154,8 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     for s, symbol in zip(throughput.series[-len(symbols) :], symbols, strict=True):
         s.marker = visible_marker(symbol, MARK_COLORS[symbol], 10)  # the marks alone, no line
         s.graphicalProperties.line.noFill = True
-    if bars is not None:  # the 95 % interval of the repeats, as error bars on the line
-        _error_bars(throughput.series[0], ref(len(columns) - 1), ref(len(columns)))
+    if _ci_columns(panel) is not None:  # the 95 % interval of the repeats, as error bars
+        _error_bars(throughput.series[0], ref(width - 1), ref(width))
         throughput.series[0].tx = SeriesLabel(v=f"throughput ({unit}), bars: 95 % interval "
                                               f"({panel.repeats} repeats)")  # fmt: skip
     ws.add_chart(throughput, f"{get_column_letter(chart_col)}{row}")
@@ -141,7 +163,6 @@ def _panel_block(ws: Worksheet, row: int, panel: CurvePanel) -> int:
     latency = _line_chart(f"{panel.mix_label}: latency", panel.x_label, "latency (µs)", ref(1),
                           lat_series)  # fmt: skip
     ws.add_chart(latency, f"{get_column_letter(chart_col + 9)}{row}")
-    return row + max(len(panel.x_values) + 4, PANEL_ROWS)
 
 
 # ---------------------------------------------------------------- a sheet

@@ -6,7 +6,7 @@ findings beside it, and its charts against time and against data written.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from openpyxl.chart import Reference
 from openpyxl.utils import get_column_letter
@@ -55,18 +55,7 @@ def downsample(values: Sequence[float | None], limit: int = MAX_TIMELINE_ROWS) -
 def _timeline_block(ws: Worksheet, col: int, t: Timeline, chart_col: int, chart_row: int) -> int:
     """Timeline `t` in columns from `col`, its charts at (chart_col, chart_row); returns the
     number of chart rows used."""
-    unit = t.throughput_unit
-    columns: list[tuple[str, Sequence[float | None]]] = [
-        (t.x_label, t.t_s),
-        (f"throughput ({unit})", t.throughput),
-        ("mean latency (µs)", t.lat_mean_us),
-    ]
-    if t.kernel is not None:
-        columns.append((f"kernel ({unit})", t.kernel))
-    if t.array is not None:
-        columns.append((f"array ({unit})", t.array))
-    if t.gb_written is not None:
-        columns.append(("GB written", t.gb_written))
+    columns = _timeline_columns(t)
     keep = downsample(t.throughput)
     _put(ws, 1, col, t.title)
     ws.cell(1, col).font = HEADING
@@ -79,7 +68,37 @@ def _timeline_block(ws: Worksheet, col: int, t: Timeline, chart_col: int, chart_
     for r, i in enumerate(keep, start=4):
         for c, (_, values) in enumerate(columns):
             _put(ws, r, col + c, _get(values, i), NUM_FORMAT if c else None)
-    extra = col + len(columns) + 1
+    _beside(ws, col + len(columns) + 1, t)
+    first, last = 4, 3 + max(len(keep), 1)
+
+    def ref(c: int) -> Reference:
+        return Reference(ws, min_col=col + c, min_row=first, max_row=last)
+
+    few = len(keep) <= FEW_SAMPLES  # markers, so isolated samples between gaps still show
+    _timeline_charts(ws, t, ref, len(columns), few, (chart_col, chart_row))
+    return TIMELINE_CHART_ROWS
+
+
+def _timeline_columns(t: Timeline) -> list[tuple[str, Sequence[float | None]]]:
+    """The timeline's columns: time, throughput, mean latency, and the kernel's, the array's
+    and the GB written when it has them."""
+    unit = t.throughput_unit
+    columns: list[tuple[str, Sequence[float | None]]] = [
+        (t.x_label, t.t_s),
+        (f"throughput ({unit})", t.throughput),
+        ("mean latency (µs)", t.lat_mean_us),
+    ]
+    if t.kernel is not None:
+        columns.append((f"kernel ({unit})", t.kernel))
+    if t.array is not None:
+        columns.append((f"array ({unit})", t.array))
+    if t.gb_written is not None:
+        columns.append(("GB written", t.gb_written))
+    return columns
+
+
+def _beside(ws: Worksheet, extra: int, t: Timeline) -> None:
+    """The timeline's events and findings in the columns from `extra`."""
     if t.events:
         _header(ws, 3, ["event at (s)", "event"], col=extra)
         for r, (at, label) in enumerate(t.events, start=4):
@@ -91,47 +110,43 @@ def _timeline_block(ws: Worksheet, col: int, t: Timeline, chart_col: int, chart_
         _header(ws, 3, ["findings"], col=extra)
         for r, line in enumerate(found, start=4):
             _put(ws, r, extra, line)
-    first, last = 4, 3 + max(len(keep), 1)
 
-    def ref(c: int) -> Reference:
-        return Reference(ws, min_col=col + c, min_row=first, max_row=last)
 
+def _timeline_charts(
+    ws: Worksheet,
+    t: Timeline,
+    ref: Callable[[int], Reference],
+    width: int,
+    few: bool,
+    at: tuple[int, int],
+) -> None:
+    """Throughput (and the kernel's) and latency against time, throughput against data
+    written when known, side by side from cell `at` (column, row)."""
+    unit, (chart_col, chart_row) = t.throughput_unit, at
     series = [(f"throughput ({unit})", ref(1))]
     if t.kernel is not None:
         series.append((f"kernel ({unit})", ref(3)))
     x_ref = ref(0)
-    few = len(keep) <= FEW_SAMPLES  # markers, so isolated samples between gaps still show
     anchor = f"{get_column_letter(chart_col)}{chart_row}"
     ws.add_chart(
         _scatter(t.title, t.x_label, f"throughput ({unit})", x_ref, series, markers=few), anchor
     )
     anchor = f"{get_column_letter(chart_col + 9)}{chart_row}"
+    latency = [("mean latency (µs)", ref(2))]
     ws.add_chart(
-        _scatter(
-            f"{t.title}: latency",
-            t.x_label,
-            "mean latency (µs)",
-            x_ref,
-            [("mean latency (µs)", ref(2))],
-            markers=few,
-        ),
+        _scatter(f"{t.title}: latency", t.x_label, "mean latency (µs)", x_ref, latency,
+                 markers=few),
         anchor,
-    )
+    )  # fmt: skip
     if t.gb_written is not None:
-        gb_ref = ref(len(columns) - 1)
+        gb_ref = ref(width - 1)
         anchor = f"{get_column_letter(chart_col + 18)}{chart_row}"
+        series = [(f"throughput ({unit})", ref(1))]
         ws.add_chart(
-            _scatter(
-                f"{t.title}: against data written",
-                "GB written",
-                f"throughput ({unit})",
-                gb_ref,
-                [(f"throughput ({unit})", ref(1))],
-                markers=few,
-            ),
+            _scatter(f"{t.title}: against data written", "GB written", f"throughput ({unit})",
+                     gb_ref, series, markers=few),
             anchor,
-        )
-    return TIMELINE_CHART_ROWS
+        )  # fmt: skip
 
 
 def _timeline_width(t: Timeline) -> int:
