@@ -32,7 +32,7 @@ VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
 
 
 def escape(text: object) -> str:
-    """Text for a table cell or a line: `report.escape.for_markdown`."""
+    """Text for a table cell or a line: `report.render.escape.for_markdown`."""
     return for_markdown(text)
 
 
