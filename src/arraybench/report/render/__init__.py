@@ -1,1 +1,1 @@
-"""The report's renderers: a view-model in, a document out; none reads the store."""
+"""Renderers of the report model and of what commands show: one module per output."""
