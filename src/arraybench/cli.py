@@ -23,7 +23,7 @@ from rich.cells import cell_len
 from arraybench import __version__, console
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.finding_kinds import ARRAY_SERIES, EVENTS, INTEGRITY, PROVENANCE
-from arraybench.report.export import FORMATS, format_for
+from arraybench.report.render.export import FORMATS, format_for
 from arraybench.run import interrupts
 from arraybench.store.db import DB_NAME, Finding, PointRecord, RunRecord, Store, store_error
 from arraybench.units import format_latency, format_throughput
@@ -412,7 +412,7 @@ def verdict_exit(model: ReportModel) -> int:
 
 
 def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
-    from arraybench.report.export import write_report
+    from arraybench.report.render.export import write_report
 
     for path in paths:
         kind = format_for(path, fmt)
@@ -682,7 +682,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                           "integrity": integrity, "headlines": {name: headline_dict(h)
                           for name, h in heads.items()}}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
-        from arraybench.report.export import points_csv
+        from arraybench.report.render.export import points_csv
         from arraybench.report.sections.points import point_row
 
         sys.stdout.write(points_csv([point_row(p) for p in points]) if points else "")
@@ -866,8 +866,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _write_charts(model: ReportModel, folder: Path) -> None:
-    from arraybench.report.chartexport import write_charts
-    from arraybench.report.html import render_html
+    from arraybench.report.render.chartexport import write_charts
+    from arraybench.report.render.html import render_html
 
     written = write_charts(render_html(model), folder)
     count = sum(1 for p in written if p.suffix == ".svg")

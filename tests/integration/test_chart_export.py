@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from arraybench.report import printout
-from arraybench.report.chartexport import name_charts, slug
+from arraybench.report.render import printout
+from arraybench.report.render.chartexport import name_charts, slug
 from tests.conftest import main_cli, needs_fio, small_plan
 
 needs_chromium = pytest.mark.skipif(

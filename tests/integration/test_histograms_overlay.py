@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
-from arraybench.report.export import write_report
-from arraybench.report.html import format_value, render_html
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import format_value, render_html
+from arraybench.report.render.timeaxes import _fmt_value
 from arraybench.report.sections.histograms import EDGES, bucket_labels, shares
-from arraybench.report.timechart import _fmt_value
 from arraybench.run.reportable import fio_json_bins
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio

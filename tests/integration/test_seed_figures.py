@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
-from arraybench.report.export import write_report
-from arraybench.report.html import render_html
 from arraybench.report.model import Figure, ReportModel
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import render_html
 from arraybench.store.db import Store
 from arraybench.units import format_tick
 from tests.conftest import main_cli, needs_fio
@@ -162,8 +162,8 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
 def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Path) -> None:
     """LibreOffice draws a marks-only series' markers only with their own fill and outline
     (checked by rendering with LibreOffice headless; here the XML that makes it so)."""
-    from arraybench.report.xlsx import sheet_title
-    from arraybench.report.xlsxfigures import visible_marker
+    from arraybench.report.render.xlsxcells import sheet_title
+    from arraybench.report.render.xlsxfigures import visible_marker
 
     marker = visible_marker("diamond", "1A7F37", 10)
     assert marker.graphicalProperties.solidFill.srgbClr == "1A7F37"
