@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 
 from arraybench.engines.fio.results import FioDocument, Measurement
 from arraybench.importer.candidate import Candidate, Source
-from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.format import Skip
+from arraybench.importer.registry import format_named
 from arraybench.units import fio_size, parse_size
 
 # fio rw mode -> (pattern, read percentage; None = a mix, from rwmixread)
@@ -178,9 +178,8 @@ def new_candidate(
         rw=rw, pattern=pattern, read_pct=read_pct, bs=bs,
         ioengine=options.get("ioengine", ""), workers=workers,
         iodepth=positive_int(options.get("iodepth")) or 1, notes=notes,
-        # elbencho's CSV states its host count but has no per-host figures
         hosts=len(hostnames) or (positive_int(options.get("hosts"))
-                                 if source.fmt == ELBENCHO else None),
+                                 if format_named(source.fmt).hosts_in_options else None),
     )  # fmt: skip
 
 

@@ -127,4 +127,5 @@ FORMAT = Format(
     how="--csvfile",
     detect=lambda s: looks_like_elbencho(s.head),
     read=_read_file,
+    hosts_in_options=True,
 )

@@ -46,3 +46,6 @@ class Format:
     how: str
     detect: Callable[[Sniffed], bool]
     read: Callable[[Sniffed], list[FioDocument]] | None = None
+    # the format states the host count in its job options ("hosts") but gives no per-host
+    # figures (elbencho's CSV): the point's hosts are taken from there
+    hosts_in_options: bool = False

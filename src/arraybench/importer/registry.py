@@ -24,9 +24,14 @@ FORMATS: tuple[Format, ...] = (
 )
 
 
+def format_named(name: str) -> Format:
+    """The format of that name (a `Source.fmt`, an import finding's "format")."""
+    return next(f for f in FORMATS if f.name == name)
+
+
 def tool_of(name: str) -> str:
-    """The tool that writes the source format `name` (an import finding's "format")."""
-    return next(f.tool for f in FORMATS if f.name == name)
+    """The tool that writes the source format `name`."""
+    return format_named(name).tool
 
 
 def described(how: bool = False) -> str:
