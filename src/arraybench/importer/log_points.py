@@ -24,11 +24,7 @@ from arraybench.importer.format import Skip
 from arraybench.records import Sample
 
 _VERSION_RE = re.compile(r"fio-(\d+)\.(\d+)")
-
-
 _EPOCH_MS = 10**11  # a log time above this is a Unix-epoch stamp (log_unix_epoch=1)
-
-
 _LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
 
 

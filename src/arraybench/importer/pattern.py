@@ -18,8 +18,6 @@ from arraybench.userregex import UserRegex, UserRegexError, compile_user_regex
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
                   "scenario")  # fmt: skip
-
-
 LABEL_PREFIX = "label_"  # (?P<label_array>...) sets the point's label "array"
 
 
