@@ -271,10 +271,10 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--align", choices=("start", "event"), default="start",
                          help="the runs' time series overlaid from each run's start (default) "
                          "or from its first event (a failover lined up across runs)")  # fmt: skip
+    from arraybench.importer.registry import described  # the formats, listed once
+
     imp = sub.add_parser(
-        "import",
-        help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
-        "vdbench flatfile.html, elbencho CSV) into a run, to report and compare",
+        "import", help=f"existing results ({described()}) into a run, to report and compare"
     )
     imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     imp.add_argument("--name", default="imported", help="the run's name (default: imported)")

@@ -23,8 +23,6 @@ from arraybench.engines.fio.results import FioDocument, Measurement
 from arraybench.errors import utf8_safe, utf8_safe_all
 from arraybench.finding_kinds import IMPLAUSIBLE, IMPORT
 from arraybench.importer.candidate import Candidate
-from arraybench.importer.diskspd import TOOL as DISKSPD
-from arraybench.importer.elbencho import TOOL as ELBENCHO
 from arraybench.importer.limits import (
     check_document,
     check_jobs,
@@ -34,12 +32,12 @@ from arraybench.importer.limits import (
     number_text,
     refuse,
 )
-from arraybench.importer.vdbench import TOOL as VDBENCH
+from arraybench.importer.registry import tool_of
 from arraybench.plan.model import LatencyBound, Workload
 from arraybench.plan.types import MAX_BLOCK
-from arraybench.run.campaign import new_run_id, now_iso
-from arraybench.run.record import PointPlace, names_of, new_point
+from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.store.db import Finding, NewPoint, RunRecord, Store
+from arraybench.store.run_ids import new_run_id
 from arraybench.units import fio_size
 
 
@@ -95,8 +93,7 @@ def _finding(c: Candidate) -> Finding:
 
 def _tools(cands: list[Candidate]) -> list[str]:
     """The tools that wrote the imported results (fio unless another tool's reader read it)."""
-    other = (DISKSPD, VDBENCH, ELBENCHO)
-    return sorted({c.source.fmt if c.source.fmt in other else "fio" for c in cands})
+    return sorted({tool_of(c.source.fmt) for c in cands})
 
 
 def _run_record(

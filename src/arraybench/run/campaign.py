@@ -7,8 +7,6 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,9 +37,8 @@ from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
 from arraybench.run.scenarios import ScenarioSteps, split_by_scenario
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
+from arraybench.store.run_ids import new_run_id
 from arraybench.targets.guard import TargetGuard
-
-MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)
 
 
 def all_points(plan: Plan) -> list[Point]:
@@ -68,28 +65,6 @@ class CampaignResult:
     status: str
     points_run: int
     points_skipped: int
-
-
-def id_safe(name: str) -> str:
-    """A name as it can stand in a run id and a folder name: no `/`, no control character or
-    other punctuation, not longer than a file name can be."""
-    return re.sub(r"[^\w.+=-]+", "_", name).lstrip(".")[:MAX_ID_NAME] or "run"
-
-
-def new_run_id(plan_name: str, store_dir: Path) -> str:
-    """A new run id, its folder created here: mkdir is atomic, so two runs started in the same
-    second in one results folder get two ids, never one."""
-    base = time.strftime("%Y%m%d-%H%M%S") + f"-{id_safe(plan_name)}"
-    runs = store_dir / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    run_id, n = base, 1
-    while True:
-        try:
-            (runs / run_id).mkdir()
-            return run_id
-        except FileExistsError:
-            n += 1
-            run_id = f"{base}-{n}"
 
 
 class Campaign:
