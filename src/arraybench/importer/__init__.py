@@ -66,6 +66,7 @@ from arraybench.engines.fio.results import (
     IntervalSample,
     Measurement,
 )
+from arraybench.engines.fio.samples import full_seconds
 from arraybench.errors import ArraybenchError, FioParseError
 from arraybench.importer.candidate import Candidate, SeriesId, Source
 from arraybench.importer.elbencho import TOOL as ELBENCHO
@@ -78,7 +79,6 @@ from arraybench.importer.limits import (
 from arraybench.importer.reading import Skip, pick_docs, read_docs
 from arraybench.importer.storing import Ready, ready, store_run
 from arraybench.plan.types import MAX_BLOCK
-from arraybench.run.timeseries import full_seconds
 from arraybench.store.db import Sample, Store
 from arraybench.units import fio_size, parse_size
 from arraybench.userfiles import InputFileError, not_regular, shown, shown_all

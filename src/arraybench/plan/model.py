@@ -21,6 +21,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from arraybench.plan.array_monitor import ArrayMonitor
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.curve import CurveTest
+from arraybench.plan.engine_choice import EngineName
 from arraybench.plan.events import Event, event_host_errors
 from arraybench.plan.links import parse_link
 from arraybench.plan.scenarios import Scenario, check_scenarios
@@ -656,6 +657,12 @@ class Plan(Strict):
             "Targets that may be overwritten although they carry data, or cannot be examined "
             "(every written target of a host without `ssh`): paths, matched resolved "
             "(locally) or normalised (on a host)."
+        ),
+    )
+    engine: EngineName = Field(
+        "fio",
+        description=(
+            "The load engine that runs the points (docs/engines.md); plans with `hosts` run fio."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")
