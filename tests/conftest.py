@@ -91,14 +91,10 @@ def fio_jobs(json_path: Path) -> list[dict]:
 @pytest.fixture
 def fake_engine() -> Iterator[None]:
     """The test engine (tests/fake_engine.py) registered as `engine: fake` for one test."""
-    from arraybench.engines import registry
-    from tests.fake_engine import NAME, FakeEngine
+    from tests.fake_engine import registered
 
-    registry.register(NAME, FakeEngine)
-    try:
+    with registered():
         yield
-    finally:
-        registry.unregister(NAME)
 
 
 SHARED_SCOPES = ("module", "package", "class")  # fixtures built once for several tests

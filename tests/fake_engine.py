@@ -14,13 +14,15 @@ nothing in `arraybench.run` names it, which is the point of the engine seam.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from arraybench.engines import registry
 from arraybench.engines.base import EngineFacts, RunOutcome, RunSpec
 from arraybench.engines.measurement import DirStats, FioDocument, Measurement
 from arraybench.errors import FioRunError
@@ -166,3 +168,14 @@ class FakeEngine:
 
     def end_leftovers(self, folder: Path) -> list[int]:
         return []
+
+
+@contextlib.contextmanager
+def registered() -> Iterator[None]:
+    """`engine: fake` valid inside (the `fake_engine` fixture; a module fixture's own `with`):
+    a report of a fake run needs it too, its stored plan names the engine."""
+    registry.register(NAME, FakeEngine)
+    try:
+        yield
+    finally:
+        registry.unregister(NAME)

@@ -16,6 +16,7 @@ from arraybench.errors import PlanError
 from arraybench.plan import engine_choice
 
 Factory = Callable[[], Engine]
+DEFAULT = engine_choice.DEFAULT  # the plan's `engine:` when it names none
 
 _FACTORIES: dict[str, Factory] = {}
 
