@@ -35,6 +35,15 @@ VERSION = "fake-1.0"
 PARALLEL = 16  # I/Os the fake device serves at once
 RESULTS = "fake.json"
 PLAN_LINES = "engine: fake\nmonitor: false\n"  # no kernel I/O to compare with: no monitor
+_last_second = [0]  # the fake clock: each run's seconds follow the run before, never overlap
+
+
+def _first_second(seconds: int) -> int:
+    """The Unix second a run of `seconds` starts at on the fake clock: now, or just after
+    the last run's last second (runs take no time here, their seconds must still differ)."""
+    start = max(int(time.time()), _last_second[0] + 1)
+    _last_second[0] = start + max(seconds, 1) - 1
+    return start
 
 
 def service_us(bs: int, write: bool) -> float:
@@ -120,9 +129,9 @@ class FakeEngine:
             spec.on_tick(0.0)
         if "bs" in text:
             figures = {k: vars(v) for k, v in model(text).items()}
-            end = int(time.time())  # the samples are the seconds just past, as if it ran
+            start = _first_second(math.floor(seconds))
             (job.parent / RESULTS).write_text(json.dumps({"job": text, "figures": figures,
-                                                          "end": end}))  # fmt: skip
+                                                          "start": start}))  # fmt: skip
         if spec.on_tick:
             spec.on_tick(seconds)
         return RunOutcome(seconds, job.parent)
@@ -140,7 +149,7 @@ class FakeEngine:
         jobs, bs, seconds = int(job["jobs"]), int(job["bs"]), float(job["seconds"])
         read, write = dirs.get("read"), dirs.get("write")
         entries = [self._job(f"load{i}", read, write, bs, seconds, jobs) for i in range(jobs)]
-        return FioDocument(VERSION, found["end"], found["end"] * 1000,
+        return FioDocument(VERSION, found["start"], found["start"] * 1000,
                            {"ioengine": str(job["ioengine"])}, entries, None, [], "")  # fmt: skip
 
     @staticmethod
@@ -160,7 +169,7 @@ class FakeEngine:
         bs, n = int(found["job"]["bs"]), math.floor(float(found["job"]["seconds"]))
         r, w = dirs.get("read"), dirs.get("write")
         return [
-            Sample(t=found["end"] - n + 1 + i,
+            Sample(t=found["start"] + i,
                    read_iops=r.iops if r else None, write_iops=w.iops if w else None,
                    read_mbps=r.iops * bs / 1e6 if r else None,
                    write_mbps=w.iops * bs / 1e6 if w else None,
