@@ -59,7 +59,7 @@ class Engine(Protocol):
     job_name: str  # the job file in a point's folder (`point.fio`): the one to re-run by hand
 
     def check(self) -> EngineFacts:
-        """The tool found and answering; EngineMissing-style error (exit 1) when not."""
+        """The tool found and answering; FioMissingError (one line, exit 2) when not."""
         ...
 
     def watchdog_seconds(self, expected_s: float) -> float:
