@@ -1,5 +1,6 @@
-"""Steps the main thread must not be interrupted inside, with a Ctrl-C (or SIGTERM) held back
-until the step is over and then raised where the caller can clean up:
+"""Signals in this process: steps the main thread must not be interrupted inside, with a
+Ctrl-C (or SIGTERM) held back until the step is over and then raised where the caller can
+clean up:
 
 - `Thread.start`: a KeyboardInterrupt there leaves the thread's start-up lock half-released
   and a later call fails with "release unlocked lock" (a traceback instead of the run's line);
@@ -11,9 +12,10 @@ until the step is over and then raised where the caller can clean up:
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from types import FrameType
 
 HELD = (signal.SIGINT, signal.SIGTERM)
@@ -50,3 +52,20 @@ def start_shielded(thread: threading.Thread) -> None:
     """Start `thread` with SIGINT and SIGTERM held back until it has started."""
     with signals_held():
         thread.start()
+
+
+def send_each(pids: Iterable[int], signum: int) -> tuple[list[int], list[int]]:
+    """`signum` to each process in turn: (the ones signalled, the ones gone). PermissionError
+    passes up at the first one refused, naming its pid (`filename`)."""
+    sent: list[int] = []
+    gone: list[int] = []
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            gone.append(pid)
+            continue
+        except PermissionError as exc:
+            raise PermissionError(exc.errno, exc.strerror, str(pid)) from None
+        sent.append(pid)
+    return sent, gone
