@@ -662,7 +662,8 @@ class Plan(Strict):
     engine: EngineName = Field(
         "fio",
         description=(
-            "The load engine that runs the points (docs/engines.md); plans with `hosts` run fio."
+            "The load engine that runs the points (docs/engines.md); `hosts`, "
+            "`interference` and `metadata` run on fio only."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")
