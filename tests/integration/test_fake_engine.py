@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from arraybench.engines import registry
+from arraybench.finding_kinds import CURVE
+from arraybench.store.db import Store
 from tests.conftest import main_cli, small_plan
 from tests.fake_engine import PARALLEL, PLAN_LINES, VERSION, model
 
@@ -76,3 +78,24 @@ def test_the_registry_forgets_a_test_engine_but_never_fio() -> None:
     assert registry.names() == ["fake", "fio"]
     registry.unregister("fio")
     assert "fio" in registry.names()
+
+
+def test_a_test_kind_runs_through_the_engine(tmp_path: Path) -> None:
+    """The response-time curve (a test kind after the grid) on the fake engine: each rate is
+    a job of the engine's own (`point_job` with `rate_iops`), and its figures are the model's
+    exactly: half the maximum is reached, four times it is not (the device is saturated)."""
+    curve = "curve: {percents: [50, 400], tolerance: 10}\n"
+    rr = "  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n"
+    plan = small_plan(tmp_path, workers="[8, 16]", extra=PLAN_LINES + curve, workloads=rr)
+    results = tmp_path / "r"
+    done = main_cli("run", str(plan), "--results", str(results))
+    assert done.returncode == 0, done.stderr + done.stdout
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    half, four = sorted(CURVE.among(store.findings(run.id)), key=lambda d: d["percent"])
+    top = model({"bs": 4096, "read": 100, "jobs": 8, "iodepth": 2})["read"].iops
+    assert half["max_iops"] == pytest.approx(top, rel=1e-6)
+    assert half["reached"] and half["achieved_iops"] == pytest.approx(half["planned_iops"], 1e-6)
+    assert not four["reached"] and four["achieved_iops"] == pytest.approx(top, rel=1e-6)
+    job = next((Path(run.folder) / "points").glob("*-curve-rr-4k-p50/point.fake"))
+    assert json.loads(job.read_text())["rate_iops"] == half["planned_iops"] / 8
