@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.engines import registry
-from arraybench.finding_kinds import CURVE
+from arraybench.finding_kinds import CURVE, PRECONDITION, PURGE, WARMUP
 from arraybench.store.db import Store
 from tests.conftest import main_cli, small_plan
 from tests.fake_engine import PARALLEL, PLAN_LINES, VERSION, model
@@ -99,3 +99,26 @@ def test_a_test_kind_runs_through_the_engine(tmp_path: Path) -> None:
     assert not four["reached"] and four["achieved_iops"] == pytest.approx(top, rel=1e-6)
     job = next((Path(run.folder) / "points").glob("*-curve-rr-4k-p50/point.fake"))
     assert json.loads(job.read_text())["rate_iops"] == half["planned_iops"] / 8
+
+
+def test_conditioning_and_a_logged_warm_up_go_through_the_engine(tmp_path: Path) -> None:
+    """Purge, preconditioning and `log_ramp`'s warm-up phase are the engine's jobs too: the
+    fake engine's job files are in their folders and their findings are stored."""
+    extra = PLAN_LINES + "purge: true\nprecondition: {passes: 1}\n"
+    rr = "  - {name: rr, pattern: random, bs: 4k, read: 100}\n"
+    plan = small_plan(tmp_path, workers="[1]", extra=extra, workloads=rr)
+    text = plan.read_text().replace("{ramp: 0s, duration: 1s}",
+                                    "{ramp: 2s, duration: 1s, log_ramp: true}")  # fmt: skip
+    plan.write_text(text)
+    results = tmp_path / "r"
+    done = main_cli("run", str(plan), "--results", str(results))
+    assert done.returncode == 0, done.stderr + done.stdout
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    kinds = {f.kind for f in store.findings(run.id)}
+    assert {PURGE.name, PRECONDITION.name, WARMUP.name} <= kinds, kinds
+    assert (Path(run.folder) / "precondition" / "point.fake").exists()
+    [warm] = WARMUP.among(store.findings(run.id, WARMUP.name))
+    assert warm["seconds"] == 2 and len(warm["samples"]) == 2  # the ramp's two seconds
+    [point] = store.points(run.id)
+    assert (Path(point.folder) / "warmup" / "point.fake").exists()
