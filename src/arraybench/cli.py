@@ -652,7 +652,7 @@ def _point_dicts(
     points: Sequence[PointRecord], flags: dict[int, list[Flag]]
 ) -> list[dict[str, object]]:
 
-    names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    names = [f.name for f in fields(PointRecord) if f.name not in ("metrics", "identity")]
     graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
             | {"flags": graded.get(p.id, [])} for p in points]  # fmt: skip

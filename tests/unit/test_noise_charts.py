@@ -29,7 +29,7 @@ from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
 from arraybench.store.db import PointRecord, RunRecord, Sample
 from benchmarks.adaptive_sim import closed_loop_curve, simulate
-from tests.records import BLANK_POINT
+from tests.records import BLANK_POINT, keyed
 from tests.unit.test_html import make_model
 from tests.unit.test_plan_scenarios import RUN
 
@@ -181,7 +181,7 @@ def test_steady_interval_tightens_fios_limit_in_the_job_file() -> None:
 
 def hosts_point(key: str, hosts: int, iops: float, seq: int) -> PointRecord:
     metrics = dict(BLANK_POINT.metrics) | {"total_iops": iops, "total_lat_mean_us": 100.0}
-    return replace(BLANK_POINT, id=seq + 1, seq=seq, key=key, hosts=hosts, metrics=metrics)
+    return keyed(BLANK_POINT, key, id=seq + 1, seq=seq, hosts=hosts, metrics=metrics)
 
 
 def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:

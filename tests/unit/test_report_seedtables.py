@@ -11,7 +11,7 @@ from arraybench.report.scaling import scaling_tables
 from arraybench.report.seedtables import devices_grids, maximum_recorded
 from arraybench.report.spread import LevelFacts
 from arraybench.store.db import PointRecord
-from tests.records import BLANK_POINT
+from tests.records import BLANK_POINT, keyed
 from tests.unit.test_plan_scenarios import RUN
 
 BASE = BLANK_POINT
@@ -21,7 +21,7 @@ def point(seq: int, iops: float, lat_us: float, **kw: object) -> PointRecord:
     metrics = dict(BASE.metrics) | {"total_iops": iops, "total_mbps": iops * 8192 / 1e6,
                                     "total_lat_mean_us": lat_us}  # fmt: skip
     p = replace(BASE, seq=seq, metrics=metrics, **kw)  # type: ignore[arg-type]
-    return replace(p, key=f"{p.workload}/w{p.workers}-qd{p.iodepth}-d{p.devices}")
+    return keyed(p, f"{p.workload}/w{p.workers}-qd{p.iodepth}-d{p.devices}")
 
 
 def test_devices_by_parallelism_grid() -> None:

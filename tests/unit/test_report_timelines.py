@@ -60,7 +60,6 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
     """A SNIA run: 4 KiB random writes over 3 rounds (window: all 3, mean 115 kIOPS) and the
     write saturation test at 101 kIOPS. Maximum recorded names the window's 115 kIOPS, as
     the window table does, not the saturation test's 101 kIOPS."""
-    from dataclasses import replace
 
     from arraybench.finding_kinds import ROUNDS
     from arraybench.plan.model import Rounds
@@ -69,14 +68,14 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
     from arraybench.report.seedtables import maximum_recorded
     from arraybench.report.spread import LevelFacts
     from arraybench.run.campaign import rounds_verdict
-    from tests.records import BLANK_POINT
+    from tests.records import BLANK_POINT, keyed
     from tests.unit.test_plan_scenarios import RUN
 
     def point(key: str, iops: float, **kw: object) -> PointRecord:
         metrics = {**BLANK_POINT.metrics, "total_iops": iops, "total_lat_mean_us": 200.0}
-        return replace(
+        return keyed(
             BLANK_POINT,
-            key=key,
+            key,
             workload=key.split("/")[0],
             mix="Write",
             read_pct=0,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arraybench.plan.expand import repetition_in_key
 from arraybench.report.model import REMARK_MARK
 from arraybench.report.spread import RULES, LevelFacts
 from arraybench.store.db import PointRecord
@@ -22,7 +21,7 @@ def flags_line(facts: LevelFacts, points: Sequence[PointRecord]) -> str | None:
     remark, by kind; None when no point carries a flag."""
     if not facts.flagged and not facts.remarks:
         return None
-    levels = len({repetition_in_key(p.key)[0] for p in points})  # as LevelFacts keys them
+    levels = len({p.identity.level_key for p in points})  # as LevelFacts keys them
 
     def kinds(by_level: dict[str, list[str]]) -> str:
         return ", ".join(dict.fromkeys(k for found in by_level.values() for k in found))

@@ -24,7 +24,6 @@ from arraybench.finding_kinds import (
     AdaptiveFinding,
 )
 from arraybench.plan.catalog import template_names, template_text
-from arraybench.plan.expand import repetition_in_key
 from arraybench.plan.load import stored_plan
 from arraybench.plan.model import Expectation
 from arraybench.report.appendix import notes_box
@@ -38,6 +37,7 @@ from arraybench.report.build import (
     family_of,
     job_file_points,
     job_files,
+    job_series,
     level_axis,
     mix_sort_key,
     point_columns,
@@ -220,10 +220,6 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
     ]
 
 
-def _level(key: str) -> str:
-    return key.rsplit("/", 1)[-1]  # `C3/rr/w4-qd1` in a scenario
-
-
 def adaptive_notes(
     findings: list[Finding], points: list[PointRecord], headlines: Mapping[str, Headline]
 ) -> list[str]:
@@ -231,6 +227,11 @@ def adaptive_notes(
     maximum are the series' headline (the summary's), the search's own named beside them
     when they differ (the headline leaves flagged points out, the search saw every point)."""
     series = {p.key: series_name(p) for p in points}
+    labels = {p.key: p.identity.label for p in points}  # the finding names points by key
+
+    def _level(key: str) -> str:
+        return labels.get(key, key)
+
     notes = []
     for d in ADAPTIVE.among(findings):
         found = next((headlines[series[k]] for k in d["tried"] if k in series), None)
@@ -346,7 +347,7 @@ def build_report(
         for mix, pts in mixes.items():
             name = series_name(pts[0])
             summary = headlines[name]
-            notes += headline_notes(name, summary)
+            notes += headline_notes(name, summary, {p.key: p.identity.label for p in pts})
             levels = [(p.key, p.throughput()) for p in pts]
             optimal = summary.optimal.key if summary.optimal else None
             notes += confidence_note(name, levels, optimal, facts)
@@ -379,6 +380,7 @@ def build_report(
         point_columns=point_columns(),
         plan_yaml=run.plan_yaml,
         job_files=job_files(points),
+        job_series=job_series(points),
         notes=_notes(run, points) + notes,
     )
 
@@ -431,7 +433,7 @@ def _notes(run: RunRecord, points: list[PointRecord]) -> list[str]:
     return notes
 
 
-RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name not in ("metrics", "identity")]
 
 
 def kernel_vs_fio(point: PointRecord) -> float | None:
@@ -449,7 +451,7 @@ def point_row(point: PointRecord) -> PointRow:
     """One stored point as a row of the points tables (and of the CSV, under raw names)."""
     record: dict[str, str | int | float | None] = {"series": series_name(point)}
     record |= {name: getattr(point, name) for name in RECORD_FIELDS}
-    repetition = repetition_in_key(point.key)[1]  # `repeat: N`: the level's rows told apart
+    repetition = point.identity.repetition  # `repeat: N`: the level's rows told apart
     return PointRow(
         series=series_name(point),
         level=f"{point.workers}x{point.iodepth}" + (f" #{repetition}" if repetition > 1 else ""),

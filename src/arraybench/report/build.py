@@ -67,8 +67,7 @@ def curve_points(
 def campaign_scenario(point: PointRecord) -> str | None:
     """The plan scenario a campaign measured the point in (its key starts `C3/`); None for
     points without one and for imported points (whose workload names carry theirs)."""
-    scenario = point.scenario
-    return scenario if scenario and point.key.startswith(f"{scenario}/") else None
+    return point.identity.scenario
 
 
 def _in_scenario(point: PointRecord, name: str) -> str:
@@ -167,14 +166,25 @@ def job_file_points(points: list[PointRecord]) -> list[PointRecord]:
 
 
 def job_files(points: list[PointRecord]) -> dict[str, str]:
-    files: dict[str, str] = {}
+    return {name: text for name, (_, text) in _job_files(points).items()}
+
+
+def job_series(points: list[PointRecord]) -> dict[str, str]:
+    """Each of `job_files`' names -> the series of its point (the appendix prints a series'
+    first job file whole, the others as the lines they change)."""
+    return {name: series for name, (series, _) in _job_files(points).items()}
+
+
+def _job_files(points: list[PointRecord]) -> dict[str, tuple[str, str]]:
+    files: dict[str, tuple[str, str]] = {}
     for point in job_file_points(points):
+        series = point.identity.series_key
         path = Path(point.folder) / "point.fio"
         if path.exists():
-            files[point.key] = path.read_text(errors="replace")
+            files[point.key] = series, path.read_text(errors="replace")
         for host_file in sorted(Path(point.folder).glob("point-*.fio")):  # many hosts
             host = host_file.stem.removeprefix("point-")
-            files[f"{point.key} [{host}]"] = host_file.read_text(errors="replace")
+            files[f"{point.key} [{host}]"] = series, host_file.read_text(errors="replace")
     return files
 
 

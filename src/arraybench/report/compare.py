@@ -18,7 +18,6 @@ from arraybench.analysis.repeats import (
     collapse,
     level_throughputs,
     noise_mark,
-    repetition_in_key,
 )
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
@@ -30,6 +29,7 @@ from arraybench.report.build import (
     campaign_scenario,
     cell_texts,
     job_files,
+    job_series,
     order_points,
     point_columns,
 )
@@ -277,6 +277,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     model.point_columns = point_columns()
     for s in scenarios:
         model.job_files |= {f"{s.label}: {k}": v for k, v in job_files(s.points).items()}
+        model.job_series |= {f"{s.label}: {k}": f"{s.label}: {v}"
+                             for k, v in job_series(s.points).items()}  # fmt: skip
     return model
 
 
@@ -297,7 +299,7 @@ def array_table(
             continue
         levels = {p.key for p in curves[s.label][key]}
         raw = [p for p in sorted(s.points, key=lambda p: p.seq)
-               if repetition_in_key(p.key)[0] in levels]  # fmt: skip
+               if p.identity.level_key in levels]  # fmt: skip
         rows += [[s.label, p.key, *(s.array.cells[p.key].get(c, "–") for c in columns)]
                  for p in raw if p.key in s.array.cells]  # fmt: skip
     sources = ", ".join(f"{s.label}: {s.array.source}" for s in having if s.array)

@@ -59,7 +59,7 @@ def distributions(points: list[PointRecord]) -> list[Distribution]:
         for p in _spread(pts):
             bins = merged_bins(Path(p.folder))
             if bins:
-                level = p.key.rsplit("/", 1)[-1]
+                level = p.identity.label
                 lines.append(OverlayLine(level, [], [], percentiles_us(bins)))
         if lines:
             charts.append(Distribution(name, [f"{p:g}" for p in PERCENTILES], lines))

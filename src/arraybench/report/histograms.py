@@ -72,7 +72,7 @@ def _chosen(pts: list[PointRecord], summary: Headline | None) -> list[PointRecor
 
 
 def _label(p: PointRecord, role: str) -> str:
-    return f"{role}: {p.key.rsplit('/', 1)[-1]}" if role else p.key.rsplit("/", 1)[-1]
+    return f"{role}: {p.identity.label}" if role else p.identity.label
 
 
 def histogram_figures(points: list[PointRecord], headlines: Mapping[str, Headline]) -> list[Figure]:

@@ -202,6 +202,7 @@ class ReportModel:
     point_columns: list[str]  # ordered keys of PointRow.values
     plan_yaml: str
     job_files: dict[str, str] = field(default_factory=dict)  # point key -> fio job text
+    job_series: dict[str, str] = field(default_factory=dict)  # job_files' key -> its series
     notes: list[str] = field(default_factory=list)  # warnings worth a reader's eye
     timelines: list[Timeline] = field(default_factory=list)
     tables: list[ReportTable] = field(default_factory=list)

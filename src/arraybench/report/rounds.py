@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from arraybench.finding_kinds import ROUNDS, RoundsFinding
-from arraybench.plan.expand import mix_label, round_in_key
+from arraybench.plan.expand import mix_label
 from arraybench.report.build import mix_sort_key
 from arraybench.report.model import ReportTable, Timeline
 from arraybench.store.db import Finding, PointRecord
@@ -15,7 +15,7 @@ from arraybench.units import format_latency, format_throughput
 
 
 def round_of(point: PointRecord) -> int | None:
-    return round_in_key(point.key)
+    return point.identity.round
 
 
 def window_rounds(verdict: RoundsFinding) -> list[int]:
@@ -124,7 +124,7 @@ def window_means(points: list[PointRecord], findings: list[Finding]) -> list[Poi
     tests: dict[str, list[PointRecord]] = {}
     for p in points:
         if round_of(p) in rounds:
-            tests.setdefault(p.key.rpartition("@r")[0], []).append(p)
+            tests.setdefault(replace(p.identity, round=None, repetition=1).key, []).append(p)
     out = []
     for key, pts in tests.items():
         names = {name for p in pts for name in p.metrics}

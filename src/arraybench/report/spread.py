@@ -5,7 +5,7 @@ Every writer renders ReportTables and notes already: nothing here draws.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arraybench.analysis.headline import Headline
@@ -21,7 +21,6 @@ from arraybench.analysis.validity import (
     grade,
     leaves_headline,
 )
-from arraybench.plan.pointkeys import repetition_in_key
 from arraybench.report.model import REMARK_MARK, ReportTable
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
@@ -65,15 +64,16 @@ def level_facts(
     for p in points:
         for f in by_id.get(p.id, []):
             into = facts.flagged if leaves_headline([f]) else facts.remarks
-            level = into.setdefault(repetition_in_key(p.key)[0], [])
+            level = into.setdefault(p.identity.level_key, [])
             level += [f.kind] if f.kind not in level else []
     for w in level_wins(points, () if include_flagged else facts.flagged.keys()):
         facts.optimal_wins[w.series] = (dict(w.optimal), w.repetitions)
     return facts
 
 
-def headline_notes(series: str, summary: Headline) -> list[str]:
-    """Which flagged points the series' headline figures left out, and why."""
+def headline_notes(series: str, summary: Headline, labels: Mapping[str, str]) -> list[str]:
+    """Which flagged points the series' headline figures left out, and why (`labels`: each
+    point's key -> its label within the series)."""
     if summary.named_from_flagged:
         return [
             f"{series}: every point has an invalidating flag (see the validity flags in the "
@@ -81,7 +81,7 @@ def headline_notes(series: str, summary: Headline) -> list[str]:
         ]
     if not summary.left_out:
         return []
-    said = "; ".join(f"{p.point.key.split('/', 1)[-1]} ({p.why})"  # the series is named already
+    said = "; ".join(f"{labels.get(p.point.key, p.point.key)} ({p.why})"  # series named already
                      for p in summary.left_out)  # fmt: skip
     return [f"{series}: {said} left out of the optimal point, maximum and summary: flagged, "
             "its figures may not be the storage's (see the validity flags in the appendix); "
@@ -130,9 +130,10 @@ def spread_tables(
                           "Mean latency"], rows, SPREAD_CAPTION)]  # fmt: skip
     wins = level_wins(points, () if facts.include_flagged else facts.flagged.keys())
     if wins:
+        labels = {p.identity.level_key: p.identity.level_label for p in points}
 
         def said(counts: list[tuple[str, int]], n: int) -> str:  # the level, not its series
-            return ", ".join(f"{key.rsplit('/', 1)[-1]}: {won} of {n}"
+            return ", ".join(f"{labels.get(key, key)}: {won} of {n}"
                              for key, won in counts) or "–"  # fmt: skip
 
         rows = [[w.series, str(w.repetitions), said(w.maximum, w.repetitions),

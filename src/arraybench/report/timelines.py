@@ -209,7 +209,7 @@ def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timel
             thr.append(None)
             lat.append(None)
             arr.append(None)
-        events.append((float(samples[0].t - t0), point.key.rsplit("/", 1)[-1]))
+        events.append((float(samples[0].t - t0), point.identity.label))
         for sample in samples:
             t_s.append(float(sample.t - t0))
             values = (

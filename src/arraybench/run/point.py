@@ -271,7 +271,7 @@ def point_fields(
 ) -> NewPoint:  # fmt: skip
     targets = [t.path for t in point.targets]
     level = point.level
-    place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+    place = PointPlace(run.id, point.seq, point.identity, point.ioengine, level.workers,
                        level.iodepth, targets, str(folder), level.devices)  # fmt: skip
     names = names_of(point.workload, point.ioengine)
     record = new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)

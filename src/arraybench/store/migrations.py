@@ -154,4 +154,13 @@ CREATE TABLE injections (
 );
 CREATE INDEX injections_state ON injections(state, run_id);
 """,
+    # 6: a point's identity in columns (point_identity.py): the key's level, SNIA round,
+    # repetition and plan scenario, read as fields instead of parsed back from the key. Rows
+    # stored before are filled once by store/db.py, the key read back by point_identity.
+    """
+ALTER TABLE points ADD COLUMN level TEXT;
+ALTER TABLE points ADD COLUMN round INTEGER;
+ALTER TABLE points ADD COLUMN repetition INTEGER;
+ALTER TABLE points ADD COLUMN plan_scenario TEXT;
+""",
 ]

@@ -20,6 +20,7 @@ from typing import Protocol
 from arraybench.engines.base import Engine, RunSpec
 from arraybench.engines.measurement import FioDocument
 from arraybench.plan.model import Plan
+from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import Phase
@@ -29,7 +30,7 @@ from arraybench.run.spans import Phase
 class KindStep:
     """One stored point of a test kind."""
 
-    key: str  # the stored point's key (`interference/base+steps`, `metadata/t4`)
+    identity: PointIdentity  # the stored point's (`interference/base+steps`, `metadata/t4`)
     seq: int
     folder_name: str  # under the run's points/
     phase: str  # what the progress display says while it runs
@@ -38,6 +39,10 @@ class KindStep:
     names: SeriesNames  # the series it is stored under
     workers: int
     iodepth: int
+
+    @property
+    def key(self) -> str:
+        return self.identity.key
 
 
 # A kind may also define `resolve(step, ctx) -> KindStep`: the step as it will run, once the

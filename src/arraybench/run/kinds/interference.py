@@ -28,13 +28,14 @@ from arraybench.finding_kinds import (
 )
 from arraybench.plan.expand import mix_label
 from arraybench.plan.model import InterferenceTest, Plan, Target
+from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
 from arraybench.units import format_duration
 
-INTERFERENCE_KEY = "interference/base+steps"
+INTERFERENCE_POINT = PointIdentity("interference", "base+steps")
 
 
 def interference_spec(plan: Plan, test: InterferenceTest) -> InterferenceSpec:
@@ -105,8 +106,8 @@ class InterferenceKind:
         names = SeriesNames("interference", "Mixed workload interference",
                             mix_label(test.base_read), "interference", test.base_bs,
                             test.base_read, "IOPS")  # fmt: skip
-        phase = f"base load, then {test.steps} background steps ({INTERFERENCE_KEY})"
-        return [KindStep(INTERFERENCE_KEY, first_seq, f"{first_seq:03d}-interference", phase,
+        phase = f"base load, then {test.steps} background steps ({INTERFERENCE_POINT.key})"
+        return [KindStep(INTERFERENCE_POINT, first_seq, f"{first_seq:03d}-interference", phase,
                          seconds + OVERHEAD_S, seconds, names, test.base_jobs,
                          test.base_iodepth)]  # fmt: skip
 
