@@ -570,7 +570,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
 def _attach(store: Store, args: argparse.Namespace) -> int:
     """Everything read and checked before the one write: a refused attach stores nothing."""
     from arraybench.monitor.arrayside import parse_map, read_csv
-    from arraybench.report.arrayside import point_agreements
+    from arraybench.report.sections.arrayside import point_agreements
 
     run = store.get_run(_run_id(store, args.run_id, args.results))
     columns = parse_map(args.map)
@@ -661,8 +661,8 @@ def _point_dicts(
 def cmd_show(args: argparse.Namespace) -> int:
     from arraybench.analysis.repeats import collapse, point_spreads
     from arraybench.analysis.validity import KIND, flags_by_point
-    from arraybench.report.scenarios import impact_tables, scenario_labels, scenario_order
-    from arraybench.report.timelines import event_lines
+    from arraybench.report.sections.scenarios import impact_tables, scenario_labels, scenario_order
+    from arraybench.report.sections.timelines import event_lines
 
     store = Store(Path(args.results), create=False)
     run = store.get_run(_run_id(store, args.run_id, args.results))
@@ -677,15 +677,15 @@ def cmd_show(args: argparse.Namespace) -> int:
                 d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
         provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
         integrity = _integrity_dicts(points, store.findings(run.id, INTEGRITY.name))
-        from arraybench.report.headlines import headline_dict, stored_headlines
+        from arraybench.report.sections.headlines import headline_dict, stored_headlines
 
         heads = stored_headlines(run, points, store.findings(run.id, KIND))
         print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance,
                           "integrity": integrity, "headlines": {name: headline_dict(h)
                           for name, h in heads.items()}}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
-        from arraybench.report.assemble import point_row
         from arraybench.report.export import points_csv
+        from arraybench.report.sections.points import point_row
 
         sys.stdout.write(points_csv([point_row(p) for p in points]) if points else "")
     else:
@@ -706,7 +706,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         # labels and headlines need the plan model, pydantic: read only when the run has
         # scenarios); the same headlines as the report's (report/headlines.py)
         if scenario_order(collapse(points)):
-            from arraybench.report.headlines import curve_levels, stored_headlines
+            from arraybench.report.sections.headlines import curve_levels, stored_headlines
 
             heads = stored_headlines(run, points, store.findings(run.id, KIND))
             console.print_report_tables(impact_tables(curve_levels(points), scenario_labels(run),
@@ -903,7 +903,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from arraybench.report.compare import compare, load_scenario
-    from arraybench.report.runseries import RunPoints, run_overlays
+    from arraybench.report.sections.runseries import RunPoints, run_overlays
 
     store = Store(Path(args.results), create=False)
     for path in args.output:

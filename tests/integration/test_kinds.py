@@ -68,7 +68,7 @@ class ProbeKind:
     """A third kind: one sequential read of the first target, its I/O count as the finding."""
 
     name = "probe"
-    report_section = "report.special.special_report"
+    report_section = "report.sections.special.special_report"
     touches_targets = True
 
     def slots(self, plan: Plan) -> int:

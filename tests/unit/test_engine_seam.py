@@ -14,6 +14,7 @@ FIO_BY_DESIGN = {
     "run/point.py": "its many-host path (the watchdog and job errors of fio's client)",
     "run/live_feed.py": "the live view's seconds are fio's status reports",
     "run/plan_values.py": "the plan's values checked for fio's job file syntax",
+    "run/reportable.py": "a store made before the report files: its points' fio.json read",
     "run/injections.py": "revert ends the fio a killed run left before undoing its events",
     "run/kinds/interference.py": "the interference test writes fio job files of its own",
     "run/kinds/metadata.py": "the metadata test writes fio job files of its own",

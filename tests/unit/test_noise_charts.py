@@ -18,12 +18,12 @@ from arraybench.errors import PlanError
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
-from arraybench.report.headlines import run_headlines
 from arraybench.report.html import render_html
 from arraybench.report.model import CurvePanel
-from arraybench.report.scaling import scaling_overlay, scaling_tables
-from arraybench.report.seedtables import maximum_recorded
-from arraybench.report.spread import LevelFacts
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scaling import scaling_overlay, scaling_tables
+from arraybench.report.sections.seedtables import maximum_recorded
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive

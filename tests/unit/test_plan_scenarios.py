@@ -15,9 +15,9 @@ from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Step
 from arraybench.point_identity import from_key
 from arraybench.report.build import series_name
-from arraybench.report.headlines import run_headlines
-from arraybench.report.scenarios import impact_tables, paths_table, scenario_overlays
-from arraybench.report.spread import LevelFacts
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scenarios import impact_tables, paths_table, scenario_overlays
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import (

@@ -3,8 +3,8 @@ appendix."""
 
 from __future__ import annotations
 
-from arraybench.report.appendix import MAX_BOX, flags_line, notes_box
-from arraybench.report.spread import LevelFacts
+from arraybench.report.sections.appendix import MAX_BOX, flags_line, notes_box
+from arraybench.report.sections.spread import LevelFacts
 from tests.records import BLANK_POINT, keyed
 
 POINTS = [keyed(BLANK_POINT, f"rr/w{w}-qd1") for w in (1, 2, 4, 8)]

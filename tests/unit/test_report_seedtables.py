@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.report.headlines import run_headlines
 from arraybench.report.html import _table
-from arraybench.report.scaling import scaling_tables
-from arraybench.report.seedtables import devices_grids, maximum_recorded
-from arraybench.report.spread import LevelFacts
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scaling import scaling_tables
+from arraybench.report.sections.seedtables import devices_grids, maximum_recorded
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.store.db import PointRecord
 from tests.records import BLANK_POINT, keyed
 from tests.unit.test_plan_scenarios import RUN
@@ -75,7 +75,7 @@ def test_excel_sheet_names_stay_readable() -> None:
 
 
 def test_summary_rows_name_every_workload_of_a_crowded_family() -> None:
-    from arraybench.report.assemble import summary_rows_of
+    from arraybench.report.sections.summary import summary_rows_of
 
     a = [point(1, 1000.0, 100.0, workload="fe-rand-8k-read")]
     b = [point(2, 2000.0, 100.0, workload="be-rand-8k-read")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from arraybench.report.timelines import event_marks, time_zero
+from arraybench.report.sections.timelines import event_marks, time_zero
 from arraybench.store.db import Finding, PointRecord, Sample
 
 
@@ -36,7 +36,7 @@ def test_without_events_zero_is_the_first_logged_second_and_the_axis_says_so() -
 
 def test_snia_window_is_drawn_with_its_band_and_slope() -> None:
     from arraybench.report.html import _timeline
-    from arraybench.report.rounds import steady_timeline, window_guides
+    from arraybench.report.sections.rounds import steady_timeline, window_guides
 
     values = [90_000.0, 70_000.0, 61_000.0, 60_000.0, 59_000.0, 60_500.0, 59_500.0]
     guides = dict(window_guides(values, [3, 4, 5, 6, 7]))
@@ -63,10 +63,10 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
 
     from arraybench.finding_kinds import ROUNDS
     from arraybench.plan.model import Rounds
-    from arraybench.report.headlines import run_headlines
-    from arraybench.report.rounds import matrix_tables, window_means
-    from arraybench.report.seedtables import maximum_recorded
-    from arraybench.report.spread import LevelFacts
+    from arraybench.report.sections.headlines import run_headlines
+    from arraybench.report.sections.rounds import matrix_tables, window_means
+    from arraybench.report.sections.seedtables import maximum_recorded
+    from arraybench.report.sections.spread import LevelFacts
     from arraybench.run.campaign import rounds_verdict
     from tests.records import BLANK_POINT, keyed
     from tests.unit.test_plan_scenarios import RUN

@@ -152,7 +152,7 @@ def test_run_notes_wrap_within_100_columns_as_hanging_paragraphs(capsys) -> None
 
 def test_a_repetitions_row_names_its_repetition() -> None:
 
-    from arraybench.report.assemble import point_row
+    from arraybench.report.sections.points import point_row
     from tests.records import BLANK_POINT, keyed
 
     first = keyed(BLANK_POINT, "randread-8k/w2-qd4", workers=2, iodepth=4)

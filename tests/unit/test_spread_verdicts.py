@@ -9,7 +9,7 @@ from arraybench.analysis.acceptance import FAIL, PASS, UNDECIDED, judge_all
 from arraybench.analysis.repeats import collapse, point_spreads
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.plan.model import Expectation
-from arraybench.report.spread import (
+from arraybench.report.sections.spread import (
     NO_SPREAD,
     flag_table,
     repeat_notes,

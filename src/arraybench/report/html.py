@@ -16,7 +16,6 @@ from arraybench.report import html_appendix, interact, pagedtable
 from arraybench.report.chartexport import name_charts
 from arraybench.report.escape import for_html
 from arraybench.report.figsvg import figures_html
-from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     CurvePanel,
     Distribution,
@@ -28,6 +27,7 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
+from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.svg import curve_chart, point_tip
 from arraybench.report.timechart import (
     ChartEvent,

@@ -32,6 +32,7 @@ from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
 
@@ -129,7 +130,8 @@ def run_point(ctx: RunContext, point: Point) -> None:
         kernel_mbps=host.kernel_mbps,
         cpu_busy_pct=host.cpu_busy_pct,
     )
-    ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    point_id = ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    keep_for_report(ctx.store, point_id, folder, document.jobs)  # what its report reads
     observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, samples)
     if pause > 0:
@@ -230,7 +232,8 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
     findings += extras.findings(result)
-    ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    point_id = ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    keep_for_report(ctx.store, point_id, folder)  # what its report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():

@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from pathlib import Path
@@ -276,6 +276,36 @@ class Store:
                 [(point.run_id, point_id, f.kind, json.dumps(f.data)) for f in findings],
             )
         return point_id
+
+    def add_report_files(
+        self, point_id: int, bins: Mapping[int, int] | None, job_files: Mapping[str, str]
+    ) -> None:
+        """What a report reads of a stored point's folder: its merged latency bins
+        (analysis/aggregate.py job_bins; None: it has none) and its job files (name -> text)."""
+        binned = [(point_id, ns, n) for ns, n in sorted((bins or {}).items())]
+        files = [(point_id, name, text) for name, text in job_files.items()]
+        with self._transaction() as db:
+            db.executemany("INSERT INTO latency_bins VALUES (?, ?, ?)", binned)
+            db.executemany("INSERT INTO job_files VALUES (?, ?, ?)", files)
+
+    def latency_bins(self, point_id: int) -> dict[int, int]:
+        """The point's latency bins (ns -> count) as stored with it; empty: none stored."""
+        rows = self._db.execute(
+            "SELECT ns, count FROM latency_bins WHERE point_id = ? ORDER BY ns", (point_id,)
+        )
+        return {ns: n for ns, n in rows}
+
+    def job_files(self, run_id: str) -> dict[int, dict[str, str]]:
+        """Point id -> its job files (name -> text, in the order stored), for the run's points
+        that have them stored."""
+        found: dict[int, dict[str, str]] = {}
+        for point_id, name, text in self._db.execute(
+            "SELECT f.point_id, f.name, f.text FROM job_files f JOIN points p "
+            "ON p.id = f.point_id WHERE p.run_id = ? ORDER BY f.point_id, f.rowid",
+            (run_id,),
+        ):
+            found.setdefault(point_id, {})[name] = text
+        return found
 
     def add_finding(self, run_id: str, finding: Finding) -> None:
         """A finding about the run as a whole (purge, preconditioning, rounds): built by its

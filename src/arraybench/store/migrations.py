@@ -163,4 +163,20 @@ ALTER TABLE points ADD COLUMN round INTEGER;
 ALTER TABLE points ADD COLUMN repetition INTEGER;
 ALTER TABLE points ADD COLUMN plan_scenario TEXT;
 """,
+    # 7: what a report reads of a point's folder, stored when the point is: its merged json+
+    # latency bins (ns -> count) and its job files, so a report reads no point's files again
+    """
+CREATE TABLE latency_bins (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    ns INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (point_id, ns)
+);
+CREATE TABLE job_files (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (point_id, name)
+);
+""",
 ]

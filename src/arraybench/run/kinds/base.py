@@ -49,7 +49,7 @@ class KindStep:
 # grid has run (the curve's level is its series' maximum); the campaign calls it if present.
 class TestKind(Protocol):
     name: str  # the phase kind and the finding kind
-    report_section: str  # the report function that draws its findings (report/special.py)
+    report_section: str  # the report function that draws its findings (report/sections/special.py)
     touches_targets: bool  # True: the targets are rechecked before each step
 
     def slots(self, plan: Plan) -> int:

@@ -59,7 +59,7 @@ def _seconds(plan: Plan, w: Workload) -> float:
 
 class CurveKind:
     name = CURVE.name  # the phase kind and the finding kind
-    report_section = "report.ratecurve.curve_report"
+    report_section = "report.sections.ratecurve.curve_report"
     touches_targets = True
 
     def slots(self, plan: Plan) -> int:

@@ -92,7 +92,7 @@ def _with_a_target(plan: Plan) -> Plan:
 
 class InterferenceKind:
     name = INTERFERENCE.name  # the phase kind and the finding kind
-    report_section = "report.special.interference_report"
+    report_section = "report.sections.special.interference_report"
     touches_targets = True
 
     def slots(self, plan: Plan) -> int:

@@ -39,7 +39,7 @@ def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
 
 class MetadataKind:
     name = METADATA.name  # the phase kind and the finding kind
-    report_section = "report.special.metadata_report"
+    report_section = "report.sections.special.metadata_report"
     touches_targets = False  # it works in its own directory
 
     def slots(self, plan: Plan) -> int:
