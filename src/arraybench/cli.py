@@ -423,6 +423,7 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
     from arraybench.engines.fio.jobfile import render_jobfile
+    from arraybench.engines.registry import engine_for
     from arraybench.events.tuning import change_lines, plan_changes
     from arraybench.plan.expand import check_resolved, expand, host_point, round_points
     from arraybench.run.fleet import host_spec
@@ -460,7 +461,8 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
         first = point.level.hosts[0] if point.level.hosts else None
         if first is None:
             console.out.rule(f"job file of {point.key}")
-            console.out.print(render_jobfile(point, sizes), markup=False)
+            job = engine_for(plan.engine).point_job(point, sizes)  # the plan's engine's
+            console.out.print(job, markup=False)
         else:  # each host runs its own job file on its own targets: the first one's shown
             console.out.rule(f"job file of {point.key} on {first}")
             console.out.print(render_jobfile(host_point(point, hosts[first]), sizes), markup=False)

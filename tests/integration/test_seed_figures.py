@@ -20,14 +20,19 @@ from arraybench.report.render.html import render_html
 from arraybench.store.db import Store
 from arraybench.units import format_tick
 from tests.conftest import main_cli, needs_fio
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = [needs_fio]
+# the figure forms are the subject: the runs are the test engine's (tests/fake_engine.py),
+# but for CSCS's metadata test, which only fio runs
+on_fake = pytest.mark.usefixtures("fake_engine")
 needs_chromium = pytest.mark.skipif(
     shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
     reason="chromium is not installed",
 )
 
-SETUPS = """\
+SETUPS = (
+    PLAN_LINES
+    + """\
 name: setups
 targets:
   - path: {dir}/t.dat
@@ -39,8 +44,11 @@ workloads:
   - {{name: iops-4k-read, group: "IOPS: random 4 KiB", pattern: random, bs: 4k, read: 100}}
   - {{name: iops-4k-write, group: "IOPS: random 4 KiB", pattern: random, bs: 4k, read: 0}}
 """
+)
 
-HUS = """\
+HUS = (
+    PLAN_LINES
+    + """\
 name: hus
 targets:
   - path: {dir}/t.dat
@@ -55,6 +63,7 @@ workloads:
   - {{name: g2-read-64k, group: "Group 2: read, sync, 64K", chart: "Group 2: read, sync",
       pattern: random, bs: 64k, read: 100, ioengine: psync}}
 """
+)
 
 
 def _run(tmp_path: Path, *args: str) -> ReportModel:
@@ -101,6 +110,7 @@ def _xlsx_values(model: ReportModel, tmp_path: Path) -> tuple[list[str], list[fl
     return texts, numbers
 
 
+@on_fake
 def test_cscs_bars_per_operation_one_bar_per_setup(tmp_path: Path) -> None:
     model = _run(tmp_path, _plan(tmp_path, SETUPS))
     fig = _figure(model, "IOPS: random 4 KiB: IOPS per operation")
@@ -116,6 +126,7 @@ def test_cscs_bars_per_operation_one_bar_per_setup(tmp_path: Path) -> None:
     assert chart.tagname == "barChart" and len(chart.series) == 2
 
 
+@needs_fio
 @needs_chromium
 def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     model = _run(tmp_path, "cscs", "--scale", "0.02", "--set", "load.pairs=[[2,2]]", "--set",
@@ -135,6 +146,7 @@ def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     assert "IOPS per operation" in squeezed
 
 
+@on_fake
 def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     model = _run(tmp_path, _plan(tmp_path, HUS))
     titles = [f.title for f in model.figures]
@@ -175,8 +187,9 @@ def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Pat
     assert names[0] == "G2 100% rand wr async qd32 1K"  # was "Group 2- 100 % random write"
 
 
+@on_fake
 def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
-    plan = (f"name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+    plan = (f"{PLAN_LINES}name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
             "timing: {ramp: 0s, duration: 1s}\nload: {workers: [1, 2], iodepth: [1, 4]}\n"
             "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     (tmp_path / "plan.yaml").write_text(plan)
@@ -192,11 +205,13 @@ def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
     assert any(v == pytest.approx(point.values["total_iops"]) for v in numbers)
 
 
+@on_fake
 def test_compare_marks_each_runs_optimal_and_max_and_names_each_iodepth(tmp_path: Path) -> None:
     results = tmp_path / "res"
     for depth in (1, 4):
-        plan = (f"name: qd{depth}\nscenario: qd{depth}\ntargets:\n  - path: {tmp_path}/t.dat\n"
-                "    size: 32m\ntiming: {ramp: 0s, duration: 1s}\n"
+        plan = (f"{PLAN_LINES}name: qd{depth}\nscenario: qd{depth}\n"
+                f"targets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+                "timing: {ramp: 0s, duration: 1s}\n"
                 f"load: {{workers: [1, 2], iodepth: [{depth}]}}\n"
                 "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
         (tmp_path / f"qd{depth}.yaml").write_text(plan)

@@ -7,7 +7,7 @@ from pathlib import Path
 from arraybench.engines.fio.jobfile import LOG_PREFIX
 from arraybench.engines.fio.logs import full_seconds, parse_interval_log, per_second
 from arraybench.engines.fio.results import IntervalSample
-from arraybench.store.db import Sample
+from arraybench.records import Sample
 
 
 def _job_logs(folder: Path, kind: str) -> list[list[IntervalSample]]:
