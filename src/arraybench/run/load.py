@@ -1,12 +1,12 @@
 """A point's load as the point pipeline and its sidecars see it, whichever executor ran it
-(fio beside the monitor here, or fio's client on many hosts): the instant it started, and
-what it measured."""
+(the run's engine beside the monitor here, or fio's client on many hosts): the instant it
+started, and what it measured."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.monitor.point import MonitorResult
 from arraybench.records import Finding, Sample
 
@@ -28,7 +28,7 @@ class LoadResult:
     jobs: list[Measurement]
     samples: list[Sample]
     elapsed_s: float
-    version: str | None  # the engine's (fio's) version
+    version: str | None  # the engine's version (fio's on many hosts)
     findings: list[Finding] = field(default_factory=list)  # the executor's own: hosts, warm-up
     host_samples: dict[str, list[Sample]] = field(default_factory=dict)  # many hosts: each's
     monitor: MonitorResult = field(default_factory=MonitorResult)  # the controller's view

@@ -62,6 +62,7 @@ class HostsExecutor:
             raise HostError(f"point {key}: no host returned results "
                             f"({'; '.join(ran.finding['failures'].values())})",
                             f"see {self.folder}")  # fmt: skip
+        runner.check_job_errors(key, ran.jobs, self.folder)
         failure = None
         if ran.failed:
             why = "; ".join(ran.finding["failures"].values())

@@ -1,7 +1,7 @@
-"""What every point does once its load has run, wherever it ran: the jobs checked, the
-metrics, the stored record's fields, the findings (the plan's analyses, the executor's,
-the sidecars', validity), the pause after it, the store (with what the point's report
-reads: `run/reportable.py`), and what the console says."""
+"""What every point does once its load has run, wherever it ran (its executor refused a
+failed job): the metrics, the stored record's fields, the findings (the plan's analyses,
+the executor's, the sidecars', validity), the pause after it, the store (with what the
+point's report reads: `run/reportable.py`), and what the console says."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
-from arraybench.engines.fio import runner
 from arraybench.finding_kinds import CLIFF, STEADY
 from arraybench.hosts import HostError
 from arraybench.plan.expand import Point, throughput_unit
@@ -84,7 +83,6 @@ def store_point(
     sidecars: Sidecar,
 ) -> None:  # fmt: skip
     """The point judged and stored (one transaction), then said; the pause after it."""
-    runner.check_job_errors(point.key, result.jobs, folder)
     metrics = point_metrics(result.jobs)
     record = point_fields(ctx.run, point, folder, started, result)
     seen = result.monitor
