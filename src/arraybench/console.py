@@ -1,4 +1,4 @@
-"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli.py uses it.
+"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli/ uses it.
 
 No string is ever read as rich markup: names, paths, labels and messages come from users and
 may hold `[/]` or `[bold]`. Both consoles have markup (and emoji codes) off, so every string
@@ -8,11 +8,13 @@ from Text pieces (`styled`), never from markup text."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import textwrap
 import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import rich.box
@@ -38,12 +40,18 @@ from arraybench.units import format_duration, format_latency, format_size, forma
 
 if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only for `run`
     from arraybench.analysis.aggregate import PointMetrics
+    from arraybench.importer import ImportResult
     from arraybench.live.state import Snapshot
     from arraybench.plan.expand import Point
     from arraybench.plan.model import Plan
+    from arraybench.report.attach import Attached
     from arraybench.report.model import ReportModel, ReportTable
+    from arraybench.report.render.text import Line, TextTable
+    from arraybench.report.show import ShowFacts
+    from arraybench.run.checks import HostsCheck, PlanCheck
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.run.progress import RunProgress
+    from arraybench.run.revert import Reverted
     from arraybench.store.db import RunRecord
 
 PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done
@@ -489,3 +497,134 @@ def watch_view(snapshots: Iterable[Snapshot]) -> Snapshot | None:
         if (line := second_line(snap)) != head:  # a second measured, or how the run ended
             out.print(one_line(line), markup=False)
     return last
+
+
+# What the commands show, printed here (rendered by report/render/text.py where it is text)
+
+
+def print_json(data: object) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def print_text_table(text: TextTable | str) -> None:
+    """A TextTable as a rich table that fits the terminal; a str: a table laid out already."""
+    if isinstance(text, str):
+        out.file.write(shown_block(text))
+        return
+    table = Table(title=text.title, **(narrow_box() if text.narrow else {}))
+    for column in text.columns:
+        if column in text.whole:
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column, justify=text.justify)
+    for row in text.rows:
+        table.add_row(*row)
+    print_table(table)
+    if text.after:
+        out.print(text.after)
+
+
+def print_lines(lines: Sequence[Line]) -> None:
+    for parts in lines:
+        out.print(styled(*parts), soft_wrap=False)
+
+
+def print_show(facts: ShowFacts) -> None:
+    """`show`: the points table, the lines under it, the scenarios' impact tables."""
+    from arraybench.report.render.text import points_table, show_lines
+
+    print_text_table(points_table(facts.run.id, facts.points, out.width))
+    print_lines(show_lines(facts, out.width))
+    if facts.impacts:
+        print_report_tables(facts.impacts)
+
+
+def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str) -> None:
+    from arraybench.report.render.text import runs_table
+
+    print_text_table(runs_table(rows, results, out.width))
+    for run, _ in rows:  # listed all the same: the user finds which one to repair or delete
+        if run.damaged:
+            print_note(f"run {run.id}: stored {', '.join(run.damaged)} cannot be read "
+                       "(the store was edited or damaged)")  # fmt: skip
+
+
+def print_plan_check(check: PlanCheck) -> None:
+    """plan check: the outline, the host tuning, the points, then their job files."""
+    print_outline(check.plan, check.outline, check.facts)
+    for line in check.tuning:  # restored after the run
+        out.print(line, markup=False)
+    out.print("points:" if check.points else "no points outside the rounds")
+    for point in check.points:
+        out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+    if (rounds := check.plan.rounds) is not None:
+        out.print(f"each SNIA round ({rounds.window} to {rounds.max}):")
+        for point in check.per_round:
+            out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+    for whose, job in check.jobs:
+        out.rule(f"job file of {whose}")
+        out.print(job, markup=False)
+
+
+def print_hosts_check(check: HostsCheck) -> None:
+    from arraybench.hosts import NO_AUTH_WARNING
+    from arraybench.report.render.text import hosts_table
+
+    print_text_table(hosts_table(check))
+    for _, c in check.hosts:
+        for problem in c.problems:
+            out.print(problem)
+    err.print(styled(("note:", "yellow"), f" {' '.join(NO_AUTH_WARNING.split())}"))
+
+
+def print_written(kind: str, path: Path) -> None:
+    label = {"md": "Markdown", "xlsx": "Excel"}.get(kind, kind.upper())
+    out.print(shown(f"{label} report: {path.resolve()}"))
+
+
+def print_import(result: ImportResult, results: str) -> None:
+    for line in result.notes:
+        out.print(styled(("note:", "dim"), f" {line}"))
+    for skipped in result.skipped:
+        out.print(styled(("skipped", "yellow"), f" {skipped.path}: {skipped.reason}"))
+    out.print(styled(
+        f"imported {len(result.points)} point(s) from {result.files_examined} file(s) into run ",
+        (result.run_id, "bold"), f"; see `arraybench show {result.run_id} --results "
+        f"{results}` and `arraybench report {result.run_id}`"))  # fmt: skip
+
+
+def print_attached(attached: Attached, file: str, run_id: str) -> None:
+    out.print(f"attached {attached.samples} samples from {file} to run {run_id}; "
+              f"{len(attached.matched)} of {attached.points} points have array samples",
+              markup=False)  # fmt: skip
+    for p, a in attached.matched:
+        verdict = "DISAGREE" if a.flagged else "agree"
+        out.print(f"  {p.key}: fio {a.fio_iops:,.0f} IOPS, array {a.array_iops:,.0f} "
+                  f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
+
+
+def print_reverted(reverted: Reverted, results: str, db: Path) -> None:
+    """Each thing undone, each not undone as an error, and how to let a leftover go."""
+    for other, pid in reverted.running.items():
+        print_note(f"run {other} is running (pid {pid}): its events are reverted "
+                   "when it ends; stop it first to revert them here")  # fmt: skip
+    problems = reverted.problems
+    for line in reverted.done or ([] if problems else [f"nothing to revert in {results}"]):
+        out.print(one_line(line), markup=False)
+    for line in problems:
+        print_error(line)
+    if problems:  # a run refuses to start while any is left: say how to let it go
+        print_note(
+            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
+            "then `arraybench revert` again; or, once it is undone, drop the entry: a "
+            "host-tuning journal's line from its file, a journal entry N with "
+            f"`sqlite3 {db} \"UPDATE injections SET state = 'reverted' WHERE id = N\"`"
+        )
+
+
+def print_hanging_notes(notes: Sequence[str]) -> None:
+    """compare's notes: each a hanging paragraph under its `note:`."""
+    from arraybench.report.render.text import hanging
+
+    for note in notes:
+        print_lines(hanging(f" {note}", out.width, ("note:", "yellow")))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class ArraybenchError(Exception):
     """An error a user can act on: `message` says what is wrong, `hint` what to do."""
@@ -82,3 +84,30 @@ def utf8_safe(text: str) -> str:
     except UnicodeEncodeError:  # a surrogate no byte gave (JSON "\ud800")
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return data.decode("utf-8", "backslashreplace")
+
+
+OS_ERRORS: dict[int, tuple[str, str, int]] = {  # errno -> what it means, what to do, exit code
+    errno.EROFS: ("the filesystem is read-only", "choose a path on a writable filesystem", 2),
+    errno.ENOSPC: ("the filesystem is full", "free space there or choose another path", 1),
+    errno.EDQUOT: ("the disk quota is exceeded", "free space there or choose another path", 1),
+    errno.EIO: ("the disk failed (I/O error)", "check the disk (dmesg) or choose another path", 1),
+    errno.ENAMETOOLONG: ("a name in the path is too long",
+                         "use a shorter path (or plan, workload or run name)", 2),
+    errno.ENOTDIR: ("a part of the path is a file, not a directory",
+                    "choose a path under a directory", 2),
+    errno.EISDIR: ("it is a directory", "give a file name, e.g. DIR/report.html", 2),
+    errno.EEXIST: ("it exists and is not a directory",  # mkdir(exist_ok=True) on a file
+                   "choose a path under a directory", 2),
+    errno.EACCES: ("permission denied", "choose a path you may write, or get the rights", 2),
+    errno.EPERM: ("operation not permitted", "choose a path you may write, or get the rights", 2),
+    errno.ENOENT: ("no such file or directory", "check the path", 2),
+}  # fmt: skip
+
+
+def os_error_line(exc: OSError, where: str) -> tuple[str, int]:
+    """An OSError -> one line naming the path (else `where`) and what to do, and an exit
+    code: 2 for a path the user can change, 1 for a machine that failed."""
+    what, hint, code = OS_ERRORS.get(exc.errno or 0, (exc.strerror or str(exc), "", 1))
+    where = exc.filename if exc.filename is not None else where
+    detail = f" ({exc.strerror})" if exc.strerror and exc.strerror.lower() not in what else ""
+    return f"{where}: {what}{detail}" + (f"; {hint}" if hint else ""), code
