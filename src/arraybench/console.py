@@ -628,3 +628,46 @@ def print_hanging_notes(notes: Sequence[str]) -> None:
 
     for note in notes:
         print_lines(hanging(f" {note}", out.width, ("note:", "yellow")))
+
+
+def escaping_streams() -> None:
+    """A path with a byte that is not UTF-8 reaches a table or a message as a surrogate
+    escape: printed as `\\udcNN`, never a UnicodeEncodeError (`shown` escapes the ones it
+    sees as `\\xNN`; this is for the rest)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def print_watching(run: RunRecord) -> None:
+    out.print(f"watching run {run.id} in {run.folder} (Ctrl-C stops watching, not the run)",
+              markup=False)  # fmt: skip
+
+
+def print_charts(written: Sequence[Path], folder: Path) -> None:
+    count = sum(1 for p in written if p.suffix == ".svg")
+    out.print(f"charts: {count} as SVG and PNG in {folder.resolve()}")
+
+
+def print_interrupted(said: str, run_id: str | None, results: str, reporting: bool = False) -> None:
+    """A run interrupted: how to continue it (its completed points are saved), or (while its
+    report was written) how to write its report."""
+    if reporting:
+        print_error(f"{said} while the report was written; run {run_id} is complete: "
+                    f"`arraybench report {run_id} --results {results}` writes it")  # fmt: skip
+    elif run_id is None:
+        print_error(f"{said} before the run was created; nothing to resume, start it again")
+    else:
+        resume = f"`arraybench run --resume {run_id} --results {results}`"
+        print_error(
+            f"{said}; run {run_id} is marked interrupted, its completed points are "
+            f"saved. Continue with {resume}"
+        )
+
+
+def print_served(served: str | None) -> None:
+    """Where `run --serve` serves the live page (None: nowhere)."""
+    if served is not None:
+        out.print(served, markup=False, soft_wrap=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import signal
 
 
 class ArraybenchError(Exception):
@@ -67,6 +68,17 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report it
+
+
+def interruption(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """Ctrl-C or a signal: its words and the shell's exit code (130 for Ctrl-C, 128 + N for
+    signal N: 143 SIGTERM, 129 SIGHUP)."""
+    if isinstance(exc, Terminated):
+        return f"interrupted by {signal.Signals(exc.signum).name}", 128 + exc.signum
+    return "interrupted", EXIT_INTERRUPTED
+
+
 # a path with a byte that is not UTF-8 (read with Python's surrogate escapes) must still be
 # writable where only UTF-8 goes: a message, the store, a terminal, a report
 def utf8_safe(text: str) -> str:
@@ -111,3 +123,13 @@ def os_error_line(exc: OSError, where: str) -> tuple[str, int]:
     where = exc.filename if exc.filename is not None else where
     detail = f" ({exc.strerror})" if exc.strerror and exc.strerror.lower() not in what else ""
     return f"{where}: {what}{detail}" + (f"; {hint}" if hint else ""), code
+
+
+def last_resort(exc: OSError | RecursionError | OverflowError, where: str) -> tuple[str, int]:
+    """Failures no layer below could name better, each still one line and an exit code;
+    `where`: what the command writes, for an OSError that names no file."""
+    if isinstance(exc, OSError):
+        return os_error_line(exc, where)
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read; flatten the plan or file", 2
+    return f"a number is too large ({exc}); use a smaller value", 2

@@ -35,8 +35,9 @@ def show_facts(store: Store, run: RunRecord) -> ShowFacts:
 
     points = store.points(run.id)
     by_id = {p.id: p for p in points}
+    found = store.findings(run.id, EVENTS.name)
     events = [(by_id[f.point_id or 0], event_lines(EVENTS.of(f)))
-              for f in store.findings(run.id, EVENTS.name) if (f.point_id or 0) in by_id]  # fmt: skip
+              for f in found if (f.point_id or 0) in by_id]  # fmt: skip
     impacts: list[ReportTable] = []
     # their labels and headlines need the plan model (pydantic): read only when the run has
     # scenarios; the same headlines as the report's (report/headlines.py)
@@ -45,8 +46,9 @@ def show_facts(store: Store, run: RunRecord) -> ShowFacts:
 
         heads = stored_headlines(run, points, store.findings(run.id, KIND))
         impacts = impact_tables(curve_levels(points), scenario_labels(run), heads)
-    return ShowFacts(run, points, flags_by_point(store.findings(run.id, KIND)), events,
-                     integrity_rows(points, store.findings(run.id, INTEGRITY.name)), impacts)  # fmt: skip
+    flags = flags_by_point(store.findings(run.id, KIND))
+    integrity = integrity_rows(points, store.findings(run.id, INTEGRITY.name))
+    return ShowFacts(run, points, flags, events, integrity, impacts)
 
 
 def integrity_rows(

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arraybench.errors import PlanError
+from arraybench.errors import PlanError, StoreError
 
 if TYPE_CHECKING:
     from arraybench.plan.model import Plan
+    from arraybench.store.db import Store
 
 
 @dataclass(frozen=True)
@@ -49,3 +50,15 @@ def requested_plan(request: PlanRequest, results: Path) -> Plan:
         plan = plan.model_copy(update={"allow_destroy": [*plan.allow_destroy,
                                                          *request.allow_destroy]})  # fmt: skip
     return plan
+
+
+LATEST = "latest"  # a run id meaning the newest run of the results directory
+
+
+def stored_run_id(store: Store, given: str, results: str) -> str:
+    """A run id as typed: `latest` is the newest run of the results directory."""
+    if given != LATEST:
+        return given
+    if not (runs := store.list_runs()):
+        raise StoreError(f"{LATEST}: no runs in {results} yet", "start one: arraybench run quick")
+    return max(runs, key=lambda row: (row[0].started, row[0].id))[0].id
