@@ -34,7 +34,7 @@ from rich.progress import (
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
-from arraybench.errors import utf8_safe
+from arraybench.errors import interruption, utf8_safe
 from arraybench.live.terminal import second_line, view_lines
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
@@ -539,9 +539,19 @@ def print_show(facts: ShowFacts) -> None:
         print_report_tables(facts.impacts)
 
 
-def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str) -> None:
+def interactive() -> bool:
+    """An operator at a terminal can answer the run's prompts (else they are assumed done)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str, as_json: bool) -> None:
+    from dataclasses import asdict
+
     from arraybench.report.render.text import runs_table
 
+    if as_json:
+        print_json([asdict(run) | {"points_done": done} for run, done in rows])
+        return
     print_text_table(runs_table(rows, results, out.width))
     for run, _ in rows:  # listed all the same: the user finds which one to repair or delete
         if run.damaged:
@@ -566,7 +576,8 @@ def print_plan_check(check: PlanCheck) -> None:
         out.print(job, markup=False)
 
 
-def print_hosts_check(check: HostsCheck) -> None:
+def print_hosts_check(check: HostsCheck) -> int:
+    """Each host's row and problems; the exit code: 1 unless every host is ready."""
     from arraybench.hosts import NO_AUTH_WARNING
     from arraybench.report.render.text import hosts_table
 
@@ -575,11 +586,20 @@ def print_hosts_check(check: HostsCheck) -> None:
         for problem in c.problems:
             out.print(problem)
     err.print(styled(("note:", "yellow"), f" {' '.join(NO_AUTH_WARNING.split())}"))
+    return 0 if check.ok else 1
 
 
-def print_written(kind: str, path: Path) -> None:
-    label = {"md": "Markdown", "xlsx": "Excel"}.get(kind, kind.upper())
-    out.print(shown(f"{label} report: {path.resolve()}"))
+def print_templates() -> None:
+    """`templates`: each built-in plan's name and its description, wrapped under itself."""
+    from arraybench.plan import catalog
+
+    lines = catalog.descriptions()
+    print_wrapped(lines, max(len(name) for name, _ in lines) + 1)
+
+
+def print_line(text: str) -> None:
+    """One line of the program's own, its strings shown as text."""
+    out.print(shown(text))
 
 
 def print_import(result: ImportResult, results: str) -> None:
@@ -603,8 +623,9 @@ def print_attached(attached: Attached, file: str, run_id: str) -> None:
                   f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
 
 
-def print_reverted(reverted: Reverted, results: str, db: Path) -> None:
-    """Each thing undone, each not undone as an error, and how to let a leftover go."""
+def print_reverted(reverted: Reverted, results: str, db: Path) -> int:
+    """Each thing undone, each not undone as an error, and how to let a leftover go; the exit
+    code: 1 when anything is left in place."""
     for other, pid in reverted.running.items():
         print_note(f"run {other} is running (pid {pid}): its events are reverted "
                    "when it ends; stop it first to revert them here")  # fmt: skip
@@ -620,13 +641,18 @@ def print_reverted(reverted: Reverted, results: str, db: Path) -> None:
             "host-tuning journal's line from its file, a journal entry N with "
             f"`sqlite3 {db} \"UPDATE injections SET state = 'reverted' WHERE id = N\"`"
         )
+    return 1 if problems else 0
 
 
-def print_hanging_notes(notes: Sequence[str]) -> None:
-    """compare's notes: each a hanging paragraph under its `note:`."""
+def print_compare(model: ReportModel) -> None:
+    """compare's tables, then its notes, each a hanging paragraph under its `note:` (a note
+    may be longer than a terminal line)."""
+    from dataclasses import replace
+
     from arraybench.report.render.text import hanging
 
-    for note in notes:
+    print_model(replace(model, notes=[]))
+    for note in model.notes:
         print_lines(hanging(f" {note}", out.width, ("note:", "yellow")))
 
 
@@ -646,14 +672,12 @@ def print_watching(run: RunRecord) -> None:
               markup=False)  # fmt: skip
 
 
-def print_charts(written: Sequence[Path], folder: Path) -> None:
-    count = sum(1 for p in written if p.suffix == ".svg")
-    out.print(f"charts: {count} as SVG and PNG in {folder.resolve()}")
-
-
-def print_interrupted(said: str, run_id: str | None, results: str, reporting: bool = False) -> None:
+def print_interrupted(
+    exc: KeyboardInterrupt, run_id: str | None, results: str, reporting: bool = False
+) -> int:
     """A run interrupted: how to continue it (its completed points are saved), or (while its
-    report was written) how to write its report."""
+    report was written) how to write its report. The shell's exit code for the signal."""
+    said, code = interruption(exc)
     if reporting:
         print_error(f"{said} while the report was written; run {run_id} is complete: "
                     f"`arraybench report {run_id} --results {results}` writes it")  # fmt: skip
@@ -665,6 +689,7 @@ def print_interrupted(said: str, run_id: str | None, results: str, reporting: bo
             f"{said}; run {run_id} is marked interrupted, its completed points are "
             f"saved. Continue with {resume}"
         )
+    return code
 
 
 def print_served(served: str | None) -> None:

@@ -125,11 +125,14 @@ def os_error_line(exc: OSError, where: str) -> tuple[str, int]:
     return f"{where}: {what}{detail}" + (f"; {hint}" if hint else ""), code
 
 
-def last_resort(exc: OSError | RecursionError | OverflowError, where: str) -> tuple[str, int]:
+def last_resort(
+    exc: OSError | RecursionError | OverflowError, written: list[object]
+) -> tuple[str, int]:
     """Failures no layer below could name better, each still one line and an exit code;
-    `where`: what the command writes, for an OSError that names no file."""
+    `written`: where the command writes, for an OSError that names no file (a write())."""
     if isinstance(exc, OSError):
-        return os_error_line(exc, where)
+        where = " or ".join(str(p) for p in written if p)
+        return os_error_line(exc, f"writing {where}" if where else "arraybench")
     if isinstance(exc, RecursionError):
         return "the input is nested too deeply to read; flatten the plan or file", 2
     return f"a number is too large ({exc}); use a smaller value", 2

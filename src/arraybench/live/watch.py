@@ -62,8 +62,12 @@ def follow(
 
 def watch_run(
     store: Store, run_id: str, folder: Path, view: Callable[[Iterator[Snapshot]], Snapshot | None]
-) -> str:
+) -> str | None:
     """`arraybench watch`: the run's snapshots shown by `view` until it ends; how it ended
-    (complete, interrupted, failed), from its last snapshot, else from the store."""
-    last = view(follow(folder, lambda: store.get_run(run_id).status == "running"))
+    (complete, interrupted, failed), from its last snapshot, else from the store. None: the
+    watcher pressed Ctrl-C (that stops the watching, not the run)."""
+    try:
+        last = view(follow(folder, lambda: store.get_run(run_id).status == "running"))
+    except KeyboardInterrupt:
+        return None
     return last["state"] if last else store.get_run(run_id).status

@@ -8,7 +8,6 @@ well as bytes, durations as `30s` as well as seconds, and the short forms of eve
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -94,8 +93,3 @@ def plan_schema() -> JsonSchema:
         "Reference: docs/plan.md."
     )
     return {"$schema": DIALECT, "$id": SCHEMA_ID, **schema}
-
-
-def plan_schema_json() -> str:
-    """`arraybench plan schema`: the schema as its file holds it."""
-    return json.dumps(plan_schema(), indent=2, ensure_ascii=False) + "\n"

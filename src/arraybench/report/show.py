@@ -6,6 +6,7 @@ The report's heavier modules load only when asked for: `show` starts fast
 
 from __future__ import annotations
 
+import json
 import typing
 from dataclasses import asdict, dataclass, fields
 
@@ -99,10 +100,12 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
             for name, h in heads.items()}}  # fmt: skip
 
 
-def show_csv(store: Store, run: RunRecord) -> str:
-    """The same CSV as `report -o x.csv`."""
+def show_text(store: Store, run: RunRecord, fmt: str) -> str:
+    """`show --format json` (show_json) or `csv`: the same CSV as `report -o x.csv`."""
     from arraybench.report.assemble import point_row
     from arraybench.report.export import points_csv
 
+    if fmt == "json":
+        return json.dumps(show_json(store, run), indent=2) + "\n"
     points = store.points(run.id)
     return points_csv([point_row(p) for p in points]) if points else ""

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from arraybench.plan.expand import Point
     from arraybench.plan.model import Plan
     from arraybench.run.outline import Outline, TargetFacts
+    from arraybench.run.request import PlanRequest
 
 
 @dataclass(frozen=True)
@@ -28,17 +29,19 @@ class PlanCheck:
     jobs: list[tuple[str, str]]  # (whose, job file text) for the points shown
 
 
-def check_plan(plan: Plan, results: Path, all_jobs: bool) -> PlanCheck:
-    """The verdict `run` gives (a target or tuning value it would refuse is refused here),
-    the phases with their time, the points and their job files (the first of each workload
-    unless `all_jobs`)."""
+def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck:
+    """The plan asked for, with the verdict `run` gives (a target or tuning value it would
+    refuse is refused here), the phases with their time, the points and their job files (the
+    first of each workload unless `all_jobs`)."""
     from arraybench.engines.fio.jobfile import render_jobfile
     from arraybench.events.tuning import change_lines, plan_changes
     from arraybench.plan.expand import check_resolved, expand, host_point, round_points
     from arraybench.run.fleet import host_spec
     from arraybench.run.outline import plan_outline, target_facts
+    from arraybench.run.request import requested_plan
     from arraybench.run.setup import scratch_path
 
+    plan = requested_plan(request, results)
     check_resolved(plan)
     tuning = change_lines(plan_changes(plan, host_spec))  # a value the device refuses stops here
     facts = target_facts(plan, scratch_path(results))
