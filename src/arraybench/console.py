@@ -427,36 +427,11 @@ def print_notes(notes: list[str]) -> None:
             out.print(line)
 
 
-def _wrapped(text: str, indent: int, width: int) -> list[str]:
-    pad = " " * indent
-    return textwrap.wrap(text, width, initial_indent=pad, subsequent_indent=pad + "  ",
-                         break_on_hyphens=False) or [pad]  # fmt: skip
-
-
-def _target_text(path: str, facts: TargetFacts) -> str:
-    kind = facts.kinds.get(path, "on the hosts")
-    if path in facts.layout:
-        return f"{path} (new file: {format_size(facts.layout[path])} written at start)"
-    if path in facts.blocks:
-        return f"{path} (block device, {format_size(facts.blocks[path])})"
-    return f"{path} ({kind})"
-
-
 def print_outline(plan: Plan, outline: Outline, facts: TargetFacts) -> None:
     """plan check: the targets' verdict, then every phase the run will execute with its time."""
-    width = min(out.width, 100)
-    targets = [_target_text(t.path, facts) for t in plan.targets]
-    lines = _wrapped(f"plan {plan.name} is valid; targets: {', '.join(targets) or 'on the hosts'}",
-                     0, width)  # fmt: skip
-    lines += _wrapped(f"the run executes {len(outline.phases)} phases, {outline.span.text()}:",
-                      0, width)  # fmt: skip
-    for phase in outline.phases:
-        lines.append(f"  {phase.kind:<13}{phase.span.text()}")
-        for text in (phase.title, *phase.details):
-            lines += _wrapped(text, 15, width)
-    for note in (*facts.warnings, *outline.notes):
-        lines += _wrapped(f"note: {note}", 0, width)
-    out.print("\n".join(lines), markup=False)
+    from arraybench.report.render.text import outline_lines
+
+    out.print("\n".join(outline_lines(plan, outline, facts, min(out.width, 100))), markup=False)
 
 
 def print_error(message: str) -> None:

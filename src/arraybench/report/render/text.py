@@ -1,5 +1,5 @@
-"""Terminal text of the commands that show stored runs (`show`, `runs`, `hosts check`): tables
-as TextTable records and lines as styled parts, for console.py to print. Nothing here prints;
+"""Terminal text of the commands (`show`, `runs`, `hosts check`, `plan check`): tables as
+TextTable records and lines as styled parts, for console.py to print. Nothing here prints;
 the terminal's width comes in as an argument."""
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from dataclasses import dataclass
 import rich.box
 from rich.cells import cell_len
 
-from arraybench.units import format_latency, format_throughput
+from arraybench.units import format_latency, format_size, format_throughput
 
 if typing.TYPE_CHECKING:
+    from arraybench.plan.model import Plan
     from arraybench.report.show import ShowFacts
     from arraybench.run.checks import HostsCheck
+    from arraybench.run.outline import Outline, TargetFacts
     from arraybench.store.db import PointRecord, RunRecord
 
 Line = tuple[tuple[str, str], ...]  # one terminal line: (text, style) pieces
@@ -183,3 +185,34 @@ def hosts_table(check: HostsCheck) -> TextTable:
                      c.fio_version or "–", offset, str(len(c.problems))])  # fmt: skip
     columns = ["host", "address", "reachable", "fio", "clock offset", "problems"]
     return TextTable(f"hosts of {check.plan_name}", columns, rows)
+
+
+def _wrapped(text: str, indent: int, width: int) -> list[str]:
+    pad = " " * indent
+    return textwrap.wrap(text, width, initial_indent=pad, subsequent_indent=pad + "  ",
+                         break_on_hyphens=False) or [pad]  # fmt: skip
+
+
+def _target_text(path: str, facts: TargetFacts) -> str:
+    kind = facts.kinds.get(path, "on the hosts")
+    if path in facts.layout:
+        return f"{path} (new file: {format_size(facts.layout[path])} written at start)"
+    if path in facts.blocks:
+        return f"{path} (block device, {format_size(facts.blocks[path])})"
+    return f"{path} ({kind})"
+
+
+def outline_lines(plan: Plan, outline: Outline, facts: TargetFacts, width: int) -> list[str]:
+    """plan check: the targets' verdict, then every phase the run will execute with its time."""
+    targets = [_target_text(t.path, facts) for t in plan.targets]
+    lines = _wrapped(f"plan {plan.name} is valid; targets: {', '.join(targets) or 'on the hosts'}",
+                     0, width)  # fmt: skip
+    lines += _wrapped(f"the run executes {len(outline.phases)} phases, {outline.span.text()}:",
+                      0, width)  # fmt: skip
+    for phase in outline.phases:
+        lines.append(f"  {phase.kind:<13}{phase.span.text()}")
+        for text in (phase.title, *phase.details):
+            lines += _wrapped(text, 15, width)
+    for note in (*facts.warnings, *outline.notes):
+        lines += _wrapped(f"note: {note}", 0, width)
+    return lines
