@@ -14,20 +14,20 @@ import os
 import sys
 from pathlib import Path
 
-from arraybench.integrity import read_records
-from arraybench.integrity.journal import ACKED
+from arraybench.integrity.journal import ACKED, scan_journal
 
 SAVED = 24  # blocks saved at `save`
 ZEROED = 3  # blocks zeroed at `restore`
 
 
 def _latest(journal: Path) -> dict[int, int]:
-    _, records = read_records(journal)
     latest: dict[int, int] = {}
-    for r in records:
-        if r.kind != ACKED:
-            continue
-        latest[r.offset] = max(latest.get(r.offset, 0), r.generation)
+
+    def record(offset: int, generation: int, write_ns: int, kind: int) -> None:
+        if kind == ACKED:
+            latest[offset] = max(latest.get(offset, 0), generation)
+
+    scan_journal(journal, record)
     return latest
 
 

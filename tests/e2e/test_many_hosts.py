@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.netns import TestHosts, cleanup_stale, started_or_skip
 
@@ -87,6 +88,12 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     texts = {h.name: (folder / f"point-{h.name}.fio").read_text() for h in hosts.hosts}
     for name, text in texts.items():
         assert f"filename=t-{name}.dat" in text and "exec_prerun=" in text
+    # stored with the point, with its merged latency bins: its report reads the store alone
+    store = Store(results, create=False)
+    ids = {p.key: p.id for p in store.points(run_id)}
+    stored = store.job_files(run_id)[ids["rr/w1-qd1-h3"]]
+    assert stored.items() >= {f"point-{name}.fio": t for name, t in texts.items()}.items()
+    assert all(store.latency_bins(point_id) for point_id in ids.values())
     # per-host figures sum to the total (fio's "All clients" entry is never used)
     import sqlite3
 

@@ -51,10 +51,12 @@ FIO_PORT = 8800  # + host number: the fio servers the campaign starts over SSH (
 CORRUPT = """
 import glob, json, os, sys
 from pathlib import Path
-from arraybench.integrity.journal import ACKED, read_records
+from arraybench.integrity.journal import ACKED, scan_journal
 journals, target, out = sys.argv[1:4]
 [journal] = glob.glob(os.path.join(journals, "*", "h1", "*.journal"))  # the run's one point
-acked = sorted({r.offset for r in read_records(Path(journal))[1] if r.kind == ACKED})
+found = set()
+scan_journal(Path(journal), lambda offset, g, n, kind: kind == ACKED and found.add(offset))
+acked = sorted(found)
 bad = acked[:: max(1, len(acked) // 3)][:3]
 with open(target, "r+b") as fh:
     for offset in bad:

@@ -46,8 +46,9 @@ from arraybench.events.timeline import EventTimeline
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
 from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Sample
-from arraybench.system.procs import PROC, numeric_dirs, process_state, process_tree_pids
+from arraybench.system.procs import PROC, numeric_dirs, process_tree_pids
 from tests.loopdev import attached, sparse_file
+from tests.procs import process_state
 
 IS_ROOT = os.geteuid() == 0
 root_only = pytest.mark.skipif(not IS_ROOT, reason="loop devices, cgroups and netns need root")

@@ -124,7 +124,7 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
     write_xlsx(model, path)
     wb = load_workbook(path)
     titles = workload_sheet_titles(model)
-    # Figures: every series' latency histogram (report/histograms.py)
+    # Figures: every series' latency histogram (report/sections/histograms.py)
     assert wb.sheetnames == ["Summary", "Sheets", *titles, "Figures", "Points", "Tables",
                              "Timelines", "Provenance"]  # fmt: skip
     index = wb["Sheets"]  # the full names beside the abbreviated ones, linked

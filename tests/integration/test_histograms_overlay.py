@@ -12,11 +12,11 @@ import pytest
 
 from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
-from arraybench.report.distribution import merged_bins
 from arraybench.report.export import write_report
-from arraybench.report.histograms import EDGES, bucket_labels, shares
 from arraybench.report.html import format_value, render_html
+from arraybench.report.sections.histograms import EDGES, bucket_labels, shares
 from arraybench.report.timechart import _fmt_value
+from arraybench.run.reportable import fio_json_bins
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.integration.test_seed_figures import _figure, _in_html, _xlsx_values
@@ -60,6 +60,22 @@ def test_buckets_are_shares_of_every_io() -> None:
     assert "500 µs–1 ms" in labels and "1–2 s" in labels
 
 
+def test_the_run_stores_what_its_report_reads(tmp_path: Path) -> None:
+    """Stored with each point, the bins its fio.json holds and its job file: the report
+    reads them there."""
+    results = tmp_path / "res"
+    run_id = _ladder(tmp_path, results)
+    store = Store(results, create=False)
+    points = store.points(run_id)
+    assert len(points) == 3
+    for p in points:
+        stored = store.latency_bins(p.id)
+        assert stored == fio_json_bins(Path(p.folder)) and sum(stored.values()) > 0
+    files = store.job_files(run_id)
+    for p in points:
+        assert files[p.id] == {"point.fio": (Path(p.folder) / "point.fio").read_text()}
+
+
 @needs_chromium
 def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     results = tmp_path / "res"
@@ -72,7 +88,7 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     assert labels[0].startswith("optimal") and (len(labels) == 1 or labels[1].startswith("max: w"))
     assert len(labels) == 2 or labels[0].startswith("optimal and max: w")
     chosen = next(p for p in store.points(run_id) if p.key.endswith(labels[0].split(": ")[1]))
-    want = shares(merged_bins(Path(chosen.folder)) or {})
+    want = shares(fio_json_bins(Path(chosen.folder)) or {})
     first = bucket_labels().index(fig.x_ticks[0])
     assert fig.series[0].values == pytest.approx(want[first : first + len(fig.x_ticks)])
     assert sum(v or 0 for v in fig.series[0].values) == pytest.approx(100)

@@ -21,8 +21,8 @@ from arraybench.events.injectors import SignalInjector, ThrottleInjector
 from arraybench.plan.events import SignalAction, ThrottleAction
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers, revert_leftovers
 from arraybench.store.db import RunRecord, Store
-from arraybench.system.procs import process_state
 from tests.loopdev import attached, sparse_file
+from tests.procs import process_state
 
 pytestmark = [
     pytest.mark.root,

@@ -33,7 +33,6 @@ from arraybench.integrity import (
     WriterConfig,
     WriterStats,
     check_region,
-    read_records,
     run_writer,
     scan_journal,
     spawn_writer,
@@ -43,9 +42,11 @@ from arraybench.integrity import (
 )
 from arraybench.integrity.journal import ACKED, RECORD_SIZE, pack_record
 from arraybench.integrity.writer import RESUME_GAP
+from tests.journal import read_records
 from tests.loopdev import attached, sparse_file
 
 pytestmark = pytest.mark.timeout(120)
+
 
 BS = 4096
 LOOP_SIZE = 32 << 20

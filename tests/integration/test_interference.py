@@ -306,7 +306,7 @@ def test_the_large_io_has_its_own_latency_and_is_drawn_alone(fio_run: Run):
     "background alone" phase, and its MB/s over the whole test (issue 27)."""
     from arraybench.analysis.interference import read_background_iops, read_background_latency
     from arraybench.plan.model import InterferenceTest
-    from arraybench.report.special import background_timeline, interference_report
+    from arraybench.report.sections.special import background_timeline, interference_report
     from arraybench.run.kinds.interference import interference_findings
 
     bg_lat = read_background_latency(fio_run.folder)

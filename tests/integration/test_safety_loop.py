@@ -23,12 +23,11 @@ from arraybench.hosts.remote_safety import (
     target_command,
     unchecked_targets,
 )
+from arraybench.system.blockdev import number_of, partitions
 from arraybench.targets.safety import (
     check_target,
-    device_number,
     inspect_target,
     mounted_devices,
-    partitions,
     probe_signatures,
     raw_signatures,
 )
@@ -253,8 +252,9 @@ def _partitioned(dev: str) -> str:
 def test_mounted_partition_is_refused(partscan_loopdev: str, tmp_path: Path) -> None:
     _need("mkfs.ext4")
     part = _partitioned(partscan_loopdev)
-    rdev = device_number(part)
-    assert rdev is not None
+    number = number_of(part)
+    assert number is not None
+    rdev = os.makedev(*number)
     node = tmp_path / part  # without udev there may be no /dev node for the partition
     try:
         os.mknod(node, 0o600 | 0o060000, rdev)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.hosts.server import HostError, HostSpec
-from arraybench.integrity.journal import ACKED, read_records
+from arraybench.integrity.journal import ACKED
 from arraybench.integrity.remote import (
     RemoteWriter,
     check_over_ssh,
@@ -25,6 +25,7 @@ from arraybench.integrity.remote import (
     writer_command,
 )
 from arraybench.integrity.writer import WriterConfig
+from tests.journal import read_records
 from tests.netns import (
     SSHD,
     TestHosts,

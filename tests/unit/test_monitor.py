@@ -21,12 +21,11 @@ from arraybench.monitor.cpu import CpuCounters, CpuRates, cpu_rates, parse_proc_
 from arraybench.monitor.diskstats import (
     DiskCounters,
     DiskRates,
-    device_for_path,
-    device_name,
     disk_rates,
     parse_diskstats,
 )
 from arraybench.monitor.sampler import HostSample, HostSampler, MonitorError
+from arraybench.system.blockdev import block_name
 
 # Kernel 6.18 (20 fields), copied from the development VM's /proc/diskstats.
 DISKSTATS_20 = """\
@@ -162,48 +161,10 @@ def test_rates_refuse_reset_counters_and_bad_intervals() -> None:
         disk_rates(_disk(), other, 1.0)
 
 
-# --------------------------------------------------------------------------- path -> device
-
-
-def _fake_sys(root: Path, majmin: str, *parts: str) -> None:
-    target = root / "devices" / "pci0000:00" / "block"
-    target = target.joinpath(*parts)
-    target.mkdir(parents=True)
-    links = root / "dev" / "block"
-    links.mkdir(parents=True, exist_ok=True)
-    (links / majmin).symlink_to(os.path.relpath(target, links))
-
-
-def test_device_for_path_on_a_fake_sys_tree(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    data.mkdir()
-    target = data / "target.dat"
-    target.write_bytes(b"x")
-    st = os.stat(target)
-    sys_root = tmp_path / "sys"
-    _fake_sys(sys_root, f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}", "sdz", "sdz3")
-    assert device_for_path(target, sys_root=sys_root) == "sdz3"  # a partition keeps its name
-    # a file fio has not laid out yet: its nearest existing parent
-    assert device_for_path(data / "later" / "new.dat", sys_root=sys_root) == "sdz3"
-    _fake_sys(sys_root, "253:4", "dm-4")
-    assert device_name(253, 4, sys_root) == "dm-4"
-    assert device_name(8, 99, sys_root) is None
-
-
-def test_device_for_path_without_a_block_device(tmp_path: Path) -> None:
-    target = tmp_path / "f"
-    target.write_bytes(b"x")
-    empty_sys = tmp_path / "sys"
-    empty_sys.mkdir()
-    assert device_for_path(target, sys_root=empty_sys) is None  # overlay, tmpfs, btrfs...
-    if Path("/dev/null").exists():
-        assert device_for_path("/dev/null") is None  # character device
-
-
-def test_device_for_path_on_this_machine(tmp_path: Path) -> None:
+def test_block_name_is_a_diskstats_name_on_this_machine(tmp_path: Path) -> None:
     target = tmp_path / "probe.dat"
     target.write_bytes(b"x")
-    name = device_for_path(target)
+    name = block_name(target)
     st = os.stat(target)
     if name is None:
         # the stated reason: this filesystem's st_dev has no block device entry
@@ -212,11 +173,11 @@ def test_device_for_path_on_this_machine(tmp_path: Path) -> None:
     assert name in parse_diskstats(Path("/proc/diskstats").read_text())
 
 
-def test_device_for_path_of_a_real_block_device() -> None:
+def test_block_name_of_a_real_block_device() -> None:
     node = Path("/dev/loop0")
     if not node.is_block_device():
         pytest.skip("no /dev/loop0 block device here")
-    assert device_for_path(node) == "loop0"
+    assert block_name(node) == "loop0"
 
 
 # --------------------------------------------------------------------------- cpu
@@ -335,11 +296,11 @@ def test_compare_fio_kernel_threshold() -> None:
     assert compare_fio_kernel(100, 110) is None  # exactly 10 % is not "more than"
     found = compare_fio_kernel(100, 89)
     assert found == Disagreement("IOPS", 100, 89)
-    assert found.ratio == pytest.approx(0.89) and found.relative == pytest.approx(-0.11)
+    assert found.relative == pytest.approx(-0.11)
     assert compare_fio_kernel(100, 130, threshold=0.5) is None
     assert compare_fio_kernel(0, 0) is None
     none_from_fio = compare_fio_kernel(0, 42)
-    assert none_from_fio is not None and none_from_fio.ratio is None
+    assert none_from_fio is not None and none_from_fio.relative is None
     assert "where fio reported none" in none_from_fio.describe("sdb", "other I/O?")
     with pytest.raises(ValueError):
         compare_fio_kernel(-1, 5)
@@ -358,7 +319,7 @@ def test_compare_point_page_cache_flag() -> None:
     result = compare_point(fio_iops, fio_mbps, kernel_iops, kernel_mbps, ["sdb"])
     assert result.seconds == [101, 102, 103]
     assert (result.fio_iops, result.kernel_iops) == (1000, 620)
-    assert result.iops_ratio == pytest.approx(0.62)
+    assert result.kernel_iops / result.fio_iops == pytest.approx(0.62)
     assert result.flags == [
         "kernel saw 38 % fewer IOPS than fio on sdb (page cache or merged I/O?)",
         "kernel saw 38 % fewer MB/s than fio on sdb (page cache?)",

@@ -14,17 +14,12 @@ from arraybench.targets.safety import (
     apply_policy,
     blkid_signatures,
     check_target,
-    device_model,
-    device_number,
-    device_size,
-    holders,
     inspect_target,
     mounted_devices,
     parse_blkid_export,
     parse_mountinfo,
     parse_mounts,
     parse_swaps,
-    partitions,
     raw_signatures,
 )
 
@@ -222,59 +217,6 @@ def test_raw_xfs_lvm_swap_md() -> None:
     md = _blank()
     md[4096:4100] = b"\xfc\x4e\x2b\xa9"  # md superblock 1.2, little-endian 0xa92b4efc
     assert raw_signatures(bytes(md)) == ["md RAID member signature (raw check)"]
-
-
-# --- sysfs helpers on a sysfs-shaped directory tree -----------------------------------------
-
-
-@pytest.fixture
-def sysfs(tmp_path: Path) -> Path:
-    """A /sys/class/block look-alike: sda with partitions sda1 (under md0 -> dm-0) and sda2."""
-    root = tmp_path / "block"
-
-    def dev(rel: str, devnum: str, sectors: int) -> Path:
-        d = root / rel
-        (d / "holders").mkdir(parents=True)
-        (d / "dev").write_text(devnum + "\n")
-        (d / "size").write_text(f"{sectors}\n")
-        return d
-
-    sda = dev("sda", "8:0", 2000)
-    (sda / "device").mkdir()
-    (sda / "device" / "model").write_text("Samsung SSD 870   \n")
-    for n in (1, 2):
-        part = dev(f"sda/sda{n}", f"8:{n}", 1000)
-        (part / "partition").write_text(f"{n}\n")
-        (root / f"sda{n}").symlink_to(part)  # like /sys/class/block/sda1
-    (root / "sda1" / "holders" / "md0").mkdir()
-    dev("md0", "9:0", 1000)
-    (root / "md0" / "holders" / "dm-0").mkdir()
-    dev("dm-0", "253:0", 900)
-    (root / "dm-0" / "dm").mkdir()
-    (root / "dm-0" / "dm" / "name").write_text("vg0-data\n")
-    return root
-
-
-def test_partitions_from_sysfs(sysfs: Path) -> None:
-    assert partitions("sda", sys_block=str(sysfs)) == ["sda1", "sda2"]
-    assert partitions("md0", sys_block=str(sysfs)) == []
-    assert partitions("nonexistent", sys_block=str(sysfs)) == []
-
-
-def test_holders_are_recursive(sysfs: Path) -> None:
-    assert holders("sda1", sys_block=str(sysfs)) == ["md0", "dm-0"]
-    assert holders("sda2", sys_block=str(sysfs)) == []
-    assert holders("dm-0", sys_block=str(sysfs)) == []
-
-
-def test_device_number_size_model(sysfs: Path) -> None:
-    root = str(sysfs)
-    assert device_number("sda1", sys_block=root) == os.makedev(8, 1)
-    assert device_number("nonexistent", sys_block=root) is None
-    assert device_size("sda", sys_block=root) == 2000 * 512
-    assert device_model("sda", sys_block=root) == "Samsung SSD 870"
-    assert device_model("sda2", sys_block=root) == "Samsung SSD 870"  # from the parent disk
-    assert device_model("dm-0", sys_block=root) is None
 
 
 # --- files ----------------------------------------------------------------------------------

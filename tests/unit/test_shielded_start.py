@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from arraybench.monitor.shielded import start_shielded
+from arraybench.system.signals import start_shielded
 
 pytestmark = pytest.mark.skipif(
     threading.current_thread() is not threading.main_thread(),

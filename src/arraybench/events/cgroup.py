@@ -13,7 +13,8 @@ import errno
 import os
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -175,6 +176,51 @@ def remove_folder(folder: Path, wait_s: float = 2.0) -> None:
             if exc.errno != errno.EBUSY or time.monotonic() > deadline:
                 raise
         time.sleep(0.05)
+
+
+LIMITS = ("read_iops", "write_iops", "read_bps", "write_bps")
+
+
+@dataclass
+class Released:
+    """What a throttle's revert did: processes moved back, what failed (empty: all went)."""
+
+    moved: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def release(cg: IoCgroup, folder: Path, number: str, origin_of: Callable[[int], str]) -> Released:
+    """A throttle undone, by the injector that made it or from its journal entry alone: the
+    limits of device `number` (MAJ:MIN) removed first (queued I/O goes on at once), every
+    process in `folder` moved back to its cgroup `origin_of(pid)` (the root when that one is
+    gone), the folder removed. Each step is tried whatever the one before did; a folder
+    already gone is no problem. The same steps on a host are events/remote.py's
+    `_THROTTLE_REVERT`."""
+    done = Released()
+    try:
+        for name, text in limit_lines(cg, number, dict.fromkeys(LIMITS)).items():
+            write_file(folder / name, text)
+    except FileNotFoundError:
+        pass  # the cgroup is gone already
+    except OSError as exc:
+        done.problems.append(f"removing the limits: {exc.strerror or exc}")
+    for _ in range(3):  # a process may fork while we move the others
+        inside = members(folder)
+        if not inside:
+            break
+        for pid in inside:
+            target = folder_of(cg, origin_of(pid))
+            if not target.is_dir():
+                target = cg.root
+            try:
+                done.moved += move_process(cg, target, pid)
+            except OSError as exc:
+                done.problems.append(f"moving {pid} back to {target}: {exc.strerror or exc}")
+    try:
+        remove_folder(folder)
+    except OSError as exc:
+        done.problems.append(f"removing {folder}: {exc.strerror or exc}")
+    return done
 
 
 def leftover_folders(cg: IoCgroup, prefix: str) -> list[Path]:

@@ -35,7 +35,8 @@ from arraybench.plan.events import (
     is_block_name,
 )
 from arraybench.system.blockdev import BlockDevice, device_number, parent_disk_name, whole_disk
-from arraybench.system.procs import leaves, processes_of
+from arraybench.system.procs import leaves, parent_of, processes_of
+from arraybench.system.signals import send_each
 
 CGROUP_PREFIX = "arraybench-ev"
 OUTPUT_LIMIT = 2000  # characters of a command's output kept in the record
@@ -320,11 +321,7 @@ class ThrottleInjector(Injector):
     def _origin_for(self, pid: int) -> str:
         if pid in self._origins:
             return self._origins[pid]
-        try:  # a child forked inside the cgroup: where its parent came from
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            parent = int(fields[1])
-        except (OSError, ValueError, IndexError):
-            parent = -1
+        parent = parent_of(pid)  # a child forked inside the cgroup: where its parent came from
         if parent in self._origins:
             return self._origins[parent]
         return next(iter(self._origins.values()), "/")
@@ -332,43 +329,18 @@ class ThrottleInjector(Injector):
     def revert(self) -> str:
         if self._folder is None or self._cg is None or self._disk is None:
             return "nothing to revert"
-        cg, folder, disk = self._cg, self._folder, self._disk
-        problems: list[str] = []
-        none: dict[str, int | None] = dict.fromkeys(_limits(self.action))
-        try:
-            for name, text in cgroups.limit_lines(cg, disk.number, none).items():
-                cgroups.write_file(folder / name, text)
-        except FileNotFoundError:
-            pass  # the cgroup is gone already
-        except OSError as exc:
-            problems.append(f"removing the limits: {exc.strerror or exc}")
-        moved = 0
-        for _ in range(3):  # a process may fork while we move the others
-            inside = cgroups.members(folder)
-            if not inside:
-                break
-            for pid in inside:
-                target = cgroups.folder_of(cg, self._origin_for(pid))
-                if not target.is_dir():
-                    target = cg.root
-                try:
-                    moved += cgroups.move_process(cg, target, pid)
-                except OSError as exc:
-                    problems.append(f"moving {pid} back to {target}: {exc.strerror or exc}")
-        try:
-            cgroups.remove_folder(folder)
-        except OSError as exc:
-            problems.append(f"removing {folder}: {exc.strerror or exc}")
-        else:
+        folder, disk = self._folder, self._disk
+        done = cgroups.release(self._cg, folder, disk.number, self._origin_for)
+        if not folder.exists():
             self._folder = None
             self._origins.clear()
             self._undone()
-        if problems:
+        if done.problems:
             raise InjectorError(
-                f"throttle revert on {disk.name}: " + "; ".join(problems),
+                f"throttle revert on {disk.name}: " + "; ".join(done.problems),
                 f"check {folder} by hand",
             )
-        return f"{disk.name} limits removed, {moved} process(es) moved back, {folder} removed"
+        return f"{disk.name} limits removed, {done.moved} process(es) moved back, {folder} removed"
 
 
 # --------------------------------------------------------------------------- netem
@@ -527,13 +499,7 @@ class SignalInjector(Injector):
     def revert(self) -> str:
         if not self._stopped:
             return "nothing to revert"
-        resumed, gone = [], []
-        for pid in self._stopped:
-            try:
-                os.kill(pid, signal.SIGCONT)
-                resumed.append(pid)
-            except ProcessLookupError:
-                gone.append(pid)
+        resumed, gone = send_each(self._stopped, signal.SIGCONT)
         self._stopped = []
         self._undone()
         return f"SIGCONT sent to {_pid_list(resumed)}" + (

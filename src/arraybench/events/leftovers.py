@@ -9,7 +9,6 @@ settings read from the journal.
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +32,7 @@ from arraybench.events.host_injectors import netem_delete
 from arraybench.events.injectors import NetemInjector, run_command
 from arraybench.hosts.server import remote_pidfile, tcp_problem
 from arraybench.plan.events import NetemAction
+from arraybench.system.signals import send_each
 
 
 def undo(entry: CheckedInjection, remote: sh.Remote | None) -> str:
@@ -62,23 +62,13 @@ def _throttle(u: Any, remote: sh.Remote | None) -> str:
     folder = u.folder
     if not folder.is_dir():
         return f"{folder} is gone already"
-    none: dict[str, int | None] = dict.fromkeys(
-        ("read_iops", "write_iops", "read_bps", "write_bps")
-    )
-    try:
-        for name, text in cgroups.limit_lines(cg, u.device, none).items():
-            cgroups.write_file(folder / name, text)
-        back = cgroups.folder_of(cg, u.origin)
-        back = back if back.is_dir() else cg.root
-        moved = 0
-        for _ in range(3):
-            for pid in cgroups.members(folder):
-                moved += cgroups.move_process(cg, back, pid)
-        cgroups.remove_folder(folder)
-    except OSError as exc:
-        raise InjectorError(f"throttle {folder}: {exc.strerror or exc}",
-                            f"check {folder} by hand") from None  # fmt: skip
-    return f"limits removed, {moved} process(es) moved back to {back}, {folder} removed"
+    back = cgroups.folder_of(cg, u.origin)
+    back = back if back.is_dir() else cg.root
+    done = cgroups.release(cg, folder, u.device, lambda pid: u.origin)
+    if done.problems:
+        raise InjectorError(f"throttle {folder}: " + "; ".join(done.problems),
+                            f"check {folder} by hand")  # fmt: skip
+    return f"limits removed, {done.moved} process(es) moved back to {back}, {folder} removed"
 
 
 def _signal(u: Any, remote: sh.Remote | None) -> str:
@@ -87,15 +77,12 @@ def _signal(u: Any, remote: sh.Remote | None) -> str:
     if remote is not None:
         done = sh.send_signal(remote, "CONT", pids)
     else:
-        done = []
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGCONT)
-                done.append(pid)
-            except ProcessLookupError:
-                continue
-            except PermissionError as exc:
-                raise InjectorError(f"SIGCONT to {pid}: {exc.strerror}", "run as root") from None
+        try:
+            done, _ = send_each(pids, signal.SIGCONT)
+        except PermissionError as exc:
+            raise InjectorError(
+                f"SIGCONT to {exc.filename}: {exc.strerror}", "run as root"
+            ) from None
     return f"SIGCONT sent to {len(done)} of {len(pids)} process(es)"
 
 

@@ -28,7 +28,7 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arraybench.system.blockdev import block_name, leaf_disks, parent_disk_name, slaves
+from arraybench.system.blockdev import block_name, dm_name, leaf_disks, name_of, stack
 from arraybench.units import format_size
 
 DMSETUP_TIMEOUT_S = 10.0
@@ -207,8 +207,10 @@ def _name_of(device: str, sys_root: str) -> str | None:
     """sdc for 8:32 (via /sys/dev/block); a name dm printed as such stays."""
     if ":" not in device:
         return device
-    link = Path(sys_root) / "dev" / "block" / device
-    return os.path.basename(os.path.realpath(link)) if os.path.lexists(link) else None
+    major, _, minor = device.partition(":")
+    if not (major.isdigit() and minor.isdigit()):
+        return None
+    return name_of(int(major), int(minor), sys_root)
 
 
 # --------------------------------------------------------------------------- snapshot
@@ -245,27 +247,6 @@ def _read_size(path: str, is_block: bool) -> int:
         os.close(fd)
 
 
-def _stack(name: str, sys_root: str) -> list[str]:
-    """Every device below `name`, breadth first (dm-5 -> dm-3 -> sdc, sdd)."""
-    found: list[str] = []
-    queue = [parent_disk_name(name, sys_root)]
-    while queue:
-        current = queue.pop(0)
-        for below in slaves(current, sys_root):
-            disk = parent_disk_name(below, sys_root)
-            if disk not in found:
-                found.append(disk)
-                queue.append(disk)
-    return found
-
-
-def _dm_name(device: str, sys_root: str) -> str | None:
-    try:
-        return (Path(sys_root) / "block" / device / "dm" / "name").read_text().strip() or None
-    except OSError:
-        return None
-
-
 def snapshot_path(target: str, sys_root: str = "/sys") -> PathState:
     """One target's state now (see the module doc)."""
     notes: list[str] = []
@@ -280,22 +261,22 @@ def snapshot_path(target: str, sys_root: str = "/sys") -> PathState:
         size = _read_size(target, is_block)
     except OSError as exc:
         visible, error = False, exc.strerror or str(exc)
-    stack = _stack(device, sys_root) if device else []
+    below = stack(device, sys_root) if device else []
     maps: list[MultipathInfo] = []
-    for dev in [d for d in [device, *stack] if d and d.startswith("dm-")]:
-        dm_name = _dm_name(dev, sys_root)
-        if dm_name is None:
+    for dev in [d for d in [device, *below] if d and d.startswith("dm-")]:
+        map_name = dm_name(dev, sys_root)
+        if map_name is None:
             continue
-        status = _dmsetup("status", dm_name)
+        status = _dmsetup("status", map_name)
         if status is None:
-            notes.append(f"dmsetup status {dm_name} failed or dmsetup is missing")
+            notes.append(f"dmsetup status {map_name} failed or dmsetup is missing")
             continue
         if " multipath " not in f" {status} ":
             continue
         try:
-            info = multipath_info(dm_name, status, _dmsetup("table", dm_name) or "", sys_root)
+            info = multipath_info(map_name, status, _dmsetup("table", map_name) or "", sys_root)
         except ValueError as exc:
-            notes.append(f"dmsetup output of {dm_name} not understood: {exc}")
+            notes.append(f"dmsetup output of {map_name} not understood: {exc}")
             continue
         if info is not None:
             maps.append(info)
@@ -306,7 +287,7 @@ def snapshot_path(target: str, sys_root: str = "/sys") -> PathState:
         except OSError:
             continue  # not a SCSI disk (loop, nvme, virtio)
         states[disk] = state
-    return PathState(target, device, not is_block, visible, size, error, stack, maps, states, notes)
+    return PathState(target, device, not is_block, visible, size, error, below, maps, states, notes)
 
 
 def snapshot_paths(targets: list[str], sys_root: str = "/sys") -> dict[str, PathState]:

@@ -1,15 +1,14 @@
-"""Processes an event names: by a user's pattern (as pgrep) or by a pid file.
-
-The /proc facts under them are system/procs.py's."""
+"""Processes an event names: by a user's pattern (as pgrep) or by a pid file, checked as a
+user's input (an InjectorError with a hint when they are not). The /proc facts under them
+are system/procs.py's."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection
 from pathlib import Path
 
 from arraybench.events.errors import InjectorError
-from arraybench.system.procs import PROC, command_line, command_name, numeric_dirs
+from arraybench.system.procs import matching
 from arraybench.userfiles import InputFileError, read_whole
 from arraybench.userregex import UserRegexError, compile_user_regex
 
@@ -24,15 +23,7 @@ def find_processes(pattern: str, *, full: bool = False, exclude: Collection[int]
         regex = compile_user_regex(pattern, "the signal event's process")
     except UserRegexError as exc:  # the plan's loader refuses it first: a plan made by hand
         raise InjectorError(str(exc), "see `process` in docs/plan.md") from None
-    skip = {os.getpid(), *exclude}
-    found = []
-    for pid in numeric_dirs(PROC):
-        if pid in skip:
-            continue
-        text = command_line(pid) if full else command_name(pid)
-        if text and regex.found(text):
-            found.append(pid)
-    return sorted(found)
+    return matching(regex.found, full=full, exclude=exclude)
 
 
 def read_pid_file(path: str) -> int:

@@ -1,9 +1,10 @@
 """Events on a plan's hosts over SSH: throttle, netem, signal, scsi_offline and run.
 
-Every remote step is a fixed POSIX `sh` script run as `sh -c SCRIPT arraybench ARG...`; each
-plan value (a device path, an interface, a pattern, a pid file) is a positional argument
-quoted with shlex for the login shell, so the remote shell never parses a plan value as code
-(the events.sysfs pattern). Each step is one SSH round trip.
+Every remote step is a fixed POSIX `sh` script run as `sh -c SCRIPT arraybench ARG...`
+(system/shell.py `sh_command`); each plan value (a device path, an interface, a pattern, a
+pid file) is a positional argument quoted with shlex for the login shell, so the remote shell
+never parses a plan value as code. A device path's disk is found by system/shell.py's
+`DEVICE_SH`, as system/blockdev.py finds it here. Each step is one SSH round trip.
 
 The load on a host is its fio server's job processes, found from the server's pid file (the
 one arraybench started it with) by parent links: the server forks a process per connection,
@@ -16,7 +17,6 @@ server's answers to the client).
 from __future__ import annotations
 
 import re
-import shlex
 import subprocess
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +25,7 @@ from arraybench.events.errors import InjectorError
 from arraybench.events.sysfs import RemoteSysfs
 from arraybench.hosts.server import HostSpec, remote_pidfile, ssh_command
 from arraybench.plan.events import is_block_name
+from arraybench.system.shell import DEVICE_SH, sh_command
 
 SSH_TIMEOUT_S = 30.0
 SSH_SLACK_S = 15.0  # a command's own timeout runs on the host; ssh gets this much more
@@ -89,12 +90,11 @@ movein() {
 _THROTTLE_APPLY = (
     _TREE
     + _CGROUP
+    + DEVICE_SH
     + r"""server "$1"; folder=$2; dev=$3; cgfind
-if [ -b "$dev" ]; then n=$(printf '%d:%d' "0x$(stat -L -c %t "$dev")" "0x$(stat -L -c %T "$dev")")
-else d=$(stat -L -c %d "$dev") || exit 5
-  n=$(( ((d >> 8) & 4095) | ((d >> 32) & ~4095) )):$(( (d & 255) | ((d >> 12) & ~255) )); fi
-[ -e "/sys/dev/block/$n/partition" ] && n=$(cat "/sys/dev/block/$n/../dev")
-[ -e "/sys/dev/block/$n" ] || { echo "$dev is on no block device ($n)" >&2; exit 5; }
+diskof "$dev"; found=$?
+[ "$found" = 1 ] && exit 5
+[ "$found" = 0 ] || { echo "$dev is on no block device ($n)" >&2; exit 5; }
 echo "cgroup $cgv $cgroot"; echo "device $n"; echo "origin $(cgof "$spid")"
 if [ "$cgv" = 2 ] && ! grep -qw io "$cgroot/cgroup.subtree_control"; then
   echo +io > "$cgroot/cgroup.subtree_control" || exit 6; fi
@@ -159,18 +159,20 @@ exec "$@"
 """
 
 # args: DEVICE [STATE]: prints "STATEFILE BEFORE", then writes STATE if given
-_SCSI = r"""n=$(basename "$(readlink -f "$1")")
+_SCSI = (
+    DEVICE_SH
+    + r"""n=$(basename "$(readlink -f "$1")")
 name() { case $1 in ''|[!A-Za-z0-9]*|*[!A-Za-z0-9_!+-]*)
   echo "$2 leads to '$1', which is not a block device name" >&2; exit 3;; esac; }
 name "$n" "$1"
-c=/sys/class/block/$n
-[ -e "$c/partition" ] && n=$(basename "$(dirname "$(readlink -f "$c")")")
+n=$(diskname "$n")
 name "$n" "$1"
 f=/sys/block/$n/device/state
 read -r before < "$f" 2>/dev/null || { echo "$1 ($n) is no SCSI disk: $f is missing" >&2; exit 3; }
 echo "$f $before"
 [ -z "$2" ] || printf %s "$2" > "$f"
 """
+)
 
 # args: STATEFILE STATE
 _WRITE_STATE = r"""printf %s "$2" > "$1" && echo "$1 $2"
@@ -215,7 +217,7 @@ class Remote:
     def run(
         self, script: str, *args: str, timeout_s: float = SSH_TIMEOUT_S
     ) -> subprocess.CompletedProcess[str]:
-        remote = f"sh -c {shlex.quote(script)} arraybench {shlex.join(args)}"
+        remote = sh_command(script, args)
         try:
             return subprocess.run(ssh_command(self.spec, remote), capture_output=True,
                                   text=True, timeout=timeout_s, check=False)  # fmt: skip

@@ -9,7 +9,6 @@ host as the run's plan says, never with settings read back from a journal).
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from arraybench.events.errors import InjectorError
 from arraybench.hosts.server import HostSpec, ssh_command
+from arraybench.system.shell import sh_command
 from arraybench.targets.queue import queue_device, read_remote_queues
 
 SSH_TIMEOUT_S = 30.0
@@ -81,7 +81,7 @@ class LocalSysfs(Sysfs):
                                 f"({exc.strerror or exc})", None) from None  # fmt: skip
 
     def device_of(self, target: str) -> str | None:
-        return queue_device(target if os.path.exists(target) else os.path.dirname(target) or ".")
+        return queue_device(target)
 
     def reach(self) -> dict[str, Any]:
         return {}
@@ -93,7 +93,7 @@ class RemoteSysfs(Sysfs):
         self.host = spec.name
 
     def _run(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
-        remote = f"sh -c {shlex.quote(script)} arraybench {shlex.join(args)}"
+        remote = sh_command(script, args)
         try:
             return subprocess.run(ssh_command(self.spec, remote), capture_output=True, text=True,
                                   timeout=SSH_TIMEOUT_S, check=False)  # fmt: skip

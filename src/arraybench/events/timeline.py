@@ -39,8 +39,8 @@ from arraybench.events.errors import EventError, InjectorError
 from arraybench.events.injectors import Injector, PidSource, make_injector
 from arraybench.events.journal import InjectionLog
 from arraybench.events.records import Action, EventRecord, Outcome
-from arraybench.monitor.shielded import start_shielded
 from arraybench.plan.events import Event, PromptAction
+from arraybench.system.signals import start_shielded
 
 REFRESH_S = 1.0  # how often applied injectors catch new load processes
 JOIN_S = 3.0  # how long stop() waits for the thread (it may be blocked in a prompt)

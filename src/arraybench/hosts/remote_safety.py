@@ -23,9 +23,10 @@ risking it), and any path may be a device or a link to one (``//dev/sdb``, ``/sr
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from arraybench.system.shell import sh_command
 
 END_MARK = "end-of-arraybench-check"
 
@@ -96,8 +97,7 @@ _SILENT = {"block", "file", "resolved"}  # facts that are no problem in themselv
 
 def target_command(targets: Sequence[str]) -> str:
     """The remote command line: the script with the targets as its arguments."""
-    quoted = " ".join(shlex.quote(t) for t in targets)
-    return f"sh -c {shlex.quote(TARGET_SCRIPT)} arraybench-check {quoted}"
+    return sh_command(TARGET_SCRIPT, targets, "arraybench-check")
 
 
 def normal_path(path: str) -> str:

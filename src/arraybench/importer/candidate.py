@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.point_identity import PointIdentity, level_name
 from arraybench.records import Sample
 
 SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
@@ -51,13 +52,16 @@ class Candidate:
     @property
     def level(self) -> str:
         """As a campaign names its load levels: w<workers>-qd<iodepth>[-d<devices>][-h<hosts>]."""
-        devices = f"-d{self.devices}" if self.devices else ""
-        hosts = f"-h{self.hosts}" if self.hosts else ""
-        return f"w{self.workers}-qd{self.iodepth}{devices}{hosts}"
+        return level_name(self.workers, self.iodepth, self.devices, self.hosts)
+
+    @property
+    def identity(self) -> PointIdentity:
+        """As a campaign names its points (an import's scenario is a label, not in the key)."""
+        return PointIdentity(self.workload, self.level)
 
     @property
     def key(self) -> str:
-        return f"{self.workload}/{self.level}"
+        return self.identity.key
 
     @property
     def series(self) -> SeriesId:

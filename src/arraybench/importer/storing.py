@@ -67,7 +67,7 @@ def _record(run_id: str, seq: int, c: Candidate) -> NewPoint:
     workload = Workload(name=c.workload, pattern=c.pattern, bs=c.bs, read=c.read_pct)
     runtime = _runtime_s(c.jobs)
     started, finished = _times(c.doc, runtime)
-    place = PointPlace(run_id, seq, c.key, c.ioengine, c.workers, c.iodepth, _targets(c),
+    place = PointPlace(run_id, seq, c.identity, c.ioengine, c.workers, c.iodepth, _targets(c),
                        str(c.source.path.parent.resolve()), c.devices)  # fmt: skip
     record = new_point(place, names_of(workload, c.ioengine, region="backend"), c.jobs, started,
                        finished, runtime, c.doc.fio_version or None)  # fmt: skip

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from arraybench.integrity.check import BlockProblem, IntegrityReport, check_region
 from arraybench.integrity.errors import IntegrityError
-from arraybench.integrity.journal import JournalHeader, JournalRecord, read_records, scan_journal
-from arraybench.integrity.layout import BlockHeader, build_block, verify_block
+from arraybench.integrity.journal import JournalHeader, scan_journal
+from arraybench.integrity.layout import BlockHeader, verify_block
 
 if TYPE_CHECKING:
     from arraybench.integrity.writer import (
@@ -52,12 +52,9 @@ __all__ = [
     "IntegrityError",
     "IntegrityReport",
     "JournalHeader",
-    "JournalRecord",
     "WriterConfig",
     "WriterStats",
-    "build_block",
     "check_region",
-    "read_records",
     "run_writer",
     "scan_journal",
     "spawn_writer",

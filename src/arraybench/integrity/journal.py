@@ -28,7 +28,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from arraybench.integrity.errors import IntegrityError
 
@@ -86,13 +85,6 @@ class JournalHeader:
             other.region_offset,
             other.region_length,
         )
-
-
-class JournalRecord(NamedTuple):
-    offset: int
-    generation: int
-    write_ns: int
-    kind: int  # ACKED or FAILED
 
 
 def pack_record(stream_id: int, offset: int, generation: int, write_ns: int, kind: int) -> bytes:
@@ -180,13 +172,6 @@ def scan_journal(
             parts.append(f"a partial record of {len(rest)} bytes")
         scan.torn_detail = " and ".join(parts) + " at the end of the journal, ignored"
     return scan
-
-
-def read_records(path: Path) -> tuple[JournalScan, list[JournalRecord]]:
-    """All valid records in order (convenient for small journals and tests)."""
-    records: list[JournalRecord] = []
-    scan = scan_journal(path, lambda o, g, n, k: records.append(JournalRecord(o, g, n, k)))
-    return scan, records
 
 
 def _fsync_dir(path: Path) -> None:

@@ -83,22 +83,6 @@ def fill_block(
     _CRC.pack_into(view, CRC_OFFSET, zlib.crc32(view[:block_size]))
 
 
-def build_block(
-    *, block_size: int, stream_id: int, offset: int, generation: int, write_ns: int
-) -> bytes:
-    """One block as bytes (for tests and tools; the writer fills an aligned buffer instead)."""
-    buf = bytearray(block_size)
-    fill_block(
-        buf,
-        block_size=block_size,
-        stream_id=stream_id,
-        offset=offset,
-        generation=generation,
-        write_ns=write_ns,
-    )
-    return bytes(buf)
-
-
 def block_crc(block: bytes | bytearray | memoryview) -> int:
     """crc32 of a block with its checksum field taken as zero."""
     view = memoryview(block)

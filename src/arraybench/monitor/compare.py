@@ -58,11 +58,6 @@ class Disagreement:
     kernel: float
 
     @property
-    def ratio(self) -> float | None:
-        """kernel / fio, None when fio reported nothing."""
-        return self.kernel / self.fio if self.fio else None
-
-    @property
     def relative(self) -> float | None:
         """(kernel - fio) / fio, None when fio reported nothing."""
         return (self.kernel - self.fio) / self.fio if self.fio else None
@@ -95,7 +90,7 @@ def compare_fio_kernel(
 
 @dataclass(frozen=True)
 class PointComparison:
-    """fio against the kernel over one point: means over ``seconds``, ratios kernel / fio."""
+    """fio against the kernel over one point: means over ``seconds``."""
 
     seconds: list[int]
     fio_iops: float | None
@@ -103,14 +98,6 @@ class PointComparison:
     fio_mbps: float | None
     kernel_mbps: float | None
     flags: list[str] = field(default_factory=list)
-
-    @property
-    def iops_ratio(self) -> float | None:
-        return _ratio(self.kernel_iops, self.fio_iops)
-
-
-def _ratio(kernel: float | None, fio: float | None) -> float | None:
-    return kernel / fio if kernel is not None and fio else None
 
 
 def kernel_series(

@@ -1,4 +1,5 @@
-"""Block-device counters from /proc/diskstats, rates between two readings, path -> device.
+"""Block-device counters from /proc/diskstats and rates between two readings (a path's
+device, by the name diskstats uses, is system/blockdev.py's `block_name`).
 
 Line layout (Documentation/admin-guide/iostats.rst): ``major minor name`` then
 
@@ -27,11 +28,8 @@ goes backwards the device was removed and re-created, and no rate can be compute
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 
 SECTOR_BYTES = 512
 _MS_WRAP = 1 << 32
@@ -177,51 +175,3 @@ def disk_rates(before: DiskCounters, after: DiskCounters, seconds: float) -> Dis
         util_pct=min(100.0, _ms_delta(before.io_ticks_ms, after.io_ticks_ms) / elapsed_ms * 100),
         queue=_ms_delta(before.weighted_ms, after.weighted_ms) / elapsed_ms,
     )
-
-
-# --------------------------------------------------------------------------- path -> device
-
-
-def device_name(major: int, minor: int, sys_root: str | os.PathLike[str] = "/sys") -> str | None:
-    """Kernel name of block device MAJ:MIN (``sda``, ``sda1``, ``dm-0``, ``nvme0n1p2``).
-
-    The name is the last component of ``/sys/dev/block/MAJ:MIN``'s target, which is the name
-    /proc/diskstats uses. None when the number is no block device (no such entry).
-    """
-    link = Path(sys_root) / "dev" / "block" / f"{major}:{minor}"
-    if not os.path.lexists(link):
-        return None
-    return os.path.basename(os.path.realpath(link)) or None
-
-
-def _nearest_existing(path: Path) -> Path | None:
-    for candidate in (path, *path.parents):
-        if candidate.exists():
-            return candidate
-    return None
-
-
-def device_for_path(
-    path: str | os.PathLike[str], sys_root: str | os.PathLike[str] = "/sys"
-) -> str | None:
-    """Name (as in /proc/diskstats) of the block device a path is or lives on.
-
-    * A block device (symlinks such as /dev/mapper/x followed): its own name, from st_rdev.
-      A partition gives the partition's name (diskstats lists partitions too).
-    * Anything else: the device of the filesystem holding it, from st_dev. A path that does
-      not exist yet (a file fio will lay out) is looked up through its nearest existing parent.
-
-    None when no block device backs the filesystem: tmpfs, overlayfs, NFS/FUSE and btrfs
-    (whose st_dev is an anonymous per-subvolume number with no /sys/dev/block entry); also
-    for character devices and when nothing on the path exists. Callers then have no kernel
-    figures to set beside fio's.
-    """
-    existing = _nearest_existing(Path(path))
-    if existing is None:
-        return None
-    st = os.stat(existing)
-    if stat.S_ISBLK(st.st_mode):
-        return device_name(os.major(st.st_rdev), os.minor(st.st_rdev), sys_root)
-    if stat.S_ISCHR(st.st_mode):
-        return None
-    return device_name(os.major(st.st_dev), os.minor(st.st_dev), sys_root)

@@ -10,8 +10,8 @@ from types import TracebackType
 
 from arraybench.monitor import sampler as host
 from arraybench.monitor.compare import compare_point, kernel_series
-from arraybench.monitor.diskstats import device_for_path
 from arraybench.records import CpuSample, HostSample, Sample
+from arraybench.system.blockdev import block_name
 
 # fewer 1-second samples than this (a very short point) give no meaningful comparison
 MIN_SECONDS = 3
@@ -30,7 +30,7 @@ class MonitorResult:
 
 def target_devices(paths: Sequence[str]) -> list[str]:
     """Kernel block devices behind the targets (files on tmpfs/overlay have none)."""
-    return sorted({d for d in (device_for_path(p) for p in paths) if d})
+    return sorted({d for d in (block_name(p, nearest=True) for p in paths) if d})
 
 
 class PointMonitor:

@@ -35,7 +35,7 @@ from types import TracebackType
 from arraybench.errors import ArraybenchError
 from arraybench.monitor.cpu import CpuCounters, CpuRates, cpu_rates, parse_proc_stat
 from arraybench.monitor.diskstats import DiskCounters, DiskRates, disk_rates, parse_diskstats
-from arraybench.monitor.shielded import start_shielded
+from arraybench.system.signals import start_shielded
 
 _JOIN_TIMEOUT_S = 1.0
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from arraybench.finding_kinds import ARRAY_SERIES
 from arraybench.monitor.arrayside import Agreement, parse_map, read_csv
-from arraybench.report.arrayside import point_agreements
+from arraybench.report.sections.arrayside import point_agreements
 from arraybench.store.db import PointRecord, Store
 
 

@@ -152,14 +152,14 @@ def plan_section(plan_yaml: str) -> str:
     return f'<section id="plan"><h3>Plan</h3><pre class="plan">{text}</pre></section>'
 
 
-def jobs_section(job_files: dict[str, str]) -> str:
+def jobs_section(job_files: dict[str, str], job_series: dict[str, str]) -> str:
     """Every job file; on paper the first whole and, for each other series, the lines its
     first job file changes (the rest of a series differs in its load level only), so that a
     long plan does not print pages of the same options."""
     seen: set[str] = set()
     items, firsts = [], []
     for key, text in job_files.items():
-        series = key.split(" [", 1)[0].rsplit("/", 1)[0]
+        series = job_series.get(key, key)
         if series not in seen:
             firsts.append((key, text))
         seen.add(series)

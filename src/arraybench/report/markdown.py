@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arraybench.report.escape import for_markdown
-from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.html import DASH, format_value
 from arraybench.report.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.model import (
@@ -26,7 +25,8 @@ from arraybench.report.model import (
     Timeline,
 )
 from arraybench.report.pointstable import heading, id_cells, points_layout, value
-from arraybench.report.warmup import measured_only
+from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
+from arraybench.report.sections.warmup import measured_only
 
 VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
 

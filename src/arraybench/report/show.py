@@ -31,8 +31,8 @@ class ShowFacts:
 
 def show_facts(store: Store, run: RunRecord) -> ShowFacts:
     from arraybench.analysis.repeats import collapse
-    from arraybench.report.scenarios import impact_tables, scenario_labels, scenario_order
-    from arraybench.report.timelines import event_lines
+    from arraybench.report.sections.scenarios import impact_tables, scenario_labels, scenario_order
+    from arraybench.report.sections.timelines import event_lines
 
     points = store.points(run.id)
     by_id = {p.id: p for p in points}
@@ -43,7 +43,7 @@ def show_facts(store: Store, run: RunRecord) -> ShowFacts:
     # their labels and headlines need the plan model (pydantic): read only when the run has
     # scenarios; the same headlines as the report's (report/headlines.py)
     if scenario_order(collapse(points)):
-        from arraybench.report.headlines import curve_levels, stored_headlines
+        from arraybench.report.sections.headlines import curve_levels, stored_headlines
 
         heads = stored_headlines(run, points, store.findings(run.id, KIND))
         impacts = impact_tables(curve_levels(points), scenario_labels(run), heads)
@@ -72,7 +72,7 @@ def integrity_rows(
 def _point_dicts(
     points: typing.Sequence[PointRecord], flags: dict[int, list[Flag]]
 ) -> list[dict[str, object]]:
-    names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    names = [f.name for f in fields(PointRecord) if f.name not in ("metrics", "identity")]
     graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
             | {"flags": graded.get(p.id, [])} for p in points]  # fmt: skip
@@ -82,7 +82,7 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
     """`show --format json`: the run, every point with its metrics, flags, spread and event
     impacts, the provenance, integrity checks and headlines."""
     from arraybench.analysis.repeats import point_spreads
-    from arraybench.report.headlines import headline_dict, stored_headlines
+    from arraybench.report.sections.headlines import headline_dict, stored_headlines
 
     points = store.points(run.id)
     dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
@@ -102,8 +102,8 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
 
 def show_text(store: Store, run: RunRecord, fmt: str) -> str:
     """`show --format json` (show_json) or `csv`: the same CSV as `report -o x.csv`."""
-    from arraybench.report.assemble import point_row
     from arraybench.report.export import points_csv
+    from arraybench.report.sections.points import point_row
 
     if fmt == "json":
         return json.dumps(show_json(store, run), indent=2) + "\n"

@@ -27,7 +27,6 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.escape import starts_formula
-from arraybench.report.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -38,6 +37,7 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.pointstable import column_title
+from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.xlsxfigures import figures_sheet, visible_marker
 
 MAX_TIMELINE_ROWS = 2000

@@ -22,7 +22,7 @@ from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.finding_kinds import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
 from arraybench.hosts import HostError
-from arraybench.plan.expand import Point, check_resolved, expand, round_in_key, round_points
+from arraybench.plan.expand import Point, check_resolved, expand, round_points
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance, setup
@@ -54,9 +54,7 @@ def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> 
     """The tracked workload's throughput per round (its first level) and the SNIA check."""
     values: list[float] = []
     for round_no in range(1, upto + 1):
-        tracked = [
-            p for p in points if p.workload == rounds.track and round_in_key(p.key) == round_no
-        ]
+        tracked = [p for p in points if p.workload == rounds.track and p.identity.round == round_no]
         if tracked:
             values.append(min(tracked, key=lambda p: p.seq).throughput())
     result = steady_state(values, window=rounds.window)
@@ -280,7 +278,7 @@ class Campaign:
         resolve = getattr(kind, "resolve", None)  # a step whose level the grid decides (curve)
         step = resolve(step, ctx) if resolve else step
         doc, data = run_step(kind, step, ctx, folder)
-        place = PointPlace(ctx.run.id, step.seq, step.key, _engine(doc), step.workers,
+        place = PointPlace(ctx.run.id, step.seq, step.identity, _engine(doc), step.workers,
                            step.iodepth, ctx.run.targets, str(folder))  # fmt: skip
         self._store_special(place, step.names, started, doc, Finding(None, kind.name, data))
         ctx.notify("phase_finished", True)

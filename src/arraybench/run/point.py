@@ -34,6 +34,7 @@ from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecars import PointExtras
 from arraybench.run.timeseries import point_samples
 from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
@@ -138,7 +139,8 @@ def run_point(ctx: RunContext, point: Point) -> None:
         kernel_mbps=host.kernel_mbps,
         cpu_busy_pct=host.cpu_busy_pct,
     )
-    ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    point_id = ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    keep_for_report(ctx.store, point_id, folder, document.jobs)  # what its report reads
     observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, samples)
     if pause > 0:
@@ -239,7 +241,8 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
     findings += extras.findings(result)
-    ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    point_id = ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    keep_for_report(ctx.store, point_id, folder)  # what its report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():
@@ -280,7 +283,7 @@ def point_fields(
 ) -> NewPoint:  # fmt: skip
     targets = [t.path for t in point.targets]
     level = point.level
-    place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+    place = PointPlace(run.id, point.seq, point.identity, point.ioengine, level.workers,
                        level.iodepth, targets, str(folder), level.devices)  # fmt: skip
     names = names_of(point.workload, point.ioengine)
     record = new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)

@@ -13,8 +13,9 @@ from arraybench.errors import TargetError
 from arraybench.finding_kinds import ProvenanceFinding
 from arraybench.plan.model import Plan
 from arraybench.run.fleet import host_spec
+from arraybench.system.blockdev import block_name, model, size_bytes
 from arraybench.targets.queue import read_queue, read_remote_queues, settings_text
-from arraybench.targets.safety import block_name, device_model, device_size, inspect_target
+from arraybench.targets.safety import inspect_target
 from arraybench.units import format_size
 
 
@@ -53,10 +54,10 @@ def describe_target(path: str) -> dict[str, Any]:
         where = (
             info.real_path if os.path.exists(info.real_path) else os.path.dirname(info.real_path)
         )
-        name = block_name(os.stat(where).st_dev)
+        name = block_name(where)
         if name:
-            found |= {"on_device": name, "device_model": device_model(name),
-                      "device_size_bytes": device_size(name)}  # fmt: skip
+            found |= {"on_device": name, "device_model": model(name),
+                      "device_size_bytes": size_bytes(name)}  # fmt: skip
     return found
 
 

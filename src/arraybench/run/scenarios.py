@@ -48,6 +48,7 @@ from arraybench.plan.model import Plan
 from arraybench.plan.scenarios import Scenario, Step, StepPhase
 from arraybench.run.fleet import host_spec
 from arraybench.store.db import Store
+from arraybench.system.shell import sh_command
 
 SNAPSHOT_TIMEOUT_S = 30.0
 PARTITIONS = "/proc/partitions"
@@ -272,8 +273,7 @@ class ScenarioSteps:
         if host.ssh is None:
             return HostView(False, "no ssh settings: the fio server was started by hand")
         targets = [t.path for t in host.targets or self.plan.targets]
-        stat = shlex.join(["stat", "-L", "-c", STAT_FORMAT, "--", *targets])
-        remote = f"{stat}; echo ---; cat {PARTITIONS}"
+        remote = sh_command(_HOST_VIEW_SH, [STAT_FORMAT, PARTITIONS, *targets])
         try:
             argv = ssh_command(host_spec(host), remote)
         except HostError as exc:
@@ -308,6 +308,8 @@ def _read(path: str) -> str:
 
 
 STAT_FORMAT = "%n|%F|%s|%t|%T"  # name, type, size, device major and minor (hex)
+# args: FORMAT PARTITIONS TARGET...: each target's stat line, then the host's partitions
+_HOST_VIEW_SH = 'f=$1 p=$2; shift 2; stat -L -c "$f" -- "$@"; echo ---; cat "$p"'
 
 
 def _targets(stat: str, partitions: str) -> list[str]:

@@ -1,2 +1,2 @@
-"""The machine's facts: block devices in sysfs, processes in /proc. Below every package that
-asks them; the rest of issue 26's consolidation (sysfs, signals) comes here later."""
+"""The machine's facts: block devices in sysfs (the one `path -> device`), the same on a host
+in `sh`, processes in /proc, signals. Below every package that asks them; no arraybench import."""

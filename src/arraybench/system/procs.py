@@ -1,12 +1,14 @@
-"""Processes from /proc: the load's process tree, thread -> process.
+"""Processes from /proc: the load's process tree, thread -> process, a process's parent and
+start time, the processes whose name or command line match.
 
-The machine's facts, below fio/runner.py and events/ alike: nothing here imports arraybench
-(events/procs.py finds processes by a user's pattern or pid file on top of these)."""
+The machine's facts, below engines/fio/runner.py and events/ alike: nothing here imports
+arraybench (events/procs.py turns a user's pattern or pid file into a question for these,
+with the user's error when it is not one). Signals are system/signals.py's."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -36,10 +38,18 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[end + 2 :].split() if end >= 0 else None
 
 
-def process_state(pid: int) -> str | None:
-    """The one-letter state (R, S, D, T stopped, Z ...) or None when the process is gone."""
+def parent_of(pid: int) -> int | None:
+    """The parent pid of a process; None when it is gone."""
     fields = _stat_fields(pid)
-    return fields[0] if fields else None
+    return (
+        int(fields[1]) if fields is not None and len(fields) > 1 and fields[1].isdigit() else None
+    )
+
+
+def start_ticks(pid: int) -> int | None:
+    """When the process started (clock ticks since boot), None when it is gone."""
+    fields = _stat_fields(pid)
+    return int(fields[19]) if fields is not None and len(fields) > 19 else None
 
 
 def tgid_of(pid: int) -> int | None:
@@ -81,12 +91,33 @@ def processes_of(pids: Collection[int]) -> list[int]:
     return sorted(result)
 
 
-def command_line(pid: int) -> str | None:
+def command_bytes(pid: int) -> bytes | None:
+    """The argv as the kernel keeps it: NUL between the words (none after the last)."""
     try:
-        raw = (PROC / str(pid) / "cmdline").read_bytes()
+        return (PROC / str(pid) / "cmdline").read_bytes().rstrip(b"\0")
     except OSError:
         return None
-    return raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
+
+
+def command_line(pid: int) -> str | None:
+    raw = command_bytes(pid)
+    return None if raw is None else raw.replace(b"\0", b" ").decode(errors="replace")
+
+
+def cwd_of(pid: int) -> Path | None:
+    """The process's working directory; None when it is gone (or not ours to see)."""
+    try:
+        return Path(os.readlink(PROC / str(pid) / "cwd"))
+    except OSError:
+        return None
+
+
+def executable_name(pid: int) -> str | None:
+    """The file name of the program the process runs (`fio`); None when it is gone."""
+    try:
+        return Path(os.readlink(PROC / str(pid) / "exe")).name
+    except OSError:
+        return None
 
 
 def command_name(pid: int) -> str | None:
@@ -94,6 +125,22 @@ def command_name(pid: int) -> str | None:
         return (PROC / str(pid) / "comm").read_text().rstrip("\n")
     except OSError:
         return None
+
+
+def matching(
+    found: Callable[[str], bool], *, full: bool = False, exclude: Collection[int] = ()
+) -> list[int]:
+    """Processes whose name (as pgrep) or, with `full`, whole command line (pgrep -f) `found`
+    says yes to, sorted. This process is never listed."""
+    skip = {os.getpid(), *exclude}
+    hits = []
+    for pid in numeric_dirs(PROC):
+        if pid in skip:
+            continue
+        text = command_line(pid) if full else command_name(pid)
+        if text and found(text):
+            hits.append(pid)
+    return sorted(hits)
 
 
 def leaves(pids: Collection[int]) -> list[int]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -22,7 +21,8 @@ from typing import Any
 
 from arraybench.finding_kinds import ProvenanceFinding
 from arraybench.hosts.server import HostSpec, ssh_command
-from arraybench.system.blockdev import block_name, parent_disk_name, slaves
+from arraybench.system.blockdev import disk_of, dm_name, slaves
+from arraybench.system.shell import DEVICE_SH, sh_command
 
 # queue/ attributes recorded, in the order reports show them
 QUEUE_ATTRIBUTES = ("scheduler", "nr_requests", "nomerges", "read_ahead_kb", "rotational",
@@ -103,7 +103,7 @@ def device_settings(name: str, sys_root: str = "/sys") -> dict[str, str]:
     if (_read(block / "dm" / "uuid") or "").startswith("mpath-"):
         paths = slaves(name, sys_root)
         found["multipath_paths"] = str(len(paths))
-        policy = multipath_policy(_dm_table(_read(block / "dm" / "name") or name))
+        policy = multipath_policy(_dm_table(dm_name(name, sys_root) or name))
         if policy:
             found["multipath_policy"] = policy
         depths = {d for p in paths if (d := _read(Path(sys_root) / "block" / p / "device" /
@@ -114,15 +114,14 @@ def device_settings(name: str, sys_root: str = "/sys") -> dict[str, str]:
 
 
 def queue_device(path: str, sys_root: str = "/sys") -> str | None:
-    """The whole disk whose queue serves `path` (a device, or the device under a file)."""
-    name = block_name(path, sys_root)
-    return parent_disk_name(name, sys_root) if name else None
+    """The whole disk whose queue serves `path`: a device, the device under a file, or under
+    the folder a file not laid out yet will be in."""
+    return disk_of(path if os.path.exists(path) else os.path.dirname(path) or ".", sys_root)
 
 
 def read_queue(path: str, sys_root: str = "/sys") -> QueueSettings:
     """The queue settings of a local target (never raises: a note says what is missing)."""
-    where = path if os.path.exists(path) else os.path.dirname(path) or "."
-    device = queue_device(where, sys_root)
+    device = queue_device(path, sys_root)
     if device is None:
         return QueueSettings(path, None, note="on no block device (tmpfs, overlay or btrfs)")
     return QueueSettings(path, device, device_settings(device, sys_root))
@@ -131,20 +130,16 @@ def read_queue(path: str, sys_root: str = "/sys") -> QueueSettings:
 # ---------------------------------------------------------------------------- remote hosts
 
 # One fact per line, "<word> <value>"; "target <path>" starts each target. Targets are
-# positional parameters, never spliced into the script. A file's device number is split as
-# the kernel's new_decode_dev does (stat -c %d gives it whole).
-REMOTE_SCRIPT = r"""
+# positional parameters, never spliced into the script; the disk is found by DEVICE_SH.
+REMOTE_SCRIPT = (
+    DEVICE_SH
+    + r"""
 for t in "$@"; do
   echo "target $t"
-  if [ -b "$t" ]; then s=/sys/class/block/$(basename "$(readlink -f "$t")")
-  else
-    p=$t; [ -e "$p" ] || p=$(dirname "$t")
-    d=$(stat -L -c %d "$p" 2>/dev/null) || { echo "note cannot stat $t"; continue; }
-    s=/sys/dev/block/$(( (d >> 8) & 4095 )):$(( (d & 255) | ((d >> 12) & 1048320) ))
-  fi
-  s=$(readlink -f "$s" 2>/dev/null)
-  [ -n "$s" ] && [ -e "$s/partition" ] && s=$(dirname "$s")
-  [ -n "$s" ] && [ -d "$s/queue" ] || { echo "note on no block device"; continue; }
+  p=$t; [ -e "$p" ] || p=$(dirname "$t")
+  diskof "$p" 2>/dev/null; found=$?
+  [ "$found" = 1 ] && { echo "note cannot stat $t"; continue; }
+  [ "$found" = 0 ] && [ -d "$s/queue" ] || { echo "note on no block device"; continue; }
   echo "device $(basename "$s")"
   for a in scheduler nr_requests nomerges read_ahead_kb rotational write_cache max_sectors_kb
   do [ -r "$s/queue/$a" ] && echo "$a $(cat "$s/queue/$a")"; done
@@ -156,12 +151,12 @@ for t in "$@"; do
 done
 true
 """
+)
 
 
 def remote_command(targets: Sequence[str]) -> str:
     """The command line run over SSH: the script with the targets as its arguments."""
-    quoted = " ".join(shlex.quote(t) for t in targets)
-    return f"sh -c {shlex.quote(REMOTE_SCRIPT)} arraybench-queue {quoted}"
+    return sh_command(REMOTE_SCRIPT, targets, "arraybench-queue")
 
 
 def read_remote_queues(spec: HostSpec, targets: Sequence[str]) -> list[QueueSettings] | str:

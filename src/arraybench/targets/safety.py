@@ -7,7 +7,8 @@ or is held by another device, unless its resolved path is listed in ``allow_dest
 Read-only workloads may use such devices; a mounted one only earns a warning.
 
 The parsers (/proc/self/mounts, /proc/self/mountinfo, /proc/swaps, ``blkid -o export``, raw
-superblock bytes) are pure functions; the sysfs helpers take the sysfs directory as a parameter.
+superblock bytes) are pure functions; a device's partitions, holders, size and model are
+system/blockdev.py's.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from arraybench.errors import TargetError, UnsafeTargetError
+from arraybench.system import blockdev
 
-SYS_BLOCK = "/sys/class/block"
-SYS_DEV_BLOCK = "/sys/dev/block"
 BLKID_TIMEOUT_S = 30
 RAW_PROBE_BYTES = 8192
 _MOUNTED = "mounted at "
@@ -181,63 +181,9 @@ def mounted_devices(
     return found
 
 
-def block_name(rdev: int, *, sys_dev_block: str = SYS_DEV_BLOCK) -> str | None:
-    """Kernel name (sda, nvme0n1p2, dm-3, loop0) of a block device number, via sysfs."""
-    link = os.path.join(sys_dev_block, f"{os.major(rdev)}:{os.minor(rdev)}")
-    return os.path.basename(os.path.realpath(link)) if os.path.exists(link) else None
-
-
-def device_number(name: str, *, sys_block: str = SYS_BLOCK) -> int | None:
-    """dev_t of a kernel block device name, from sysfs ``dev`` ("major:minor")."""
-    text = _read(os.path.join(sys_block, name, "dev"))
-    major, _, minor = (text or "").strip().partition(":")
-    return os.makedev(int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
-
-
-def partitions(name: str, *, sys_block: str = SYS_BLOCK) -> list[str]:
-    """Partitions the kernel knows for a disk: its sysfs children that have a ``partition`` file."""
-    base = os.path.join(sys_block, name)
-    try:
-        children = sorted(os.listdir(base))
-    except OSError:
-        return []
-    return [c for c in children if os.path.isfile(os.path.join(base, c, "partition"))]
-
-
-def holders(name: str, *, sys_block: str = SYS_BLOCK) -> list[str]:
-    """Devices stacked on ``name`` (dm, md, bcache...), recursively, nearest first."""
-    found: list[str] = []
-    queue = [name]
-    while queue:
-        try:
-            direct = sorted(os.listdir(os.path.join(sys_block, queue.pop(0), "holders")))
-        except OSError:
-            continue
-        for holder in direct:
-            if holder not in found and holder != name:
-                found.append(holder)
-                queue.append(holder)
-    return found
-
-
-def _display_name(name: str, sys_block: str) -> str:
-    dm_name = (_read(os.path.join(sys_block, name, "dm", "name")) or "").strip()
-    return f"{name} ({dm_name})" if dm_name else name
-
-
-def device_size(name: str, *, sys_block: str = SYS_BLOCK) -> int | None:
-    """Size in bytes from sysfs ``size`` (always in 512-byte units)."""
-    text = (_read(os.path.join(sys_block, name, "size")) or "").strip()
-    return int(text) * 512 if text.isdigit() else None
-
-
-def device_model(name: str, *, sys_block: str = SYS_BLOCK) -> str | None:
-    """``device/model`` of the device, or of its parent disk for a partition."""
-    base = os.path.realpath(os.path.join(sys_block, name))
-    if os.path.isfile(os.path.join(base, "partition")):
-        base = os.path.dirname(base)
-    model = (_read(os.path.join(base, "device", "model")) or "").strip()
-    return model or None
+def _display_name(name: str) -> str:
+    map_name = blockdev.dm_name(name)
+    return f"{name} ({map_name})" if map_name else name
 
 
 def _blkid_verdict(proc: subprocess.CompletedProcess[str]) -> list[str] | None:
@@ -291,24 +237,25 @@ def probe_signatures(dev_path: str) -> list[str]:
         return [*raw_signatures(fh.read(RAW_PROBE_BYTES)), unchecked(reason)]
 
 
-def _mount_findings(rdev: int, related: list[str], sys_block: str) -> list[str]:
+def _mount_findings(rdev: int, related: list[str]) -> list[str]:
     """Where the device itself, and each related device (partitions, holders), is mounted."""
     mounts = mounted_devices()
     found = [f"{_MOUNTED}{mounts[rdev]}"] if rdev in mounts else []
     for dev in related:
-        dev_t = device_number(dev, sys_block=sys_block)
+        number = blockdev.number_of(dev)
+        dev_t = os.makedev(*number) if number is not None else None
         if dev_t is not None and dev_t in mounts:
-            found.append(f"{_MOUNTED}{mounts[dev_t]} (via {_display_name(dev, sys_block)})")
+            found.append(f"{_MOUNTED}{mounts[dev_t]} (via {_display_name(dev)})")
     return found
 
 
 def _block_info(path: str, real: str, rdev: int) -> TargetInfo:
-    name = block_name(rdev) or os.path.basename(real)
-    parts = partitions(name)
+    name = blockdev.name_of(os.major(rdev), os.minor(rdev)) or os.path.basename(real)
+    parts = blockdev.partitions(name)
     stacked: list[str] = []
     for dev in [name, *parts]:
-        stacked += [h for h in holders(dev) if h not in stacked]
-    signatures = _mount_findings(rdev, parts + stacked, SYS_BLOCK)
+        stacked += [h for h in blockdev.holders(dev) if h not in stacked]
+    signatures = _mount_findings(rdev, parts + stacked)
     try:
         signatures += probe_signatures(real)
     except OSError as exc:
@@ -316,16 +263,16 @@ def _block_info(path: str, real: str, rdev: int) -> TargetInfo:
     if parts:
         signatures.append(f"partitions {', '.join(parts)} (kernel partition table)")
     if stacked:
-        in_use = ", ".join(_display_name(h, SYS_BLOCK) for h in stacked)
+        in_use = ", ".join(_display_name(h) for h in stacked)
         signatures.append(f"in use by {in_use} (holders)")
-    size = device_size(name)
+    size = blockdev.size_bytes(name)
     if size is None:
         try:
             with open(real, "rb", buffering=0) as fh:
                 size = fh.seek(0, os.SEEK_END)
         except OSError:
             size = None
-    return TargetInfo(path, real, "block", size, device_model(name), signatures, [])
+    return TargetInfo(path, real, "block", size, blockdev.model(name), signatures, [])
 
 
 def inspect_target(path: str) -> TargetInfo:
@@ -376,7 +323,7 @@ def _check_access(info: TargetInfo, *, writes: bool) -> None:
             os.close(os.open(info.real_path, os.O_WRONLY))
         else:
             name = os.path.basename(info.real_path)
-            if writes and (_read(os.path.join(SYS_BLOCK, name, "ro")) or "").strip() == "1":
+            if writes and blockdev.attribute(name, "ro") == "1":
                 raise PermissionError(errno.EROFS, "the device is read-only")
             if not os.access(info.real_path, os.W_OK if writes else os.R_OK):
                 raise PermissionError(errno.EACCES, "permission denied")

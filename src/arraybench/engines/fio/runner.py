@@ -20,8 +20,16 @@ from typing import Any
 from arraybench.engines.fio.jobfile import pin_filenames
 from arraybench.engines.fio.results import Measurement
 from arraybench.errors import FioMissingError, FioRunError
-from arraybench.monitor.shielded import signals_held
-from arraybench.system.procs import process_tree_pids
+from arraybench.system.procs import (
+    PROC,
+    command_bytes,
+    cwd_of,
+    executable_name,
+    numeric_dirs,
+    process_tree_pids,
+    start_ticks,
+)
+from arraybench.system.signals import send_each, signals_held
 
 JSON_NAME = "fio.json"
 STDERR_NAME = "fio.stderr"
@@ -105,16 +113,6 @@ def _die_with_arraybench(parent: int) -> Callable[[], None]:
     return arm
 
 
-def _start_ticks(pid: int) -> int | None:
-    """When the process started (clock ticks since boot), None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2 :].split()
-    return int(fields[19]) if len(fields) > 19 else None
-
-
 class FioProcess:
     """One fio: in a session of its own, dying with arraybench, and ended with every job
     process it forked. fio's jobs call setsid() and outlive a SIGKILLed main fio, re-parented
@@ -137,7 +135,7 @@ class FioProcess:
                     preexec_fn=_die_with_arraybench(os.getpid()), pass_fds=tuple(pass_fds),
                 )  # fmt: skip
                 self.proc, self.pid = proc, proc.pid
-                self.started = _start_ticks(proc.pid) or 0
+                self.started = start_ticks(proc.pid) or 0
         except BaseException:
             if proc is not None:  # the signal came while fio started: it is ended first
                 self.stop()
@@ -146,24 +144,16 @@ class FioProcess:
     def _jobs(self) -> list[int]:
         """fio's job processes still alive, whoever their parent is now."""
         found = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) == self.pid:
+        for pid in numeric_dirs(PROC):
+            if pid == self.pid or command_bytes(pid) != self.argv or cwd_of(pid) != self.cwd:
                 continue
-            try:
-                argv = Path(f"/proc/{name}/cmdline").read_bytes().rstrip(b"\0")
-                if argv != self.argv or Path(os.readlink(f"/proc/{name}/cwd")) != self.cwd:
-                    continue
-            except OSError:
-                continue
-            if (_start_ticks(int(name)) or -1) >= self.started:
-                found.append(int(name))
+            if (start_ticks(pid) or -1) >= self.started:
+                found.append(pid)
         return found
 
     def reap_jobs(self) -> None:
         """After fio ended: SIGKILL what it left running (nothing, unless fio was killed)."""
-        for pid in self._jobs():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        send_each(self._jobs(), signal.SIGKILL)
 
     def stop(self) -> None:
         """SIGINT first (fio stops its jobs and reports), then SIGKILL to its group, its jobs
@@ -175,9 +165,7 @@ class FioProcess:
             except ProcessLookupError:
                 break
             if sig == signal.SIGKILL:
-                for pid in tree:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, sig)
+                send_each(tree, sig)
             try:
                 self.proc.wait(timeout=wait_s)
                 break
@@ -186,32 +174,20 @@ class FioProcess:
         self.reap_jobs()
 
 
-def _is_fio(pid: str) -> bool:
-    try:
-        return Path(os.readlink(f"/proc/{pid}/exe")).name.startswith("fio")
-    except OSError:
-        return False
-
-
 def end_leftover_fio(folder: Path) -> list[int]:
     """SIGKILL every fio (main or job process) still working in `folder`, e.g. a run's folder
     when its arraybench was SIGKILLed: fio is sent SIGTERM then, but a fio hit during its
     start-up can hang in a futex forever (seen with fio 3.33), and its jobs run in sessions
     of their own. Only the caller holding the run's lock may call this. The pids ended."""
     root = folder.resolve()
-    ended = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid() or not _is_fio(name):
+    found = []
+    for pid in numeric_dirs(PROC):
+        if pid == os.getpid() or not (executable_name(pid) or "").startswith("fio"):
             continue
-        try:
-            cwd = Path(os.readlink(f"/proc/{name}/cwd"))
-        except OSError:
-            continue
-        if cwd == root or root in cwd.parents:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(name), signal.SIGKILL)
-                ended.append(int(name))
-    return ended
+        cwd = cwd_of(pid)
+        if cwd is not None and (cwd == root or root in cwd.parents):
+            found.append(pid)
+    return send_each(found, signal.SIGKILL)[0]
 
 
 class ExitWaiter:

@@ -19,6 +19,7 @@ from typing import Protocol
 from arraybench.engines.fio import runner
 from arraybench.engines.fio.parse import FioDocument, parse_fio_json_file
 from arraybench.plan.model import Plan
+from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import Phase
@@ -28,7 +29,7 @@ from arraybench.run.spans import Phase
 class KindStep:
     """One stored point of a test kind."""
 
-    key: str  # the stored point's key (`interference/base+steps`, `metadata/t4`)
+    identity: PointIdentity  # the stored point's (`interference/base+steps`, `metadata/t4`)
     seq: int
     folder_name: str  # under the run's points/
     phase: str  # what the progress display says while it runs
@@ -38,12 +39,16 @@ class KindStep:
     workers: int
     iodepth: int
 
+    @property
+    def key(self) -> str:
+        return self.identity.key
+
 
 # A kind may also define `resolve(step, ctx) -> KindStep`: the step as it will run, once the
 # grid has run (the curve's level is its series' maximum); the campaign calls it if present.
 class TestKind(Protocol):
     name: str  # the phase kind and the finding kind
-    report_section: str  # the report function that draws its findings (report/special.py)
+    report_section: str  # the report function that draws its findings (report/sections/special.py)
     touches_targets: bool  # True: the targets are rechecked before each step
 
     def slots(self, plan: Plan) -> int:
