@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import errno
 import signal
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 
 class ArraybenchError(Exception):
@@ -136,3 +139,14 @@ def last_resort(
     if isinstance(exc, RecursionError):
         return "the input is nested too deeply to read; flatten the plan or file", 2
     return f"a number is too large ({exc}); use a smaller value", 2
+
+
+def utf8_safe_all(value: T) -> T:
+    """`utf8_safe` on every string inside lists, tuples and dicts (keys too)."""
+    if isinstance(value, str):
+        return cast(T, utf8_safe(value))
+    if isinstance(value, list | tuple):
+        return cast(T, type(value)(utf8_safe_all(v) for v in value))
+    if isinstance(value, dict):
+        return cast(T, {utf8_safe_all(k): utf8_safe_all(v) for k, v in value.items()})
+    return value

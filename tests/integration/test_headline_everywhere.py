@@ -23,12 +23,12 @@ from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
 from arraybench.finding_kinds import ADAPTIVE, VALIDITY, AdaptiveFinding
 from arraybench.point_identity import PointIdentity
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
-from arraybench.report.export import write_report
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import render_html
+from arraybench.report.render.markdown import render_markdown
 from arraybench.report.sections.adaptive import adaptive_notes
 from arraybench.report.sections.headlines import run_headlines
 from arraybench.report.sections.spread import level_facts

@@ -18,14 +18,14 @@ from arraybench.errors import PlanError
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
-from arraybench.report.html import render_html
 from arraybench.report.model import CurvePanel
+from arraybench.report.render.html import render_html
+from arraybench.report.render.svg import curve_chart, point_tip
+from arraybench.report.render.timechart import TimeSeries, xy_chart
 from arraybench.report.sections.headlines import run_headlines
 from arraybench.report.sections.scaling import scaling_overlay, scaling_tables
 from arraybench.report.sections.seedtables import maximum_recorded
 from arraybench.report.sections.spread import LevelFacts
-from arraybench.report.svg import curve_chart, point_tip
-from arraybench.report.timechart import TimeSeries, xy_chart
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
 from arraybench.store.db import PointRecord, RunRecord, Sample
 from benchmarks.adaptive_sim import closed_loop_curve, simulate

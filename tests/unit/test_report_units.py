@@ -17,8 +17,6 @@ from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline as summarize
 from arraybench.console import summary_table
 from arraybench.report.build import cell_texts
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
 from arraybench.report.model import (
     CurvePanel,
     ReportModel,
@@ -27,8 +25,10 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
-from arraybench.report.timechart import TimeSeries, time_chart
-from arraybench.report.xlsx import write_xlsx
+from arraybench.report.render.html import render_html
+from arraybench.report.render.markdown import render_markdown
+from arraybench.report.render.timechart import TimeSeries, time_chart
+from arraybench.report.render.xlsx import write_xlsx
 from arraybench.units import (
     format_gb,
     format_latency,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from arraybench import __version__, console
 from arraybench.errors import ArraybenchError, interruption, last_resort
-from arraybench.report.export import FORMATS
+from arraybench.report.render.export import FORMATS
 from arraybench.run import interrupts
 from arraybench.run.request import LATEST, stored_run_id
 from arraybench.store.db import DB_NAME, RunRecord, Store, store_error

@@ -10,6 +10,7 @@ from pathlib import Path
 from arraybench import cli, console
 from arraybench.cli import LATEST, RUN_ID_HELP, command, output_options, results_option
 from arraybench.errors import EXIT_INTERRUPTED
+from arraybench.importer.registry import described  # import's formats, listed once
 from arraybench.store.db import DB_NAME, Store
 
 
@@ -56,9 +57,8 @@ def add(sub: typing.Any) -> None:
     arg("--align", choices=("start", "event"), default="start", help="the runs' time series "
         "overlaid from each run's start (default) or from its first event (a failover lined up "
         "across runs)")
-    arg = command(sub, "import", cmd_import, help="existing results (fio JSON, json+, normal "
-                  "text, terse, logs; DiskSpd text, vdbench flatfile.html, elbencho CSV) into a "
-                  "run, to report and compare")
+    arg = command(sub, "import", cmd_import,
+                  help=f"existing results ({described()}) into a run, to report and compare")
     arg("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     arg("--name", default="imported", help="the run's name (default: imported)")
     arg("--pattern", metavar="REGEX", help="named groups: workload, bs, rw, workers, threads, "

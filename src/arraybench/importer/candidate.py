@@ -1,5 +1,6 @@
 """One point to be, as the import reads it: the source file it came from and the group of
-jobs of one fio invocation that makes it (`Candidate`), with what was inferred of it."""
+jobs of one fio invocation that makes it (`Candidate`), with what was inferred of it; what
+was not imported and why (`Skipped`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ from arraybench.point_identity import PointIdentity, level_name
 from arraybench.records import Sample
 
 SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file (or part of one) not imported, and why."""
+
+    path: str
+    reason: str
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ def refuse_early(outputs: list[Path], serve: str | None) -> None:
     """An unknown report format, a refused --serve address: said before the store is made
     and the campaign runs, not after it."""
     from arraybench.live.server import parse_serve
-    from arraybench.report.export import format_for
+    from arraybench.report.render.export import format_for
 
     for path in outputs:
         format_for(path, None)

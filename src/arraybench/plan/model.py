@@ -28,6 +28,7 @@ from arraybench.plan.acceptance import Expectation as Expectation
 from arraybench.plan.acceptance import LatencyBound as LatencyBound
 from arraybench.plan.array_monitor import ArrayMonitor
 from arraybench.plan.curve import CurveTest
+from arraybench.plan.engine_choice import EngineName
 from arraybench.plan.events import event_host_errors
 from arraybench.plan.machines import Fabric as Fabric
 from arraybench.plan.machines import Host as Host
@@ -109,6 +110,13 @@ class Plan(Strict):
             "Targets that may be overwritten although they carry data, or cannot be examined "
             "(every written target of a host without `ssh`): paths, matched resolved "
             "(locally) or normalised (on a host)."
+        ),
+    )
+    engine: EngineName = Field(
+        "fio",
+        description=(
+            "The load engine that runs the points (docs/engines.md); `hosts`, "
+            "`interference` and `metadata` run on fio only."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from arraybench.report.export import format_for, write_report
 from arraybench.report.model import ReportModel
+from arraybench.report.render.export import format_for, write_report
 from arraybench.store.db import RunRecord, Store
 
 LABELS = {"md": "Markdown", "xlsx": "Excel"}  # else the format's name in capitals
@@ -56,8 +56,8 @@ def write_files(
         write_report(model, path, kind)
         terminal.print_line(f"{LABELS.get(kind, kind.upper())} report: {path.resolve()}")
     if charts:
-        from arraybench.report.chartexport import write_charts
-        from arraybench.report.html import render_html
+        from arraybench.report.render.chartexport import write_charts
+        from arraybench.report.render.html import render_html
 
         written = write_charts(render_html(model), Path(charts))
         count = sum(1 for p in written if p.suffix == ".svg")

@@ -102,7 +102,7 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
 
 def show_text(store: Store, run: RunRecord, fmt: str) -> str:
     """`show --format json` (show_json) or `csv`: the same CSV as `report -o x.csv`."""
-    from arraybench.report.export import points_csv
+    from arraybench.report.render.export import points_csv
     from arraybench.report.sections.points import point_row
 
     if fmt == "json":

@@ -34,6 +34,7 @@ def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck
     refuse is refused here), the phases with their time, the points and their job files (the
     first of each workload unless `all_jobs`)."""
     from arraybench.engines.fio.jobfile import render_jobfile
+    from arraybench.engines.registry import engine_for
     from arraybench.events.tuning import change_lines, plan_changes
     from arraybench.plan.expand import check_resolved, expand, host_point, round_points
     from arraybench.run.fleet import host_spec
@@ -56,7 +57,7 @@ def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck
     for point in every_point if all_jobs else _first_of_each_workload(every_point):
         first = point.level.hosts[0] if point.level.hosts else None
         if first is None:
-            jobs.append((point.key, render_jobfile(point, sizes)))
+            jobs.append((point.key, engine_for(plan.engine).point_job(point, sizes)))
         else:  # each host runs its own job file on its own targets: the first one's shown
             job = render_jobfile(host_point(point, hosts[first]), sizes)
             jobs.append((f"{point.key} on {first}", job))

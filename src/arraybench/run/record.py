@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import Workload
 from arraybench.point_identity import PointIdentity

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arraybench.analysis.aggregate import job_bins
 from arraybench.engines.fio.parse import last_document, parse_fio_json_file
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.errors import ArraybenchError
 from arraybench.store.db import Store
 

@@ -18,8 +18,7 @@ from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.validity import flags_of, leaves_headline
-from arraybench.engines.fio.jobfile import render_jobfile
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.measurement import FioDocument
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import CURVE, VALIDITY, CurveFinding
 from arraybench.plan.expand import Point, expand, mix_label
@@ -122,7 +121,7 @@ class CurveKind:
         rate = math.ceil(_percent(step) / 100 * top / _jobs(point))
         limited = point.workload.model_copy(update={"rate_iops": max(rate, 1)})
         point = replace(point, workload=limited, seq=step.seq)
-        return render_jobfile(point, ctx.sizes, title=f"{step.key}: rate_iops={rate} per job")
+        return ctx.engine.point_job(point, ctx.sizes, title=f"{step.key}: rate_iops={rate} per job")
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument

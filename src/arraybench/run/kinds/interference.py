@@ -17,7 +17,7 @@ from arraybench.analysis.interference import (
 )
 from arraybench.engines.fio.interference import InterferenceSpec, render_interference_jobfile
 from arraybench.engines.fio.interference import total_seconds as interference_seconds
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.measurement import FioDocument
 from arraybench.errors import PlanError
 from arraybench.finding_kinds import (
     INTERFERENCE,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from arraybench.analysis.metadata import metadata_results
 from arraybench.engines.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.measurement import FioDocument
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
 from arraybench.point_identity import PointIdentity

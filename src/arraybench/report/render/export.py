@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
-from arraybench.report.escape import for_spreadsheet
 from arraybench.report.model import PointRow, ReportModel
+from arraybench.report.render.escape import for_spreadsheet
 
 FORMATS = ("html", "md", "csv", "xlsx", "pdf", "png")
 EXTENSIONS = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".xlsx": "xlsx",
@@ -52,8 +52,8 @@ def _fallback(p: PointRow) -> dict[str, str | int | float | None]:
 def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     """Write `model` to `path` as `fmt`; PDF and PNG are printed from the HTML by Chromium."""
     # the renderers load when a report is written: `show` and `runs` need only FORMATS
-    from arraybench.report.html import render_html
-    from arraybench.report.markdown import render_markdown
+    from arraybench.report.render.html import render_html
+    from arraybench.report.render.markdown import render_markdown
 
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "html":
@@ -64,11 +64,11 @@ def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     elif fmt == "csv":
         path.write_text(points_csv(model.points), encoding="utf-8", errors="backslashreplace")
     elif fmt == "xlsx":
-        from arraybench.report.xlsx import write_xlsx  # openpyxl loads only when asked
+        from arraybench.report.render.xlsx import write_xlsx  # openpyxl loads only when asked
 
         write_xlsx(model, path)
     elif fmt in ("pdf", "png"):
-        from arraybench.report.printout import write_pdf, write_png
+        from arraybench.report.render.printout import write_pdf, write_png
 
         with tempfile.TemporaryDirectory(prefix="arraybench-print-") as tmp:
             html = Path(tmp) / "report.html"

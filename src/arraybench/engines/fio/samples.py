@@ -5,21 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from arraybench.engines.fio.jobfile import LOG_PREFIX
-from arraybench.engines.fio.logs import parse_interval_log, per_second, second_of
+from arraybench.engines.fio.logs import full_seconds, parse_interval_log, per_second
 from arraybench.engines.fio.results import IntervalSample
-from arraybench.store.db import Sample
+from arraybench.records import Sample
 
 
 def _job_logs(folder: Path, kind: str) -> list[list[IntervalSample]]:
     paths = sorted(folder.glob(f"{LOG_PREFIX}_{kind}.*.log"))
     return [parse_interval_log(p) for p in paths]
-
-
-def full_seconds(logs: list[list[IntervalSample]]) -> set[int]:
-    """Seconds every job logged: jobs start a few ms apart, so the first and last seconds of a
-    point hold only some jobs' rows; their sums would show a false ramp or drop."""
-    covered = [{second_of(s.time_ms) for s in job} for job in logs if job]
-    return set.intersection(*covered) if covered else set()
 
 
 def point_samples(folder: Path) -> list[Sample]:

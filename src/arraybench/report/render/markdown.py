@@ -12,9 +12,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from arraybench.report.escape import for_markdown
-from arraybench.report.html import DASH, format_value
-from arraybench.report.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
@@ -25,6 +22,9 @@ from arraybench.report.model import (
     Timeline,
 )
 from arraybench.report.pointstable import heading, id_cells, points_layout, value
+from arraybench.report.render.escape import for_markdown
+from arraybench.report.render.html import DASH, format_value
+from arraybench.report.render.mdfigures import charts_markdown, figures_markdown
 from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
 from arraybench.report.sections.warmup import measured_only
 
@@ -32,7 +32,7 @@ VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
 
 
 def escape(text: object) -> str:
-    """Text for a table cell or a line: `report.escape.for_markdown`."""
+    """Text for a table cell or a line: `report.render.escape.for_markdown`."""
     return for_markdown(text)
 
 

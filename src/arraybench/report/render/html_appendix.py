@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-from arraybench.report import pagedtable
-from arraybench.report.escape import for_html as _e
 from arraybench.report.model import PointRow, ReportModel
 from arraybench.report.pointstable import (
     PointsLayout,
@@ -17,6 +15,8 @@ from arraybench.report.pointstable import (
     points_layout,
     value,
 )
+from arraybench.report.render import pagedtable
+from arraybench.report.render.escape import for_html as _e
 from arraybench.units import format_number as format_value
 
 DASH = "–"

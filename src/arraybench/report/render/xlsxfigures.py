@@ -29,7 +29,7 @@ COLORS = ("4E79A7", "F28E2B", "E15759", "76B7B2", "59A14F", "EDC948", "B07AA1", 
 FLAG_COLOR = "C81E1E"
 XY = ("xy", "time")
 BARS = ("bars", "histogram")
-MAX_ROWS = 2000  # rows of one figure's table (xlsx.MAX_TIMELINE_ROWS)  # drawn against a numeric x
+MAX_ROWS = 2000  # rows of one figure's table against a numeric x (xlsxtimelines' MAX_TIMELINE_ROWS)
 
 
 def visible_marker(symbol: str, color: str, size: int = 7) -> Marker:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from html import escape
 
-from arraybench.report.interact import hover_rect
 from arraybench.report.model import Figure
-from arraybench.report.svg import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
-from arraybench.report.timechart import TimeSeries, XAxis, time_axis, xy_chart
+from arraybench.report.render.interact import hover_rect
+from arraybench.report.render.svgparts import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
+from arraybench.report.render.timechart import TimeSeries, XAxis, time_axis, xy_chart
 from arraybench.units import format_quantity, format_tick
 
 # distinct hues (Tableau 10), as html.LINE_COLORS: a set-up or block size keeps its colour
@@ -28,7 +28,7 @@ def _fmt(v: float | None, unit: str) -> str:
         "–" if v is None else f"{v:,.0f} {unit}")  # fmt: skip
 
 
-# the file-name form of each kind of figure (report/chartexport.py)
+# the file-name form of each kind of figure (report/render/chartexport.py)
 FORM_NAMES = {"xy": "ratecurve", "time": "timeseries", "bars": "bars", "lines": "lines",
               "heatmap": "heatmap", "histogram": "histogram"}  # fmt: skip
 
