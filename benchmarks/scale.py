@@ -223,7 +223,7 @@ def _record(run: RunRecord, point: Point, folder: Path, runtime: float) -> dict[
     """NewPoint's fields (the callers add theirs before it is built)."""
     w = point.workload
     return {
-        "run_id": run.id, "seq": point.seq, "key": point.key, "workload": w.name,
+        "run_id": run.id, "seq": point.seq, "identity": point.identity,
         "family": family_label(w, point.ioengine), "mix": mix_label(w.read),
         "pattern": w.pattern, "bs": w.bs, "read_pct": w.read, "region": w.region,
         "ioengine": point.ioengine, "unit": throughput_unit(w), "workers": point.level.workers,

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -85,6 +86,15 @@ def fio_jobs(json_path: Path) -> list[dict]:
     """fio's own job entries from a point's raw output (the last JSON document)."""
     text = json_path.read_text()
     return json.loads(text[text.index("{") :])["jobs"]
+
+
+@pytest.fixture
+def fake_engine() -> Iterator[None]:
+    """The test engine (tests/fake_engine.py) registered as `engine: fake` for one test."""
+    from tests.fake_engine import registered
+
+    with registered():
+        yield
 
 
 SHARED_SCOPES = ("module", "package", "class")  # fixtures built once for several tests

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from arraybench.engines.fio.logs import parse_interval_log
+from arraybench.point_identity import PointIdentity, from_key
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, Sample
 
 DATA = Path(__file__).parent / "data"
 
 # a random 8 KiB read point with every metric empty: tests `replace` what they need
 BLANK_POINT = PointRecord(
-    id=0, run_id="r", seq=0, key="", workload="randread-8k", family="Random 8 KiB", mix="Read",
+    id=0, run_id="r", seq=0, key="", identity=PointIdentity("randread-8k", ""),
+    workload="randread-8k", family="Random 8 KiB", mix="Read",
     pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio", unit="IOPS",
     workers=1, iodepth=1, jobs=1, targets="/dev/x", folder="/nonexistent", started="",
     finished="", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
@@ -21,6 +25,13 @@ BLANK_POINT = PointRecord(
     cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
     metrics=dict.fromkeys(METRIC_COLUMNS),
 )  # fmt: skip
+
+
+def keyed(point: PointRecord, key: str, **changes: Any) -> PointRecord:
+    """The point under another key, its identity read from the key as a store made before the
+    identity columns is (scenario: the point's own, or one of `changes`)."""
+    point = replace(point, **changes)
+    return replace(point, key=key, identity=from_key(key, point.workload, point.scenario))
 
 
 def stored_findings(results: Path, kind: str) -> list[dict]:

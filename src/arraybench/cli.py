@@ -23,7 +23,7 @@ from rich.cells import cell_len
 from arraybench import __version__, console
 from arraybench.errors import ArraybenchError, PlanError, StoreError, Terminated
 from arraybench.finding_kinds import ARRAY_SERIES, EVENTS, INTEGRITY, PROVENANCE
-from arraybench.report.export import FORMATS, format_for
+from arraybench.report.render.export import FORMATS, format_for
 from arraybench.run import interrupts
 from arraybench.store.db import DB_NAME, Finding, PointRecord, RunRecord, Store, store_error
 from arraybench.units import format_latency, format_throughput
@@ -271,10 +271,10 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--align", choices=("start", "event"), default="start",
                          help="the runs' time series overlaid from each run's start (default) "
                          "or from its first event (a failover lined up across runs)")  # fmt: skip
+    from arraybench.importer.registry import described  # the formats, listed once
+
     imp = sub.add_parser(
-        "import",
-        help="existing results (fio JSON, json+, normal text, terse, logs; DiskSpd text, "
-        "vdbench flatfile.html, elbencho CSV) into a run, to report and compare",
+        "import", help=f"existing results ({described()}) into a run, to report and compare"
     )
     imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
     imp.add_argument("--name", default="imported", help="the run's name (default: imported)")
@@ -412,7 +412,7 @@ def verdict_exit(model: ReportModel) -> int:
 
 
 def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
-    from arraybench.report.export import write_report
+    from arraybench.report.render.export import write_report
 
     for path in paths:
         kind = format_for(path, fmt)
@@ -423,6 +423,7 @@ def _write(model: ReportModel, paths: list[Path], fmt: str | None) -> None:
 
 def cmd_plan_check(args: argparse.Namespace) -> int:
     from arraybench.engines.fio.jobfile import render_jobfile
+    from arraybench.engines.registry import engine_for
     from arraybench.events.tuning import change_lines, plan_changes
     from arraybench.plan.expand import check_resolved, expand, host_point, round_points
     from arraybench.run.fleet import host_spec
@@ -460,7 +461,8 @@ def cmd_plan_check(args: argparse.Namespace) -> int:
         first = point.level.hosts[0] if point.level.hosts else None
         if first is None:
             console.out.rule(f"job file of {point.key}")
-            console.out.print(render_jobfile(point, sizes), markup=False)
+            job = engine_for(plan.engine).point_job(point, sizes)  # the plan's engine's
+            console.out.print(job, markup=False)
         else:  # each host runs its own job file on its own targets: the first one's shown
             console.out.rule(f"job file of {point.key} on {first}")
             console.out.print(render_jobfile(host_point(point, hosts[first]), sizes), markup=False)
@@ -568,7 +570,7 @@ def cmd_attach(args: argparse.Namespace) -> int:
 def _attach(store: Store, args: argparse.Namespace) -> int:
     """Everything read and checked before the one write: a refused attach stores nothing."""
     from arraybench.monitor.arrayside import parse_map, read_csv
-    from arraybench.report.arrayside import point_agreements
+    from arraybench.report.sections.arrayside import point_agreements
 
     run = store.get_run(_run_id(store, args.run_id, args.results))
     columns = parse_map(args.map)
@@ -650,7 +652,7 @@ def _point_dicts(
     points: Sequence[PointRecord], flags: dict[int, list[Flag]]
 ) -> list[dict[str, object]]:
 
-    names = [f.name for f in fields(PointRecord) if f.name != "metrics"]
+    names = [f.name for f in fields(PointRecord) if f.name not in ("metrics", "identity")]
     graded = {i: [{**f.as_dict(), "grade": f.grade} for f in found] for i, found in flags.items()}
     return [{name: getattr(p, name) for name in names} | p.metrics
             | {"flags": graded.get(p.id, [])} for p in points]  # fmt: skip
@@ -659,8 +661,8 @@ def _point_dicts(
 def cmd_show(args: argparse.Namespace) -> int:
     from arraybench.analysis.repeats import collapse, point_spreads
     from arraybench.analysis.validity import KIND, flags_by_point
-    from arraybench.report.scenarios import impact_tables, scenario_labels, scenario_order
-    from arraybench.report.timelines import event_lines
+    from arraybench.report.sections.scenarios import impact_tables, scenario_labels, scenario_order
+    from arraybench.report.sections.timelines import event_lines
 
     store = Store(Path(args.results), create=False)
     run = store.get_run(_run_id(store, args.run_id, args.results))
@@ -675,15 +677,15 @@ def cmd_show(args: argparse.Namespace) -> int:
                 d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
         provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
         integrity = _integrity_dicts(points, store.findings(run.id, INTEGRITY.name))
-        from arraybench.report.headlines import headline_dict, stored_headlines
+        from arraybench.report.sections.headlines import headline_dict, stored_headlines
 
         heads = stored_headlines(run, points, store.findings(run.id, KIND))
         print(json.dumps({"run": asdict(run), "points": dicts, "provenance": provenance,
                           "integrity": integrity, "headlines": {name: headline_dict(h)
                           for name, h in heads.items()}}, indent=2))  # fmt: skip
     elif args.format == "csv":  # the same CSV as `report -o x.csv`
-        from arraybench.report.assemble import point_row
-        from arraybench.report.export import points_csv
+        from arraybench.report.render.export import points_csv
+        from arraybench.report.sections.points import point_row
 
         sys.stdout.write(points_csv([point_row(p) for p in points]) if points else "")
     else:
@@ -704,7 +706,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         # labels and headlines need the plan model, pydantic: read only when the run has
         # scenarios); the same headlines as the report's (report/headlines.py)
         if scenario_order(collapse(points)):
-            from arraybench.report.headlines import curve_levels, stored_headlines
+            from arraybench.report.sections.headlines import curve_levels, stored_headlines
 
             heads = stored_headlines(run, points, store.findings(run.id, KIND))
             console.print_report_tables(impact_tables(curve_levels(points), scenario_labels(run),
@@ -866,8 +868,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _write_charts(model: ReportModel, folder: Path) -> None:
-    from arraybench.report.chartexport import write_charts
-    from arraybench.report.html import render_html
+    from arraybench.report.render.chartexport import write_charts
+    from arraybench.report.render.html import render_html
 
     written = write_charts(render_html(model), folder)
     count = sum(1 for p in written if p.suffix == ".svg")
@@ -901,7 +903,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from arraybench.report.compare import compare, load_scenario
-    from arraybench.report.runseries import RunPoints, run_overlays
+    from arraybench.report.sections.runseries import RunPoints, run_overlays
 
     store = Store(Path(args.results), create=False)
     for path in args.output:

@@ -364,7 +364,7 @@ def print_wrapped(lines: Sequence[tuple[str, str]], name_width: int) -> None:
 
 
 def summary_table(model: ReportModel) -> Table:
-    from arraybench.report.headlines import SUMMARY_LINK  # a report is loaded already
+    from arraybench.report.sections.headlines import SUMMARY_LINK  # a report is loaded already
 
     table = Table(
         title=f"{model.title} — optimal @ latency / max, min latency ({model.run_id})",

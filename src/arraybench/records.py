@@ -1,7 +1,8 @@
 """The store's typed records: what goes in and comes out of the results store.
 
-A neutral module: it imports nothing of arraybench, so the analysis functions (below the store)
-and the store itself (above them) both use these types without importing each other.
+A neutral module: it imports nothing of arraybench but the point identity (layer 0 too), so
+the analysis functions (below the store) and the store itself (above them) both use these
+types without importing each other.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from arraybench.point_identity import PointIdentity
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class PointRecord:
     run_id: str
     seq: int
     key: str
+    identity: PointIdentity  # the key's parts, from their own columns (never the key parsed)
     workload: str
     family: str
     mix: str
@@ -74,7 +78,7 @@ class PointRecord:
     failed_hosts: str | None  # comma-separated names
     start_spread_ms: float | None  # last host's start minus the first's
     metrics: dict[str, float | None]
-    scenario: str | None = None  # imported points: the scenario the file name gave
+    scenario: str | None = None  # the plan scenario, or an import's (from the file name)
     labels_json: str | None = None  # imported points: JSON object of label -> value
 
     @property
@@ -97,8 +101,7 @@ class NewPoint:
 
     run_id: str
     seq: int
-    key: str
-    workload: str
+    identity: PointIdentity  # stored in its own columns and written out as the key
     family: str
     mix: str
     pattern: str
@@ -129,8 +132,16 @@ class NewPoint:
     partial: int | None = None
     failed_hosts: str | None = None
     start_spread_ms: float | None = None
-    scenario: str | None = None
+    scenario: str | None = None  # an import's, from the file name; a campaign's plan scenario
     labels_json: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.identity.key
+
+    @property
+    def workload(self) -> str:
+        return self.identity.workload
 
 
 @dataclass(frozen=True)

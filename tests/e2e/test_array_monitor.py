@@ -18,8 +18,8 @@ import pytest
 
 from arraybench.cli import main
 from arraybench.finding_kinds import ARRAY_PULL
-from arraybench.report.arrayside import point_agreements
 from arraybench.report.assemble import report_for_run
+from arraybench.report.sections.arrayside import point_agreements
 from arraybench.store.db import Store
 from arraybench.units import format_latency
 from tests.conftest import needs_fio, small_plan

@@ -1,16 +1,25 @@
-"""`arraybench compare` and acceptance verdicts on real small runs, through the CLI."""
+"""`arraybench compare` and acceptance verdicts on small runs, through the CLI. The runs are
+the test engine's (tests/fake_engine.py): compare and the verdicts are the subject, not fio."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arraybench.units import format_pct
-from tests.conftest import main_cli, needs_fio, small_plan
+from tests.conftest import main_cli, small_plan
+from tests.fake_engine import PLAN_LINES, registered
 
-pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.xdist_group("compare_acceptance")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("compare_acceptance")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fake_engine() -> Iterator[None]:
+    with registered():  # for the module's runs and for every report of them (stored plans)
+        yield
 
 
 def _ids(results: Path) -> set[str]:
@@ -22,7 +31,8 @@ def _ids(results: Path) -> set[str]:
 
 def _run(tmp_path: Path, results: Path, *extra: str) -> tuple[str, int]:
     before = _ids(results)
-    done = main_cli("run", str(small_plan(tmp_path)), "--results", str(results), *extra)
+    plan = small_plan(tmp_path, extra=PLAN_LINES)
+    done = main_cli("run", str(plan), "--results", str(results), *extra)
     assert done.returncode in (0, 3), done.stderr
     [new] = _ids(results) - before
     return new, done.returncode
@@ -80,7 +90,7 @@ def test_acceptance_verdicts_gate_the_exit_code(tmp_path: Path):
     results = tmp_path / "res"
     # on a busy machine a point may be flagged host-busy, and flagged points decide no verdict
     # (tests/integration/test_flagged_headlines.py): kept in here, this test is the exit code's
-    keep = "report: {headline_includes_flagged: true}\n"
+    keep = PLAN_LINES + "report: {headline_includes_flagged: true}\n"
     passing = keep + "acceptance:\n  - {workload: 'rand-*', min_iops: 1, max_lat_p99: 10s}\n"
     plan = small_plan(tmp_path, workers="[1]", extra=passing)
     done = main_cli("run", str(plan), "--results", str(results), "-o", str(tmp_path / "r.html"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
-from arraybench.report.headlines import stored_headlines
+from arraybench.report.sections.headlines import stored_headlines
 from arraybench.store.db import Store
 from arraybench.units import format_latency, format_pct, format_throughput
 from tests.conftest import main_cli, needs_fio

@@ -4,32 +4,27 @@ total results, start spread, and `hosts check`, through the CLI as a user runs i
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
-from tests.netns import TestHosts, cleanup_stale, started_or_skip
+from tests.netns import TestHosts, needs_netns, running_hosts
 
 pytestmark = [
     needs_fio,
     pytest.mark.slow,
     pytest.mark.serial,  # rate-limited IOPS per host, start gates within ms
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
+    *needs_netns,
 ]
 
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
-    cleanup_stale()
-    test_hosts = started_or_skip(3, tmp_path_factory.mktemp("hosts"), port=8775)
-    yield test_hosts
-    test_hosts.close()
+    with running_hosts(3, tmp_path_factory.mktemp("hosts"), port=8775) as test_hosts:
+        yield test_hosts
 
 
 def _plan(tmp_path: Path, hosts: TestHosts, extra: str = "") -> Path:
@@ -87,6 +82,12 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     texts = {h.name: (folder / f"point-{h.name}.fio").read_text() for h in hosts.hosts}
     for name, text in texts.items():
         assert f"filename=t-{name}.dat" in text and "exec_prerun=" in text
+    # stored with the point, with its merged latency bins: its report reads the store alone
+    store = Store(results, create=False)
+    ids = {p.key: p.id for p in store.points(run_id)}
+    stored = store.job_files(run_id)[ids["rr/w1-qd1-h3"]]
+    assert stored.items() >= {f"point-{name}.fio": t for name, t in texts.items()}.items()
+    assert all(store.latency_bins(point_id) for point_id in ids.values())
     # per-host figures sum to the total (fio's "All clients" entry is never used)
     import sqlite3
 

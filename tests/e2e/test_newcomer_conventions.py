@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from arraybench import cli, console
-from arraybench.report.assemble import report_title, shown_scenario
-from arraybench.report.failures import impact_table
-from arraybench.report.timelines import event_lines
+from arraybench.report.sections.failures import impact_table
+from arraybench.report.sections.summary import report_title, shown_scenario
+from arraybench.report.sections.timelines import event_lines
 from arraybench.store.db import Store
 from tests.conftest import DATA, needs_fio, small_plan
 

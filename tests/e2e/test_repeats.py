@@ -13,7 +13,7 @@ import pytest
 
 from arraybench import cli
 from arraybench.plan.catalog import resolve
-from arraybench.plan.expand import expand, repetition_in_key
+from arraybench.plan.expand import expand
 from tests.conftest import main_cli, needs_fio
 
 pytestmark = [needs_fio, pytest.mark.slow]
@@ -30,12 +30,14 @@ def _show(results: Path) -> list[dict[str, object]]:
 
 def test_repeat_interleaves_the_ladder() -> None:
     plan = resolve("quick", ["repeat=3", "load.workers=[1,2]"])
-    keys = [p.key for p in expand(plan) if p.workload.name == "rand-8k-read"]
+    points = [p for p in expand(plan) if p.workload.name == "rand-8k-read"]
+    keys = [p.key for p in points]
     assert keys == ["rand-8k-read/w1-qd1", "rand-8k-read/w2-qd1",
                     "rand-8k-read/w1-qd1#2", "rand-8k-read/w2-qd1#2",
                     "rand-8k-read/w1-qd1#3", "rand-8k-read/w2-qd1#3"]  # fmt: skip
-    assert repetition_in_key(keys[-1]) == ("rand-8k-read/w2-qd1", 3)
-    assert repetition_in_key(keys[0]) == (keys[0], 1)
+    last, first = points[-1].identity, points[0].identity
+    assert (last.level_key, last.repetition, last.label) == ("rand-8k-read/w2-qd1", 3, "w2-qd1#3")
+    assert (first.level_key, first.repetition) == (keys[0], 1)
 
 
 def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None:

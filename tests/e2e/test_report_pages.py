@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
-from arraybench.report.export import write_report
-from arraybench.report.html import APPENDIX
 from arraybench.report.model import ReportModel
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import APPENDIX
 from arraybench.store.db import Store
 from arraybench.units import format_latency, format_quantity
 from tests.conftest import main_cli, needs_fio, small_plan

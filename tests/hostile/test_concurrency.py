@@ -9,9 +9,9 @@ import threading
 import time
 
 from arraybench.errors import RunLockedError
-from arraybench.run.campaign import new_run_id
 from arraybench.store.db import Store
 from arraybench.store.migrations import MIGRATIONS
+from arraybench.store.run_ids import new_run_id
 from tests.conftest import needs_fio
 from tests.hostile.procs import runs, start_cli
 

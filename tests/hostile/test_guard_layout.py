@@ -13,10 +13,11 @@ import pytest
 SCRIPT = """
 import os, signal, sys, threading
 from pathlib import Path
+from arraybench.engines.fio.engine import FioEngine
 from arraybench.targets.prepare import layout_file
 threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 try:
-    layout_file(Path(sys.argv[1]), 1 << 30, "fio")
+    layout_file(Path(sys.argv[1]), 1 << 30, FioEngine("fio"))
 except KeyboardInterrupt:
     print("interrupted")
 """

@@ -19,6 +19,7 @@ import pytest
 
 from arraybench import cli
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.engines.fio.engine import FioEngine
 from arraybench.errors import TargetError, UnsafeTargetError
 from arraybench.plan.expand import Point
 from arraybench.plan.load import parse_plan_text
@@ -193,7 +194,7 @@ def test_a_failed_layout_removes_the_file_it_created(
     target = small_tmpfs / "l.dat"
     monkeypatch.setattr(prepare, "check_room", lambda path, size: None)
     with pytest.raises(TargetError, match="cannot create target file"):
-        prepare.layout_file(target, 64 << 20, shutil.which("fio") or "fio")
+        prepare.layout_file(target, 64 << 20, FioEngine(shutil.which("fio") or "fio"))
     assert not target.exists()
 
 
@@ -205,5 +206,5 @@ def test_a_link_planted_before_the_layout_is_refused(ext4: Ext4Device, tmp_path:
     assert guard.check(str(target), writes=True).kind == "new-file"
     target.symlink_to(ext4.path)
     with pytest.raises(UnsafeTargetError, match="changed since it was checked"):
-        guard.lay_out(str(target), 4 << 20, shutil.which("fio") or "fio")
+        guard.lay_out(str(target), 4 << 20, FioEngine(shutil.which("fio") or "fio"))
     assert ext4.intact()

@@ -14,10 +14,10 @@ import pytest
 
 from arraybench import cli
 from arraybench.engines.fio.interference import InterferenceSpec, render_interference_jobfile
+from arraybench.engines.fio.layout import layout_command
 from arraybench.engines.fio.metadata import MetadataSpec, render_metadata_jobfile
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.errors import PlanError
-from arraybench.targets.prepare import layout_command
 from tests.conftest import small_plan
 
 HOSTILE = {

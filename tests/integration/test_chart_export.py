@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from arraybench.report import printout
-from arraybench.report.chartexport import name_charts, slug
-from tests.conftest import main_cli, needs_fio, small_plan
+from arraybench.report.render import printout
+from arraybench.report.render.chartexport import name_charts, slug
+from tests.conftest import main_cli, small_plan
+from tests.fake_engine import PLAN_LINES
 
 needs_chromium = pytest.mark.skipif(
     shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
@@ -36,12 +37,12 @@ def test_names_are_unique_and_carried_by_the_page() -> None:
         assert c.svg.startswith("<?xml") and 'xmlns="http://www.w3.org/2000/svg"' in c.svg
 
 
-@needs_fio
 @needs_chromium
+@pytest.mark.usefixtures("fake_engine")  # the charts are the subject: the test engine's run
 def test_report_charts_writes_one_svg_and_png_per_chart(tmp_path: Path) -> None:
     results = tmp_path / "res"
-    done = main_cli("run", str(small_plan(tmp_path, workers="[1, 2, 4]")), "--results",
-                    str(results))  # fmt: skip
+    plan = small_plan(tmp_path, workers="[1, 2, 4]", extra=PLAN_LINES)
+    done = main_cli("run", str(plan), "--results", str(results))
     assert done.returncode == 0, done.stderr
     charts, page = tmp_path / "charts", tmp_path / "r.html"
     done = main_cli("report", "latest", "--results", str(results), "-o", str(page),

@@ -83,7 +83,7 @@ def test_curve_runs_each_rate_and_flags_the_one_not_reached(tmp_path: Path, loop
     from openpyxl import load_workbook
 
     from arraybench.report.assemble import report_for_run
-    from arraybench.report.export import write_report
+    from arraybench.report.render.export import write_report
 
     write_report(report_for_run(store, run.id), tmp_path / "r.xlsx", "xlsx")
     ws = load_workbook(tmp_path / "r.xlsx")["Figures"]

@@ -26,6 +26,7 @@ import pytest
 
 from arraybench.analysis.events import EventImpact, event_impact, windows_from_records
 from arraybench.engines.fio.jobfile import LOG_PREFIX
+from arraybench.engines.fio.samples import point_samples
 from arraybench.events import cgroup as cgroups
 from arraybench.events.errors import InjectorError
 from arraybench.events.injectors import (
@@ -44,7 +45,6 @@ from arraybench.events.paths import (
 from arraybench.events.records import EventRecord
 from arraybench.events.timeline import EventTimeline
 from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
-from arraybench.run.timeseries import point_samples
 from arraybench.store.db import Sample
 from arraybench.system.procs import PROC, numeric_dirs, process_tree_pids
 from tests.loopdev import attached, sparse_file

@@ -17,6 +17,7 @@ from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.finding_kinds import VALIDITY
+from arraybench.point_identity import PointIdentity
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import NewPoint, RunRecord, Store
@@ -58,7 +59,7 @@ def stored_run(
     ))  # fmt: skip
     for seq, (workers, (iops, lat)) in enumerate(sorted(ladder.items()), start=1):
         point = NewPoint(
-            run_id=run_id, seq=seq, key=f"rr/w{workers}-qd1", workload="rr",
+            run_id=run_id, seq=seq, identity=PointIdentity("rr", f"w{workers}-qd1"),
             family="Random 4 KiB", mix="Read", pattern="random", bs=4096, read_pct=100,
             region="backend", ioengine="null", unit="IOPS", workers=workers, iodepth=1,
             jobs=workers, targets="/tmp/t.dat", folder=f"/tmp/{run_id}/p{seq}", started="a",

@@ -16,19 +16,15 @@ from openpyxl.worksheet.worksheet import Worksheet
 from PIL import Image
 
 from arraybench.errors import ArraybenchError
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
-from arraybench.report.html import format_value, render_html
-from arraybench.report.markdown import render_markdown
 from arraybench.report.model import ReportModel, ReportTable, Timeline
 from arraybench.report.pointstable import column_title
-from arraybench.report.xlsx import (
-    MAX_TIMELINE_ROWS,
-    downsample,
-    sheet_title,
-    workload_sheet_titles,
-    write_xlsx,
-)
+from arraybench.report.render import printout
+from arraybench.report.render.html import format_value, render_html
+from arraybench.report.render.markdown import render_markdown
+from arraybench.report.render.xlsx import workload_sheet_titles, write_xlsx
+from arraybench.report.render.xlsxcells import sheet_title
+from arraybench.report.render.xlsxtimelines import MAX_TIMELINE_ROWS, downsample
 from arraybench.store.db import Store
 from tests import pageerrors
 from tests.conftest import main_cli, needs_fio, small_plan
@@ -124,7 +120,7 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
     write_xlsx(model, path)
     wb = load_workbook(path)
     titles = workload_sheet_titles(model)
-    # Figures: every series' latency histogram (report/histograms.py)
+    # Figures: every series' latency histogram (report/sections/histograms.py)
     assert wb.sheetnames == ["Summary", "Sheets", *titles, "Figures", "Points", "Tables",
                              "Timelines", "Provenance"]  # fmt: skip
     index = wb["Sheets"]  # the full names beside the abbreviated ones, linked

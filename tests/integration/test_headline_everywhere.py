@@ -22,14 +22,16 @@ from arraybench import cli, console
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.analysis.validity import finding_data
 from arraybench.finding_kinds import ADAPTIVE, VALIDITY, AdaptiveFinding
-from arraybench.report import printout
-from arraybench.report.assemble import adaptive_notes, report_for_run
+from arraybench.point_identity import PointIdentity
+from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
-from arraybench.report.export import write_report
-from arraybench.report.headlines import run_headlines
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
-from arraybench.report.spread import level_facts
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import render_html
+from arraybench.report.render.markdown import render_markdown
+from arraybench.report.sections.adaptive import adaptive_notes
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.spread import level_facts
 from arraybench.store.db import NewPoint, RunRecord, Store
 from tests.integration.test_flagged_headlines import BOUND
 
@@ -79,7 +81,8 @@ def stored_run(store: Store) -> str:
                 seq += 1
                 key = f"{scenario}/{workload}/w{workers}-qd1"
                 point = NewPoint(
-                    run_id="avail", seq=seq, key=key, workload=workload,
+                    run_id="avail", seq=seq,
+                    identity=PointIdentity(workload, f"w{workers}-qd1", scenario),
                     family="Random 8 KiB frontend", mix="Read" if read else "Write",
                     pattern="random", bs=8192, read_pct=100 if read else 0, region="frontend",
                     ioengine="null", unit="IOPS", workers=workers, iodepth=1, jobs=workers,

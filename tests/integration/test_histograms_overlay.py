@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
-from arraybench.report.distribution import merged_bins
-from arraybench.report.export import write_report
-from arraybench.report.histograms import EDGES, bucket_labels, shares
-from arraybench.report.html import format_value, render_html
-from arraybench.report.timechart import _fmt_value
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import format_value, render_html
+from arraybench.report.render.timeaxes import _fmt_value
+from arraybench.report.sections.histograms import EDGES, bucket_labels, shares
+from arraybench.run.reportable import fio_json_bins
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
+from tests.fake_engine import PLAN_LINES
 from tests.integration.test_seed_figures import _figure, _in_html, _xlsx_values
 
-pytestmark = [needs_fio]
 needs_chromium = pytest.mark.skipif(
     (shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists())
     or shutil.which("pdftotext") is None,
@@ -41,9 +41,11 @@ workloads:
 """
 
 
-def _ladder(tmp_path: Path, results: Path, scenario: str = "a", seconds: int = 1) -> str:
+def _ladder(
+    tmp_path: Path, results: Path, scenario: str = "a", seconds: int = 1, extra: str = ""
+) -> str:
     plan = tmp_path / f"{scenario}.yaml"
-    plan.write_text(LADDER.format(dir=tmp_path, scenario=scenario, seconds=seconds))
+    plan.write_text(extra + LADDER.format(dir=tmp_path, scenario=scenario, seconds=seconds))
     done = main_cli("run", str(plan), "--results", str(results))
     assert done.returncode == 0, done.stderr
     runs = Store(results, create=False).list_runs()
@@ -60,7 +62,24 @@ def test_buckets_are_shares_of_every_io() -> None:
     assert "500 µs–1 ms" in labels and "1–2 s" in labels
 
 
+def test_the_run_stores_what_its_report_reads(tmp_path: Path) -> None:
+    """Stored with each point, the bins its fio.json holds and its job file: the report
+    reads them there."""
+    results = tmp_path / "res"
+    run_id = _ladder(tmp_path, results)
+    store = Store(results, create=False)
+    points = store.points(run_id)
+    assert len(points) == 3
+    for p in points:
+        stored = store.latency_bins(p.id)
+        assert stored == fio_json_bins(Path(p.folder)) and sum(stored.values()) > 0
+    files = store.job_files(run_id)
+    for p in points:
+        assert files[p.id] == {"point.fio": (Path(p.folder) / "point.fio").read_text()}
+
+
 @needs_chromium
+@needs_fio  # fio's json+ bins and its events
 def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     results = tmp_path / "res"
     run_id = _ladder(tmp_path, results)
@@ -72,7 +91,7 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     assert labels[0].startswith("optimal") and (len(labels) == 1 or labels[1].startswith("max: w"))
     assert len(labels) == 2 or labels[0].startswith("optimal and max: w")
     chosen = next(p for p in store.points(run_id) if p.key.endswith(labels[0].split(": ")[1]))
-    want = shares(merged_bins(Path(chosen.folder)) or {})
+    want = shares(fio_json_bins(Path(chosen.folder)) or {})
     first = bucket_labels().index(fig.x_ticks[0])
     assert fig.series[0].values == pytest.approx(want[first : first + len(fig.x_ticks)])
     assert sum(v or 0 for v in fig.series[0].values) == pytest.approx(100)
@@ -122,9 +141,11 @@ def _tips(html: str, title: str) -> list[str]:
     return chart.split("data-tips='")[1].split("'")[0].split('","')
 
 
+@pytest.mark.usefixtures("fake_engine")  # the overlay is the subject: the test engine's runs
 def test_compare_overlays_runs_per_second_aligned_at_start(tmp_path: Path) -> None:
     results = tmp_path / "res"
-    first, second = _ladder(tmp_path, results, "a", 2), _ladder(tmp_path, results, "b", 2)
+    first = _ladder(tmp_path, results, "a", 2, PLAN_LINES)
+    second = _ladder(tmp_path, results, "b", 2, PLAN_LINES)
     store = Store(results, create=False)
     html = _compare(results, tmp_path / "cmp.html")
     title = "rr-4k: IOPS over time, runs overlaid"
@@ -145,6 +166,7 @@ def test_compare_overlays_runs_per_second_aligned_at_start(tmp_path: Path) -> No
     assert len(tips) == len(seconds) >= 3
 
 
+@needs_fio  # fio's json+ bins and its events
 def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     results = tmp_path / "res"
     for scenario, at in (("early", 1), ("late", 2)):
@@ -170,6 +192,7 @@ def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+@needs_fio  # fio's json+ bins and its events
 def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
     tmp_path: Path,
 ) -> None:

@@ -36,7 +36,7 @@ from arraybench.engines.fio.interference import (
 from arraybench.engines.fio.logs import parse_interval_log
 from arraybench.engines.fio.parse import last_document, parse_fio_json_file
 from arraybench.engines.fio.results import FioDocument
-from arraybench.report.timechart import ChartEvent, TimeSeries, time_chart
+from arraybench.report.render.timechart import ChartEvent, TimeSeries, time_chart
 from tests.conftest import needs_fio
 
 MIB = 1 << 20
@@ -306,7 +306,7 @@ def test_the_large_io_has_its_own_latency_and_is_drawn_alone(fio_run: Run):
     "background alone" phase, and its MB/s over the whole test (issue 27)."""
     from arraybench.analysis.interference import read_background_iops, read_background_latency
     from arraybench.plan.model import InterferenceTest
-    from arraybench.report.special import background_timeline, interference_report
+    from arraybench.report.sections.special import background_timeline, interference_report
     from arraybench.run.kinds.interference import interference_findings
 
     bg_lat = read_background_latency(fio_run.folder)

@@ -14,6 +14,7 @@ from arraybench.finding_kinds import FindingKind
 from arraybench.plan.catalog import resolve
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
+from arraybench.point_identity import PointIdentity
 from arraybench.run import campaign, kinds, outline
 from arraybench.run.campaign import Campaign
 from arraybench.run.context import RunContext
@@ -67,7 +68,7 @@ class ProbeKind:
     """A third kind: one sequential read of the first target, its I/O count as the finding."""
 
     name = "probe"
-    report_section = "report.special.special_report"
+    report_section = "report.sections.special.special_report"
     touches_targets = True
 
     def slots(self, plan: Plan) -> int:
@@ -75,7 +76,8 @@ class ProbeKind:
 
     def steps(self, plan: Plan, first_seq: int) -> list[kinds.KindStep]:
         names = SeriesNames("probe", "Probe", "Read", "sequential", 65536, 100, "MB/s")
-        return [kinds.KindStep("probe/once", first_seq, f"{first_seq:03d}-probe", "one read",
+        probe = PointIdentity("probe", "once")
+        return [kinds.KindStep(probe, first_seq, f"{first_seq:03d}-probe", "one read",
                                1.0, 5.0, names, 1, 1)]  # fmt: skip
 
     def outline(self, plan: Plan) -> Phase | None:

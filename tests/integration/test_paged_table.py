@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report import html_appendix, pagedtable, printout
 from arraybench.report.model import PointRow
 from arraybench.report.pointstable import points_layout
+from arraybench.report.render import html_appendix, pagedtable, printout
 
 
 def rows(n: int, series: str = "rand-8k") -> list[PointRow]:

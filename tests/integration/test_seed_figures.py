@@ -12,22 +12,27 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from arraybench.report import printout
 from arraybench.report.assemble import report_for_run
-from arraybench.report.export import write_report
-from arraybench.report.html import render_html
 from arraybench.report.model import Figure, ReportModel
+from arraybench.report.render import printout
+from arraybench.report.render.export import write_report
+from arraybench.report.render.html import render_html
 from arraybench.store.db import Store
 from arraybench.units import format_tick
 from tests.conftest import main_cli, needs_fio
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = [needs_fio]
+# the figure forms are the subject: the runs are the test engine's (tests/fake_engine.py),
+# but for CSCS's metadata test, which only fio runs
+on_fake = pytest.mark.usefixtures("fake_engine")
 needs_chromium = pytest.mark.skipif(
     shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
     reason="chromium is not installed",
 )
 
-SETUPS = """\
+SETUPS = (
+    PLAN_LINES
+    + """\
 name: setups
 targets:
   - path: {dir}/t.dat
@@ -39,8 +44,11 @@ workloads:
   - {{name: iops-4k-read, group: "IOPS: random 4 KiB", pattern: random, bs: 4k, read: 100}}
   - {{name: iops-4k-write, group: "IOPS: random 4 KiB", pattern: random, bs: 4k, read: 0}}
 """
+)
 
-HUS = """\
+HUS = (
+    PLAN_LINES
+    + """\
 name: hus
 targets:
   - path: {dir}/t.dat
@@ -55,6 +63,7 @@ workloads:
   - {{name: g2-read-64k, group: "Group 2: read, sync, 64K", chart: "Group 2: read, sync",
       pattern: random, bs: 64k, read: 100, ioengine: psync}}
 """
+)
 
 
 def _run(tmp_path: Path, *args: str) -> ReportModel:
@@ -85,13 +94,23 @@ def _in_html(html: str, fig: Figure) -> None:
     assert format_tick(value, fig.unit) in chart or f"{value:,.0f}"[:3] in chart, fig.title
 
 
-def _xlsx_values(path: Path) -> tuple[list[str], list[float]]:
-    ws = load_workbook(path)["Figures"]
+def _html(model: ReportModel, fig: Figure) -> str:
+    """The report's HTML, with ``fig`` found in it (`_in_html`)."""
+    html = render_html(model)
+    _in_html(html, fig)
+    return html
+
+
+def _xlsx_values(model: ReportModel, tmp_path: Path) -> tuple[list[str], list[float]]:
+    """The texts and the numbers of the report's Excel "Figures" sheet (written to r.xlsx)."""
+    write_report(model, tmp_path / "r.xlsx", "xlsx")
+    ws = load_workbook(tmp_path / "r.xlsx")["Figures"]
     texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     numbers = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, float)]
     return texts, numbers
 
 
+@on_fake
 def test_cscs_bars_per_operation_one_bar_per_setup(tmp_path: Path) -> None:
     model = _run(tmp_path, _plan(tmp_path, SETUPS))
     fig = _figure(model, "IOPS: random 4 KiB: IOPS per operation")
@@ -99,17 +118,15 @@ def test_cscs_bars_per_operation_one_bar_per_setup(tmp_path: Path) -> None:
     assert [s.label for s in fig.series] == ["wb", "wt"]  # one bar per set-up
     read_wb = next(p for p in model.points if p.record.get("key") == "wb/iops-4k-read/w1-qd2")
     assert fig.series[0].values[0] == pytest.approx(read_wb.values["total_iops"])
-    html = render_html(model)
-    _in_html(html, fig)
-    assert 'data-form="bars"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert 'data-form="bars"' in _html(model, fig)
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert fig.title in texts and "wb (IOPS)" in texts
     assert any(v == pytest.approx(fig.series[1].values[1]) for v in numbers)
     chart = load_workbook(tmp_path / "r.xlsx")["Figures"]._charts[0]
     assert chart.tagname == "barChart" and len(chart.series) == 2
 
 
+@needs_fio
 @needs_chromium
 def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     model = _run(tmp_path, "cscs", "--scale", "0.02", "--set", "load.pairs=[[2,2]]", "--set",
@@ -118,8 +135,7 @@ def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     meta = _figure(model, "Metadata test: operations per second by threads")
     assert meta.form == "bars" and meta.x_ticks == ["1", "2"]
     assert [s.label for s in meta.series] == ["create", "stat", "delete"]
-    html = render_html(model)
-    _in_html(html, meta)
+    _html(model, meta)
     # the one-level workloads are bars now, not sections of one-dot "curves"
     assert _figure(model, "IOPS: random 4 KiB: IOPS per operation").series[0].label == "this set-up"
     assert not model.sections
@@ -130,6 +146,7 @@ def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     assert "IOPS per operation" in squeezed
 
 
+@on_fake
 def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     model = _run(tmp_path, _plan(tmp_path, HUS))
     titles = [f.title for f in model.figures]
@@ -149,8 +166,7 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     for title in titles:
         assert f"{title}</text>" in html, title
     assert "numjobs (iodepth 1) (log2 scale)" in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert "Group 2: read, sync: MB/s" in texts and "64 KiB (MB/s)" in texts
     assert any(v == pytest.approx(point.values["total_mbps"]) for v in numbers)
 
@@ -158,8 +174,8 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
 def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Path) -> None:
     """LibreOffice draws a marks-only series' markers only with their own fill and outline
     (checked by rendering with LibreOffice headless; here the XML that makes it so)."""
-    from arraybench.report.xlsx import sheet_title
-    from arraybench.report.xlsxfigures import visible_marker
+    from arraybench.report.render.xlsxcells import sheet_title
+    from arraybench.report.render.xlsxfigures import visible_marker
 
     marker = visible_marker("diamond", "1A7F37", 10)
     assert marker.graphicalProperties.solidFill.srgbClr == "1A7F37"
@@ -171,8 +187,9 @@ def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Pat
     assert names[0] == "G2 100% rand wr async qd32 1K"  # was "Group 2- 100 % random write"
 
 
+@on_fake
 def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
-    plan = (f"name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+    plan = (f"{PLAN_LINES}name: heat\ntargets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
             "timing: {ramp: 0s, duration: 1s}\nload: {workers: [1, 2], iodepth: [1, 4]}\n"
             "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     (tmp_path / "plan.yaml").write_text(plan)
@@ -182,20 +199,19 @@ def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
     assert [s.label for s in fig.series] == ["qd 1", "qd 4"]
     point = next(p for p in model.points if p.record.get("key") == "rr-4k/w2-qd4")
     assert fig.series[1].values[1] == pytest.approx(point.values["total_iops"])
-    html = render_html(model)
-    _in_html(html, fig)
-    assert 'data-form="heatmap"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert 'data-form="heatmap"' in _html(model, fig)
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert fig.title in texts and "qd 4" in texts
     assert any(v == pytest.approx(point.values["total_iops"]) for v in numbers)
 
 
+@on_fake
 def test_compare_marks_each_runs_optimal_and_max_and_names_each_iodepth(tmp_path: Path) -> None:
     results = tmp_path / "res"
     for depth in (1, 4):
-        plan = (f"name: qd{depth}\nscenario: qd{depth}\ntargets:\n  - path: {tmp_path}/t.dat\n"
-                "    size: 32m\ntiming: {ramp: 0s, duration: 1s}\n"
+        plan = (f"{PLAN_LINES}name: qd{depth}\nscenario: qd{depth}\n"
+                f"targets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+                "timing: {ramp: 0s, duration: 1s}\n"
                 f"load: {{workers: [1, 2], iodepth: [{depth}]}}\n"
                 "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
         (tmp_path / f"qd{depth}.yaml").write_text(plan)

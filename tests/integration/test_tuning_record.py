@@ -17,10 +17,9 @@ from arraybench.report.compare import compare, load_scenario
 from arraybench.store.db import Store
 from arraybench.targets.queue import REMOTE_SCRIPT, parse_remote, read_queue, read_remote_queues
 from tests.conftest import needs_fio
+from tests.fake_engine import PLAN_LINES
 from tests.loopdev import attached, sparse_file
 from tests.netns import SSHD, started_or_skip, wait_until
-
-pytestmark = needs_fio
 
 
 @pytest.fixture
@@ -36,8 +35,8 @@ def _queue_file(dev: str, name: str) -> Path:
 def _plan(tmp_path: Path, dev: str) -> Path:
     path = tmp_path / "plan.yaml"
     path.write_text(
-        f"name: queue\ntargets:\n  - path: {dev}\ntiming: {{ramp: 0s, duration: 1s}}\n"
-        "load: {workers: [1], iodepth: [1]}\nmonitor: false\n"
+        f"{PLAN_LINES}name: queue\ntargets:\n  - path: {dev}\n"
+        "timing: {ramp: 0s, duration: 1s}\nload: {workers: [1], iodepth: [1]}\n"
         "workloads:\n  - {name: rr, pattern: random, bs: 4k, read: 100}\n"
     )
     return path
@@ -49,6 +48,7 @@ def _run(tmp_path: Path, dev: str, results: Path, capsys: pytest.CaptureFixture[
     return Store(results, create=False).list_runs()[-1][0].id
 
 
+@pytest.mark.usefixtures("fake_engine")  # the recorded settings are the subject, not fio's load
 def test_two_runs_with_different_read_ahead_are_told_apart(
     loopdev: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,6 +106,7 @@ def test_the_remote_script_reads_what_the_local_reader_reads(loopdev: str, tmp_p
     assert remote[0].device == Path(loopdev).name and "read_ahead_kb" in remote[0].settings
 
 
+@needs_fio  # the namespace hosts run fio servers
 @pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed")
 def test_remote_host_over_real_ssh(loopdev: str, tmp_path: Path) -> None:
     """A host in a network namespace with its own sshd: its queue settings come over SSH (the

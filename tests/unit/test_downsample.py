@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
+from arraybench.point_identity import PointIdentity
 from arraybench.report.assemble import report_for_run
-from arraybench.report.html import render_html
-from arraybench.report.timechart import Bucket, TimeSeries, envelope, time_chart
+from arraybench.report.render.html import render_html
+from arraybench.report.render.timechart import Bucket, TimeSeries, envelope, time_chart
 from arraybench.store.db import HostSample, NewPoint, RunRecord, Sample, Store
 
 TEN_HOURS = 36_000
@@ -179,7 +180,7 @@ def test_a_one_second_dip_in_36000_samples_reaches_the_report(tmp_path: Path) ->
     store = Store(tmp_path)
     store.create_run(_run(tmp_path / "runs" / "long"))
     record = NewPoint(
-        run_id="long", seq=1, key="long-rand-8k/w32-qd32-h8", workload="long-rand-8k",
+        run_id="long", seq=1, identity=PointIdentity("long-rand-8k", "w32-qd32-h8"),
         family="Random 8 KiB", mix="Read", pattern="random", bs=8192, read_pct=100,
         region="backend", ioengine="libaio", unit="IOPS", workers=32, iodepth=32, jobs=256,
         targets="/dev/sdb", folder=str(tmp_path / "p"), started="a", finished="b",

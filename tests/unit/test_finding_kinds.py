@@ -52,7 +52,7 @@ from arraybench.run.campaign import rounds_verdict
 from arraybench.run.point import gc_rate_of
 from arraybench.run.scenarios import HostView, StepRecord
 from arraybench.targets.condition import purge_target
-from tests.records import BLANK_POINT, sample_12
+from tests.records import BLANK_POINT, keyed, sample_12
 
 CLIFF_EXTRA = {"found", "seconds", "gc_bytes_per_s"}
 
@@ -119,7 +119,7 @@ def test_cliff_and_steady_writers_store_the_json_earlier_versions_stored():
 
 
 def test_rounds_verdict_has_the_rounds_keys():
-    points = [replace(BLANK_POINT, seq=i, key=f"r8/w1-qd1@r{i}", workload="r8",
+    points = [keyed(BLANK_POINT, f"r8/w1-qd1@r{i}", seq=i, workload="r8",
                       metrics={**BLANK_POINT.metrics, "total_iops": 1000.0 + i})
               for i in range(1, 4)]  # fmt: skip
     verdict = rounds_verdict(points, Rounds(workloads=["r8"], track="r8", window=3, max=5), 3)

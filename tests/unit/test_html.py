@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from arraybench.report.html import format_value, render_html
 from arraybench.report.model import (
     CurvePanel,
     PointRow,
@@ -20,7 +19,9 @@ from arraybench.report.model import (
     SummaryRow,
     WorkloadSection,
 )
-from arraybench.report.svg import curve_chart, nice_ticks, optimal_label, ticks_with_count
+from arraybench.report.render.html import format_value, render_html
+from arraybench.report.render.svg import curve_chart, optimal_label
+from arraybench.report.render.svgparts import nice_ticks, ticks_with_count
 
 EVIL = "<script>alert('x')</script>"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}

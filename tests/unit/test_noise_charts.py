@@ -18,18 +18,18 @@ from arraybench.errors import PlanError
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
-from arraybench.report.headlines import run_headlines
-from arraybench.report.html import render_html
 from arraybench.report.model import CurvePanel
-from arraybench.report.scaling import scaling_overlay, scaling_tables
-from arraybench.report.seedtables import maximum_recorded
-from arraybench.report.spread import LevelFacts
-from arraybench.report.svg import curve_chart, point_tip
-from arraybench.report.timechart import TimeSeries, xy_chart
+from arraybench.report.render.html import render_html
+from arraybench.report.render.svg import curve_chart, point_tip
+from arraybench.report.render.timechart import TimeSeries, xy_chart
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scaling import scaling_overlay, scaling_tables
+from arraybench.report.sections.seedtables import maximum_recorded
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.run.adaptive_series import NOISE_SOURCE, run_adaptive
 from arraybench.store.db import PointRecord, RunRecord, Sample
 from benchmarks.adaptive_sim import closed_loop_curve, simulate
-from tests.records import BLANK_POINT
+from tests.records import BLANK_POINT, keyed
 from tests.unit.test_html import make_model
 from tests.unit.test_plan_scenarios import RUN
 
@@ -181,7 +181,7 @@ def test_steady_interval_tightens_fios_limit_in_the_job_file() -> None:
 
 def hosts_point(key: str, hosts: int, iops: float, seq: int) -> PointRecord:
     metrics = dict(BLANK_POINT.metrics) | {"total_iops": iops, "total_lat_mean_us": 100.0}
-    return replace(BLANK_POINT, id=seq + 1, seq=seq, key=key, hosts=hosts, metrics=metrics)
+    return keyed(BLANK_POINT, key, id=seq + 1, seq=seq, hosts=hosts, metrics=metrics)
 
 
 def test_scaling_leaves_a_flagged_maximum_out_and_draws_the_interval() -> None:

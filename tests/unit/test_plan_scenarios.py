@@ -4,7 +4,6 @@ the step records and the impact table."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,11 +12,12 @@ from arraybench.errors import PlanError
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan
-from arraybench.plan.scenarios import Step, scenario_in_key
+from arraybench.plan.scenarios import Step
+from arraybench.point_identity import from_key
 from arraybench.report.build import series_name
-from arraybench.report.headlines import run_headlines
-from arraybench.report.scenarios import impact_tables, paths_table, scenario_overlays
-from arraybench.report.spread import LevelFacts
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scenarios import impact_tables, paths_table, scenario_overlays
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.outline import plan_outline
 from arraybench.run.scenarios import (
@@ -28,7 +28,7 @@ from arraybench.run.scenarios import (
     step_argv,
 )
 from arraybench.store.db import Finding, PointRecord, RunRecord
-from tests.records import BLANK_POINT
+from tests.records import BLANK_POINT, keyed
 
 HEAD = """name: t
 hosts:
@@ -71,8 +71,8 @@ def test_the_yaml_forms_and_the_points_of_every_scenario() -> None:
         (1, "C4/rr/w1-qd1-h2", "C4"), (2, "C4/rr/w2-qd1-h2", "C4"),
         (3, "C3/rr/w1-qd1-h2", "C3"), (4, "C3/rr/w2-qd1-h2", "C3")]  # fmt: skip
     assert points[0].series != points[2].series  # one curve per scenario
-    assert [scenario_in_key(p.key) for p in points] == ["C4", "C4", "C3", "C3"]
-    assert scenario_in_key("rr/w1-qd1") is None
+    assert [p.identity.scenario for p in points] == ["C4", "C4", "C3", "C3"]
+    assert [from_key(p.key, "rr", p.scenario) for p in points] == [p.identity for p in points]
     assert [(s, len(ps)) for s, ps in split_by_scenario(points)] == [("C4", 2), ("C3", 2)]
     assert run_label("default", plan.scenarios) == "C4 + C3"
     assert run_label("L1C4S4", plan.scenarios) == "L1C4S4"
@@ -176,8 +176,8 @@ def test_prompt_steps_are_confirmed_or_assumed_and_commands_recorded() -> None:
 
 def _point(scenario: str, seq: int, workers: int, iops: float, lat: float) -> PointRecord:
     metrics = dict(BLANK_POINT.metrics, total_iops=iops, total_lat_mean_us=lat)
-    return replace(BLANK_POINT, id=seq, seq=seq, key=f"{scenario}/rr/w{workers}-qd1",
-                   workload="rr", workers=workers, scenario=scenario, metrics=metrics)  # fmt: skip
+    return keyed(BLANK_POINT, f"{scenario}/rr/w{workers}-qd1", id=seq, seq=seq,
+                 workload="rr", workers=workers, scenario=scenario, metrics=metrics)  # fmt: skip
 
 
 RUN = RunRecord(id="r", plan_name="t", scenario="C4 + C3", labels={}, plan_yaml="", folder="/x",
@@ -203,7 +203,7 @@ def test_the_impact_table_gives_each_scenario_against_the_first() -> None:
     assert overlay.title == "Scenarios: rr" and [line.label for line in overlay.lines] == [
         "C4", "C3"]  # fmt: skip
     assert overlay.lines[1].iops == [300_000, 470_000]
-    imported = replace(points[0], key="rr/w1-qd1")  # an import's scenario: not a campaign's
+    imported = keyed(points[0], "rr/w1-qd1")  # an import's scenario: not a campaign's
     headlines = run_headlines([imported], RUN, LevelFacts())
     assert impact_tables([imported], {}, headlines) == [] and series_name(imported) == "rr"
 

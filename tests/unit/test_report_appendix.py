@@ -3,13 +3,11 @@ appendix."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from arraybench.report.sections.appendix import MAX_BOX, flags_line, notes_box
+from arraybench.report.sections.spread import LevelFacts
+from tests.records import BLANK_POINT, keyed
 
-from arraybench.report.appendix import MAX_BOX, flags_line, notes_box
-from arraybench.report.spread import LevelFacts
-from tests.records import BLANK_POINT
-
-POINTS = [replace(BLANK_POINT, key=f"rr/w{w}-qd1") for w in (1, 2, 4, 8)]
+POINTS = [keyed(BLANK_POINT, f"rr/w{w}-qd1") for w in (1, 2, 4, 8)]
 
 
 def test_the_box_counts_the_flags_and_sends_the_rest_to_the_appendix() -> None:

@@ -1,4 +1,4 @@
-"""The words of an event's recovery in the impact tables (report/failures.py)."""
+"""The words of an event's recovery in the impact tables (report/sections/failures.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from arraybench.report.failures import host_impact_table, recovery_text
+from arraybench.report.sections.failures import host_impact_table, recovery_text
 
 
 def _impact(start: float | None, revert: float | None, **more: Any) -> Any:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from arraybench.analysis.findings import kernel_drop_pct, summarize_disagreements
-from arraybench.report.assemble import disagreement_notes
-from arraybench.report.timelines import cliff_lines
+from arraybench.report.sections.runnotes import disagreement_notes
+from arraybench.report.sections.timelines import cliff_lines
 
 CLIFF = {"found": True, "time_s": 6.0, "level_before": 60_000.0, "level_after": 4_200.0,
          "drop_pct": 93.0, "level_min": 3_000.0, "recovered": False}  # fmt: skip

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.report.headlines import run_headlines
-from arraybench.report.html import _table
-from arraybench.report.scaling import scaling_tables
-from arraybench.report.seedtables import devices_grids, maximum_recorded
-from arraybench.report.spread import LevelFacts
+from arraybench.report.render.html import _table
+from arraybench.report.sections.headlines import run_headlines
+from arraybench.report.sections.scaling import scaling_tables
+from arraybench.report.sections.seedtables import devices_grids, maximum_recorded
+from arraybench.report.sections.spread import LevelFacts
 from arraybench.store.db import PointRecord
-from tests.records import BLANK_POINT
+from tests.records import BLANK_POINT, keyed
 from tests.unit.test_plan_scenarios import RUN
 
 BASE = BLANK_POINT
@@ -21,7 +21,7 @@ def point(seq: int, iops: float, lat_us: float, **kw: object) -> PointRecord:
     metrics = dict(BASE.metrics) | {"total_iops": iops, "total_mbps": iops * 8192 / 1e6,
                                     "total_lat_mean_us": lat_us}  # fmt: skip
     p = replace(BASE, seq=seq, metrics=metrics, **kw)  # type: ignore[arg-type]
-    return replace(p, key=f"{p.workload}/w{p.workers}-qd{p.iodepth}-d{p.devices}")
+    return keyed(p, f"{p.workload}/w{p.workers}-qd{p.iodepth}-d{p.devices}")
 
 
 def test_devices_by_parallelism_grid() -> None:
@@ -63,7 +63,7 @@ def test_scaling_against_hosts_keeps_one_unit_per_workload() -> None:
 
 
 def test_excel_sheet_names_stay_readable() -> None:
-    from arraybench.report.xlsx import sheet_title
+    from arraybench.report.render.xlsxcells import sheet_title
 
     used: set[str] = set()
     assert (
@@ -75,7 +75,7 @@ def test_excel_sheet_names_stay_readable() -> None:
 
 
 def test_summary_rows_name_every_workload_of_a_crowded_family() -> None:
-    from arraybench.report.assemble import summary_rows_of
+    from arraybench.report.sections.summary import summary_rows_of
 
     a = [point(1, 1000.0, 100.0, workload="fe-rand-8k-read")]
     b = [point(2, 2000.0, 100.0, workload="be-rand-8k-read")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from arraybench.analysis.metadata import MetadataRow
 from arraybench.finding_kinds import METADATA
-from arraybench.report.special import metadata_report
+from arraybench.report.sections.special import metadata_report
 from arraybench.store.db import Finding
 
 

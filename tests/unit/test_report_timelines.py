@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from arraybench.report.timelines import event_marks, time_zero
+from arraybench.report.sections.timelines import event_marks, time_zero
 from arraybench.store.db import Finding, PointRecord, Sample
 
 
@@ -35,8 +35,8 @@ def test_without_events_zero_is_the_first_logged_second_and_the_axis_says_so() -
 
 
 def test_snia_window_is_drawn_with_its_band_and_slope() -> None:
-    from arraybench.report.html import _timeline
-    from arraybench.report.rounds import steady_timeline, window_guides
+    from arraybench.report.render.html import _timeline
+    from arraybench.report.sections.rounds import steady_timeline, window_guides
 
     values = [90_000.0, 70_000.0, 61_000.0, 60_000.0, 59_000.0, 60_500.0, 59_500.0]
     guides = dict(window_guides(values, [3, 4, 5, 6, 7]))
@@ -60,23 +60,22 @@ def test_snia_maximum_recorded_agrees_with_the_window_table() -> None:
     """A SNIA run: 4 KiB random writes over 3 rounds (window: all 3, mean 115 kIOPS) and the
     write saturation test at 101 kIOPS. Maximum recorded names the window's 115 kIOPS, as
     the window table does, not the saturation test's 101 kIOPS."""
-    from dataclasses import replace
 
     from arraybench.finding_kinds import ROUNDS
     from arraybench.plan.model import Rounds
-    from arraybench.report.headlines import run_headlines
-    from arraybench.report.rounds import matrix_tables, window_means
-    from arraybench.report.seedtables import maximum_recorded
-    from arraybench.report.spread import LevelFacts
+    from arraybench.report.sections.headlines import run_headlines
+    from arraybench.report.sections.rounds import matrix_tables, window_means
+    from arraybench.report.sections.seedtables import maximum_recorded
+    from arraybench.report.sections.spread import LevelFacts
     from arraybench.run.campaign import rounds_verdict
-    from tests.records import BLANK_POINT
+    from tests.records import BLANK_POINT, keyed
     from tests.unit.test_plan_scenarios import RUN
 
     def point(key: str, iops: float, **kw: object) -> PointRecord:
         metrics = {**BLANK_POINT.metrics, "total_iops": iops, "total_lat_mean_us": 200.0}
-        return replace(
+        return keyed(
             BLANK_POINT,
-            key=key,
+            key,
             workload=key.split("/")[0],
             mix="Write",
             read_pct=0,

@@ -17,8 +17,6 @@ from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline as summarize
 from arraybench.console import summary_table
 from arraybench.report.build import cell_texts
-from arraybench.report.html import render_html
-from arraybench.report.markdown import render_markdown
 from arraybench.report.model import (
     CurvePanel,
     ReportModel,
@@ -27,8 +25,10 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
-from arraybench.report.timechart import TimeSeries, time_chart
-from arraybench.report.xlsx import write_xlsx
+from arraybench.report.render.html import render_html
+from arraybench.report.render.markdown import render_markdown
+from arraybench.report.render.timechart import TimeSeries, time_chart
+from arraybench.report.render.xlsx import write_xlsx
 from arraybench.units import (
     format_gb,
     format_latency,
@@ -151,11 +151,10 @@ def test_run_notes_wrap_within_100_columns_as_hanging_paragraphs(capsys) -> None
 
 
 def test_a_repetitions_row_names_its_repetition() -> None:
-    from dataclasses import replace
 
-    from arraybench.report.assemble import point_row
-    from tests.records import BLANK_POINT
+    from arraybench.report.sections.points import point_row
+    from tests.records import BLANK_POINT, keyed
 
-    first = replace(BLANK_POINT, key="randread-8k/w2-qd4", workers=2, iodepth=4)
-    second = replace(first, key="randread-8k/w2-qd4#2")
+    first = keyed(BLANK_POINT, "randread-8k/w2-qd4", workers=2, iodepth=4)
+    second = keyed(first, "randread-8k/w2-qd4#2")
     assert [point_row(p).level for p in (first, second)] == ["2x4", "2x4 #2"]

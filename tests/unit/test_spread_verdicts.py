@@ -9,7 +9,7 @@ from arraybench.analysis.acceptance import FAIL, PASS, UNDECIDED, judge_all
 from arraybench.analysis.repeats import collapse, point_spreads
 from arraybench.analysis.validity import Flag, finding_data
 from arraybench.plan.model import Expectation
-from arraybench.report.spread import (
+from arraybench.report.sections.spread import (
     NO_SPREAD,
     flag_table,
     repeat_notes,
@@ -17,7 +17,7 @@ from arraybench.report.spread import (
     thresholds_table,
 )
 from arraybench.store.db import Finding, PointRecord
-from tests.records import BLANK_POINT
+from tests.records import BLANK_POINT, keyed
 
 BASE = replace(BLANK_POINT, workload="rr")
 
@@ -26,8 +26,8 @@ def repeats(iops: list[float], workers: int = 1, first_id: int = 1) -> list[Poin
     """One level measured len(iops) times, keyed as plan.expand keys repetitions."""
     level = f"rr/w{workers}-qd1"
     return [
-        replace(BASE, id=first_id + n, seq=first_id + n, workers=workers,
-                key=level if n == 0 else f"{level}#{n + 1}",
+        keyed(BASE, level if n == 0 else f"{level}#{n + 1}", id=first_id + n, seq=first_id + n,
+              workers=workers,
                 metrics=dict(BASE.metrics) | {"total_iops": v, "total_lat_mean_us": 100.0})
         for n, v in enumerate(iops)
     ]  # fmt: skip

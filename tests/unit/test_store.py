@@ -12,6 +12,7 @@ import pytest
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.errors import StoreError
 from arraybench.finding_kinds import PURGE, FindingKeyError
+from arraybench.point_identity import PointIdentity
 from arraybench.store.db import (
     METRIC_COLUMNS,
     CpuSample,
@@ -43,7 +44,8 @@ def _metrics(iops: float) -> PointMetrics:
 
 def _fields(key: str, seq: int) -> NewPoint:
     return NewPoint(
-        run_id="r1", seq=seq, key=key, workload="w", family="Random 8 KiB", mix="Read",
+        run_id="r1", seq=seq, identity=PointIdentity("w", key.removeprefix("w/")),
+        family="Random 8 KiB", mix="Read",
         pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio",
         unit="IOPS", workers=1, iodepth=1, jobs=1, targets="/t", folder="/tmp/x/p",
         started="a", finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=1.0,
@@ -122,6 +124,8 @@ SHIPPED = [
     "54f478a3434afd9a31f9bcc857ad4132ce59f8441f513101f0290df5ba6714c6",
     "641c89682144a2d3634a632c656c72eae159ea4b22e1d766fcc97c76b4d7b05b",
     "6ac7fc1a1c59db308770e80c685fc4416f56c529c3b108661e2d7a68a1cf1fae",
+    "dd84c2e152fc15cc100f7b04e37ec0e74461b56e9be995a62aa493d8738d7fc4",  # 6: point identity
+    "6081e59d83ba4fae5a332b053c6a5b383597ed9ad21302a1ecd63c5086c67094",  # 7: report files
 ]
 
 
@@ -141,8 +145,10 @@ def test_the_store_columns_are_the_metrics_analysis_gives():
 
 
 def test_what_goes_in_is_what_comes_out():
-    """Every column of a new point is a field of the stored record, in the same order."""
-    stored = [f.name for f in dataclasses.fields(PointRecord) if f.name not in ("id", "metrics")]
+    """Every column of a new point is a field of the stored record, in the same order (its
+    identity gives the key and the workload columns)."""
+    written = ("id", "metrics", "key", "workload")
+    stored = [f.name for f in dataclasses.fields(PointRecord) if f.name not in written]
     assert [f.name for f in dataclasses.fields(NewPoint)] == stored
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from arraybench.plan.load import parse_plan_text, stored_plan
-from arraybench.report.overlays import chart_keys
+from arraybench.report.sections.overlays import chart_keys
 from arraybench.run.setup import plan_yaml
 
 PLAN = """\
@@ -24,10 +24,10 @@ def test_a_stored_plan_comes_back_as_the_plan_it_was() -> None:
     again = stored_plan(plan_yaml(plan), "runs/x/plan.yaml")
     assert again == plan
     assert again is not None and again.fabric is not None and again.fabric.mtu == 1500
-    assert chart_keys(plan_yaml(plan)) == {"a": "both", "b": "both"}
+    assert chart_keys(again) == {"a": "both", "b": "both"}
 
 
 def test_an_import_description_is_no_plan() -> None:
     text = yaml.safe_dump({"name": "imp", "imported": {"sources": ["/a"], "points": 3}})
     assert stored_plan(text, "runs/imp/import.yaml") is None
-    assert chart_keys(text) == {}
+    assert chart_keys(stored_plan(text, "runs/imp/import.yaml")) == {}

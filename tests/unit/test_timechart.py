@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report.timechart import (
+from arraybench.report.render.timechart import (
     ChartEvent,
     TimeSeries,
     gb_chart,

@@ -60,6 +60,13 @@ def merge_bins(parts: Iterable[dict[int, int] | None]) -> dict[int, int] | None:
     return merged
 
 
+def job_bins(jobs: Iterable[Measurement]) -> dict[int, int] | None:
+    """A point's latency histogram: latency (ns) -> count over every job and direction that
+    did I/O (its histograms and percentile charts draw it); None when one of them has no
+    json+ bins."""
+    return merge_bins(d.bins_ns for job in jobs for d in (job.read, job.write) if d.ios)
+
+
 def _percentiles(stats: Sequence[DirStats]) -> dict[str, float | None]:
     bins = merge_bins(s.bins_ns for s in stats)
     if bins:

@@ -2,7 +2,7 @@
 median point per level for the curves and tables.
 
 Pure: stored points in, groups and numbers out. A repetition's key is its level's key with
-`#N` (the first keeps the plain key); see plan.expand.repetition_in_key.
+`#N` (the first keeps the plain key); the parts are typed in point_identity.PointIdentity.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.statistics import Spread, median, spread, wins, within_noise
-from arraybench.plan.pointkeys import repetition_in_key
 from arraybench.records import PointRecord
 
 
@@ -39,7 +38,7 @@ def groups(points: Sequence[PointRecord]) -> list[RepeatGroup]:
     """The points grouped by level, in the order their first repetition ran."""
     found: OrderedDict[str, list[PointRecord]] = OrderedDict()
     for p in sorted(points, key=lambda p: p.seq):
-        found.setdefault(repetition_in_key(p.key)[0], []).append(p)
+        found.setdefault(p.identity.level_key, []).append(p)
     return [RepeatGroup(key, tuple(pts)) for key, pts in found.items()]
 
 
@@ -80,7 +79,7 @@ def point_spreads(points: Sequence[PointRecord]) -> dict[int, PointSpread]:
         tp, lat = g.throughput(), g.latency()
         for p in g.points:
             out[p.id] = PointSpread(
-                repetition_in_key(p.key)[1], g.repeats, tp.median, tp.half_width_pct,
+                p.identity.repetition, g.repeats, tp.median, tp.half_width_pct,
                 lat.median if lat else None, lat.half_width_pct if lat else None,
             )  # fmt: skip
     return out
@@ -88,7 +87,7 @@ def point_spreads(points: Sequence[PointRecord]) -> dict[int, PointSpread]:
 
 def level_throughputs(points: Sequence[PointRecord], key: str) -> list[float]:
     """Every repetition's throughput of the level `key` (a level key, without `#N`)."""
-    return [p.throughput() for p in points if repetition_in_key(p.key)[0] == key]
+    return [p.throughput() for p in points if p.identity.level_key == key]
 
 
 def noise_mark(a: Sequence[float], b: Sequence[float]) -> str:
@@ -127,7 +126,7 @@ def level_wins(points: Sequence[PointRecord], flagged: Collection[str] = ()) -> 
     by_series: OrderedDict[tuple[str, int | None, int | None], dict[int, list[CurvePoint]]]
     by_series = OrderedDict()
     for p in sorted(points, key=lambda p: p.seq):
-        level, repetition = repetition_in_key(p.key)
+        level, repetition = p.identity.level_key, p.identity.repetition
         curve = by_series.setdefault((p.workload, p.devices, p.hosts), {})
         curve.setdefault(repetition, []).append(CurvePoint(
             float(p.workers * p.iodepth), p.throughput(), p.metric("total", "lat_mean_us"),

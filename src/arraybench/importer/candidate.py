@@ -1,5 +1,6 @@
 """One point to be, as the import reads it: the source file it came from and the group of
-jobs of one fio invocation that makes it (`Candidate`), with what was inferred of it."""
+jobs of one fio invocation that makes it (`Candidate`), with what was inferred of it; what
+was not imported and why (`Skipped`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.point_identity import PointIdentity, level_name
 from arraybench.records import Sample
 
 SeriesId = tuple[str, int, str]  # (file, run in it, part of the run)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file (or part of one) not imported, and why."""
+
+    path: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -51,13 +61,16 @@ class Candidate:
     @property
     def level(self) -> str:
         """As a campaign names its load levels: w<workers>-qd<iodepth>[-d<devices>][-h<hosts>]."""
-        devices = f"-d{self.devices}" if self.devices else ""
-        hosts = f"-h{self.hosts}" if self.hosts else ""
-        return f"w{self.workers}-qd{self.iodepth}{devices}{hosts}"
+        return level_name(self.workers, self.iodepth, self.devices, self.hosts)
+
+    @property
+    def identity(self) -> PointIdentity:
+        """As a campaign names its points (an import's scenario is a label, not in the key)."""
+        return PointIdentity(self.workload, self.level)
 
     @property
     def key(self) -> str:
-        return f"{self.workload}/{self.level}"
+        return self.identity.key
 
     @property
     def series(self) -> SeriesId:

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
+from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.limits import out_of_range, refuse
+from arraybench.importer.lines import read_lines
 
 TOOL = "diskspd"
 _TIMESPAN_RE = re.compile(r"^Results for timespan (\d+):")
@@ -213,3 +215,18 @@ def parse_diskspd(lines: Iterable[str], source: str = "") -> list[FioDocument]:
             notes=("DiskSpd results: one point per timespan, the totals of all its threads",),
         ))  # fmt: skip
     return docs
+
+
+def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+    return read_lines(sniffed.path, parse_diskspd)
+
+
+FORMAT = Format(
+    name=TOOL,
+    tool=TOOL,
+    label="DiskSpd",
+    what="text",
+    how="-Rtext",
+    detect=lambda s: looks_like_diskspd(s.head),
+    read=_read_file,
+)

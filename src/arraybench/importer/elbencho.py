@@ -18,7 +18,9 @@ from collections.abc import Iterable
 
 from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
+from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.limits import out_of_range, refuse
+from arraybench.importer.lines import read_lines
 
 TOOL = "elbencho"
 _EMPTY = DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat")
@@ -111,3 +113,19 @@ def parse_elbencho(lines: Iterable[str], source: str = "") -> list[FioDocument]:
         raise FioParseError(f"{source or 'elbencho CSV'}: no READ or WRITE phase with I/O",
                             _HINT)  # fmt: skip
     return docs
+
+
+def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+    return read_lines(sniffed.path, parse_elbencho)
+
+
+FORMAT = Format(
+    name=TOOL,
+    tool=TOOL,
+    label="elbencho",
+    what="CSV",
+    how="--csvfile",
+    detect=lambda s: looks_like_elbencho(s.head),
+    read=_read_file,
+    hosts_in_options=True,
+)

@@ -22,7 +22,9 @@ from datetime import datetime
 
 from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
 from arraybench.errors import FioParseError
+from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.limits import out_of_range, refuse
+from arraybench.importer.lines import read_lines
 
 TOOL = "vdbench"
 _AVG_RE = re.compile(r"^avg_(\d+)-(\d+)$")
@@ -164,3 +166,18 @@ def parse_vdbench(lines: Iterable[str], source: str = "") -> list[FioDocument]:
     if not docs:
         raise FioParseError(f"{source or 'vdbench output'}: no vdbench run with I/O", _HINT)
     return docs
+
+
+def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+    return read_lines(sniffed.path, parse_vdbench)
+
+
+FORMAT = Format(
+    name=TOOL,
+    tool=TOOL,
+    label="vdbench",
+    what="flatfile.html",
+    how="output/flatfile.html",
+    detect=lambda s: looks_like_vdbench(s.head),
+    read=_read_file,
+)

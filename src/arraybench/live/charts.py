@@ -1,8 +1,8 @@
 """The live page's charts, drawn by the report's own chart code from a snapshot: the current
 point's per-second IOPS (or MB/s) per host and in total with its events marked
-(`report/timechart.py`), and each finished series' curve over its load levels
-(`report/svg.py`), with the report's hover texts (`report/interact.py`). The report's code
-escapes every text it draws; the titles added here are escaped here."""
+(`report/render/timechart.py`), and each finished series' curve over its load levels
+(`report/render/svg.py`), with the report's hover texts (`report/render/interact.py`). The
+report's code escapes every text it draws; the titles added here are escaped here."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from html import escape
 
 from arraybench.live.state import FinishedView, Snapshot
 from arraybench.report.model import CurvePanel
-from arraybench.report.svg import curve_chart
-from arraybench.report.timechart import ChartEvent, TimeSeries, time_chart
+from arraybench.report.render.svg import curve_chart
+from arraybench.report.render.timechart import ChartEvent, TimeSeries, time_chart
 
 
 def point_chart(snap: Snapshot) -> str:

@@ -131,7 +131,7 @@ def total_of(hosts: Sequence[HostView]) -> HostView | None:
 
 
 def level_of(point: Point) -> str:
-    return point.key.rsplit("/", 1)[-1]
+    return point.identity.label
 
 
 def empty_snapshot() -> Snapshot:
@@ -186,7 +186,7 @@ def read_snapshot(folder: Path) -> Snapshot | None:
 def finished_view(p: PointRecord) -> FinishedView:
     """A point stored before (a resumed run's): its curve's figures."""
     return {"key": p.key, "scenario": p.scenario or "", "workload": p.workload,
-            "level": p.key.rsplit("/", 1)[-1], "outstanding": p.workers * p.iodepth,
+            "level": p.identity.label, "outstanding": p.workers * p.iodepth,
             "iops": p.metric("total", "iops") or 0.0, "mbps": p.metric("total", "mbps") or 0.0,
             "lat_mean_us": p.metric("total", "lat_mean_us"),
             "lat_p99_us": p.metric("total", "lat_p99_us"), "unit": p.unit}  # fmt: skip

@@ -11,10 +11,7 @@ from pydantic import ValidationError
 
 from arraybench.errors import PlanError
 from arraybench.plan.model import DataPattern, Host, Load, Plan, Target, Timing, Workload
-from arraybench.plan.pointkeys import REPEAT_MARK
-from arraybench.plan.pointkeys import repetition_in_key as repetition_in_key  # re-exported
-from arraybench.plan.pointkeys import round_in_key as round_in_key  # re-exported
-from arraybench.plan.scenarios import scenario_key
+from arraybench.point_identity import PointIdentity, level_name
 from arraybench.units import format_size
 
 DEFAULT_SCRATCH_SIZE = 1 << 30
@@ -59,13 +56,14 @@ class Point:
                 self.scenario)  # fmt: skip
 
     @property
+    def identity(self) -> PointIdentity:
+        level = self.level
+        name = level_name(level.workers, level.iodepth, level.devices, len(level.hosts))
+        return PointIdentity(self.workload.name, name, self.scenario, self.round, self.repetition)
+
+    @property
     def key(self) -> str:
-        devices = f"-d{self.level.devices}" if self.level.devices else ""
-        hosts = f"-h{len(self.level.hosts)}" if self.level.hosts else ""
-        at = f"@r{self.round}" if self.round else ""
-        again = f"{REPEAT_MARK}{self.repetition}" if self.repetition > 1 else ""
-        level = f"w{self.level.workers}-qd{self.level.iodepth}{devices}{hosts}"
-        return scenario_key(self.scenario, f"{self.workload.name}/{level}{at}{again}")
+        return self.identity.key
 
     @property
     def expected_seconds(self) -> float:

@@ -67,6 +67,8 @@ def _hint(error_type: str, loc: KeyPath, message: str) -> str:
         return "use a positive value"
     if "out of range" in message:
         return "use a value in that range"
+    if loc == ("engine",):
+        return "use one of the known engines, or leave `engine` out (fio)"
     if loc and loc[-1] == "bs":
         return "use a block size such as 4k, 8k, 128k or 1m"
     return "fix the value"

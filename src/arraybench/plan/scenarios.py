@@ -169,14 +169,3 @@ def check_scenarios(
             "scenarios run the workloads' ladders; rounds, interference and metadata do not "
             "run per scenario: measure them in a plan of their own"
         )
-
-
-def scenario_key(scenario: str | None, key: str) -> str:
-    """A point key within a scenario: `C3/rr/w4-qd1` (workload names hold no `/`)."""
-    return f"{scenario}/{key}" if scenario else key
-
-
-def scenario_in_key(key: str) -> str | None:
-    """The scenario a campaign point key carries, the inverse of scenario_key."""
-    parts = key.split("/")
-    return parts[0] if len(parts) == 3 else None

@@ -174,3 +174,52 @@ class Strict(BaseModel):
     # strict=False: nested models come from dicts and pairs from YAML lists; numbers are made
     # strict one by one above (no booleans, no strings)
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+# the plan's names and bounded counts (plan/model.py and its parts)
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+LABEL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+ENGINE_PATTERN = r"^[A-Za-z0-9_.:/+\-]+$"
+# names become parts of file and folder names: a safe character set and a length limit
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
+# one line of text shown in tables and reports: no control characters (newlines, escapes)
+Label = Annotated[str, Field(min_length=1, max_length=200, pattern=LABEL_PATTERN)]
+PathText = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX
+# fio engine names, `external:/path/engine.so` included; nothing fio would read as syntax
+Engine = Annotated[str, Field(min_length=1, max_length=256, pattern=ENGINE_PATTERN)]
+Count = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_JOBS)]
+Share = Annotated[float, _REAL, Field(strict=True), InRange(0, 100, low_open=True)]  # a %, > 0
+Blocks = Annotated[int, _NUMBER, Field(strict=True), InRange(1, MAX_SIZE)]
+Rate = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e12, low_open=True)]  # > 0
+Mtu = Annotated[int, _NUMBER, Field(strict=True), InRange(68, 65535)]
+Passes = Annotated[float, _REAL, Field(strict=True), InRange(0, 1000, low_open=True)]
+Steps = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)]  # rounds, steps
+Repeats = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 100)]
+REPEAT_TEXT = (
+    "Measure each point this many times, the whole ladder once before it is measured again, "
+    "so a drift of the target does not land on one level. Each repetition is stored with its "
+    "raw files; `show --format json` gives every point `repetition`, `repeats` (how many are "
+    "stored for its level), `throughput_median`, `throughput_ci95_pct` and "
+    "`lat_mean_us_median`, `lat_mean_us_ci95_pct`: the median and the half-width of the 95 % "
+    "Student t interval of the mean, in % of the mean (null when measured once)."
+)
+RoundWindow = Annotated[int, _NUMBER, Field(strict=True), InRange(2, 1000)]
+Increase = Annotated[float, _REAL, Field(strict=True), InRange(0, 1e6, low_open=True)]  # %
+Files = Annotated[int, _NUMBER, Field(strict=True), InRange(1, 10**7)]
+SteadyWindow = Annotated[
+    float, _SECONDS, InRange(1.0, MAX_SECONDS, "fio checks steady state every second", "s")
+]
+
+
+def _label_value(value: object) -> object:
+    # `labels: {year: 2024}` is natural YAML: numbers become text; booleans stay refused
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _pair(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _on_off(value: object) -> object:
+    # YAML 1.1 reads a bare `off` as false (and `on` as true)
+    return {False: "off", True: "exact"}.get(value, value) if isinstance(value, bool) else value

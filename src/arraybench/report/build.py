@@ -8,6 +8,7 @@ from pathlib import Path
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline
+from arraybench.run.reportable import job_file_texts
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
@@ -67,8 +68,7 @@ def curve_points(
 def campaign_scenario(point: PointRecord) -> str | None:
     """The plan scenario a campaign measured the point in (its key starts `C3/`); None for
     points without one and for imported points (whose workload names carry theirs)."""
-    scenario = point.scenario
-    return scenario if scenario and point.key.startswith(f"{scenario}/") else None
+    return point.identity.scenario
 
 
 def _in_scenario(point: PointRecord, name: str) -> str:
@@ -166,16 +166,26 @@ def job_file_points(points: list[PointRecord]) -> list[PointRecord]:
     return list(first.values())
 
 
-def job_files(points: list[PointRecord]) -> dict[str, str]:
+def job_files(
+    points: list[PointRecord], stored: Mapping[int, Mapping[str, str]] | None = None
+) -> dict[str, str]:
+    """Point key (`key [host]` on many hosts) -> its job file's text; `stored`: point id ->
+    the job files the run stored (Store.job_files), else read from the point's folder (a
+    store made before they were stored)."""
     files: dict[str, str] = {}
     for point in job_file_points(points):
-        path = Path(point.folder) / "point.fio"
-        if path.exists():
-            files[point.key] = path.read_text(errors="replace")
-        for host_file in sorted(Path(point.folder).glob("point-*.fio")):  # many hosts
-            host = host_file.stem.removeprefix("point-")
-            files[f"{point.key} [{host}]"] = host_file.read_text(errors="replace")
+        texts = (stored or {}).get(point.id) or job_file_texts(Path(point.folder))
+        for name, text in texts.items():
+            host = Path(name).stem.removeprefix("point").removeprefix("-")
+            files[f"{point.key} [{host}]" if host else point.key] = text
     return files
+
+
+def job_series(points: list[PointRecord], files: Mapping[str, str]) -> dict[str, str]:
+    """Each of `files`' names (job_files': `key` or `key [host]`) -> the series of its point
+    (the appendix prints a series' first job file whole, the others as the lines they change)."""
+    series = {p.key: p.identity.series_key for p in points}
+    return {name: series[key] for name in files if (key := name.split(" [", 1)[0]) in series}
 
 
 HOST_COLUMNS = ["kernel_iops", "kernel_mbps", "cpu_busy_pct"]

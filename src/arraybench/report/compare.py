@@ -18,25 +18,29 @@ from arraybench.analysis.repeats import (
     collapse,
     level_throughputs,
     noise_mark,
-    repetition_in_key,
 )
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import PROVENANCE
-from arraybench.report.arrayside import ArrayView, array_view
-from arraybench.report.assemble import point_row
 from arraybench.report.build import (
     bound_text,
     campaign_scenario,
     cell_texts,
     job_files,
+    job_series,
     order_points,
     point_columns,
 )
-from arraybench.report.headlines import HOW_COMPUTED, headline_includes_flagged, series_headline
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
-from arraybench.report.overlays import curves_overlay, with_marks, x_axis_title
-from arraybench.report.spread import LevelFacts, flag_table, level_facts
+from arraybench.report.sections.arrayside import ArrayView, array_view
+from arraybench.report.sections.headlines import (
+    HOW_COMPUTED,
+    headline_includes_flagged,
+    series_headline,
+)
+from arraybench.report.sections.overlays import curves_overlay, with_marks, x_axis_title
+from arraybench.report.sections.points import point_row
+from arraybench.report.sections.spread import LevelFacts, flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.targets.queue import differences, recorded_queues
 from arraybench.units import format_latency, format_pct, format_throughput
@@ -56,17 +60,19 @@ class Scenario:
     # report, unless its plan sets report.headline_includes_flagged (`include_flagged`)
     flagged: dict[str, list[str]] = field(default_factory=dict)
     include_flagged: bool = False
-    # its "Validity flags" table (report/spread.flag_table), if any
+    # its "Validity flags" table (report/sections/spread.flag_table), if any
     flags: list[ReportTable] = field(default_factory=list)
-    # its levels' flags and spreads, as its run's report reads them (report/spread.py)
+    # its levels' flags and spreads, as its run's report reads them (report/sections/spread.py)
     facts: LevelFacts = field(default_factory=LevelFacts)
     # its points beside the array's own counters (`arraybench attach`, array_monitor:)
     array: ArrayView | None = None
+    # point id -> its job files as its run stored them (empty: read from its folder)
+    job_texts: dict[int, dict[str, str]] = field(default_factory=dict)
     _headlines: dict[tuple[str, ...], Headline] = field(default_factory=dict, compare=False)
 
     def summary(self, curve: list[PointRecord]) -> Headline:
         """The curve's headline (max, optimal point, min latency), computed once per curve
-        by the function the run's own report uses (report/headlines.py)."""
+        by the function the run's own report uses (report/sections/headlines.py)."""
         key = tuple(p.key for p in curve)
         if key not in self._headlines:
             self._headlines[key] = series_headline(curve, self.run, self.facts)
@@ -97,7 +103,8 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     facts = level_facts(points, validity, include)
     flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     array = array_view(store, run_id, points)
-    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array)
+    return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array,
+                    store.job_files(run_id))  # fmt: skip
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
@@ -276,7 +283,10 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     ]
     model.point_columns = point_columns()
     for s in scenarios:
-        model.job_files |= {f"{s.label}: {k}": v for k, v in job_files(s.points).items()}
+        texts = job_files(s.points, s.job_texts)
+        model.job_files |= {f"{s.label}: {k}": v for k, v in texts.items()}
+        model.job_series |= {f"{s.label}: {k}": f"{s.label}: {v}"
+                             for k, v in job_series(s.points, texts).items()}  # fmt: skip
     return model
 
 
@@ -297,7 +307,7 @@ def array_table(
             continue
         levels = {p.key for p in curves[s.label][key]}
         raw = [p for p in sorted(s.points, key=lambda p: p.seq)
-               if repetition_in_key(p.key)[0] in levels]  # fmt: skip
+               if p.identity.level_key in levels]  # fmt: skip
         rows += [[s.label, p.key, *(s.array.cells[p.key].get(c, "–") for c in columns)]
                  for p in raw if p.key in s.array.cells]  # fmt: skip
     sources = ", ".join(f"{s.label}: {s.array.source}" for s in having if s.array)

@@ -93,7 +93,7 @@ class OverlayLine:
     mbps_ci: list[tuple[float, float] | None] = field(default_factory=list)
     # per x tick whether the point carries validity flags (a red cross on its throughput)
     flagged: list[bool] = field(default_factory=list)
-    # per x tick "optimal", "max", both or "" (report/overlays.py `with_marks`)
+    # per x tick "optimal", "max", both or "" (report/sections/overlays.py `with_marks`)
     marks: list[str] = field(default_factory=list)
 
 
@@ -130,7 +130,7 @@ class FigureSeries:
 
 @dataclass(frozen=True)
 class Figure:
-    """A seed report's own figure form (report/seedfigures.py): "bars" (one bar per series
+    """A seed report's own figure form (report/sections/seedfigures.py): "bars" (one bar per series
     at each x tick: CSCS's set-ups), "lines" (one line per series against the x ticks: HUS
     VM's block sizes against numjobs), "xy" (values against a numeric x: a response-time
     curve), "time" (the same against seconds) or "heatmap" (rows = series, columns = x ticks:
@@ -202,6 +202,7 @@ class ReportModel:
     point_columns: list[str]  # ordered keys of PointRow.values
     plan_yaml: str
     job_files: dict[str, str] = field(default_factory=dict)  # point key -> fio job text
+    job_series: dict[str, str] = field(default_factory=dict)  # job_files' key -> its series
     notes: list[str] = field(default_factory=list)  # warnings worth a reader's eye
     timelines: list[Timeline] = field(default_factory=list)
     tables: list[ReportTable] = field(default_factory=list)

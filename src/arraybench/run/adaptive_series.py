@@ -14,7 +14,6 @@ from arraybench.analysis.findings import series as per_second
 from arraybench.analysis.noise import samples_spread_pct
 from arraybench.finding_kinds import AdaptiveFinding
 from arraybench.plan.expand import Point
-from arraybench.plan.scenarios import scenario_key
 from arraybench.store.db import PointRecord, Sample
 
 Measure = Callable[[Point], PointRecord | None]  # runs (or finds) a point; None: no result
@@ -69,10 +68,10 @@ def run_adaptive(
     skipped = [p for p in points if p not in tried]
     first = points[0]
     finding: AdaptiveFinding = {
-        "series": scenario_key(first.scenario, first.workload.name).replace("/", " · "),
+        "series": first.identity.series_key.replace("/", " · "),
         "devices": first.level.devices,
         "hosts": list(first.level.hosts), "mode": mode, "reason": search.explanation,
-        "confidence": search.confidence({v: at[v].key.rsplit("/", 1)[-1] for v in levels}),
+        "confidence": search.confidence({v: at[v].identity.label for v in levels}),
         "noise": NOISE_SOURCE if samples else "",
         "tried": [p.key for p in tried], "skipped": [p.key for p in skipped],
         "ladder": [at[v].key for v in levels],

@@ -1,4 +1,4 @@
-"""One campaign: plan -> points -> fio -> store, one committed point at a time.
+"""One campaign: plan -> points -> the plan's engine -> store, one committed point at a time.
 
 The campaign owns its order (start, resume, SNIA rounds, the grid, the test kinds);
 `run.setup` prepares what it runs on and `run.point` runs and stores each point.
@@ -7,8 +7,6 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,20 +14,21 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
-from arraybench.engines.fio import runner
-from arraybench.engines.fio.results import FioDocument
+from arraybench.engines.base import Engine
+from arraybench.engines.measurement import FioDocument
+from arraybench.engines.registry import engine_for
 from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.finding_kinds import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
 from arraybench.hosts import HostError
-from arraybench.plan.expand import Point, check_resolved, expand, round_in_key, round_points
+from arraybench.plan.expand import Point, check_resolved, expand, round_points
 from arraybench.plan.load import parse_plan_text
 from arraybench.plan.model import Plan, Rounds
 from arraybench.run import provenance, setup
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.array_pull import ArrayPull
 from arraybench.run.context import Observer, RunContext, RunSettings
-from arraybench.run.fleet import Fleet, host_spec
+from arraybench.run.fleet import Fleet, fleet_binary, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
@@ -39,9 +38,8 @@ from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
 from arraybench.run.scenarios import ScenarioSteps, split_by_scenario
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
+from arraybench.store.run_ids import new_run_id
 from arraybench.targets.guard import TargetGuard
-
-MAX_ID_NAME = 100  # characters of the plan name in a run id (a folder name: 255 bytes at most)
 
 
 def all_points(plan: Plan) -> list[Point]:
@@ -54,9 +52,7 @@ def rounds_verdict(points: Sequence[PointRecord], rounds: Rounds, upto: int) -> 
     """The tracked workload's throughput per round (its first level) and the SNIA check."""
     values: list[float] = []
     for round_no in range(1, upto + 1):
-        tracked = [
-            p for p in points if p.workload == rounds.track and round_in_key(p.key) == round_no
-        ]
+        tracked = [p for p in points if p.workload == rounds.track and p.identity.round == round_no]
         if tracked:
             values.append(min(tracked, key=lambda p: p.seq).throughput())
     result = steady_state(values, window=rounds.window)
@@ -72,31 +68,9 @@ class CampaignResult:
     points_skipped: int
 
 
-def id_safe(name: str) -> str:
-    """A name as it can stand in a run id and a folder name: no `/`, no control character or
-    other punctuation, not longer than a file name can be."""
-    return re.sub(r"[^\w.+=-]+", "_", name).lstrip(".")[:MAX_ID_NAME] or "run"
-
-
-def new_run_id(plan_name: str, store_dir: Path) -> str:
-    """A new run id, its folder created here: mkdir is atomic, so two runs started in the same
-    second in one results folder get two ids, never one."""
-    base = time.strftime("%Y%m%d-%H%M%S") + f"-{id_safe(plan_name)}"
-    runs = store_dir / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    run_id, n = base, 1
-    while True:
-        try:
-            (runs / run_id).mkdir()
-            return run_id
-        except FileExistsError:
-            n += 1
-            run_id = f"{base}-{n}"
-
-
 class Campaign:
     def __init__(self, store: Store, results_dir: Path, observer: Observer) -> None:
-        self.guard = TargetGuard()  # local targets as checked; rechecked before each fio
+        self.guard = TargetGuard()  # local targets as checked; rechecked before each job
         self.interactive = False  # prompts ask the operator (observer.confirm) when True
         self.run_id: str | None = None  # once the run exists in the store (for a resume hint)
         self.store = store
@@ -111,10 +85,10 @@ class Campaign:
         refuse_leftovers(self.store, self.results_dir)  # a killed run's throttle still in place
         settings = setup.configure(plan)
         points = all_points(plan)
-        fio = runner.fio_binary()
-        facts = runner.fio_facts(fio)
-        setup.check_engines(points, facts.engines)
-        targets = setup.prepare_targets(plan, points, fio, self.guard, self.observer,
+        engine = engine_for(plan.engine)
+        facts = engine.check()
+        setup.check_engines(points, facts)
+        targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
                                         self.results_dir)  # fmt: skip
         run_id = new_run_id(plan.name, self.results_dir)
         self.store.lock_run(run_id)
@@ -127,16 +101,16 @@ class Campaign:
             self.run_id = run.id
             found = provenance.collect(plan, targets.sizes, tuning.applied())
             self.store.add_finding(run.id, PROVENANCE.new(found))
-            return self._execute(self._context(run, plan, targets, fio, settings), facts.version)
+            return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
             self._restore(tuning)
 
     def _context(
-        self, run: RunRecord, plan: Plan, targets: setup.PreparedTargets, fio: str,
+        self, run: RunRecord, plan: Plan, targets: setup.PreparedTargets, engine: Engine,
         settings: RunSettings,
     ) -> RunContext:  # fmt: skip
         return RunContext(
-            run=run, plan=plan, sizes=targets.sizes, fio=fio, results_dir=self.results_dir,
+            run=run, plan=plan, sizes=targets.sizes, engine=engine, results_dir=self.results_dir,
             store=self.store, observer=self.observer, guard=self.guard, settings=settings,
             target_kinds=targets.kinds, interactive=self.interactive,
         )  # fmt: skip
@@ -149,31 +123,32 @@ class Campaign:
         run = self.store.get_run(run_id)
         self.store.lock_run(run.id)  # before anything is touched: a second resume stops here
         self.run_id = run.id
-        left = runner.end_leftover_fio(Path(run.folder))  # the lock says their owner is gone
+        plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
+        engine = engine_for(plan.engine)
+        left = engine.end_leftovers(Path(run.folder))  # the lock says their owner is gone
         if left:
             self.observer.warning(
-                f"ended {len(left)} fio process(es) that the interrupted run had left running"
+                f"ended {len(left)} {engine.name} process(es) that the interrupted run had "
+                "left running"
             )
-        plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
         check_plan_values(plan, self.results_dir)
         refuse_leftovers(self.store, self.results_dir)
         plan = resolve_targets(plan)
         settings = setup.configure(plan)
         points = all_points(plan)
-        fio = runner.fio_binary()
-        facts = runner.fio_facts(fio)
-        setup.check_engines(points, facts.engines)
-        targets = setup.prepare_targets(plan, points, fio, self.guard, self.observer,
+        facts = engine.check()
+        setup.check_engines(points, facts)
+        targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
                                         self.results_dir)  # fmt: skip
         self.store.set_run_status(run_id, "running", None)
         tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
-            return self._execute(self._context(run, plan, targets, fio, settings), facts.version)
+            return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
             self._restore(tuning)
 
     def _execute(self, ctx: RunContext, version: str) -> CampaignResult:
-        run, plan, fio = ctx.run, ctx.plan, ctx.fio
+        run, plan = ctx.run, ctx.plan
         done = self.store.completed_keys(run.id)
         points = expand(plan)
         todo = [p for p in points if p.key not in done]
@@ -188,7 +163,7 @@ class Campaign:
             ctx = replace(ctx, array=ArrayPull(plan.array_monitor, self.results_dir, run.id))
         try:
             if plan.hosts:
-                fleet = Fleet(plan, fio, self.observer.warning)
+                fleet = Fleet(plan, fleet_binary(ctx.engine), self.observer.warning)
                 fleet.journal = StoreInjectionLog(self.results_dir, run.id, "")
                 ctx = replace(ctx, fleet=fleet)
                 fleet.start(version)
@@ -280,7 +255,7 @@ class Campaign:
         resolve = getattr(kind, "resolve", None)  # a step whose level the grid decides (curve)
         step = resolve(step, ctx) if resolve else step
         doc, data = run_step(kind, step, ctx, folder)
-        place = PointPlace(ctx.run.id, step.seq, step.key, _engine(doc), step.workers,
+        place = PointPlace(ctx.run.id, step.seq, step.identity, _engine(doc), step.workers,
                            step.iodepth, ctx.run.targets, str(folder))  # fmt: skip
         self._store_special(place, step.names, started, doc, Finding(None, kind.name, data))
         ctx.notify("phase_finished", True)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arraybench.analysis.aggregate import PointMetrics
+from arraybench.engines.base import Engine
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
 from arraybench.records import RunRecord
@@ -45,17 +46,17 @@ class RunSettings:
 @dataclass(frozen=True)
 class RunContext:
     """One run: its stored record, its plan (targets resolved), the targets' sizes in bytes,
-    the fio binary and the results folder it writes into; the store, the observer, the target
-    guard and the plan's settings every point uses."""
+    the load engine (the plan's `engine:`) and the results folder it writes into; the store,
+    the observer, the target guard and the plan's settings every point uses."""
 
     run: RunRecord
     plan: Plan
     sizes: dict[str, int]
-    fio: str
+    engine: Engine  # runs every local job (engines.registry chose it)
     results_dir: Path
     store: Store
     observer: Observer
-    guard: TargetGuard  # local targets as checked; rechecked before each fio
+    guard: TargetGuard  # local targets as checked; rechecked before each job
     settings: RunSettings
     target_kinds: dict[str, str]  # target path -> "file", "new-file" or "block"
     interactive: bool = False  # prompts ask the operator (observer.confirm) when True

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arraybench.analysis.hosts import combine_hosts
+from arraybench.engines.base import Engine
+from arraybench.engines.fio.engine import FioEngine
 from arraybench.engines.fio.jobfile import rename_filenames, render_jobfile
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.errors import UnsafeTargetError
 from arraybench.events.journal import Injection, InjectionLog, NoLog
 from arraybench.events.sysfs import RemoteSysfs
@@ -33,6 +35,12 @@ from arraybench.plan.model import Host, Plan
 from arraybench.records import Sample
 from arraybench.run.host_verify import check_hosts_can_verify
 from arraybench.targets.actions import target_uses, writers_of
+
+
+def fleet_binary(engine: Engine) -> str:
+    """The controller's fio: many hosts run fio's client/server mode, whatever the engine
+    (`run.plan_values` refuses another `engine:` with hosts)."""
+    return engine.binary if isinstance(engine, FioEngine) else FioEngine().binary
 
 
 def host_spec(host: Host) -> HostSpec:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from arraybench.engines import registry  # loaded first: the plan's parser knows the engines
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.errors import PlanError
 from arraybench.hosts.address import check_address, check_ssh_user
@@ -78,6 +79,17 @@ def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
                 raise PlanError(f"{where}.ssh.known_hosts: {known!r} contains a blank",
                                 "give a path without spaces")  # fmt: skip
     check_verify_hosts(plan)
+    check_engine_parts(plan)
+
+
+def check_engine_parts(plan: Plan) -> None:
+    """Hosts (fio's client/server), interference and metadata (fio job files of their own)
+    run fio: another `engine:` is refused with them (docs/engines.md)."""
+    fio_only = [key for key, asked in (("hosts", plan.hosts), ("interference", plan.interference),
+                                       ("metadata", plan.metadata)) if asked]  # fmt: skip
+    if plan.engine != registry.DEFAULT and fio_only:
+        raise PlanError(f"engine: {plan.engine!r} cannot run `{fio_only[0]}` (fio only)",
+                        "remove `engine:` to run fio, or that part of the plan")  # fmt: skip
 
 
 def resolve_targets(plan: Plan) -> Plan:

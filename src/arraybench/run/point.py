@@ -14,11 +14,9 @@ from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
-from arraybench.engines.fio import runner
-from arraybench.engines.fio.jobfile import render_jobfile
-from arraybench.engines.fio.parse import parse_fio_json_file
-from arraybench.engines.fio.results import FioDocument
-from arraybench.errors import FioParseError, FioRunError
+from arraybench.engines.base import RunSpec
+from arraybench.engines.fio import runner  # the many-host path runs fio (client/server) only
+from arraybench.engines.measurement import FioDocument
 from arraybench.events.records import EventRecord
 from arraybench.finding_kinds import CLIFF, HOSTS, MONITOR, STEADY
 from arraybench.hosts import HostError
@@ -34,8 +32,8 @@ from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.live_feed import LiveFeed
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
+from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecars import PointExtras
-from arraybench.run.timeseries import point_samples
 from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
 
 
@@ -72,20 +70,20 @@ def run_point(ctx: RunContext, point: Point) -> None:
     if point.level.hosts:
         run_point_on_hosts(ctx, point, folder, started)
         return
-    run, sizes, fio, observer = ctx.run, ctx.sizes, ctx.fio, ctx.observer
+    run, sizes, engine, observer = ctx.run, ctx.sizes, ctx.engine, ctx.observer
     extras = extras_for(ctx, point, folder)
-    jobfile = folder / "point.fio"
+    jobfile = folder / engine.job_name
     fio_sizes = extras.fio_sizes() if extras else sizes
     ctx.guard.recheck(t.path for t in point.targets)  # a link swapped since the check
     warmup = None
     if logs_ramp(point, extras is not None):  # the ramp as its own logged fio phase
         tick = lambda elapsed: observer.point_tick(point, elapsed)  # noqa: E731
         with ctx.guard.pinned(t.path for t in point.targets) as pins:
-            warmup = run_warmup(point, folder, fio_sizes, title=f"run {run.id}", binary=fio,
+            warmup = run_warmup(point, folder, fio_sizes, title=f"run {run.id}", engine=engine,
                                 on_tick=tick, pins=pins)  # fmt: skip
     ramp = point.timing.ramp if warmup else 0.0
     measured = measured_point(point) if warmup else point
-    jobfile.write_text(render_jobfile(measured, fio_sizes, title=f"run {run.id}"))
+    jobfile.write_text(engine.point_job(measured, fio_sizes, title=f"run {run.id}"))
     feed = LiveFeed(observer, point, folder, events=lambda: live_events(extras))
     with (
         PointMonitor([t.path for t in point.targets], ctx.settings.monitor) as monitor,
@@ -94,28 +92,22 @@ def run_point(ctx: RunContext, point: Point) -> None:
         if extras:
             extras.live_iops = monitor.live_iops
         try:
-            outcome = runner.run_jobfile(
-                jobfile,
-                label=point.key,
-                timeout_s=runner.watchdog_seconds(point.expected_seconds),
+            outcome = engine.run(jobfile, RunSpec(
+                point.key,
+                engine.watchdog_seconds(point.expected_seconds),
                 on_tick=lambda elapsed: feed.tick(ramp + elapsed),  # point_tick, live second
-                binary=fio,
                 on_start=extras.started if extras else None,
                 pins=pins,
                 status_interval_s=feed.interval,
-            )
+            ))  # fmt: skip
         finally:
             if extras:
                 extras.finish()  # events reverted, acknowledged writes read back
             feed.close(folder)
-    try:
-        document = parse_fio_json_file(outcome.json_path)[-1]
-    except FioParseError as exc:
-        raise FioRunError(f"point {point.key}: {exc.message}", f"see {folder}") from None
-    runner.check_job_errors(point.key, document.jobs, folder)
+    document = engine.results(outcome, point.key)  # a failed job refused there
     metrics = point_metrics(document.jobs)
     record = point_fields(run, point, folder, started, outcome.elapsed_s, document)
-    samples = point_samples(folder)
+    samples = engine.samples(folder)
     findings = point_findings(point, samples) + ([warmup] if warmup else [])
     if extras:
         findings += extras.findings(samples, document.jobs)
@@ -138,7 +130,8 @@ def run_point(ctx: RunContext, point: Point) -> None:
         kernel_mbps=host.kernel_mbps,
         cpu_busy_pct=host.cpu_busy_pct,
     )
-    ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    point_id = ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
+    keep_for_report(ctx.store, point_id, folder, document.jobs)  # what its report reads
     observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, samples)
     if pause > 0:
@@ -239,7 +232,8 @@ def run_point_on_hosts(ctx: RunContext, point: Point, folder: Path, started: str
                           max_start_spread_ms=ctx.settings.max_start_spread_s * 1000)  # fmt: skip
     findings += [flags] if flags else []
     findings += extras.findings(result)
-    ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    point_id = ctx.store.add_point(record, metrics, result.samples, findings=findings)
+    keep_for_report(ctx.store, point_id, folder)  # what its report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     pull_array(ctx, point, result.samples)
     for failed, line in extras.lines():
@@ -280,7 +274,7 @@ def point_fields(
 ) -> NewPoint:  # fmt: skip
     targets = [t.path for t in point.targets]
     level = point.level
-    place = PointPlace(run.id, point.seq, point.key, point.ioengine, level.workers,
+    place = PointPlace(run.id, point.seq, point.identity, point.ioengine, level.workers,
                        level.iodepth, targets, str(folder), level.devices)  # fmt: skip
     names = names_of(point.workload, point.ioengine)
     record = new_point(place, names, ran.jobs, started, now_iso(), elapsed, ran.fio_version)

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.plan.expand import family_label, mix_label, throughput_unit
 from arraybench.plan.model import Workload
+from arraybench.point_identity import PointIdentity
 from arraybench.records import NewPoint
 
 
@@ -48,11 +49,11 @@ def names_of(workload: Workload, ioengine: str, region: str | None = None) -> Se
 
 @dataclass(frozen=True)
 class PointPlace:
-    """Where a point stands: its run, order, key, load level and the files it used."""
+    """Where a point stands: its run, order, identity (its key), load level and files."""
 
     run_id: str
     seq: int
-    key: str
+    identity: PointIdentity
     ioengine: str
     workers: int
     iodepth: int
@@ -79,8 +80,7 @@ def new_point(
     return NewPoint(
         run_id=place.run_id,
         seq=place.seq,
-        key=place.key,
-        workload=names.workload,
+        identity=place.identity,
         family=names.family,
         mix=names.mix,
         pattern=names.pattern,

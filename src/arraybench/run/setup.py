@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from arraybench import __version__
+from arraybench.engines.base import Engine, EngineFacts
 from arraybench.errors import FioMissingError, PlanError
 from arraybench.finding_kinds import PRECONDITION, PURGE
 from arraybench.plan.expand import Point
@@ -58,18 +59,20 @@ def configure(plan: Plan) -> RunSettings:
     )
 
 
-def check_engines(points: Sequence[Point], engines: set[str]) -> None:
-    """Every point's ioengine is one this fio has (`runner.fio_facts`)."""
+def check_engines(points: Sequence[Point], facts: EngineFacts) -> None:
+    """Every point's ioengine is one this engine has (`Engine.check`)."""
+    engines = facts.ioengines
     for point in points:
         if engines and point.ioengine not in engines:
             raise FioMissingError(
-                f"point {point.key}: ioengine {point.ioengine!r} is not available in this fio",
+                f"point {point.key}: ioengine {point.ioengine!r} is not available in this "
+                f"{facts.name}",
                 f"use one of: {', '.join(sorted(engines))}",
             )
 
 
 def prepare_targets(
-    plan: Plan, points: Sequence[Point], fio: str, guard: TargetGuard, observer: Observer,
+    plan: Plan, points: Sequence[Point], engine: Engine, guard: TargetGuard, observer: Observer,
     results_dir: Path,
 ) -> PreparedTargets:  # fmt: skip
     """Safety-check every target, create missing files; return target sizes in bytes.
@@ -103,7 +106,7 @@ def prepare_targets(
         path = Path(target.path)
         if needs_layout(path, want):
             observer.target_preparing(target.path, want)
-            guard.lay_out(target.path, want, fio)
+            guard.lay_out(target.path, want, engine)
         sizes[target.path] = min(want, file_size(path))
     return PreparedTargets(sizes, kinds)
 
@@ -134,7 +137,7 @@ def run_record(plan: Plan, run_id: str, scale: float, total: int, results_dir: P
 
 def condition(ctx: RunContext) -> None:
     """Purge and precondition once per run (a resumed run does not repeat them)."""
-    run, plan, sizes, fio, store = ctx.run, ctx.plan, ctx.sizes, ctx.fio, ctx.store
+    run, plan, sizes, store = ctx.run, ctx.plan, ctx.sizes, ctx.store
     kinds = {f.kind for f in store.findings(run.id)}
     if plan.purge and PURGE.name not in kinds:
         ctx.phase("purge", "blkdiscard of the block devices", 1.0)
@@ -152,6 +155,6 @@ def condition(ctx: RunContext) -> None:
         folder = Path(run.folder) / "precondition"
         ctx.guard.recheck(t.path for t in plan.targets)
         with ctx.guard.pinned(t.path for t in plan.targets) as pins:
-            done = run_precondition(plan, plan.precondition, sizes, folder, fio, pins)
+            done = run_precondition(plan, plan.precondition, sizes, folder, ctx.engine, pins)
         ctx.notify("phase_finished", False)
         store.add_finding(run.id, PRECONDITION.new(done))

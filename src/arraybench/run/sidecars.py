@@ -15,7 +15,7 @@ from typing import Any
 
 from arraybench.analysis.events import event_impact, windows_from_records
 from arraybench.analysis.steady import steady_state
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.events.journal import InjectionLog
 from arraybench.events.paths import snapshot_paths
 from arraybench.events.timeline import EventTimeline

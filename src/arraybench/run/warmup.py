@@ -15,12 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from arraybench.engines.fio import runner
-from arraybench.engines.fio.jobfile import render_jobfile
+from arraybench.engines.base import Engine, RunSpec
 from arraybench.finding_kinds import WARMUP
 from arraybench.plan.expand import Point
 from arraybench.records import Finding
-from arraybench.run.timeseries import point_samples
 
 FOLDER = "warmup"
 
@@ -50,7 +48,7 @@ def run_warmup(
     sizes: Mapping[str, int],
     *,
     title: str,
-    binary: str,
+    engine: Engine,
     on_tick: Callable[[float], None] | None = None,
     pins: Mapping[str, int] | None = None,
 ) -> Finding:
@@ -58,17 +56,12 @@ def run_warmup(
     place = folder / FOLDER
     place.mkdir(parents=True, exist_ok=True)
     warm = warmup_point(point)
-    jobfile = place / "point.fio"
-    jobfile.write_text(render_jobfile(warm, sizes, title=f"{title}, warm-up"))
-    runner.run_jobfile(
-        jobfile,
-        label=f"{point.key} (warm-up)",
-        timeout_s=runner.watchdog_seconds(warm.expected_seconds),
-        on_tick=on_tick,
-        binary=binary,
-        pins=pins,  # the targets as checked (TargetGuard.pinned), as the measured job's
-    )
-    samples = point_samples(place)
+    job = place / engine.job_name
+    job.write_text(engine.point_job(warm, sizes, title=f"{title}, warm-up"))
+    spec = RunSpec(f"{point.key} (warm-up)", engine.watchdog_seconds(warm.expected_seconds),
+                   on_tick=on_tick, pins=dict(pins or {}))  # fmt: skip
+    engine.run(job, spec)  # the targets as checked (TargetGuard.pinned), as the measured job's
+    samples = engine.samples(place)
     rows: list[list[float | None]] = [
         [s.t, s.read_iops, s.write_iops, s.read_mbps, s.write_mbps, s.read_lat_us, s.write_lat_us]
         for s in samples

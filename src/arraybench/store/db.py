@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from pathlib import Path
@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from arraybench.errors import RunLockedError, StoreError, StoreMachineError, utf8_safe
 from arraybench.finding_kinds import check_finding
+from arraybench.point_identity import from_key
 from arraybench.records import (
     CpuSample,
     Finding,
@@ -52,7 +53,8 @@ _METRIC_SCOPES = ("read", "write", "total")
 _METRIC_NAMES = ("ios", "bytes", "iops", "mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
                  "lat_p999_us", "lat_max_us")  # fmt: skip
 METRIC_COLUMNS = [f"{scope}_{name}" for scope in _METRIC_SCOPES for name in _METRIC_NAMES]
-_POINT_FIELDS = [f.name for f in fields(NewPoint)]
+_POINT_FIELDS = [f.name for f in fields(NewPoint) if f.name != "identity"]
+IDENTITY_MIGRATION = 6  # the migration that gave a point's identity its columns
 
 
 class PointValues(Protocol):
@@ -194,6 +196,8 @@ class Store:
                 for statement in MIGRATIONS[number].split(";\n"):
                     if statement.strip():
                         db.execute(statement)
+                if number + 1 == IDENTITY_MIGRATION:
+                    _fill_identity(db)
                 db.execute(f"PRAGMA user_version={number + 1}")
 
     @property
@@ -253,13 +257,14 @@ class Store:
         for f in findings:  # before the transaction: a bad finding stores nothing
             check_finding(f.kind, f.data)
         values = {f: getattr(point, f) for f in _POINT_FIELDS} | metrics.as_dict()
+        values |= rows.identity_columns(point.identity)
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction() as db:
             cursor = db.execute(f"INSERT INTO points ({columns}) VALUES ({marks})", values)
             point_id = int(cursor.lastrowid or 0)
-            rows = {"samples": samples, "host_samples": host, "cpu_samples": cpu}
-            for table, items in rows.items():
+            beside = {"samples": samples, "host_samples": host, "cpu_samples": cpu}
+            for table, items in beside.items():
                 if items:
                     width = len(items[0].__dict__) + 1
                     db.executemany(
@@ -271,6 +276,36 @@ class Store:
                 [(point.run_id, point_id, f.kind, json.dumps(f.data)) for f in findings],
             )
         return point_id
+
+    def add_report_files(
+        self, point_id: int, bins: Mapping[int, int] | None, job_files: Mapping[str, str]
+    ) -> None:
+        """What a report reads of a stored point's folder: its merged latency bins
+        (analysis/aggregate.py job_bins; None: it has none) and its job files (name -> text)."""
+        binned = [(point_id, ns, n) for ns, n in sorted((bins or {}).items())]
+        files = [(point_id, name, text) for name, text in job_files.items()]
+        with self._transaction() as db:
+            db.executemany("INSERT INTO latency_bins VALUES (?, ?, ?)", binned)
+            db.executemany("INSERT INTO job_files VALUES (?, ?, ?)", files)
+
+    def latency_bins(self, point_id: int) -> dict[int, int]:
+        """The point's latency bins (ns -> count) as stored with it; empty: none stored."""
+        rows = self._db.execute(
+            "SELECT ns, count FROM latency_bins WHERE point_id = ? ORDER BY ns", (point_id,)
+        )
+        return {ns: n for ns, n in rows}
+
+    def job_files(self, run_id: str) -> dict[int, dict[str, str]]:
+        """Point id -> its job files (name -> text, in the order stored), for the run's points
+        that have them stored."""
+        found: dict[int, dict[str, str]] = {}
+        for point_id, name, text in self._db.execute(
+            "SELECT f.point_id, f.name, f.text FROM job_files f JOIN points p "
+            "ON p.id = f.point_id WHERE p.run_id = ? ORDER BY f.point_id, f.rowid",
+            (run_id,),
+        ):
+            found.setdefault(point_id, {})[name] = text
+        return found
 
     def add_finding(self, run_id: str, finding: Finding) -> None:
         """A finding about the run as a whole (purge, preconditioning, rounds): built by its
@@ -410,6 +445,21 @@ class Store:
         return None
 
 
+def _fill_identity(db: _Connection) -> None:
+    """Rows stored before migration 6: their identity columns from their keys, read back by
+    the one module that may (point_identity), in the migration's transaction."""
+    found = db.execute("SELECT id, key, workload, scenario FROM points").fetchall()
+    filled = []
+    for row_id, key, workload, scenario in found:
+        if isinstance(key, str) and isinstance(workload, str):
+            scenario = scenario if isinstance(scenario, str) else None
+            filled.append({"id": row_id} | rows.identity_columns(from_key(key, workload, scenario)))
+    if filled:
+        db.executemany("UPDATE points SET level = :level, round = :round, repetition = "
+                       ":repetition, plan_scenario = :plan_scenario WHERE id = :id",
+                       filled)  # fmt: skip
+
+
 def _storable(value: object) -> object:
     """A path with a byte that is not UTF-8 (a surrogate escape) cannot be SQLite text: stored
     with that byte written as `\\xNN`. Stored folders are rebuilt from where the store is
@@ -528,7 +578,9 @@ class _Connection:
                     raise store_error(exc, self.path) from None
             time.sleep(0.02)
 
-    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> sqlite3.Cursor:
+    def executemany(
+        self, sql: str, rows: Sequence[Sequence[Any]] | Sequence[dict[str, Any]]
+    ) -> sqlite3.Cursor:
         try:
             return self._conn.executemany(sql, rows)
         except sqlite3.IntegrityError:

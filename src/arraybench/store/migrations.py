@@ -154,4 +154,29 @@ CREATE TABLE injections (
 );
 CREATE INDEX injections_state ON injections(state, run_id);
 """,
+    # 6: a point's identity in columns (point_identity.py): the key's level, SNIA round,
+    # repetition and plan scenario, read as fields instead of parsed back from the key. Rows
+    # stored before are filled once by store/db.py, the key read back by point_identity.
+    """
+ALTER TABLE points ADD COLUMN level TEXT;
+ALTER TABLE points ADD COLUMN round INTEGER;
+ALTER TABLE points ADD COLUMN repetition INTEGER;
+ALTER TABLE points ADD COLUMN plan_scenario TEXT;
+""",
+    # 7: what a report reads of a point's folder, stored when the point is: its merged json+
+    # latency bins (ns -> count) and its job files, so a report reads no point's files again
+    """
+CREATE TABLE latency_bins (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    ns INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (point_id, ns)
+);
+CREATE TABLE job_files (
+    point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (point_id, name)
+);
+""",
 ]

@@ -22,11 +22,16 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from arraybench.errors import StoreMachineError
+from arraybench.point_identity import PointIdentity
 from arraybench.records import Damaged, Finding, InjectionRow, PointRecord, RunRecord
 
 HINT = "the store was edited or damaged: restore it from a copy, or delete that row with sqlite3"
 RUN_FIELDS = {f.name: str(f.type) for f in fields(RunRecord) if f.name != "damaged"}
-POINT_FIELDS = {f.name: str(f.type) for f in fields(PointRecord) if f.name != "metrics"}
+POINT_FIELDS = {f.name: str(f.type) for f in fields(PointRecord)
+                if f.name not in ("metrics", "identity")}  # fmt: skip
+# a point's identity: its columns and their types (the workload is a field of its own too)
+IDENTITY_COLUMNS = {"level": "str", "round": "int | None", "repetition": "int",
+                    "plan_scenario": "str | None"}  # fmt: skip
 RUN_DEFAULTS: dict[str, Any] = {"str": "", "float": 0.0, "int": 0}
 
 
@@ -132,7 +137,24 @@ def point_record(row: sqlite3.Row, results_dir: Path, metric_columns: Iterable[s
     if data["labels_json"] is not None and not isinstance(_json(data["labels_json"]), dict):
         raise _damaged_point(row, "labels_json", data["labels_json"])
     data["folder"] = relocated(data["folder"], results_dir, data["run_id"])
-    return PointRecord(**data, metrics=metrics)
+    return PointRecord(**data, metrics=metrics, identity=_identity(row, data["workload"]))
+
+
+def _identity(row: sqlite3.Row, workload: str) -> PointIdentity:
+    parts: dict[str, Any] = {}
+    for name, annotation in IDENTITY_COLUMNS.items():
+        if not fits(row[name], annotation):
+            raise _damaged_point(row, name, row[name])
+        parts[name] = row[name]
+    return PointIdentity(workload, parts["level"], parts["plan_scenario"], parts["round"],
+                         parts["repetition"])  # fmt: skip
+
+
+def identity_columns(identity: PointIdentity) -> dict[str, Any]:
+    """The columns a point's identity is stored in, its key among them."""
+    return {"key": identity.key, "workload": identity.workload, "level": identity.level,
+            "round": identity.round, "repetition": identity.repetition,
+            "plan_scenario": identity.scenario}  # fmt: skip
 
 
 def _damaged_point(row: sqlite3.Row, column: str, value: object) -> DamagedStoreError:

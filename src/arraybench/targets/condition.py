@@ -9,12 +9,9 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arraybench.engines.fio import runner
-from arraybench.engines.fio.jobfile import fio_filename
-from arraybench.engines.fio.values import fio_value
+from arraybench.engines.base import Engine, RunSpec
 from arraybench.finding_kinds import PreconditionFinding, PurgeResult
 from arraybench.plan.model import Plan, Precondition
-from arraybench.units import fio_size
 
 
 def purge_target(path: str, kind: str, fd: int | None = None) -> PurgeResult:
@@ -42,48 +39,19 @@ def purge_target(path: str, kind: str, fd: int | None = None) -> PurgeResult:
     return {"target": path, "purged": True, "how": "blkdiscard (every block discarded)"}
 
 
-def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int]) -> str:
-    """One job per target writing it `passes` times over (io_size wraps around `size`)."""
-    rw = "write" if spec.pattern == "sequential" else "randwrite"
-    lines = [
-        "; arraybench SNIA workload-independent preconditioning",
-        "[global]",
-        f"ioengine={fio_value(plan.ioengine, 'ioengine')}",
-        f"direct={int(plan.direct)}",
-        f"rw={rw}",
-        f"bs={fio_size(spec.bs)}",
-        "iodepth=32",
-        "refill_buffers=1",
-        "norandommap=1",
-        "randrepeat=0",
-        "",
-    ]
-    for index, target in enumerate(plan.targets, start=1):
-        size = sizes[target.path] // spec.bs * spec.bs
-        lines += [
-            f"[pc{index}]",
-            f"filename={fio_filename(target.path, f'targets[{index - 1}]')}",
-            f"size={fio_size(size)}",
-            f"io_size={fio_size(int(size * spec.passes) // spec.bs * spec.bs)}",
-            "",
-        ]
-    return "\n".join(lines)
-
-
 def run_precondition(
-    plan: Plan, spec: Precondition, sizes: Mapping[str, int], folder: Path, fio: str,
+    plan: Plan, spec: Precondition, sizes: Mapping[str, int], folder: Path, engine: Engine,
     pins: Mapping[str, int] | None = None,
 ) -> PreconditionFinding:  # fmt: skip
     """Run the preconditioning job; return what it wrote and how long it took. `pins`: the
-    targets' checked descriptors fio opens instead of the paths (`TargetGuard.pinned`)."""
+    targets' checked descriptors the engine opens instead of the paths (`TargetGuard.pinned`)."""
     folder.mkdir(parents=True, exist_ok=True)
-    jobfile = folder / "point.fio"
-    jobfile.write_text(precondition_jobfile(plan, spec, sizes))
+    job = folder / engine.job_name
+    job.write_text(engine.precondition_job(plan, spec, sizes))
     total = sum(int(sizes[t.path] * spec.passes) for t in plan.targets)
     began = time.monotonic()
     # a generous watchdog: even 50 MB/s gets through it
-    runner.run_jobfile(jobfile, label="precondition", timeout_s=total / 50e6 * 3 + 120,
-                       binary=fio, pins=pins)  # fmt: skip
+    engine.run(job, RunSpec("precondition", total / 50e6 * 3 + 120, pins=dict(pins or {})))
     return {
         "bytes": total,
         "seconds": time.monotonic() - began,

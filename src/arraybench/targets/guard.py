@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from arraybench.engines.base import Engine
 from arraybench.errors import TargetError, UnsafeTargetError
 from arraybench.targets.prepare import layout_file
 from arraybench.targets.safety import TargetInfo, _unescape, check_target
@@ -137,12 +138,12 @@ class TargetGuard:
         self.remember(path)
         return info
 
-    def lay_out(self, path: str, size: int, fio: str) -> None:
-        """Create or grow a checked file target with fio: rechecked first (a link planted
-        since the check would take fio's layout to whatever it points at), then remembered as
-        the file it now is."""
+    def lay_out(self, path: str, size: int, engine: Engine) -> None:
+        """Create or grow a checked file target with the engine: rechecked first (a link
+        planted since the check would take the layout to whatever it points at), then
+        remembered as the file it now is."""
         self.recheck([path])
-        layout_file(Path(path), size, fio)
+        layout_file(Path(path), size, engine)
         now = identity(path)  # a link planted meanwhile is refused here, not remembered
         if now is None or not stat.S_ISREG(now.mode) or now.real_path != os.path.realpath(path):
             _changed(path, self.checked.get(path), now)

@@ -12,10 +12,9 @@ import os
 import stat
 from pathlib import Path
 
-from arraybench.engines.fio.runner import first_error_line, run_captured
-from arraybench.engines.fio.values import argv_value, fio_path
+from arraybench.engines.base import Engine
 from arraybench.errors import TargetError
-from arraybench.units import fio_size, format_size
+from arraybench.units import format_size
 
 
 def needs_layout(path: Path, size: int) -> bool:
@@ -39,26 +38,6 @@ def check_room(path: Path, size: int) -> None:
             f"{format_size(room)} free",
             "free space, give a smaller `size:` (or --scale), or pass --target PATH elsewhere",
         )
-
-
-def layout_command(path: Path, size: int, fio: str, fd: int | None = None) -> list[str]:
-    """fio's command laying out `path`; given `fd`, through /dev/fd/FD (see `layout_file`),
-    the path still named in the description (a reader of `ps` sees what is laid out)."""
-    name = fio_path(str(path), "target path")
-    return [
-        fio,
-        "--name=arraybench-layout",
-        argv_value(f"--description=arraybench layout of {path}", "target path"),
-        argv_value(f"--filename={name if fd is None else f'/dev/fd/{fd}'}", "target path"),
-        "--rw=write",
-        "--bs=1m",
-        f"--size={fio_size(size)}",
-        "--refill_buffers=1",
-        "--end_fsync=1",
-        "--ioengine=psync",
-        "--output-format=terse",
-        "--eta=never",
-    ]
 
 
 def _open_regular(path: Path) -> tuple[int, bool]:
@@ -85,27 +64,26 @@ def _open_regular(path: Path) -> tuple[int, bool]:
     return fd, created
 
 
-def layout_file(path: Path, size: int, fio: str) -> None:
-    """Write `size` bytes of random data with fio, so reads never hit holes.
+def layout_file(path: Path, size: int, engine: Engine) -> None:
+    """Write `size` bytes of random data with the engine, so reads never hit holes.
 
-    fio writes through /dev/fd/N of a descriptor opened here (``_open_regular``): a link
-    planted at the name while fio starts cannot lead it to a device. The file is first
+    The engine writes through /dev/fd/N of a descriptor opened here (``_open_regular``): a
+    link planted at the name while it starts cannot lead it to a device. The file is first
     extended to its size (fio would otherwise unlink and re-create a short file, which it
     cannot do through /dev/fd), then every byte of it written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    layout_command(path, size, fio)  # its values are checked before anything is created
+    engine.check_path(str(path), "target path")  # checked before anything is created
     check_room(path, size)
     fd, created = _open_regular(path)
     try:
         if os.fstat(fd).st_size < size:
             os.ftruncate(fd, size)
-        # in a session of its own and ended with its job process on an interrupt or a signal
-        code, output = run_captured(layout_command(path, size, fio, fd), Path.cwd(), (fd,))
+        error = engine.lay_out(path, size, fd)
         short = os.fstat(fd).st_size < size  # the file laid out, wherever its name leads now
-        if code != 0 or short:
+        if error is not None or short:
             raise TargetError(
                 f"cannot create target file {path} ({format_size(size)}): "
-                f"{first_error_line(output)}",
+                f"{error or 'the file is shorter than asked'}",
                 "check free space and permissions, or pass --target PATH",
             )
     except BaseException:

@@ -224,6 +224,13 @@ def second_of(time_ms: int) -> int:
     return (time_ms + 500) // 1000
 
 
+def full_seconds(logs: list[list[IntervalSample]]) -> set[int]:
+    """Seconds every job logged: jobs start a few ms apart, so the first and last seconds of a
+    point hold only some jobs' rows; their sums would show a false ramp or drop."""
+    covered = [{second_of(s.time_ms) for s in job} for job in logs if job]
+    return set.intersection(*covered) if covered else set()
+
+
 def windows_ms(samples: list[IntervalSample]) -> list[int]:
     """The averaging window each row covers, in ms: the time since the same direction's
     previous row (the first row's since the job start), at least 1 ms.

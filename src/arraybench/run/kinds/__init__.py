@@ -1,6 +1,6 @@
 """The registry of test kinds: tests that are not a workload x level grid, run in this order
 after the grid. A new kind is a module here with a `TestKind` (see `base`) added below, its
-finding drawn by a function in report/special.py named by `report_section`."""
+finding drawn by a function in report/sections/special.py named by `report_section`."""
 
 from __future__ import annotations
 

@@ -3,9 +3,10 @@ stored points with one finding each (interference, metadata). Plan scenarios are
 they wrap the grid itself (`run/scenarios.py`; docs/architecture.md says why).
 
 A kind says which steps a plan asks of it, how long they take, the job file of each step and
-the finding read from fio's output; the campaign runs, stores and reports every registered
-kind the same way (`run.kinds.TEST_KINDS`), so a new kind touches neither the campaign loop
-nor the outline.
+the finding read from the engine's output (`ctx.engine`; interference and metadata write fio
+job files: plans with them run fio, `run.plan_values`); the campaign runs, stores and
+reports every registered kind the same way (`run.kinds.TEST_KINDS`), so a new kind touches
+neither the campaign loop nor the outline.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from arraybench.engines.fio import runner
-from arraybench.engines.fio.parse import FioDocument, parse_fio_json_file
+from arraybench.engines.base import Engine, RunSpec
+from arraybench.engines.measurement import FioDocument
 from arraybench.plan.model import Plan
+from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import Phase
@@ -28,22 +30,26 @@ from arraybench.run.spans import Phase
 class KindStep:
     """One stored point of a test kind."""
 
-    key: str  # the stored point's key (`interference/base+steps`, `metadata/t4`)
+    identity: PointIdentity  # the stored point's (`interference/base+steps`, `metadata/t4`)
     seq: int
     folder_name: str  # under the run's points/
     phase: str  # what the progress display says while it runs
     phase_s: float  # expected seconds, for the progress display
-    watchdog_s: float  # expected seconds of fio; the runner's watchdog starts from it
+    watchdog_s: float  # expected seconds of the job; the engine's watchdog starts from it
     names: SeriesNames  # the series it is stored under
     workers: int
     iodepth: int
+
+    @property
+    def key(self) -> str:
+        return self.identity.key
 
 
 # A kind may also define `resolve(step, ctx) -> KindStep`: the step as it will run, once the
 # grid has run (the curve's level is its series' maximum); the campaign calls it if present.
 class TestKind(Protocol):
     name: str  # the phase kind and the finding kind
-    report_section: str  # the report function that draws its findings (report/special.py)
+    report_section: str  # the report function that draws its findings (report/sections/special.py)
     touches_targets: bool  # True: the targets are rechecked before each step
 
     def slots(self, plan: Plan) -> int:
@@ -58,7 +64,7 @@ class TestKind(Protocol):
         ...
 
     def job_file(self, step: KindStep, ctx: RunContext) -> str:
-        """The step's fio job file (and whatever must exist before fio starts)."""
+        """The step's job file (and whatever must exist before the engine starts)."""
         ...
 
     def finding(
@@ -66,33 +72,30 @@ class TestKind(Protocol):
     ) -> Mapping[str, object]: ...  # its kind's TypedDict (store.findings)
 
 
-def run_fio(
-    folder: Path, text: str, label: str, expected_s: float, fio: str,
+def run_job(
+    folder: Path, text: str, label: str, expected_s: float, engine: Engine,
     pins: Mapping[str, int] | None = None,
 ) -> FioDocument:  # fmt: skip
-    """Write the job file into a fresh point folder, run fio, return its last JSON document.
-    `pins`: the targets' descriptors fio opens instead of their paths (`TargetGuard.pinned`)."""
+    """Write the job file into a fresh point folder, run it, return the engine's results.
+    `pins`: the targets' descriptors the engine opens instead of their paths
+    (`TargetGuard.pinned`)."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    jobfile = folder / "point.fio"
-    jobfile.write_text(text)
-    outcome = runner.run_jobfile(
-        jobfile, label=label, timeout_s=runner.watchdog_seconds(expected_s), binary=fio,
-        pins=pins,
-    )  # fmt: skip
-    document = parse_fio_json_file(outcome.json_path)[-1]
-    runner.check_job_errors(label, document.jobs, folder)
-    return document
+    job = folder / engine.job_name
+    job.write_text(text)
+    spec = RunSpec(label, engine.watchdog_seconds(expected_s), pins=dict(pins or {}))
+    return engine.results(engine.run(job, spec), label)
 
 
 def run_step(
     kind: TestKind, step: KindStep, ctx: RunContext, folder: Path
 ) -> tuple[FioDocument, Mapping[str, object]]:
-    """One step end to end: job file, fio, the finding. A kind that touches the targets has
-    fio open them through descriptors checked just before (`TargetGuard.pinned`)."""
+    """One step end to end: job file, the engine's run, the finding. A kind that touches the
+    targets has the engine open them through descriptors checked just before
+    (`TargetGuard.pinned`)."""
     targets = [t.path for t in ctx.plan.targets] if kind.touches_targets else []
     text = kind.job_file(step, ctx)
     with ctx.guard.pinned(targets) as pins:
-        document = run_fio(folder, text, step.key, step.watchdog_s, ctx.fio, pins)
+        document = run_job(folder, text, step.key, step.watchdog_s, ctx.engine, pins)
     return document, kind.finding(step, ctx, folder, document)

@@ -18,12 +18,12 @@ from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.validity import flags_of, leaves_headline
-from arraybench.engines.fio.jobfile import render_jobfile
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.measurement import FioDocument
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import CURVE, VALIDITY, CurveFinding
 from arraybench.plan.expand import Point, expand, mix_label
 from arraybench.plan.model import Plan, Workload
+from arraybench.point_identity import PointIdentity
 from arraybench.records import PointRecord
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
@@ -32,6 +32,8 @@ from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
 
 GRID = ("random", "sequential")
 MAX_CURVE_SLOTS = 1000  # point numbers kept for the curve after the grid
+CURVE_PREFIX = "curve-"  # the curve's series: `curve-rr`, beside the grid's `rr`
+LEVEL_PREFIX = "p"  # its levels: `p50`, 50 % of the series' maximum
 
 
 def curve_workloads(plan: Plan) -> list[Workload]:
@@ -41,13 +43,13 @@ def curve_workloads(plan: Plan) -> list[Workload]:
     return [w for w in plan.workloads if any(fnmatchcase(w.name, n) for n in names)]
 
 
-def curve_key(workload: str, percent: int) -> str:
-    return f"curve-{workload}/p{percent}"
+def curve_identity(workload: str, percent: int) -> PointIdentity:
+    return PointIdentity(f"{CURVE_PREFIX}{workload}", f"{LEVEL_PREFIX}{percent}")
 
 
 def _names(w: Workload) -> SeriesNames:
-    return SeriesNames(f"curve-{w.name}", f"Response-time curve {w.name}", mix_label(w.read),
-                       "curve", w.bs, w.read, "IOPS")  # fmt: skip
+    return SeriesNames(f"{CURVE_PREFIX}{w.name}", f"Response-time curve {w.name}",
+                       mix_label(w.read), "curve", w.bs, w.read, "IOPS")  # fmt: skip
 
 
 def _seconds(plan: Plan, w: Workload) -> float:
@@ -57,7 +59,7 @@ def _seconds(plan: Plan, w: Workload) -> float:
 
 class CurveKind:
     name = CURVE.name  # the phase kind and the finding kind
-    report_section = "report.ratecurve.curve_report"
+    report_section = "report.sections.ratecurve.curve_report"
     touches_targets = True
 
     def slots(self, plan: Plan) -> int:
@@ -71,10 +73,10 @@ class CurveKind:
         for w in curve_workloads(plan):
             for pct in test.percents:
                 seq = first_seq + len(steps)
-                key = curve_key(w.name, pct)
-                phase = f"{key}: {w.name} at {pct} % of its maximum"
+                identity = curve_identity(w.name, pct)
+                phase = f"{identity.key}: {w.name} at {pct} % of its maximum"
                 seconds = _seconds(plan, w)
-                steps.append(KindStep(key, seq, f"{seq:03d}-curve-{w.name}-p{pct}", phase,
+                steps.append(KindStep(identity, seq, f"{seq:03d}-curve-{w.name}-p{pct}", phase,
                                       seconds + OVERHEAD_S, seconds, _names(w), 1, 1))  # fmt: skip
         return steps[:MAX_CURVE_SLOTS]
 
@@ -97,10 +99,10 @@ class CurveKind:
 
     def _target(self, step: KindStep, ctx: RunContext) -> tuple[Point, PointRecord, float]:
         """The grid point that measured the workload's maximum, its record and its IOPS."""
-        workload = step.key.split("/", 1)[0].removeprefix("curve-")
+        workload = step.identity.workload.removeprefix(CURVE_PREFIX)  # the series it names
         stored = [p for p in ctx.store.points(ctx.run.id)
-                  if p.workload == workload and p.pattern in GRID and p.key.count("/") == 1
-                  and "@r" not in p.key]  # fmt: skip
+                  if p.workload == workload and p.pattern in GRID
+                  and p.identity.scenario is None and p.identity.round is None]  # fmt: skip
         flagged = {f.point_id for f in ctx.store.findings(ctx.run.id, VALIDITY.name)
                    if leaves_headline(flags_of(VALIDITY.of(f)))}  # fmt: skip
         curve = [CurvePoint(i, p.metric("total", "iops") or 0.0, None, None, p.key,
@@ -119,7 +121,7 @@ class CurveKind:
         rate = math.ceil(_percent(step) / 100 * top / _jobs(point))
         limited = point.workload.model_copy(update={"rate_iops": max(rate, 1)})
         point = replace(point, workload=limited, seq=step.seq)
-        return render_jobfile(point, ctx.sizes, title=f"{step.key}: rate_iops={rate} per job")
+        return ctx.engine.point_job(point, ctx.sizes, title=f"{step.key}: rate_iops={rate} per job")
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
@@ -146,7 +148,7 @@ class CurveKind:
 
 
 def _percent(step: KindStep) -> int:
-    return int(step.key.rsplit("/p", 1)[1])
+    return int(step.identity.level.removeprefix(LEVEL_PREFIX))  # as curve_identity wrote it
 
 
 def _jobs(point: Point) -> int:

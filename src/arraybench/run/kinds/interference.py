@@ -17,7 +17,7 @@ from arraybench.analysis.interference import (
 )
 from arraybench.engines.fio.interference import InterferenceSpec, render_interference_jobfile
 from arraybench.engines.fio.interference import total_seconds as interference_seconds
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.measurement import FioDocument
 from arraybench.errors import PlanError
 from arraybench.finding_kinds import (
     INTERFERENCE,
@@ -28,13 +28,14 @@ from arraybench.finding_kinds import (
 )
 from arraybench.plan.expand import mix_label
 from arraybench.plan.model import InterferenceTest, Plan, Target
+from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, Phase, Span
 from arraybench.units import format_duration
 
-INTERFERENCE_KEY = "interference/base+steps"
+INTERFERENCE_POINT = PointIdentity("interference", "base+steps")
 
 
 def interference_spec(plan: Plan, test: InterferenceTest) -> InterferenceSpec:
@@ -91,7 +92,7 @@ def _with_a_target(plan: Plan) -> Plan:
 
 class InterferenceKind:
     name = INTERFERENCE.name  # the phase kind and the finding kind
-    report_section = "report.special.interference_report"
+    report_section = "report.sections.special.interference_report"
     touches_targets = True
 
     def slots(self, plan: Plan) -> int:
@@ -105,8 +106,8 @@ class InterferenceKind:
         names = SeriesNames("interference", "Mixed workload interference",
                             mix_label(test.base_read), "interference", test.base_bs,
                             test.base_read, "IOPS")  # fmt: skip
-        phase = f"base load, then {test.steps} background steps ({INTERFERENCE_KEY})"
-        return [KindStep(INTERFERENCE_KEY, first_seq, f"{first_seq:03d}-interference", phase,
+        phase = f"base load, then {test.steps} background steps ({INTERFERENCE_POINT.key})"
+        return [KindStep(INTERFERENCE_POINT, first_seq, f"{first_seq:03d}-interference", phase,
                          seconds + OVERHEAD_S, seconds, names, test.base_jobs,
                          test.base_iodepth)]  # fmt: skip
 

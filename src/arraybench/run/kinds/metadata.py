@@ -8,9 +8,10 @@ from pathlib import Path
 
 from arraybench.analysis.metadata import metadata_results
 from arraybench.engines.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.measurement import FioDocument
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
+from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
@@ -38,7 +39,7 @@ def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
 
 class MetadataKind:
     name = METADATA.name  # the phase kind and the finding kind
-    report_section = "report.special.metadata_report"
+    report_section = "report.sections.special.metadata_report"
     touches_targets = False  # it works in its own directory
 
     def slots(self, plan: Plan) -> int:
@@ -50,11 +51,12 @@ class MetadataKind:
             return []
         steps = []
         for threads in meta.threads:
-            key, seq = f"metadata/t{threads}", first_seq + threads
-            phase = f"{key}: {', '.join(meta.ops)} x {meta.files_per_thread} files per thread"
+            identity, seq = PointIdentity("metadata", f"t{threads}"), first_seq + threads
+            ops = ", ".join(meta.ops)
+            phase = f"{identity.key}: {ops} x {meta.files_per_thread} files per thread"
             # generous watchdog: slow metadata servers
             expected = 10 + threads * meta.files_per_thread / 500
-            steps.append(KindStep(key, seq, f"{seq:03d}-metadata-t{threads}", phase,
+            steps.append(KindStep(identity, seq, f"{seq:03d}-metadata-t{threads}", phase,
                                   metadata_seconds(meta, threads).typical, expected, NAMES,
                                   threads, 1))  # fmt: skip
         return steps

@@ -1,0 +1,1 @@
+"""The run report's sections, one module each; their order: registry.py."""

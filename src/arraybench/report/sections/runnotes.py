@@ -1,0 +1,44 @@
+"""The run's own notes, after every section's: partial points, the purge and the
+preconditioning done before the first point, and fio against the kernel (once per run)."""
+
+from __future__ import annotations
+
+from arraybench.analysis.findings import Disagreements, summarize_disagreements
+from arraybench.finding_kinds import MONITOR, PRECONDITION, PURGE
+from arraybench.report.model import ReportModel
+from arraybench.report.sections.inputs import RunInputs
+from arraybench.targets.condition import purge_lines
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    points, findings = run.points, run.findings
+    partial = [p.key for p in points if p.partial]
+    if partial:
+        model.notes.append(f"partial points (a host failed; the others' data kept): "
+                           f"{', '.join(partial)}")  # fmt: skip
+    for purge in PURGE.among(findings):
+        model.notes += purge_lines(purge["targets"])
+    for d in PRECONDITION.among(findings):
+        model.notes.append(f"preconditioned: {d['bytes'] / 1e9:,.2f} GB of {d['bs'] // 1024} KiB "
+                           f"{d['pattern']} writes ({d['passes']:g} x capacity) in "
+                           f"{d['seconds']:,.0f} s")  # fmt: skip
+    by_id = {p.id: p.key for p in points}
+    flags = [(by_id.get(f.point_id or 0, "?"), flag) for f in findings if f.kind == MONITOR.name
+             for flag in MONITOR.of(f)["flags"]]  # fmt: skip
+    compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
+    model.notes += disagreement_notes(summarize_disagreements(flags, compared))
+
+
+def disagreement_notes(found: Disagreements | None) -> list[str]:
+    """fio against the kernel, once per run: how many points, the worst, the likely cause."""
+    if found is None:
+        return []
+    graded = ""
+    if found.same_bytes:  # bytes first (analysis.validity): request counts alone are remarks
+        graded = (f" ({found.same_bytes} of them the same bytes in other requests: merged or "
+                  "split I/O, a remark, kept in the headline figures)")  # fmt: skip
+    return [
+        f"fio and the kernel (/proc/diskstats) disagree by more than 10 % on {found.points} of "
+        f"{found.of} points{graded}; worst {found.worst_point}: {found.worst}; likely cause: "
+        f"{found.likely_cause} (per point: the column 'kernel vs fio' of the points table)"
+    ]
