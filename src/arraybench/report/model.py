@@ -116,6 +116,7 @@ class Distribution:
     series: str
     percentiles: list[str]  # "50", "99.9", "100" (the maximum)
     lines: list[OverlayLine]
+    latency: str = "total latency (fio lat: submission to completion)"  # what the bins measure
 
 
 @dataclass(frozen=True)

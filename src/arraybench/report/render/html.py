@@ -409,7 +409,8 @@ def _distribution(d: Distribution) -> str:
         for i, line in enumerate(d.lines)
     ]  # fmt: skip
     names = [f"p{p}" if p != "100" else "max" for p in d.percentiles]
-    chart = xy_chart(f"{d.series}: latency percentiles", x, lines, x_label="percentile",
+    title = f"{d.series}: latency percentiles ({d.latency})"
+    chart = xy_chart(title, x, lines, x_label="percentile",
                      x_axis=_category_axis(names), mark_max=False, x_names=names,
                      log_y=True)  # fmt: skip
     return f'<details class="series dist"><summary>{_e(d.series)}</summary>{chart}</details>'
