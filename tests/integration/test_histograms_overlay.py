@@ -99,8 +99,7 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, fig)
     assert 'data-form="histogram"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert fig.title in texts and f"{labels[0]} (% of I/Os)" in texts
     assert any(v == pytest.approx(max(fig.series[0].values)) for v in numbers)  # type: ignore[type-var]
     write_report(model, tmp_path / "r.pdf", "pdf")
@@ -255,8 +254,7 @@ def test_histogram_names_the_latency_its_bins_measure(tmp_path: Path) -> None:
     html = render_html(model)
     assert "against completion latency (fio clat)" in html
     assert f"latency percentiles ({dist.latency})" in html and "clat" in dist.latency
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, _ = _xlsx_values(tmp_path / "r.xlsx")
+    texts, _ = _xlsx_values(model, tmp_path)
     assert "completion latency (fio clat)" in texts
     write_report(model, tmp_path / "r.md", "md")
     assert "| completion latency (fio clat) |" in (tmp_path / "r.md").read_text()

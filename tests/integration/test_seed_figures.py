@@ -267,8 +267,7 @@ def test_compare_bars_per_setup_at_optimal_and_max(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, iops)
     assert "Per set-up: optimal point and maximum" in html
-    write_report(model, tmp_path / "c.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "c.xlsx")
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert iops.title in texts and "B · max" in " ".join(texts)
     assert any(v == pytest.approx(iops.series[3].values[0]) for v in numbers)
     write_report(model, tmp_path / "c.pdf", "pdf")
