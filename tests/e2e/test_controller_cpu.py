@@ -149,6 +149,8 @@ def test_command_source_cpu_drawn_and_missing_cpu_said_only_where_expected(
     drawn = [t for t in models[0].timelines if t.controller_cpu is not None]
     assert drawn and {v for v in drawn[0].controller_cpu or [] if v is not None} == {37.0}
     assert NO_CPU not in drawn[0].findings
+    write_report(models[0], tmp_path / "r.md", "md")
+    assert "array controller CPU: mean 37 %, max 37 %" in (tmp_path / "r.md").read_text()
     # expected (the aerodisk template's report.controller_cpu) and not collected: said
     assert [NO_CPU in t.findings for t in models[1].timelines] == [True]
     assert "no controller CPU was collected" in render_html(models[1])
