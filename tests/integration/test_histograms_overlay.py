@@ -192,12 +192,12 @@ def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@needs_fio  # fio's json+ bins and its events
+@pytest.mark.usefixtures("fake_engine")  # the Markdown is the subject: the engine's bins
 def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
     tmp_path: Path,
 ) -> None:
     results = tmp_path / "res"
-    run_id = _ladder(tmp_path, results)
+    run_id = _ladder(tmp_path, results, extra=PLAN_LINES)
     out = tmp_path / "out"
     done = main_cli("report", run_id, "--results", str(results), "-o", str(out / "r.md"),
                     "--charts", str(out / "charts"))  # fmt: skip
