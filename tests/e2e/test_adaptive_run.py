@@ -1,6 +1,6 @@
 """An adaptive series on the test engine (tests/fake_engine.py: the search is the subject, not
-fio; its model saturates at 16 I/Os outstanding): every level it ran is a stored point, the rest are not,
-the report names the levels tried, and a resumed run takes the same decisions."""
+fio; its model saturates at 16 I/Os outstanding): every level it ran is a stored point, the
+rest are not, the report names the levels tried, and a resumed run takes the same decisions."""
 
 from __future__ import annotations
 

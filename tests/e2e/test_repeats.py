@@ -1,5 +1,6 @@
-"""repeat: N on the test engine (tests/fake_engine.py; the campaign is the subject): every repetition stored with its own files, the ladder interleaved,
-a resumed run completing a missing repetition, and show's spread per point."""
+"""repeat: N on the test engine (tests/fake_engine.py; the campaign is the subject): every
+repetition stored with its own files, the ladder interleaved, a resumed run completing a
+missing repetition, and show's spread per point."""
 
 from __future__ import annotations
 
