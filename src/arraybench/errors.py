@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TypeVar, cast
+
+T = TypeVar("T")
+
 
 class ArraybenchError(Exception):
     """An error a user can act on: `message` says what is wrong, `hint` what to do."""
@@ -82,3 +86,14 @@ def utf8_safe(text: str) -> str:
     except UnicodeEncodeError:  # a surrogate no byte gave (JSON "\ud800")
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return data.decode("utf-8", "backslashreplace")
+
+
+def utf8_safe_all(value: T) -> T:
+    """`utf8_safe` on every string inside lists, tuples and dicts (keys too)."""
+    if isinstance(value, str):
+        return cast(T, utf8_safe(value))
+    if isinstance(value, list | tuple):
+        return cast(T, type(value)(utf8_safe_all(v) for v in value))
+    if isinstance(value, dict):
+        return cast(T, {utf8_safe_all(k): utf8_safe_all(v) for k, v in value.items()})
+    return value
