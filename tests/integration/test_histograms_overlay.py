@@ -98,8 +98,7 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, fig)
     assert 'data-form="histogram"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    texts, numbers = _xlsx_values(model, tmp_path)  # writes r.xlsx
     assert fig.title in texts and f"{labels[0]} (% of I/Os)" in texts
     assert any(v == pytest.approx(max(fig.series[0].values)) for v in numbers)  # type: ignore[type-var]
     write_report(model, tmp_path / "r.pdf", "pdf")
