@@ -99,7 +99,7 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, fig)
     assert 'data-form="histogram"' in html
-    texts, numbers = _xlsx_values(model, tmp_path)
+    texts, numbers = _xlsx_values(model, tmp_path)  # writes r.xlsx
     assert fig.title in texts and f"{labels[0]} (% of I/Os)" in texts
     assert any(v == pytest.approx(max(fig.series[0].values)) for v in numbers)  # type: ignore[type-var]
     write_report(model, tmp_path / "r.pdf", "pdf")
@@ -192,12 +192,12 @@ def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@needs_fio  # fio's json+ bins and its events
+@pytest.mark.usefixtures("fake_engine")  # the Markdown is the subject: the engine's bins
 def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
     tmp_path: Path,
 ) -> None:
     results = tmp_path / "res"
-    run_id = _ladder(tmp_path, results)
+    run_id = _ladder(tmp_path, results, extra=PLAN_LINES)
     out = tmp_path / "out"
     done = main_cli("report", run_id, "--results", str(results), "-o", str(out / "r.md"),
                     "--charts", str(out / "charts"))  # fmt: skip
