@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.finding_kinds import ARRAY_PULL, ARRAY_SERIES, ArrayPullFinding
+from arraybench.finding_kinds import ARRAY_PULL, ARRAY_SERIES, WARMUP, ArrayPullFinding
 from arraybench.monitor.arraypull import (
     ArrayPullError,
     CommandSource,
@@ -131,7 +131,11 @@ class ArrayWindow(Sidecar):
         self.seconds: list[int] = []
 
     def findings(self, result: LoadResult) -> list[Finding]:
-        self.seconds = [s.t for s in result.samples]
+        """The point's seconds, its logged warm-up's too (drawn with the controller's CPU
+        beside it: AERODISK's whole hour)."""
+        warm = [int(r[0]) for f in WARMUP.among(result.findings) for r in f["samples"]
+                if r[0] is not None]  # fmt: skip
+        self.seconds = [s.t for s in result.samples] + warm
         return []  # the pull's own, stored by its thread
 
     def lines(self) -> list[Line]:
