@@ -25,6 +25,7 @@ BODY = """
 <h1>arraybench <span id="run"></span> <span class="state" id="state"></span></h1>
 <div id="progress"></div><div id="bar"><div></div></div>
 <p id="point"></p>
+<p id="source"></p>
 <table><thead><tr><th>host</th><th>read IOPS</th><th>read MB/s</th><th>read mean</th>
 <th>read p99</th><th>write IOPS</th><th>write MB/s</th><th>write mean</th><th>write p99</th>
 <th>errors</th></tr></thead><tbody id="hosts"></tbody></table>
@@ -61,6 +62,9 @@ function numbers(s) {
   var p = s.point;
   text("point", p ? ((p.scenario ? "scenario " + p.scenario + ", " : "") + "workload " +
        p.workload + ", level " + p.level + ": " + Math.round(p.left_s) + " s left") : "");
+  text("source", p && p.source === "kernel" ? "kernel's view: the hosts' disk counters " +
+       "(/proc/diskstats), not fio's (fio's client relays no per-second reports); " +
+       "no latency" : "");
   var body = document.getElementById("hosts");
   while (body.firstChild) { body.removeChild(body.firstChild); }
   Object.keys(s.hosts).sort().forEach(function (h) { body.appendChild(row(h, s.hosts[h])); });

@@ -58,6 +58,7 @@ class PointView(TypedDict):
     left_s: float
     unit: str  # IOPS or MB/s: what the point's curve is read in
     started: float  # Unix time the point started (its chart's zero)
+    source: str  # whose seconds: fio's reports, or the hosts' kernel counters (hosts_live.py)
 
 
 class EventView(TypedDict):
@@ -251,7 +252,7 @@ class LiveObserver:
                            "workload": point.workload.name, "level": level_of(point),
                            "expected_s": point.expected_seconds,
                            "left_s": point.expected_seconds, "unit": self.unit,
-                           "started": time.time()}  # fmt: skip
+                           "started": time.time(), "source": "fio"}  # fmt: skip
         with self.state.lock:
             done = self.state.data["done"]
             self.state.data["total"] = max(self.state.data["total"], done + 1)
@@ -315,8 +316,10 @@ class LiveObserver:
                                            self.state.data["total"] - len(points))  # fmt: skip
         self.inner.points_skipped(points)
 
-    # -- from run/live_feed.py -------------------------------------------------------------
-    def live_second(self, point: Point, seconds: Sequence[LiveSecond], left_s: float) -> None:
+    # -- from run/live_feed.py and run/hosts_live.py -------------------------------------------
+    def live_second(
+        self, point: Point, seconds: Sequence[LiveSecond], left_s: float, source: str = "fio"
+    ) -> None:
         with self.state.lock:
             data = self.state.data
             hosts = data["hosts"]
@@ -326,6 +329,7 @@ class LiveObserver:
             data["total_now"] = total
             if data["point"] is not None:
                 data["point"]["left_s"] = round(left_s, 1)
+                data["point"]["source"] = source
             if total is not None:
                 per_host = {h: v["read"]["iops"] + v["write"]["iops"] for h, v in hosts.items()}
                 row = [total["t"], total["read"]["iops"] + total["write"]["iops"],

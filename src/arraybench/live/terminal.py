@@ -48,6 +48,10 @@ def host_line(name: str, h: HostView) -> str:
     return f"{name[:11]:<12}{_direction(h['read'])} {_direction(h['write'])} {h['errors']:>4}"
 
 
+# a many-host point's seconds (run/hosts_live.py): the hosts' disks as the kernel counts them
+KERNEL_NOTE = "kernel's view: the hosts' disk counters (/proc/diskstats), not fio's; no latency"
+
+
 def headline(snap: Snapshot) -> str:
     point = snap["point"]
     where = ""
@@ -68,6 +72,8 @@ def view_lines(snap: Snapshot, events: int = 3, notes: bool = True) -> list[str]
         lines += [host_line(name, h) for name, h in sorted(hosts.items())]
         if len(hosts) > 1 and snap["total_now"] is not None:
             lines.append(host_line("total", snap["total_now"]))
+        if snap["point"] and snap["point"].get("source") == "kernel":
+            lines.append(KERNEL_NOTE)
         unit = snap["point"]["unit"] if snap["point"] else "IOPS"
         column = 2 if unit == "MB/s" else 1
         values = [float(r[column]) for r in snap["series"]]

@@ -70,8 +70,11 @@ class Observer(Protocol):
         """An operator action, asked only when the run is interactive (`prompt_with`)."""
         return None
 
-    def live_second(self, point: Point, seconds: Sequence[LiveSecond], left_s: float) -> None:
-        """Called only when `live_seconds` is True (run/live_feed.py)."""
+    def live_second(
+        self, point: Point, seconds: Sequence[LiveSecond], left_s: float, source: str = "fio"
+    ) -> None:
+        """Called only when `live_seconds` is True (run/live_feed.py; run/hosts_live.py with
+        `source="kernel"`: a many-host point's disk counters, not fio's)."""
         return None
 
     def live_event(self, point: Point, record: EventRecord) -> None:

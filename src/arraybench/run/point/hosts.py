@@ -1,6 +1,7 @@
 """A point's load on all of its hosts at once: fio's client/server mode through the fleet
 (`run/fleet.py`), each host's job file gated to start at one instant; its sidecars are the
-integrity writers on the hosts and the events (on the hosts over SSH, or on the controller).
+integrity writers on the hosts, the events (on the hosts over SSH, or on the controller) and
+the live seconds (the hosts' disk counters over SSH: fio's client relays no status reports).
 A failed host leaves a partial point."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from arraybench.run.context import RunContext
 from arraybench.run.fleet import Fleet, HostRun
 from arraybench.run.host_events import HostEvents
 from arraybench.run.host_verify import HostsVerify
+from arraybench.run.hosts_live import HostsLive
 from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.load import LoadResult, LoadStart
 from arraybench.run.sidecar import Sidecar
@@ -40,6 +42,8 @@ class HostsExecutor:
             journal = StoreInjectionLog(ctx.results_dir, ctx.run.id, point.key)
             found.append(HostEvents(point, fleet.specs, journal, self.folder,
                                     confirm=ctx.prompt_with()))  # fmt: skip
+        # last: its ssh loops stop after the writers and the events
+        found.append(HostsLive(ctx.observer, point, fleet.specs, fleet.targets))
         return found
 
     def warm_up(self, sizes: dict[str, int]) -> Finding | None:
