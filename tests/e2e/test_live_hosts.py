@@ -21,8 +21,14 @@ import pytest
 from arraybench.store.db import Store
 from tests.conftest import needs_fio
 from tests.loopdev import attached, sparse_file
-from tests.netns import TestHosts, needs_netns, needs_sshd, running_hosts, ssh_hosts_yaml,
-    wait_until
+from tests.netns import (
+    TestHosts,
+    needs_netns,
+    needs_sshd,
+    running_hosts,
+    ssh_hosts_yaml,
+    wait_until,
+)
 
 pytestmark = [needs_fio, pytest.mark.slow, *needs_netns, needs_sshd]
 FIO_PORT = 8866  # + host number: the fio servers the campaign starts over SSH
