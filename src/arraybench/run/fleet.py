@@ -133,6 +133,7 @@ class Fleet:
         self.fio = fio
         self.warn = warn
         self.offsets: dict[str, float] = {}
+        self.live_said: set[str] = set()  # hosts said to have no live seconds (hosts_live.py)
         # per host, target -> its path there with links followed (the check saw it): the
         # host's job files name that, so fio opens what was checked, not a swappable link
         self.resolved: dict[str, dict[str, str]] = {}

@@ -143,8 +143,10 @@ class HostReader:
 class HostsLive(Sidecar):
     def __init__(
         self, observer: Observer, point: Point, specs: dict[str, HostSpec],
-        targets: dict[str, list[str]],
+        targets: dict[str, list[str]], said: set[str] | None = None,
     ) -> None:  # fmt: skip
+        """`said`: the hosts already said to have no live seconds (the campaign's, kept by the
+        fleet: said once per run, not per point)."""
         self.observer, self.point = observer, point
         self.enabled = observer.live_seconds is True
         self.hosts = [name for name in point.level.hosts if name in specs]
@@ -153,7 +155,7 @@ class HostsLive(Sidecar):
         self.lock = threading.Lock()
         self.latest: dict[str, LiveSecond] = {}
         self.t0: float | None = None
-        self.said: set[str] = set()
+        self.said = said if said is not None else set()
         self.ticker: threading.Thread | None = None
         self.done = threading.Event()
 
@@ -167,10 +169,11 @@ class HostsLive(Sidecar):
         blind = [name for name in self.hosts if self.specs[name].ssh is None]
         if blind:
             self._say(blind, "no ssh: in the plan")
-        with contextlib.suppress(Exception):
-            for name in self.hosts:
-                if self.specs[name].ssh is not None:
+        for name in self.hosts:
+            if self.specs[name].ssh is not None:
+                with contextlib.suppress(Exception):  # that host's seconds missing, no more
                     self.readers.append(HostReader(name, self.command(name), self))
+        if self.readers:
             self.ticker = threading.Thread(target=self._tick, name="live-hosts", daemon=True)
             self.ticker.start()
 

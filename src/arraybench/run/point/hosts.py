@@ -43,7 +43,7 @@ class HostsExecutor:
             found.append(HostEvents(point, fleet.specs, journal, self.folder,
                                     confirm=ctx.prompt_with()))  # fmt: skip
         # last: its ssh loops stop after the writers and the events
-        found.append(HostsLive(ctx.observer, point, fleet.specs, fleet.targets))
+        found.append(HostsLive(ctx.observer, point, fleet.specs, fleet.targets, fleet.live_said))
         return found
 
     def warm_up(self, sizes: dict[str, int]) -> Finding | None:
