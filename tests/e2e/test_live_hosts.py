@@ -137,3 +137,22 @@ def test_a_many_host_point_shows_the_kernel_seconds_live(tmp_path: Path, hosts: 
                         for s in (t - 1, t, t + 1) if s in stored)}  # fmt: skip
     assert not wrong, f"kernel's live seconds vs fio's stored: {wrong}"
     assert abs(statistics.median(inside.values()) - 2 * RATE) <= 0.1 * 2 * RATE
+
+
+def test_a_controller_killed_mid_point_leaves_no_ssh_loop(tmp_path: Path, hosts: TestHosts):
+    """SIGKILL: no `stop` runs; ssh's next write to the controller's closed pipe ends it, and
+    the host's loop ends on its next write to the closed session."""
+    names = [h.name for h in hosts.hosts]
+    with (
+        attached(sparse_file(tmp_path / "d0.img", 16 << 20)) as d0,
+        attached(sparse_file(tmp_path / "d1.img", 16 << 20)) as d1,
+    ):
+        plan = _plan(tmp_path, hosts, dict(zip(names, [d0, d1], strict=True)))
+        argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(tmp_path)]
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            assert wait_until(lambda: len(_processes(MARKER)) >= 4, 60)  # 2 ssh, 2 loops
+        finally:
+            proc.kill()
+            proc.wait()
+        assert wait_until(lambda: not _processes(MARKER), 10), _processes(MARKER)

@@ -101,3 +101,13 @@ def test_the_terminal_and_the_page_say_the_seconds_are_the_kernels() -> None:
     assert snap["point"] is not None and snap["point"]["source"] == "kernel"
     assert KERNEL_NOTE in view_lines(snap) and snap["series"][-1][1] == 800
     assert "kernel's view" in live_page()
+
+
+def test_a_stream_that_ends_by_itself_is_said_once() -> None:
+    observer = _Observer()
+    live = _live({}, observer)
+    reader = HostReader("h3", [sys.executable, "-c", "raise SystemExit(255)"], live)
+    reader.thread.join(timeout=10)
+    reader.stop()
+    assert len(observer.notes) == 1 and "h3" in observer.notes[0]
+    assert "exit status 255" in observer.notes[0]

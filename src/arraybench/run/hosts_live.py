@@ -37,7 +37,9 @@ STOP_WAIT_S = 5.0
 
 # $@: the host's target paths. Prints `T <uptime>` then `D <name> <fields after the name>` of
 # each distinct whole disk the targets live on, `E` after each pass, once a second; `N` once
-# when no target is on a block device. Only builtins in the loop besides `sleep`.
+# when no target is on a block device. Only builtins in the loop besides `sleep`. It ends on
+# its first write after the connection closed; ssh ends on its first write after the
+# controller closed its pipe (`stop`, or the controller killed: SIGKILL leaves no loop either).
 LOOP_SH = (
     DEVICE_SH
     + r"""names=" "
@@ -105,6 +107,7 @@ class HostReader:
 
     def __init__(self, name: str, argv: list[str], sink: HostsLive) -> None:
         self.name, self.sink = name, sink
+        self.stopping = False
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)  # fmt: skip
         self.thread = threading.Thread(target=self._read, name=f"live-{name}", daemon=True)
@@ -128,8 +131,12 @@ class HostReader:
                     if last is not None:
                         self.sink.second(self.name, last, now)
                     last = now
+        if not self.stopping:  # ended by itself: an ssh that failed, a loop that died
+            code = self.proc.wait()
+            self.sink.lost(self.name, f"its ssh ended with exit status {code}")
 
     def stop(self) -> None:
+        self.stopping = True
         if self.proc.poll() is None:
             self.proc.terminate()
         try:
@@ -182,6 +189,10 @@ class HostsLive(Sidecar):
 
     def no_device(self, name: str) -> None:
         self._say([name], "its targets are on no block device")
+
+    def lost(self, name: str, why: str) -> None:
+        if not self.done.is_set():
+            self._say([name], why)
 
     def _say(self, names: list[str], why: str) -> None:
         with self.lock:
