@@ -59,6 +59,13 @@ def _curve_tips(text: str) -> list[list[str]]:
     return [json.loads(html.unescape(t)) for t in TIPS.findall(part)]
 
 
+PRINTED = """JSON.stringify([
+  document.querySelectorAll("#workloads svg.chart:not(.drawn)").length,
+  Array.prototype.filter.call(document.querySelectorAll("figure.panel.lazy"),
+                              function (f) { return f.offsetParent !== null; }).length,
+  document.body.innerText.indexOf("The printout carries the first 1 curve charts") >= 0])"""
+
+
 def test_a_small_report_has_no_block(store: tuple[Path, str], tmp_path: Path) -> None:
     text = _report(store, tmp_path / "small.html")
     assert "curve-data" not in text and 'figure class="panel lazy"' not in text
@@ -98,10 +105,15 @@ def test_a_big_report_draws_its_charts_on_demand(
         })()"""
         got = c.send("Runtime.evaluate", {"expression": probe, "awaitPromise": True,
                                           "returnByValue": True}, session=session)  # fmt: skip
+        c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
+        printed = c.send("Runtime.evaluate", {"expression": PRINTED, "returnByValue": True},
+                         session=session)  # fmt: skip
         c.pump_until(lambda: False, limit=0.3)
         errors = _errors(c.events)
     out = json.loads(got["result"]["value"])
     assert errors == []
     assert out["figs"] == lazy and out["before"] < lazy  # not all drawn at load
+    # on paper: the inline chart only, and a line that says where the others are
+    assert json.loads(printed["result"]["value"]) == [1, 0, True]
     assert out["tips"] == inline[-1]  # the same hover texts as the inline chart
     assert out["dots"] == len(inline[-1]) and out["rows"] == len(inline[-1]) + 1

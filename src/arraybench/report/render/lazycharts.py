@@ -106,9 +106,7 @@ class LazyCharts:
             f'<figure class="panel lazy" data-chart="{k}"><figcaption>{for_html(title)} '
             '<span class="screen-only"><button type="button" class="draw">draw</button> '
             '<button type="button" class="table">table</button></span></figcaption>'
-            '<div class="lazybox"></div><p class="print-only caption">Drawn in the HTML '
-            "report only (a big run: the printout carries the first "
-            f"{INLINE_FIRST} curve charts).</p></figure>"
+            '<div class="lazybox"></div></figure>'
         )
 
     def block(self) -> str:
@@ -127,7 +125,9 @@ def caption(lazy: LazyCharts) -> str:
         f'<p class="caption">{len(lazy.records):,} of these curve charts are drawn by the page '
         "when they scroll into view (a big run: one data block instead of thousands of "
         "inline charts); each one's table is a click away. The CSV and Excel reports hold "
-        "every number.</p>"
+        f'every number.</p><p class="caption print-only">The printout carries the first '
+        f"{INLINE_FIRST} curve charts; the other {len(lazy.records):,} are in the HTML report "
+        "only.</p>"
     )
 
 
@@ -137,7 +137,10 @@ figure.panel.lazy figcaption { font-size:13px; font-weight:600; }
 figure.panel.lazy figcaption button { font:inherit; font-weight:400; font-size:12px;
   padding:0 6px; cursor:pointer; }
 figure.panel.lazy table { font-size:12px; }
-@media print { figure.panel.lazy .lazybox { display:none; } }
+@media print {  /* a bounded printout: sections of lazy charts only are left out */
+  figure.panel.lazy { display:none; }
+  section.workload:has(figure.panel.lazy):not(:has(figure.panel:not(.lazy))) { display:none; }
+}
 """
 
 SCRIPT = """
