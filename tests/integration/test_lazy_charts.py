@@ -25,7 +25,9 @@ from tests.conftest import main_cli
 from tests.pageerrors import _errors
 
 SCALE = Path(__file__).resolve().parents[2] / "benchmarks" / "scale.py"
-DATA = re.compile(r'<script type="application/json" id="curve-data">(.*?)</script>', re.S)
+DATA = re.compile(r'<script type="application/json" id="chart-data">(.*?)</script>', re.S)
+HEATMAP = re.compile(r'<svg class="chart figure" data-form="heatmap".*?</svg>', re.S)
+CELL = re.compile(r'<rect class="cell"[^>]*fill="(#[0-9a-f]{6})"[^>]*/><text[^>]*>([^<]*)</text>')
 TIPS = re.compile(r"data-tips='([^']*)'")
 
 
@@ -68,36 +70,44 @@ PRINTED = """JSON.stringify([
 
 def test_a_small_report_has_no_block(store: tuple[Path, str], tmp_path: Path) -> None:
     text = _report(store, tmp_path / "small.html")
-    assert "curve-data" not in text and 'figure class="panel lazy"' not in text
+    assert "chart-data" not in text and 'figure class="panel lazy"' not in text
 
 
 def test_a_big_report_draws_its_charts_on_demand(
     store: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inline = _curve_tips(_report(store, tmp_path / "small.html"))
-    assert len(inline) >= 8
+    small = _report(store, tmp_path / "small.html")
+    inline, heatmaps = _curve_tips(small), HEATMAP.findall(small)
+    assert len(inline) >= 8 and len(heatmaps) >= 3
     monkeypatch.setattr(lazycharts, "LAZY_CHARTS", 2)
     monkeypatch.setattr(lazycharts, "INLINE_FIRST", 1)
     page = tmp_path / "big.html"
     text = _report(store, page)
     blocks = DATA.findall(text)
     assert len(blocks) == 1
-    panels = json.loads(blocks[0])["panels"]
-    lazy = text.count('<figure class="panel lazy"')
-    assert lazy == len(panels) == len(inline) - 1  # one chart inline, the rest in the block
+    data = json.loads(blocks[0])
+    lazy = text.count('<figure class="panel lazy" data-kind="curve"')
+    assert lazy == len(data["panels"]) == len(inline) - 1  # one inline, the rest in the block
     assert len(_curve_tips(text)) == 1  # no inline SVG for the others
+    assert len(data["heatmaps"]) == len(heatmaps) - 1 and len(HEATMAP.findall(text)) == 1
     assert shutil.which("chromium"), "chromium is the report's PDF/PNG renderer"
     with _Chromium([], pipe=True, timeout=60, what="the big report") as c:
         session = c.open_page(_file_url(page))
         probe = """(function () {
-          var figs = document.querySelectorAll("figure.panel.lazy");
+          var figs = document.querySelectorAll("figure.panel.lazy[data-kind=curve]");
+          var maps = document.querySelectorAll("figure.panel.lazy[data-kind=heatmap]");
+          var map = maps[maps.length - 1];
+          map.querySelector("button.draw").click();
+          var cells = Array.prototype.map.call(map.querySelectorAll("rect.cell"), function (r) {
+            return [r.getAttribute("fill"), r.nextSibling.textContent];
+          });
           var last = figs[figs.length - 1];
           var before = document.querySelectorAll("svg.chart.drawn").length;
           last.scrollIntoView();
           return new Promise(function (done) { setTimeout(function () {
             var svg = last.querySelector("svg.chart");
             last.querySelector("button.table").click();
-            done(JSON.stringify({before: before, figs: figs.length,
+            done(JSON.stringify({before: before, figs: figs.length, cells: cells,
               tips: svg && JSON.parse(svg.querySelector("rect.hover").getAttribute("data-tips")),
               dots: svg && svg.querySelectorAll("circle.dot").length,
               rows: last.querySelectorAll("table tr").length}));
@@ -115,5 +125,6 @@ def test_a_big_report_draws_its_charts_on_demand(
     assert out["figs"] == lazy and out["before"] < lazy  # not all drawn at load
     # on paper: the inline chart only, and a line that says where the others are
     assert json.loads(printed["result"]["value"]) == [1, 0, True]
+    assert out["cells"] and out["cells"] == [list(c) for c in CELL.findall(heatmaps[-1])]
     assert out["tips"] == inline[-1]  # the same hover texts as the inline chart
     assert out["dots"] == len(inline[-1]) and out["rows"] == len(inline[-1]) + 1

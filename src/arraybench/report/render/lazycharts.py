@@ -15,12 +15,14 @@ one self-contained, offline file. Small reports never come here: they are unchan
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
-from arraybench.report.model import CurvePanel, WorkloadSection
+from arraybench.report.model import CurvePanel, Figure, WorkloadSection
 from arraybench.report.render.escape import for_html
 from arraybench.report.render.svg import point_tip
 from arraybench.report.render.svgparts import MS_THRESHOLD_US
+from arraybench.units import format_tick
 
 LAZY_CHARTS = 200  # above this many curve charts in a report, they are drawn in the browser
 INLINE_FIRST = 24  # the first curve charts still inline: the ones a printout carries
@@ -32,8 +34,10 @@ def charted(panel: CurvePanel) -> bool:
     return len(panel.x_values) != 1
 
 
-def is_big(sections: Sequence[WorkloadSection]) -> bool:
-    return sum(charted(p) for s in sections for p in s.panels) > LAZY_CHARTS
+def is_big(sections: Sequence[WorkloadSection], figures: Sequence[Figure]) -> bool:
+    """Whether a report has so many curve charts and heat maps that the page draws them."""
+    charts = sum(charted(p) for s in sections for p in s.panels)
+    return charts + sum(f.form == "heatmap" for f in figures) > LAZY_CHARTS
 
 
 def _r(v: float | None) -> float | None:
@@ -86,53 +90,90 @@ def panel_record(panel: CurvePanel) -> dict[str, object]:
     return rec
 
 
+def heatmap_record(fig: Figure) -> dict[str, object]:
+    """One heat map: each cell's label as `figsvg.heatmap_svg` writes it and its share of the
+    figure's range (the colour), 4 digits."""
+    values = [v for s in fig.series for v in s.values if v is not None and math.isfinite(v)]
+    lo, hi = min(values, default=0.0), max(values, default=1.0)
+    rows = []
+    for series in fig.series:
+        texts: list[str | None] = []
+        shares: list[float | None] = []
+        for v in series.values[: max(len(fig.x_ticks), 1)]:
+            if v is None or not math.isfinite(v):
+                texts.append(None)
+                shares.append(None)
+                continue
+            texts.append(format_tick(v, fig.unit))
+            shares.append(round((v - lo) / (hi - lo), 4) if hi > lo else 1.0)
+        rows.append([series.label, texts, shares])
+    return {"T": fig.title, "x": fig.x_label, "u": fig.unit, "y": fig.y_label,
+            "k": fig.x_ticks, "r": rows}  # fmt: skip
+
+
+KINDS = {"curve": "curve charts", "heatmap": "heat maps"}
+
+
 class LazyCharts:
-    """Collects the panels drawn later while the workloads' sections are written."""
+    """Collects the charts drawn later while the report's sections are written."""
 
     def __init__(self) -> None:
-        self.records: list[dict[str, object]] = []
-        self.inline_left = INLINE_FIRST
+        self.records: dict[str, list[dict[str, object]]] = {k: [] for k in KINDS}
+        self.inline_left = dict.fromkeys(KINDS, INLINE_FIRST)
 
-    def inline(self) -> bool:
-        """Whether the next chart is still written inline (the first `INLINE_FIRST`)."""
-        self.inline_left -= 1
-        return self.inline_left >= 0
+    def _inline(self, kind: str) -> bool:
+        """Whether the next chart of `kind` is still inline: the first `INLINE_FIRST`."""
+        self.inline_left[kind] -= 1
+        return self.inline_left[kind] >= 0
 
-    def placeholder(self, panel: CurvePanel) -> str:
-        k = len(self.records)
-        self.records.append(panel_record(panel))
-        title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
+    def _placeholder(self, kind: str, record: dict[str, object], title: str) -> str:
+        first = "" if self.records[kind] else self._caption(kind)
+        k = len(self.records[kind])
+        self.records[kind].append(record)
         return (
-            f'<figure class="panel lazy" data-chart="{k}"><figcaption>{for_html(title)} '
-            '<span class="screen-only"><button type="button" class="draw">draw</button> '
-            '<button type="button" class="table">table</button></span></figcaption>'
-            '<div class="lazybox"></div></figure>'
+            f'{first}<figure class="panel lazy" data-kind="{kind}" data-chart="{k}">'
+            f'<figcaption>{for_html(title)} <span class="screen-only"><button type="button" '
+            'class="draw">draw</button> <button type="button" class="table">table</button>'
+            '</span></figcaption><div class="lazybox"></div></figure>'
+        )
+
+    def panel(self, panel: CurvePanel) -> str | None:
+        """A curve panel's placeholder, or None where it is drawn inline."""
+        title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
+        if self._inline("curve"):
+            return None
+        return self._placeholder("curve", panel_record(panel), title)
+
+    def figure(self, fig: Figure) -> str | None:
+        """A heat map's placeholder, or None where it (or any other form) is drawn inline."""
+        if fig.form != "heatmap" or self._inline("heatmap"):
+            return None
+        return self._placeholder("heatmap", heatmap_record(fig), fig.title)
+
+    @staticmethod
+    def _caption(kind: str) -> str:
+        what = KINDS[kind]
+        return (
+            f'<p class="caption">From here on the {what} are drawn by the page when they '
+            "scroll into view (a big run: one data block instead of thousands of inline "
+            "charts); each one's table is a click away. The CSV and Excel reports hold every "
+            f'number.</p><p class="caption print-only">The printout carries the first '
+            f"{INLINE_FIRST} {what}; the others are in the HTML report only.</p>"
         )
 
     def block(self) -> str:
-        if not self.records:
+        """The one data block of every chart left to the page ("" when none)."""
+        if not any(self.records.values()):
             return ""
-        data = {"ms": MS_THRESHOLD_US, "panels": self.records}
+        data = {"ms": MS_THRESHOLD_US, "panels": self.records["curve"],
+                "heatmaps": self.records["heatmap"]}  # fmt: skip
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         text = text.replace("<", "\\u003c")  # no `</script>` can end the block early
-        return f'<script type="application/json" id="curve-data">{text}</script>'
-
-
-def caption(lazy: LazyCharts) -> str:
-    if not lazy.records:
-        return ""
-    return (
-        f'<p class="caption">{len(lazy.records):,} of these curve charts are drawn by the page '
-        "when they scroll into view (a big run: one data block instead of thousands of "
-        "inline charts); each one's table is a click away. The CSV and Excel reports hold "
-        f'every number.</p><p class="caption print-only">The printout carries the first '
-        f"{INLINE_FIRST} curve charts; the other {len(lazy.records):,} are in the HTML report "
-        "only.</p>"
-    )
+        return f'<script type="application/json" id="chart-data">{text}</script>'
 
 
 CSS = """
-figure.panel.lazy .lazybox { min-height:260px; }
+figure.panel.lazy .lazybox { min-height:220px; }
 figure.panel.lazy figcaption { font-size:13px; font-weight:600; }
 figure.panel.lazy figcaption button { font:inherit; font-weight:400; font-size:12px;
   padding:0 6px; cursor:pointer; }
@@ -145,7 +186,7 @@ figure.panel.lazy table { font-size:12px; }
 
 SCRIPT = """
 (function () {
-  var node = document.getElementById("curve-data");
+  var node = document.getElementById("chart-data");
   if (!node) { return; }
   var data = JSON.parse(node.textContent), NS = "http://www.w3.org/2000/svg";
   var W = 720, H = 260, L = 62, R = W - 66, T = 34, B = H - 44;
@@ -191,10 +232,15 @@ SCRIPT = """
               "p99 latency " + parts[2]].concat(parts.slice(3)).join("\\n");
     });
   }
+  function record(fig) {
+    var k = +fig.getAttribute("data-chart");
+    return fig.getAttribute("data-kind") === "heatmap" ? data.heatmaps[k] : data.panels[k];
+  }
   function draw(fig) {
     if (fig._drawn) { return; }
     fig._drawn = true;
-    var p = data.panels[+fig.getAttribute("data-chart")], n = p.l.length;
+    if (fig.getAttribute("data-kind") === "heatmap") { return heat(fig, record(fig)); }
+    var p = record(fig), n = p.l.length;
     var title = p.m + ": throughput and latency against " + p.x;
     var svg = el("svg", {"class": "chart drawn", width: W, height: H,
                          viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title,
@@ -313,20 +359,71 @@ SCRIPT = """
     svg.appendChild(rect);
     fig.querySelector(".lazybox").appendChild(svg);
   }
+  function heat(fig, h) {  // figsvg.heatmap_svg's geometry and colours
+    var rows = h.r.length, cols = Math.max(h.k.length, 1), left = 120, top = 40, ch = 26;
+    var w = 900, right = w - 20, height = Math.floor(top + rows * ch + 50);
+    var cw = (right - left) / cols, aria = h.T + ": against " + h.x;
+    var svg = el("svg", {"class": "chart figure drawn", "data-form": "heatmap", width: w,
+                         height: height, viewBox: "0 0 " + w + " " + height, role: "img",
+                         "aria-label": aria, "font-family": "system-ui, sans-serif",
+                         fill: "#1f2937"});
+    svg.appendChild(el("title", {}, aria));
+    svg.appendChild(el("text", {x: left, y: 18, "font-size": 13, "font-weight": 600}, h.T));
+    h.r.forEach(function (row, r) {
+      var y0 = top + r * ch;
+      svg.appendChild(el("text", {x: left - 6, y: y0 + ch / 2 + 4, "font-size": 11,
+                                  "text-anchor": "end"}, row[0]));
+      for (var c = 0; c < cols; c++) {
+        var s = c < row[2].length ? row[2][c] : null, x0 = left + c * cw;
+        if (s === null) {
+          svg.appendChild(el("rect", {x: x0, y: y0, width: cw, height: ch, fill: "#f3f4f6",
+                                      stroke: "#fff"}));
+          continue;
+        }
+        var t = 0.1 + 0.9 * s, rgb = [31, 95, 168].map(function (v) {
+          return ("0" + Math.trunc(255 + (v - 255) * t).toString(16)).slice(-2);
+        });
+        svg.appendChild(el("rect", {"class": "cell", x: x0, y: y0, width: cw, height: ch,
+                                    fill: "#" + rgb.join(""), stroke: "#fff"}));
+        svg.appendChild(el("text", {x: x0 + cw / 2, y: y0 + ch / 2 + 4, "font-size": 10,
+                                    "text-anchor": "middle", fill: s > 0.55 ? "#ffffff" :
+                                    "#1f2937"}, row[1][c]));
+      }
+    });
+    h.k.forEach(function (tick, c) {
+      svg.appendChild(el("text", {x: left + (c + 0.5) * cw, y: top + rows * ch + 15,
+                                  "font-size": 10, "text-anchor": "middle", fill: C.x}, tick));
+    });
+    svg.appendChild(el("text", {x: (left + right) / 2, y: height - 8, "font-size": 11,
+                                "text-anchor": "middle"}, h.x + " (" + h.u + " per cell)"));
+    if (h.y) {
+      svg.appendChild(el("text", {x: 10, y: top - 8, "font-size": 10, fill: C.x}, h.y));
+    }
+    fig.querySelector(".lazybox").appendChild(svg);
+  }
+  function grid(heads, rows) {
+    var t = document.createElement("table"), head = t.insertRow();
+    heads.forEach(function (h) {
+      var th = document.createElement("th"); th.textContent = h; head.appendChild(th);
+    });
+    rows.forEach(function (cells) {
+      var tr = t.insertRow();
+      cells.forEach(function (v) { tr.insertCell().textContent = v === null ? "\u2013" : v; });
+    });
+    return t;
+  }
   function table(fig) {
     var box = fig.querySelector(".lazybox"), old = box.querySelector("table");
     if (old) { box.removeChild(old); return; }
-    var p = data.panels[+fig.getAttribute("data-chart")];
-    var t = document.createElement("table"), head = t.insertRow();
-    [p.x, p.m + " (" + p.u + ")", "mean latency", "p99 latency"].forEach(function (h) {
-      var th = document.createElement("th"); th.textContent = h; head.appendChild(th);
-    });
-    p.h.forEach(function (parts, i) {
-      var tr = t.insertRow();
-      [p.l[i], parts[0], parts[1], parts[2]].forEach(function (v) {
-        tr.insertCell().textContent = v;
-      });
-    });
+    var p = record(fig), t;
+    if (fig.getAttribute("data-kind") === "heatmap") {
+      t = grid([p.y || ""].concat(p.k), p.r.map(function (row) {
+        return [row[0]].concat(row[1]);
+      }));
+    } else {
+      t = grid([p.x, p.m + " (" + p.u + ")", "mean latency", "p99 latency"],
+               p.h.map(function (parts, i) { return [p.l[i], parts[0], parts[1], parts[2]]; }));
+    }
     box.insertBefore(t, box.firstChild);
   }
   var figs = document.querySelectorAll("figure.panel.lazy");
