@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from arraybench import console
 from arraybench.report.render import lazycharts
 from arraybench.report.render.printout import _Chromium, _file_url
 from tests.conftest import main_cli
@@ -40,6 +41,18 @@ def _scale() -> Any:
     return module
 
 
+def test_a_big_run_prints_a_bounded_part_of_its_tables(
+    store: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(console, "PRINTED_CELLS", 20)  # the summary's 12 rows x 5 columns pass
+    printed: list[str] = []
+    _report(store, tmp_path / "r.html", printed)
+    said = re.findall(r"\(a big run: (\d+) more summary rows and (\d+) more table\(s\) in the "
+                      r"report, not printed here\)", printed[0])  # fmt: skip
+    assert said and int(said[0][0]) > 0 and int(said[0][1]) > 0
+    assert "Maximum recorded" not in printed[0]
+
+
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     results = tmp_path_factory.mktemp("lazy") / "results"
@@ -47,10 +60,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return results, built.run_id
 
 
-def _report(store: tuple[Path, str], out: Path) -> str:
+def _report(store: tuple[Path, str], out: Path, printed: list[str] | None = None) -> str:
     results, run_id = store
     done = main_cli("report", run_id, "--results", str(results), "-o", str(out))
     assert done.returncode == 0, done.stderr
+    if printed is not None:
+        printed.append(done.stdout)
     return out.read_text(encoding="utf-8")
 
 
@@ -69,7 +84,9 @@ PRINTED = """JSON.stringify([
 
 
 def test_a_small_report_has_no_block(store: tuple[Path, str], tmp_path: Path) -> None:
-    text = _report(store, tmp_path / "small.html")
+    printed: list[str] = []
+    text = _report(store, tmp_path / "small.html", printed)
+    assert "a big run" not in printed[0] and "Maximum recorded" in printed[0]
     assert "chart-data" not in text and 'figure class="panel lazy"' not in text
 
 
