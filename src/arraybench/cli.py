@@ -871,7 +871,7 @@ def _write_charts(model: ReportModel, folder: Path) -> None:
     from arraybench.report.render.chartexport import write_charts
     from arraybench.report.render.html import render_html
 
-    written = write_charts(render_html(model), folder)
+    written = write_charts(render_html(model, every_chart=True), folder)  # a big run's too
     count = sum(1 for p in written if p.suffix == ".svg")
     console.out.print(f"charts: {count} as SVG and PNG in {folder.resolve()}")
 

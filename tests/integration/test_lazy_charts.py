@@ -107,6 +107,13 @@ def test_a_big_report_draws_its_charts_on_demand(
     assert lazy == len(data["panels"]) == len(inline) - 1  # one inline, the rest in the block
     assert len(_curve_tips(text)) == 1  # no inline SVG for the others
     assert len(data["heatmaps"]) == len(heatmaps) - 1 and len(HEATMAP.findall(text)) == 1
+    results, run_id = store  # `--charts` still writes every chart as a file
+    charts = tmp_path / "charts"
+    done = main_cli("report", run_id, "--results", str(results), "-o", str(tmp_path / "c.html"),
+                    "--charts", str(charts))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert len(list(charts.glob("curve-*.svg"))) == len(inline)
+    assert len(list(charts.glob("heatmap-*.svg"))) == len(heatmaps)
     assert shutil.which("chromium"), "chromium is the report's PDF/PNG renderer"
     with _Chromium([], pipe=True, timeout=60, what="the big report") as c:
         session = c.open_page(_file_url(page))

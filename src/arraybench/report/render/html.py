@@ -487,10 +487,12 @@ def _timelines(model: ReportModel) -> str:
     )
 
 
-def render_html(model: ReportModel) -> str:
-    """The whole report as one self-contained HTML document (inline CSS, SVG and a little JS)."""
+def render_html(model: ReportModel, every_chart: bool = False) -> str:
+    """The whole report as one self-contained HTML document (inline CSS, SVG and a little JS).
+    A big run's charts are drawn by the page (`lazycharts`) unless `every_chart` (the
+    chart files of `--charts` and the Markdown that links them)."""
     anchors = _anchors(model.sections)
-    big = lazycharts.is_big(model.sections, model.figures)
+    big = not every_chart and lazycharts.is_big(model.sections, model.figures)
     lazy = lazycharts.LazyCharts() if big else None  # a big run's charts: drawn by the page
     body = [  # the order a customer reads: set-up, summary, seed tables, charts; then look-ups
         _title(model),
