@@ -1,15 +1,17 @@
-"""A big run's curve charts as one compact data block, drawn by the browser when seen.
+"""A big run's charts as one compact data block, drawn by the browser when seen.
 
-A 100,000-point run has 2,500 curve panels: as inline SVG they were 65.8 MB of an 88 MB
-report and 12 s of its build. Above `LAZY_CHARTS` panels the first `INLINE_FIRST` stay
-inline SVG (`svg.curve_chart`, so the printout carries them) and every other panel is a
-placeholder (its title, a "draw" and a "table" button) whose numbers travel in ONE JSON
-block, `<script type="application/json" id="curve-data">`. `SCRIPT` draws a panel as an SVG
-when it scrolls into view (IntersectionObserver; the "draw" button where that is missing)
-and writes its table on demand. The hover texts are `svg.point_tip`'s, made in Python, so a
-chart drawn in the browser says exactly what the inline one would; only the drawing (axes,
-lines, marks) is the browser's, simpler than `svg.py`'s (no label placement). The page stays
-one self-contained, offline file. Small reports never come here: they are unchanged.
+A 100,000-point run has 2,500 curve panels and 2,500 heat maps: as inline SVG the curves
+alone were 65.8 MB of an 88 MB report and 12 s of its build. Above `LAZY_CHARTS` of them the
+first `INLINE_FIRST` of each kind stay inline SVG (`svg.curve_chart`, `figsvg.heatmap_svg`:
+the printout carries them) and every other one is a placeholder (its title, a "draw" and a
+"table" button) whose numbers travel in ONE JSON block, `<script type="application/json"
+id="chart-data">`. `SCRIPT` draws a chart as an SVG when it scrolls into view
+(IntersectionObserver; the "draw" button where that is missing) and writes its table on
+demand. A curve's hover texts are `svg.point_tip`'s and a heat map's cell labels
+`format_tick`'s, made in Python, so a chart drawn in the browser says exactly what the inline
+one would; the curves' drawing (axes, lines, marks) is simpler than `svg.py`'s (no label
+placement, no named off-scale ceiling), the heat maps' is `heatmap_svg`'s. The page stays one
+self-contained, offline file. Small reports never come here: they are unchanged.
 """
 
 from __future__ import annotations
@@ -126,7 +128,8 @@ class LazyCharts:
         self.inline_left[kind] -= 1
         return self.inline_left[kind] >= 0
 
-    def _placeholder(self, kind: str, record: dict[str, object], title: str) -> str:
+    def _placeholder(self, kind: str, record: dict[str, object], title: str, height: int) -> str:
+        """The figure the page draws into, as tall as its chart will be (no jump when drawn)."""
         first = "" if self.records[kind] else self._caption(kind)
         k = len(self.records[kind])
         self.records[kind].append(record)
@@ -134,7 +137,8 @@ class LazyCharts:
             f'{first}<figure class="panel lazy" data-kind="{kind}" data-chart="{k}">'
             f'<figcaption>{for_html(title)} <span class="screen-only"><button type="button" '
             'class="draw">draw</button> <button type="button" class="table">table</button>'
-            '</span></figcaption><div class="lazybox"></div></figure>'
+            f'</span></figcaption><div class="lazybox" style="min-height:{height}px"></div>'
+            "</figure>"
         )
 
     def panel(self, panel: CurvePanel) -> str | None:
@@ -142,13 +146,14 @@ class LazyCharts:
         title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
         if self._inline("curve"):
             return None
-        return self._placeholder("curve", panel_record(panel), title)
+        return self._placeholder("curve", panel_record(panel), title, 260)
 
     def figure(self, fig: Figure) -> str | None:
         """A heat map's placeholder, or None where it (or any other form) is drawn inline."""
         if fig.form != "heatmap" or self._inline("heatmap"):
             return None
-        return self._placeholder("heatmap", heatmap_record(fig), fig.title)
+        height = 40 + len(fig.series) * 26 + 50  # figsvg.heatmap_svg's
+        return self._placeholder("heatmap", heatmap_record(fig), fig.title, height)
 
     @staticmethod
     def _caption(kind: str) -> str:
@@ -173,7 +178,6 @@ class LazyCharts:
 
 
 CSS = """
-figure.panel.lazy .lazybox { min-height:220px; }
 figure.panel.lazy figcaption { font-size:13px; font-weight:600; }
 figure.panel.lazy figcaption button { font:inherit; font-weight:400; font-size:12px;
   padding:0 6px; cursor:pointer; }
