@@ -22,6 +22,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -50,6 +51,15 @@ _NS_RE = re.compile(rf"^{NS_PREFIX}-(\d+)-(\d+)$")
 _LINK_RE = re.compile(rf"^{LINK_PREFIX}(\d+)-(\d+)$")
 _counter = itertools.count()  # host numbers unique within this process
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+
+# The marks of a module whose tests run on network-namespace hosts (and, with sshd, on hosts
+# reached over SSH): one list, so every such module skips for the same reasons.
+needs_netns = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
+    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
+]
+needs_sshd = pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed")
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -347,3 +357,39 @@ def started_or_skip(count: int, workdir: Path, **options: int) -> TestHosts:
     except ArraybenchError as exc:
         pytest.skip(f"cannot create network namespaces here: {exc.one_line()}")
     return hosts
+
+
+@contextlib.contextmanager
+def running_hosts(
+    count: int, workdir: Path, *, port: int, ssh: bool = False
+) -> Iterator[TestHosts]:
+    """A module fixture's hosts: what a killed run left removed first, `count` fio servers up
+    (or the test skipped), with ``ssh`` an sshd on each (keys in ``workdir/ssh-h<i>``, see
+    `ssh_hosts_yaml`); all closed on exit, also when a start fails."""
+    cleanup_stale()
+    hosts = started_or_skip(count, workdir, port=port)
+    try:
+        if ssh:
+            for i in range(count):
+                hosts.start_sshd(i, workdir / f"ssh-h{i}")
+        yield hosts
+    finally:
+        hosts.close()
+
+
+def ssh_hosts_yaml(
+    hosts: TestHosts, *, fio_port: int, journals: Path, target: Callable[[HostSpec], str]
+) -> str:
+    """The plan's `hosts:` entries for hosts started by `running_hosts(ssh=True)`: key login,
+    this venv's Python on the host (the hosts share this machine's files), integrity journals
+    in ``journals``, fio servers on ``fio_port`` + host number, an 8 MiB target each."""
+    declared = ""
+    for i, h in enumerate(hosts.hosts):
+        keys = hosts.workdir / f"ssh-h{i}"
+        declared += (
+            f"  - {{name: {h.name}, address: {h.address}, port: {fio_port + i},\n"
+            f"     ssh: {{user: root, key: {keys / 'idkey'}, known_hosts: {keys / 'known_hosts'},"
+            f" python: {sys.executable}, journals: {journals}}},\n"
+            f"     targets: [{{path: {target(h)}, size: 8m}}]}}\n"
+        )
+    return declared

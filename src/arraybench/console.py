@@ -1,4 +1,4 @@
-"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli.py uses it.
+"""Terminal output: the progress bar with ETA, result tables, warnings. Only cli/ uses it.
 
 No string is ever read as rich markup: names, paths, labels and messages come from users and
 may hold `[/]` or `[bold]`. Both consoles have markup (and emoji codes) off, so every string
@@ -8,12 +8,14 @@ from Text pieces (`styled`), never from markup text."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import textwrap
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import rich.box
@@ -33,18 +35,24 @@ from rich.progress import (
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
-from arraybench.errors import utf8_safe
+from arraybench.errors import interruption, utf8_safe
 from arraybench.live.terminal import second_line, view_lines
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
 if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only for `run`
     from arraybench.analysis.aggregate import PointMetrics
+    from arraybench.importer import ImportResult
     from arraybench.live.state import Snapshot
     from arraybench.plan.expand import Point
     from arraybench.plan.model import Plan
+    from arraybench.report.attach import Attached
     from arraybench.report.model import ReportModel, ReportTable
+    from arraybench.report.render.text import Line, TextTable
+    from arraybench.report.show import ShowFacts
+    from arraybench.run.checks import HostsCheck, PlanCheck
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.run.progress import RunProgress
+    from arraybench.run.revert import Reverted
     from arraybench.store.db import RunRecord
 
 PROGRESS_UNITS = 1000.0  # the bar's length; the model gives the fraction done
@@ -441,36 +449,11 @@ def print_notes(notes: list[str]) -> None:
             out.print(line)
 
 
-def _wrapped(text: str, indent: int, width: int) -> list[str]:
-    pad = " " * indent
-    return textwrap.wrap(text, width, initial_indent=pad, subsequent_indent=pad + "  ",
-                         break_on_hyphens=False) or [pad]  # fmt: skip
-
-
-def _target_text(path: str, facts: TargetFacts) -> str:
-    kind = facts.kinds.get(path, "on the hosts")
-    if path in facts.layout:
-        return f"{path} (new file: {format_size(facts.layout[path])} written at start)"
-    if path in facts.blocks:
-        return f"{path} (block device, {format_size(facts.blocks[path])})"
-    return f"{path} ({kind})"
-
-
 def print_outline(plan: Plan, outline: Outline, facts: TargetFacts) -> None:
     """plan check: the targets' verdict, then every phase the run will execute with its time."""
-    width = min(out.width, 100)
-    targets = [_target_text(t.path, facts) for t in plan.targets]
-    lines = _wrapped(f"plan {plan.name} is valid; targets: {', '.join(targets) or 'on the hosts'}",
-                     0, width)  # fmt: skip
-    lines += _wrapped(f"the run executes {len(outline.phases)} phases, {outline.span.text()}:",
-                      0, width)  # fmt: skip
-    for phase in outline.phases:
-        lines.append(f"  {phase.kind:<13}{phase.span.text()}")
-        for text in (phase.title, *phase.details):
-            lines += _wrapped(text, 15, width)
-    for note in (*facts.warnings, *outline.notes):
-        lines += _wrapped(f"note: {note}", 0, width)
-    out.print("\n".join(lines), markup=False)
+    from arraybench.report.render.text import outline_lines
+
+    out.print("\n".join(outline_lines(plan, outline, facts, min(out.width, 100))), markup=False)
 
 
 def print_error(message: str) -> None:
@@ -511,3 +494,202 @@ def watch_view(snapshots: Iterable[Snapshot]) -> Snapshot | None:
         if (line := second_line(snap)) != head:  # a second measured, or how the run ended
             out.print(one_line(line), markup=False)
     return last
+
+
+# What the commands show, printed here (rendered by report/render/text.py where it is text)
+
+
+def print_json(data: object) -> None:
+    print(json.dumps(data, indent=2))
+
+
+def print_text_table(text: TextTable | str) -> None:
+    """A TextTable as a rich table that fits the terminal; a str: a table laid out already."""
+    if isinstance(text, str):
+        out.file.write(shown_block(text))
+        return
+    table = Table(title=text.title, **(narrow_box() if text.narrow else {}))
+    for column in text.columns:
+        if column in text.whole:
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column, justify=text.justify)
+    for row in text.rows:
+        table.add_row(*row)
+    print_table(table)
+    if text.after:
+        out.print(text.after)
+
+
+def print_lines(lines: Sequence[Line]) -> None:
+    for parts in lines:
+        out.print(styled(*parts), soft_wrap=False)
+
+
+def print_show(facts: ShowFacts) -> None:
+    """`show`: the points table, the lines under it, the scenarios' impact tables."""
+    from arraybench.report.render.text import points_table, show_lines
+
+    print_text_table(points_table(facts.run.id, facts.points, out.width))
+    print_lines(show_lines(facts, out.width))
+    if facts.impacts:
+        print_report_tables(facts.impacts)
+
+
+def interactive() -> bool:
+    """An operator at a terminal can answer the run's prompts (else they are assumed done)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str, as_json: bool) -> None:
+    from dataclasses import asdict
+
+    from arraybench.report.render.text import runs_table
+
+    if as_json:
+        print_json([asdict(run) | {"points_done": done} for run, done in rows])
+        return
+    print_text_table(runs_table(rows, results, out.width))
+    for run, _ in rows:  # listed all the same: the user finds which one to repair or delete
+        if run.damaged:
+            print_note(f"run {run.id}: stored {', '.join(run.damaged)} cannot be read "
+                       "(the store was edited or damaged)")  # fmt: skip
+
+
+def print_plan_check(check: PlanCheck) -> None:
+    """plan check: the outline, the host tuning, the points, then their job files."""
+    print_outline(check.plan, check.outline, check.facts)
+    for line in check.tuning:  # restored after the run
+        out.print(line, markup=False)
+    out.print("points:" if check.points else "no points outside the rounds")
+    for point in check.points:
+        out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+    if (rounds := check.plan.rounds) is not None:
+        out.print(f"each SNIA round ({rounds.window} to {rounds.max}):")
+        for point in check.per_round:
+            out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
+    for whose, job in check.jobs:
+        out.rule(f"job file of {whose}")
+        out.print(job, markup=False)
+
+
+def print_hosts_check(check: HostsCheck) -> int:
+    """Each host's row and problems; the exit code: 1 unless every host is ready."""
+    from arraybench.hosts import NO_AUTH_WARNING
+    from arraybench.report.render.text import hosts_table
+
+    print_text_table(hosts_table(check))
+    for _, c in check.hosts:
+        for problem in c.problems:
+            out.print(problem)
+    err.print(styled(("note:", "yellow"), f" {' '.join(NO_AUTH_WARNING.split())}"))
+    return 0 if check.ok else 1
+
+
+def print_templates() -> None:
+    """`templates`: each built-in plan's name and its description, wrapped under itself."""
+    from arraybench.plan import catalog
+
+    lines = catalog.descriptions()
+    print_wrapped(lines, max(len(name) for name, _ in lines) + 1)
+
+
+def print_line(text: str) -> None:
+    """One line of the program's own, its strings shown as text."""
+    out.print(shown(text))
+
+
+def print_import(result: ImportResult, results: str) -> None:
+    for line in result.notes:
+        out.print(styled(("note:", "dim"), f" {line}"))
+    for skipped in result.skipped:
+        out.print(styled(("skipped", "yellow"), f" {skipped.path}: {skipped.reason}"))
+    out.print(styled(
+        f"imported {len(result.points)} point(s) from {result.files_examined} file(s) into run ",
+        (result.run_id, "bold"), f"; see `arraybench show {result.run_id} --results "
+        f"{results}` and `arraybench report {result.run_id}`"))  # fmt: skip
+
+
+def print_attached(attached: Attached, file: str, run_id: str) -> None:
+    out.print(f"attached {attached.samples} samples from {file} to run {run_id}; "
+              f"{len(attached.matched)} of {attached.points} points have array samples",
+              markup=False)  # fmt: skip
+    for p, a in attached.matched:
+        verdict = "DISAGREE" if a.flagged else "agree"
+        out.print(f"  {p.key}: fio {a.fio_iops:,.0f} IOPS, array {a.array_iops:,.0f} "
+                  f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
+
+
+def print_reverted(reverted: Reverted, results: str, db: Path) -> int:
+    """Each thing undone, each not undone as an error, and how to let a leftover go; the exit
+    code: 1 when anything is left in place."""
+    for other, pid in reverted.running.items():
+        print_note(f"run {other} is running (pid {pid}): its events are reverted "
+                   "when it ends; stop it first to revert them here")  # fmt: skip
+    problems = reverted.problems
+    for line in reverted.done or ([] if problems else [f"nothing to revert in {results}"]):
+        out.print(one_line(line), markup=False)
+    for line in problems:
+        print_error(line)
+    if problems:  # a run refuses to start while any is left: say how to let it go
+        print_note(
+            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
+            "then `arraybench revert` again; or, once it is undone, drop the entry: a "
+            "host-tuning journal's line from its file, a journal entry N with "
+            f"`sqlite3 {db} \"UPDATE injections SET state = 'reverted' WHERE id = N\"`"
+        )
+    return 1 if problems else 0
+
+
+def print_compare(model: ReportModel) -> None:
+    """compare's tables, then its notes, each a hanging paragraph under its `note:` (a note
+    may be longer than a terminal line)."""
+    from dataclasses import replace
+
+    from arraybench.report.render.text import hanging
+
+    print_model(replace(model, notes=[]))
+    for note in model.notes:
+        print_lines(hanging(f" {note}", out.width, ("note:", "yellow")))
+
+
+def escaping_streams() -> None:
+    """A path with a byte that is not UTF-8 reaches a table or a message as a surrogate
+    escape: printed as `\\udcNN`, never a UnicodeEncodeError (`shown` escapes the ones it
+    sees as `\\xNN`; this is for the rest)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def print_watching(run: RunRecord) -> None:
+    out.print(f"watching run {run.id} in {run.folder} (Ctrl-C stops watching, not the run)",
+              markup=False)  # fmt: skip
+
+
+def print_interrupted(
+    exc: KeyboardInterrupt, run_id: str | None, results: str, reporting: bool = False
+) -> int:
+    """A run interrupted: how to continue it (its completed points are saved), or (while its
+    report was written) how to write its report. The shell's exit code for the signal."""
+    said, code = interruption(exc)
+    if reporting:
+        print_error(f"{said} while the report was written; run {run_id} is complete: "
+                    f"`arraybench report {run_id} --results {results}` writes it")  # fmt: skip
+    elif run_id is None:
+        print_error(f"{said} before the run was created; nothing to resume, start it again")
+    else:
+        resume = f"`arraybench run --resume {run_id} --results {results}`"
+        print_error(
+            f"{said}; run {run_id} is marked interrupted, its completed points are "
+            f"saved. Continue with {resume}"
+        )
+    return code
+
+
+def print_served(served: str | None) -> None:
+    """Where `run --serve` serves the live page (None: nowhere)."""
+    if served is not None:
+        out.print(served, markup=False, soft_wrap=True)

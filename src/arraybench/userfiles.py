@@ -17,16 +17,13 @@ import io
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, TextIO, TypeVar, cast
+from typing import BinaryIO, TextIO
 
 from arraybench.errors import ArraybenchError
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"))  # fmt: skip
-
-
-T = TypeVar("T")
 
 
 class InputFileError(ArraybenchError):
@@ -113,24 +110,3 @@ def open_text(
     order mark dropped); `newline` as open()'s ("" for the csv module)."""
     return io.TextIOWrapper(open_regular(path, what, limit), encoding="utf-8-sig",
                             errors="replace", newline=newline)  # fmt: skip
-
-
-def shown(text: str) -> str:
-    """A name from the filesystem as text that can be stored and printed: bytes that are no
-    UTF-8 (which Python keeps as surrogate escapes) become U+FFFD."""
-    try:
-        raw = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a lone surrogate that escapes no byte
-        raw = text.encode("utf-8", "surrogatepass")
-    return raw.decode("utf-8", "replace")
-
-
-def shown_all(value: T) -> T:
-    """`shown` on every string inside lists, tuples and dicts (keys too)."""
-    if isinstance(value, str):
-        return cast(T, shown(value))
-    if isinstance(value, list | tuple):
-        return cast(T, type(value)(shown_all(v) for v in value))
-    if isinstance(value, dict):
-        return cast(T, {shown_all(k): shown_all(v) for k, v in value.items()})
-    return value

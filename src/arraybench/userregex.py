@@ -23,6 +23,8 @@ from typing import Any
 
 import re2
 
+from arraybench.errors import utf8_safe  # RE2 matches UTF-8: undecodable bytes as \xNN
+
 MAX_MEM = 8 << 20  # bytes RE2 may use for one compiled pattern (its default, stated)
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # RE2 would print its own error line on stderr
@@ -47,30 +49,20 @@ class UserRegex:
     def groups(self, text: str) -> dict[str, str] | None:
         """The named groups of the first match in `text` (searched, not anchored); None
         when nothing matches. Groups that took part in no match are left out."""
-        match = self._compiled.search(_utf8(text))
+        match = self._compiled.search(utf8_safe(text))
         if match is None:
             return None
         return {k: v for k, v in match.groupdict().items() if v is not None}
 
     def found(self, text: str) -> bool:
-        return self._compiled.search(_utf8(text)) is not None
-
-
-def _utf8(text: str) -> str:
-    """RE2 matches UTF-8: a name with undecodable bytes (surrogate escapes) is matched with
-    them replaced, never an exception."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
+        return self._compiled.search(utf8_safe(text)) is not None
 
 
 def compile_user_regex(pattern: str, what: str) -> UserRegex:
     """`pattern` compiled for linear-time matching; UserRegexError naming `what` (the option
     or plan key it came from) when RE2 cannot take it."""
     try:
-        compiled = re2.compile(_utf8(pattern), options=_OPTIONS)
+        compiled = re2.compile(utf8_safe(pattern), options=_OPTIONS)
     except re2.error as exc:
         raise UserRegexError(
             f"{what} {pattern!r} is refused: {_reason(exc)}; patterns are matched in linear "

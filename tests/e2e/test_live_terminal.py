@@ -4,21 +4,14 @@ still asks its question on its own line and waits for Enter."""
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
-import pty
 import re
-import select
-import struct
-import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
 
 from arraybench.live.terminal import BARS, HEADER, WIDTH, view_lines
 from tests.conftest import needs_fio
+from tests.terminal import answer_prompt
 from tests.unit.test_live_server import HOSTILE, running_snapshot
 
 WORKLOAD = ("  - {name: rr, pattern: random, bs: 4k, read: 100, rate_iops: 500,\n"
@@ -35,36 +28,13 @@ def test_terminal_view_and_a_prompt_during_a_point(tmp_path: Path) -> None:
         "load: {workers: [1], iodepth: [1]}\n"
         f"workloads:\n{WORKLOAD}"
     )
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, WIDTH, 0, 0))
     argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results",
             str(tmp_path / "res")]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True, env=env)  # fmt: skip
-    os.close(slave)
-    seen = b""
-    try:
-        deadline = time.monotonic() + 90
-        while b"press Enter" not in seen:
-            assert time.monotonic() < deadline and proc.poll() is None, seen.decode(
-                errors="replace")  # fmt: skip
-            if select.select([master], [], [], 0.1)[0]:
-                seen += os.read(master, 65536)
-        asked = seen
-        time.sleep(0.5)
-        os.write(master, b"\r")
-        while proc.poll() is None:
-            if select.select([master], [], [], 0.1)[0]:
-                with contextlib.suppress(OSError):
-                    seen += os.read(master, 65536)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    text = seen.decode(errors="replace")
-    assert proc.wait(timeout=60) == 0, text
-    before = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", asked.decode(errors="replace"))
+    done = answer_prompt(argv, wait_s=90, think_s=0.5, size=(40, WIDTH), env=env)
+    text = done.seen.decode(errors="replace")
+    assert done.returncode == 0, text
+    before = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", done.asked.decode(errors="replace"))
     assert "read IOPS" in before and any(c in before for c in BARS[1:]), before  # the view
     assert "ACTION: Pull cable A now" in before  # the question, on its own line
     assert "event" in text and "prompt" in text

@@ -4,8 +4,6 @@ total results, start spread, and `hosts check`, through the CLI as a user runs i
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,24 +11,20 @@ import pytest
 
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
-from tests.netns import TestHosts, cleanup_stale, started_or_skip
+from tests.netns import TestHosts, needs_netns, running_hosts
 
 pytestmark = [
     needs_fio,
     pytest.mark.slow,
     pytest.mark.serial,  # rate-limited IOPS per host, start gates within ms
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
+    *needs_netns,
 ]
 
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
-    cleanup_stale()
-    test_hosts = started_or_skip(3, tmp_path_factory.mktemp("hosts"), port=8775)
-    yield test_hosts
-    test_hosts.close()
+    with running_hosts(3, tmp_path_factory.mktemp("hosts"), port=8775) as test_hosts:
+        yield test_hosts
 
 
 def _plan(tmp_path: Path, hosts: TestHosts, extra: str = "") -> Path:

@@ -9,12 +9,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import pty
 import re
-import select
 import shutil
 import signal
 import sqlite3
@@ -29,6 +26,7 @@ from openpyxl import load_workbook
 from arraybench.cli import main
 from tests.conftest import needs_fio, run_cli
 from tests.records import stored_findings
+from tests.terminal import answer_prompt
 
 pytestmark = [needs_fio, pytest.mark.slow]
 
@@ -232,30 +230,9 @@ def test_a_prompt_step_waits_for_the_operator_on_a_terminal(tmp_path: Path):
         "scenarios: [{name: C3, before: [{prompt: Pull controller A now}]}]\n"
     )
     results = tmp_path / "res"
-    master, slave = pty.openpty()
     argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)]
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
-    os.close(slave)
-    seen = b""
-    try:
-        deadline = time.monotonic() + 60
-        while b"press Enter" not in seen:
-            assert time.monotonic() < deadline and proc.poll() is None, seen.decode(
-                errors="replace"
-            )
-            if select.select([master], [], [], 0.1)[0]:
-                seen += os.read(master, 65536)
-        time.sleep(1.0)  # the operator takes a second
-        os.write(master, b"\r")
-        while proc.poll() is None:  # drain: a full terminal would block the run
-            if select.select([master], [], [], 0.1)[0]:
-                with contextlib.suppress(OSError):
-                    seen += os.read(master, 65536)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert proc.wait(timeout=60) == 0, seen.decode(errors="replace")
-    assert b"scenario C3: Pull controller A now" in seen
+    done = answer_prompt(argv, wait_s=60, think_s=1.0)  # the operator takes a second
+    assert done.returncode == 0, done.seen.decode(errors="replace")
+    assert b"scenario C3: Pull controller A now" in done.seen
     [step] = stored_findings(results, "scenario_step")
     assert step["outcome"] == "confirmed" and step["ended"] - step["started"] >= 1.0

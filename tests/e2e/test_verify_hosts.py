@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -27,22 +26,16 @@ import pytest
 from arraybench.cli import main
 from tests.conftest import needs_fio, run_cli
 from tests.netns import (
-    SSHD,
     TestHosts,
-    cleanup_stale,
     namespace_processes,
-    started_or_skip,
+    needs_netns,
+    needs_sshd,
+    running_hosts,
+    ssh_hosts_yaml,
     wait_until,
 )
 
-pytestmark = [
-    needs_fio,
-    pytest.mark.slow,
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
-    pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
-]
+pytestmark = [needs_fio, pytest.mark.slow, *needs_netns, needs_sshd]
 FIO_PORT = 8800  # + host number: the fio servers the campaign starts over SSH (own pidfiles)
 
 # Damages 3 acknowledged blocks of h1's target. It runs on h1 as the `run` event's revert:
@@ -71,27 +64,13 @@ Path(out).write_text(json.dumps({"bad": bad, "net": net}))
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
-    cleanup_stale()
-    folder = tmp_path_factory.mktemp("verify-hosts")
-    test_hosts = started_or_skip(3, folder, port=8797)
-    try:
-        for i in range(3):
-            test_hosts.start_sshd(i, folder / f"ssh-h{i}")
-        yield test_hosts
-    finally:
-        test_hosts.close()
+    with running_hosts(3, tmp_path_factory.mktemp("verify-hosts"), port=8797, ssh=True) as test:
+        yield test
 
 
 def _plan(tmp_path: Path, hosts: TestHosts, events: str = "", duration: str = "1s") -> Path:
-    declared = ""
-    for i, h in enumerate(hosts.hosts):
-        keys = hosts.workdir / f"ssh-h{i}"
-        declared += (
-            f"  - {{name: {h.name}, address: {h.address}, port: {FIO_PORT + i},\n"
-            f"     ssh: {{user: root, key: {keys / 'idkey'}, known_hosts: {keys / 'known_hosts'},"
-            f" python: {sys.executable}, journals: {tmp_path / 'journals'}}},\n"
-            f"     targets: [{{path: {tmp_path / f't-{h.name}.dat'}, size: 8m}}]}}\n"
-        )
+    declared = ssh_hosts_yaml(hosts, fio_port=FIO_PORT, journals=tmp_path / "journals",
+                              target=lambda h: str(tmp_path / f"t-{h.name}.dat"))  # fmt: skip
     text = (
         "name: verify-hosts\n"
         f"hosts:\n{declared}"

@@ -17,24 +17,20 @@ import pytest
 
 from tests.conftest import main_cli, needs_fio
 from tests.loopdev import attached, sparse_file
-from tests.netns import SSHD, TestHosts, cleanup_stale, started_or_skip
+from tests.netns import SSHD, TestHosts, needs_netns, running_hosts
 
 pytestmark = [
     needs_fio,
-    pytest.mark.root,
+    *needs_netns,  # root: the loop devices need it too
     pytest.mark.xdist_group("guard_hosts"),
-    pytest.mark.skipif(os.geteuid() != 0, reason="namespaces and loop devices need root"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
     pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="mkfs.ext4 missing"),
 ]
 
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
-    cleanup_stale()
-    hosts = started_or_skip(1, tmp_path_factory.mktemp("hosts"), port=8841)
-    yield hosts
-    hosts.close()
+    with running_hosts(1, tmp_path_factory.mktemp("hosts"), port=8841) as hosts:
+        yield hosts
 
 
 @pytest.fixture(scope="module")
@@ -125,14 +121,8 @@ def test_a_read_only_plan_needs_no_consent(
 def ssh_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
     if not Path(SSHD).exists():
         pytest.skip("openssh-server is not installed")
-    cleanup_stale()
-    folder = tmp_path_factory.mktemp("ssh-host")
-    hosts = started_or_skip(1, folder, port=8843)
-    try:
-        hosts.start_sshd(0, folder / "ssh-h0")
+    with running_hosts(1, tmp_path_factory.mktemp("ssh-host"), port=8843, ssh=True) as hosts:
         yield hosts
-    finally:
-        hosts.close()
 
 
 def _ssh_plan(tmp_path: Path, hosts: TestHosts, target: str) -> Path:

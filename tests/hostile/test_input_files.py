@@ -243,10 +243,11 @@ def test_a_log_above_its_limit_is_skipped_with_the_limit_not_read(tmp_path: Path
     assert "larger than the 128 MiB limit for a fio log" in done.stdout, done.stdout
 
 
-def test_names_that_are_no_utf8_are_imported_shown_with_a_replacement(tmp_path: Path) -> None:
+def test_names_that_are_no_utf8_are_imported_shown_with_their_bytes(tmp_path: Path) -> None:
     """A folder and a file whose names hold bytes that are no UTF-8 (as any Linux name may),
     one of them a label by --pattern: imported, stored, shown and reported, each such byte as
-    U+FFFD; never an encoding error half-way through the store."""
+    `\\xNN` (errors.utf8_safe: the byte stays recognisable); never an encoding error half-way
+    through the store, never U+FFFD."""
     folder = os.fsdecode(bytes(tmp_path) + b"/arch\xff")
     os.mkdir(folder)
     name = os.fsdecode(b"run-\xfe-array.json")
@@ -257,8 +258,20 @@ def test_names_that_are_no_utf8_are_imported_shown_with_a_replacement(tmp_path: 
     assert done.returncode == 0, done.stderr
     shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
     assert shown.returncode == 0, shown.stderr
-    assert "\\ufffd" in shown.stdout  # the label, as JSON escapes it
+    assert "arch\\\\xff" in shown.stdout and "\\ufffd" not in shown.stdout  # JSON-escaped
+    with sqlite3.connect(results / "arraybench.db") as db:
+        [(labels,)] = db.execute("SELECT labels_json FROM points").fetchall()
+    assert json.loads(labels) == {"array": "\\xfe"}
     report = tmp_path / "r.html"
     done = main_cli("report", "latest", "--results", str(results), "-o", str(report))
     assert done.returncode == 0, done.stderr
-    assert "\ufffd" in report.read_text(encoding="utf-8")
+    html = report.read_text(encoding="utf-8")
+    assert "arch\\xff" in html and "\ufffd" not in html
+
+
+def test_a_path_with_a_byte_that_is_no_utf8_in_an_error_line(tmp_path: Path) -> None:
+    plan = os.fsdecode(bytes(tmp_path) + b"/plan\xff.yaml")
+    done = main_cli("run", plan, "--results", str(tmp_path / "res"))
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert f"{tmp_path}/plan\\xff.yaml: no such plan file" in line, line

@@ -136,9 +136,11 @@ def test_a_hand_made_plan_pattern_is_refused_by_the_injector_too() -> None:
 
 def test_user_regex_matches_names_that_are_not_utf8() -> None:
     """A file name with an undecodable byte (a surrogate escape in Python) is matched with it
-    replaced, never an exception."""
+    as `\\xNN` (as it is shown everywhere), never an exception."""
     regex = compile_user_regex(r"w(?P<workers>\d+)", "--pattern")
     assert regex.groups("run-\udcff-w8.json") == {"workers": "8"}
+    label = compile_user_regex(r"run-(?P<label_array>[^-]+)-", "--pattern")
+    assert label.groups("run-\udcff-w8.json") == {"label_array": "\\xff"}
     with pytest.raises(UserRegexError):
         compile_user_regex("(?P<x>a)(?P=x)", "--pattern")
 

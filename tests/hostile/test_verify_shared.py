@@ -7,52 +7,29 @@ no corruption that nobody caused (root only: real sshd and fio servers in namesp
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import needs_fio, run_cli
-from tests.netns import SSHD, TestHosts, cleanup_stale, started_or_skip
+from tests.netns import TestHosts, needs_netns, needs_sshd, running_hosts, ssh_hosts_yaml
 from tests.records import stored_findings
 
-pytestmark = [
-    needs_fio,
-    pytest.mark.slow,
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
-    pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
-]
+pytestmark = [needs_fio, pytest.mark.slow, *needs_netns, needs_sshd]
 FIO_PORT = 8850
 REGION = 1 << 20
 
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
-    cleanup_stale()
-    folder = tmp_path_factory.mktemp("shared-verify")
-    test_hosts = started_or_skip(2, folder, port=8848)
-    try:
-        for i in range(2):
-            test_hosts.start_sshd(i, folder / f"ssh-h{i}")
-        yield test_hosts
-    finally:
-        test_hosts.close()
+    with running_hosts(2, tmp_path_factory.mktemp("shared-verify"), port=8848, ssh=True) as test:
+        yield test
 
 
 def _plan(tmp_path: Path, hosts: TestHosts, shared: Path) -> Path:
-    declared = ""
-    for i, h in enumerate(hosts.hosts):
-        keys = hosts.workdir / f"ssh-h{i}"
-        declared += (
-            f"  - {{name: {h.name}, address: {h.address}, port: {FIO_PORT + i},\n"
-            f"     ssh: {{user: root, key: {keys / 'idkey'}, known_hosts: {keys / 'known_hosts'},"
-            f" python: {sys.executable}, journals: {tmp_path / 'journals'}}},\n"
-            f"     targets: [{{path: {shared}, size: 8m}}]}}\n"
-        )
+    declared = ssh_hosts_yaml(hosts, fio_port=FIO_PORT, journals=tmp_path / "journals",
+                              target=lambda _: str(shared))  # fmt: skip
     text = (
         "name: shared-verify\n"
         f"hosts:\n{declared}"

@@ -1,6 +1,13 @@
-"""Recovery judged against the baseline's own noise: an UNTHROTTLED random read on a loop
-device swings from second to second (30k-130k IOPS seen on this machine), far more than the
-5 % band; with a 3 s throttle its recovery after the revert must still be found."""
+"""A throttled load comes back after the revert, judged end to end through `arraybench run`:
+dip, recovery within the band (the plan's 5 % or the baseline's own spread) and the journal.
+
+The load is capped (rate_iops) well under what the loop device does even on this busy 2-CPU
+machine, so what it does after the revert depends on the throttle and the revert only. An
+uncapped psync load on a loop device is CPU-bound: its IOPS move in regimes of several
+seconds (30k-130k seen on a quiet run, 1.5k-76k under the other engineers' load) and a 2-3 s
+baseline cannot foresee them: with an event that does nothing at all (`run: /bin/true`) it
+"did not recover" in 2 of 5 points, with the throttle in 2 of 11 (issue note, recovery26).
+The spread band itself is unit-tested (tests/unit/test_events_analysis.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ pytestmark = [
 ]
 
 
-def test_an_unthrottled_load_recovers_after_a_throttle(tmp_path: Path) -> None:
+def test_a_load_recovers_after_a_throttle(tmp_path: Path) -> None:
     try:
         cgroups.detect_io_cgroup()
     except ArraybenchError as exc:
@@ -35,25 +42,19 @@ def test_an_unthrottled_load_recovers_after_a_throttle(tmp_path: Path) -> None:
         plan.write_text(
             "name: noisy\n"
             f"targets: [{{path: {dev}}}]\n"
-            "timing: {ramp: 0s, duration: 16s}\n"  # 9 s after the revert to see 3 within the band
+            "timing: {ramp: 0s, duration: 16s}\n"
             "load: {workers: [1], iodepth: [1]}\n"
             "workloads:\n"
-            "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync, events: [\n"
-            f"      {{at: 4s, duration: 3s, throttle: {{device: {dev}, read_iops: 100}}}}]}}\n"
+            "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync,\n"
+            "     rate_iops: 500, events: [\n"  # under 1/3 of this machine's slowest seconds
+            f"      {{at: 4s, duration: 3s, throttle: {{device: {dev}, read_iops: 50}}}}]}}\n"
         )
-        # The premise is a load that can recover: on this 2-CPU machine the loop device's
-        # IOPS after a revert stayed under the baseline's band in 2 of 5 quiet runs (a cause
-        # not found yet, noted on the issue): a point that saw no recovery runs again, at most
-        # three times, and the judgement below is of the last one.
-        for attempt in range(3):
-            results = tmp_path / f"res{attempt}"
-            assert cli.main(["run", str(plan), "--results", str(results)]) == 0
-            with sqlite3.connect(results / "arraybench.db") as db:
-                [(data,)] = db.execute("SELECT data_json FROM findings WHERE kind = 'events'")
-                [(state,)] = db.execute("SELECT state FROM injections")
-            [impact] = json.loads(data)["impact"]
-            if impact["recovery_after_revert_s"] is not None:
-                break
+        results = tmp_path / "res"
+        assert cli.main(["run", str(plan), "--results", str(results)]) == 0
+    with sqlite3.connect(results / "arraybench.db") as db:
+        [(data,)] = db.execute("SELECT data_json FROM findings WHERE kind = 'events'")
+        [(state,)] = db.execute("SELECT state FROM injections")
+    [impact] = json.loads(data)["impact"]
     assert impact["dip_pct"] > 80, impact
     assert impact["recovery_after_revert_s"] is not None, impact
     # the band is the plan's 5 % or the baseline's own spread, whichever is larger

@@ -12,8 +12,6 @@ text reader tells the servers apart by where each one's groupid sequence restart
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,14 +21,12 @@ import pytest
 from arraybench.importer import import_paths
 from arraybench.store.db import PointRecord, Store
 from tests.conftest import needs_fio
-from tests.netns import TestHosts, cleanup_stale, started_or_skip
+from tests.netns import TestHosts, needs_netns, running_hosts
 
 pytestmark = [
     needs_fio,
     pytest.mark.xdist_group("import_selfcheck"),  # module fixtures: built once, on one worker
-    pytest.mark.root,
-    pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
-    pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),
+    *needs_netns,
 ]
 
 GLOBAL = """[global]
@@ -78,10 +74,8 @@ METRICS = ("ios", "bytes", "iops", "mbps", "lat_mean_us")
 
 @pytest.fixture(scope="module")
 def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
-    cleanup_stale()
-    test_hosts = started_or_skip(3, tmp_path_factory.mktemp("selfcheck-hosts"), port=8797)
-    yield test_hosts
-    test_hosts.close()
+    with running_hosts(3, tmp_path_factory.mktemp("selfcheck-hosts"), port=8797) as test_hosts:
+        yield test_hosts
 
 
 def _run(tmp_path: Path, hosts: TestHosts, count: int, layout: str) -> tuple[Path, Path, Path]:

@@ -94,8 +94,17 @@ def _in_html(html: str, fig: Figure) -> None:
     assert format_tick(value, fig.unit) in chart or f"{value:,.0f}"[:3] in chart, fig.title
 
 
-def _xlsx_values(path: Path) -> tuple[list[str], list[float]]:
-    ws = load_workbook(path)["Figures"]
+def _html(model: ReportModel, fig: Figure) -> str:
+    """The report's HTML, with ``fig`` found in it (`_in_html`)."""
+    html = render_html(model)
+    _in_html(html, fig)
+    return html
+
+
+def _xlsx_values(model: ReportModel, tmp_path: Path) -> tuple[list[str], list[float]]:
+    """The texts and the numbers of the report's Excel "Figures" sheet (written to r.xlsx)."""
+    write_report(model, tmp_path / "r.xlsx", "xlsx")
+    ws = load_workbook(tmp_path / "r.xlsx")["Figures"]
     texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     numbers = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, float)]
     return texts, numbers
@@ -109,11 +118,8 @@ def test_cscs_bars_per_operation_one_bar_per_setup(tmp_path: Path) -> None:
     assert [s.label for s in fig.series] == ["wb", "wt"]  # one bar per set-up
     read_wb = next(p for p in model.points if p.record.get("key") == "wb/iops-4k-read/w1-qd2")
     assert fig.series[0].values[0] == pytest.approx(read_wb.values["total_iops"])
-    html = render_html(model)
-    _in_html(html, fig)
-    assert 'data-form="bars"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert 'data-form="bars"' in _html(model, fig)
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert fig.title in texts and "wb (IOPS)" in texts
     assert any(v == pytest.approx(fig.series[1].values[1]) for v in numbers)
     chart = load_workbook(tmp_path / "r.xlsx")["Figures"]._charts[0]
@@ -129,8 +135,7 @@ def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
     meta = _figure(model, "Metadata test: operations per second by threads")
     assert meta.form == "bars" and meta.x_ticks == ["1", "2"]
     assert [s.label for s in meta.series] == ["create", "stat", "delete"]
-    html = render_html(model)
-    _in_html(html, meta)
+    _html(model, meta)
     # the one-level workloads are bars now, not sections of one-dot "curves"
     assert _figure(model, "IOPS: random 4 KiB: IOPS per operation").series[0].label == "this set-up"
     assert not model.sections
@@ -161,8 +166,7 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     for title in titles:
         assert f"{title}</text>" in html, title
     assert "numjobs (iodepth 1) (log2 scale)" in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert "Group 2: read, sync: MB/s" in texts and "64 KiB (MB/s)" in texts
     assert any(v == pytest.approx(point.values["total_mbps"]) for v in numbers)
 
@@ -195,11 +199,8 @@ def test_two_dimensional_sweep_is_a_heat_map(tmp_path: Path) -> None:
     assert [s.label for s in fig.series] == ["qd 1", "qd 4"]
     point = next(p for p in model.points if p.record.get("key") == "rr-4k/w2-qd4")
     assert fig.series[1].values[1] == pytest.approx(point.values["total_iops"])
-    html = render_html(model)
-    _in_html(html, fig)
-    assert 'data-form="heatmap"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    assert 'data-form="heatmap"' in _html(model, fig)
+    texts, numbers = _xlsx_values(model, tmp_path)
     assert fig.title in texts and "qd 4" in texts
     assert any(v == pytest.approx(point.values["total_iops"]) for v in numbers)
 

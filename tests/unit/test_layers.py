@@ -100,7 +100,7 @@ def place(module: str) -> str:
 
 
 def package_of(module: str) -> str:
-    """The top-level package (`arraybench.store`) or module (`arraybench.cli`) of `module`."""
+    """The top-level package (`arraybench.store`) or module (`arraybench.console`) of `module`."""
     return ".".join(module.split(".")[:2])
 
 
@@ -319,5 +319,5 @@ def test_the_cycle_test_sees_a_cycle_through_a_third_package() -> None:
 
 def test_only_the_edge_and_the_words_are_top_level_modules() -> None:
     top = {p.stem for p in (SRC / PACKAGE).glob("*.py")}
-    assert top == {"__init__", "__main__", "cli", "console", "errors", "finding_kinds",
+    assert top == {"__init__", "__main__", "console", "errors", "finding_kinds",
                    "point_identity", "records", "units", "userfiles", "userregex"}  # fmt: skip

@@ -24,6 +24,7 @@ from arraybench.events.injectors import (
     _limits_text,
     _pid_list,
     describe_selector,
+    netem_deleted,
 )
 from arraybench.events.journal import Injection, InjectionLog
 from arraybench.hosts.server import HostSpec
@@ -193,8 +194,7 @@ class HostNetem(HostInjector):
 def netem_delete(remote: sh.Remote, interface: str, netns: str) -> str:
     done = sh.tc(remote, netns, "qdisc", "del", "dev", interface, "root")
     said = done.stderr.strip()
-    gone = any(t in said for t in ("handle of zero", "No such file", "Cannot find device"))
-    if done.returncode != 0 and not gone:
+    if not netem_deleted(done.returncode, said):
         raise InjectorError(f"host {remote.name}: removing netem from {interface}: {said}")
     return f"netem removed from host {remote.name} {interface}"
 

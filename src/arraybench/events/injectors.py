@@ -439,14 +439,19 @@ class NetemInjector(Injector):
             return "nothing to revert"
         done = self._tc("qdisc", "del", "dev", self.action.interface, "root")
         message = done.stderr.strip()
-        gone = any(
-            text in message for text in ("handle of zero", "No such file", "Cannot find device")
-        )
-        if done.returncode != 0 and not gone:
+        if not netem_deleted(done.returncode, message):
             raise InjectorError(f"removing netem from {self._where()}: {message}")
         self._applied = False
         self._undone()
         return f"netem removed from {self._where()}"
+
+
+def netem_deleted(returncode: int, said: str) -> bool:
+    """Whether `tc qdisc del ... root` left no netem: it did, or tc said there was none (or
+    no such interface any more), here or on a host alike."""
+    return returncode == 0 or any(
+        text in said for text in ("handle of zero", "No such file", "Cannot find device")
+    )
 
 
 # --------------------------------------------------------------------------- signal

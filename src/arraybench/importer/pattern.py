@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from arraybench.errors import ArraybenchError
+from arraybench.errors import ArraybenchError, utf8_safe
 from arraybench.importer.candidate import Candidate, Source
 from arraybench.importer.describe import RW_MODES, clean_name, positive_int, positive_size, rw_mode
 from arraybench.importer.limits import check_level, number_text, refuse
 from arraybench.plan.types import MAX_BLOCK
 from arraybench.units import fio_size
-from arraybench.userfiles import shown
 from arraybench.userregex import UserRegex, UserRegexError, compile_user_regex
 
 PATTERN_GROUPS = ("workload", "bs", "rw", "workers", "threads", "iodepth", "devices", "hosts",
@@ -57,7 +56,7 @@ def _pattern_field(name: str, text: str) -> Any:
     if name in ("workload", "scenario"):
         return clean_name(text)
     if is_label(name):
-        return shown(text.strip()[:100])  # a name's bytes that are no UTF-8: U+FFFD
+        return utf8_safe(text.strip()[:100])  # a name's bytes that are no UTF-8: \xNN
     if name == "rw":
         rw = text.lower()
         if rw not in RW_MODES:

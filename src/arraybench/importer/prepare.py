@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arraybench.errors import ArraybenchError
+from arraybench.errors import ArraybenchError, utf8_safe, utf8_safe_all
 from arraybench.importer.candidate import Skipped
 from arraybench.importer.pattern import compile_pattern
 from arraybench.importer.registry import described
 from arraybench.importer.scan import Scan
 from arraybench.importer.storing import Ready, ready, store_run
 from arraybench.store.db import Store
-from arraybench.userfiles import InputFileError, not_regular, shown, shown_all
+from arraybench.userfiles import InputFileError, not_regular
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
@@ -80,8 +80,8 @@ def store_import(store: Store, prepared: PreparedImport) -> ImportResult:
     run_id = store_run(store, prepared.run_name, prepared.points, prepared.description)
     scan = prepared.scan
     keys = [r.candidate.key for r in prepared.points]
-    skipped = [Skipped(shown(s.path), shown(s.reason)) for s in scan.skipped]  # printable
-    return ImportResult(run_id, keys, skipped, shown_all(scan.notes), prepared.files_examined)
+    skipped = [Skipped(utf8_safe(s.path), utf8_safe(s.reason)) for s in scan.skipped]
+    return ImportResult(run_id, keys, skipped, utf8_safe_all(scan.notes), prepared.files_examined)
 
 
 def import_paths(

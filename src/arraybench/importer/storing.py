@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.errors import utf8_safe, utf8_safe_all
 from arraybench.finding_kinds import IMPLAUSIBLE, IMPORT
 from arraybench.importer.candidate import Candidate
 from arraybench.importer.limits import (
@@ -38,7 +39,6 @@ from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.store.db import Finding, NewPoint, RunRecord, Store
 from arraybench.store.run_ids import new_run_id
 from arraybench.units import fio_size
-from arraybench.userfiles import shown, shown_all
 
 
 def _times(doc: FioDocument, runtime_s: float) -> tuple[str, str]:
@@ -75,19 +75,19 @@ def _record(run_id: str, seq: int, c: Candidate) -> NewPoint:
 
 def _storable(record: NewPoint) -> NewPoint:
     """Text fields as SQLite takes them: a file or folder name's bytes that are no UTF-8
-    become U+FFFD (userfiles.shown), never an encoding error half-way through the store."""
-    texts: dict[str, Any] = {f.name: shown(v) for f in dataclasses.fields(record)
+    become `\\xNN` (errors.utf8_safe), never an encoding error half-way through the store."""
+    texts: dict[str, Any] = {f.name: utf8_safe(v) for f in dataclasses.fields(record)
                              if isinstance(v := getattr(record, f.name), str)}  # fmt: skip
     return dataclasses.replace(record, **texts)
 
 
 def _finding(c: Candidate) -> Finding:
     return IMPORT.new({
-        "source": shown(c.source.rel), "format": c.source.fmt, "run": c.doc_index,
+        "source": utf8_safe(c.source.rel), "format": c.source.fmt, "run": c.doc_index,
         "group": c.groupid, "tool": _tools([c])[0],
-        "jobs": shown_all(sorted({j.name for j in c.jobs})[:10]),
-        "hostnames": shown_all(sorted({j.hostname for j in c.jobs if j.hostname})),
-        "logs": shown_all(c.logs), "notes": shown_all(c.notes),
+        "jobs": utf8_safe_all(sorted({j.name for j in c.jobs})[:10]),
+        "hostnames": utf8_safe_all(sorted({j.hostname for j in c.jobs if j.hostname})),
+        "logs": utf8_safe_all(c.logs), "notes": utf8_safe_all(c.notes),
     })  # fmt: skip
 
 
@@ -142,7 +142,7 @@ def ready(seq: int, c: Candidate) -> Ready:
         metrics = point_metrics(c.jobs)
         findings = [_finding(c)]
         if c.implausible:
-            findings.append(IMPLAUSIBLE.new({"reasons": shown_all(c.implausible)}))
+            findings.append(IMPLAUSIBLE.new({"reasons": utf8_safe_all(c.implausible)}))
     except (ValueError, ArithmeticError) as exc:  # pydantic's ValidationError is a ValueError
         raise refuse(c.where, "this point", f"cannot be stored: {_why(exc)}") from None
     check_record(f"{c.where}: point {c.key}", record, metrics.as_dict())
@@ -169,7 +169,7 @@ def store_run(store: Store, run_name: str, points: list[Ready], imported: dict[s
     folder = runs / run_id
     cands = [r.candidate for r in points]
     try:
-        description = {"name": run_name, "imported": shown_all(imported)}
+        description = {"name": run_name, "imported": utf8_safe_all(imported)}
         plan_text = yaml.safe_dump(description, sort_keys=False, allow_unicode=True)
         (folder / "import.yaml").write_text(plan_text)
         run = _run_record(run_id, run_name, folder, plan_text, cands)

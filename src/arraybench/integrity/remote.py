@@ -34,6 +34,7 @@ from typing import IO, Any
 from arraybench.hosts.server import HostError, HostSpec, ssh_command
 from arraybench.integrity.check import IntegrityReport
 from arraybench.integrity.writer import WriterConfig, WriterStats, writer_argv
+from arraybench.system.procs import communicate_or_kill
 
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 20.0
@@ -184,11 +185,7 @@ class RemoteWriter:
         """Close the session, reap ssh; the host's last words."""
         proc, self.proc = self.proc, None
         assert proc is not None
-        try:
-            _, err = proc.communicate(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
+        _, err, _ = communicate_or_kill(proc, STOP_TIMEOUT_S)
         return _last_line(err.decode(errors="replace"))
 
     def running(self) -> bool:
@@ -200,16 +197,14 @@ class RemoteWriter:
         if self.proc is None:
             raise HostError(f"host {self.spec.name}: the integrity writer was never started")
         proc = self.proc
-        try:
-            out, err = proc.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()  # the host's writer still sees its stdin end when the connection does
-            out, err = proc.communicate()
+        # killed: the host's writer still sees its stdin end when the connection does
+        out, err, killed = communicate_or_kill(proc, timeout_s)
+        if killed:
             raise HostError(
                 f"host {self.spec.name}: the integrity writer's ssh session did not end within "
                 f"{timeout_s:g} s; the writer stops by itself within {self.limit_s:g} s",
                 None,
-            ) from None
+            )
         text = (self._out + out).decode(errors="replace").strip().splitlines()
         if proc.returncode != 0 or not text:
             said = _last_line(err.decode(errors="replace"))

@@ -47,6 +47,7 @@ from arraybench.integrity.journal import (
     scan_journal,
 )
 from arraybench.integrity.layout import DEFAULT_BLOCK_SIZE, SECTOR, check_block_size, fill_block
+from arraybench.system.procs import communicate_or_kill
 from arraybench.targets.safety import check_target
 
 SYNC_MODES = ("dsync", "fdatasync")
@@ -535,11 +536,7 @@ def stop_writer(proc: subprocess.Popen[bytes], timeout_s: float = STOP_TIMEOUT_S
         raise IntegrityError("stop_writer needs a process started by spawn_writer")
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
-    try:
-        _, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
+    _, err, _ = communicate_or_kill(proc, timeout_s)
     code = proc.returncode
     if proc.stats_path.exists():
         try:

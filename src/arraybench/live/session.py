@@ -1,5 +1,6 @@
 """The live parts of one `arraybench run`: the observer that keeps the live state (and
-live.json), and the server when `--serve` asks for one. `cli.py` makes one and closes it."""
+live.json), and the server when `--serve` asks for one. `cli/run.py` makes one,
+`live/launch.py` closes it."""
 
 from __future__ import annotations
 

@@ -14,8 +14,12 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arraybench.live.state import Snapshot, read_snapshot
+
+if TYPE_CHECKING:
+    from arraybench.store.db import Store
 
 POLL_S = 1.0
 LIVE_STATES = ("starting", "running")
@@ -54,3 +58,16 @@ def follow(
                 yield snap
                 return
         time.sleep(poll_s)
+
+
+def watch_run(
+    store: Store, run_id: str, folder: Path, view: Callable[[Iterator[Snapshot]], Snapshot | None]
+) -> str | None:
+    """`arraybench watch`: the run's snapshots shown by `view` until it ends; how it ended
+    (complete, interrupted, failed), from its last snapshot, else from the store. None: the
+    watcher pressed Ctrl-C (that stops the watching, not the run)."""
+    try:
+        last = view(follow(folder, lambda: store.get_run(run_id).status == "running"))
+    except KeyboardInterrupt:
+        return None
+    return last["state"] if last else store.get_run(run_id).status

@@ -30,6 +30,11 @@ def load_template(name: str, overrides: Sequence[str] = ()) -> Plan:
     return parse_plan_text(template_text(name), f"template {name}", overrides)
 
 
+def descriptions() -> list[tuple[str, str]]:
+    """Each template's name and description on one line (`arraybench templates`)."""
+    return [(n, " ".join(load_template(n).description.split())) for n in template_names()]
+
+
 def resolve(spec: str, overrides: Sequence[str] = ()) -> Plan:
     """A plan file path, or the name of a built-in template, with `--set` overrides."""
     path = Path(spec)

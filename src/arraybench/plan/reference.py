@@ -8,6 +8,7 @@ prints it; a test fails when docs/plan.md differs or misses a key.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -267,3 +268,11 @@ def plan_reference() -> str:
 
 def _anchor(name: str) -> str:
     return "the-plan-top-level" if name == ROOT else name.lower()
+
+
+def plan_schema_text(markdown: bool) -> str:
+    """`arraybench plan schema`: the JSON Schema as its file holds it, or (`markdown`) this
+    reference."""
+    if markdown:
+        return plan_reference()
+    return json.dumps(plan_schema(), indent=2, ensure_ascii=False) + "\n"

@@ -416,3 +416,20 @@ def _model(
             for s in scenarios
         ],
     )
+
+
+def compare_runs(
+    store: Store, specs: list[str], results: str, baseline: str | None, align: str
+) -> ReportModel:
+    """`arraybench compare`: each RUN[:SCENARIO] (RUN may be `latest`) side by side, with the
+    runs' per-second throughput overlaid (from each run's start or its first event)."""
+    from arraybench.report.sections.runseries import RunPoints, run_overlays
+    from arraybench.run.request import stored_run_id
+
+    named = [(stored_run_id(store, r, results), colon, rest)
+             for r, colon, rest in (spec.partition(":") for spec in specs)]  # fmt: skip
+    scenarios = [load_scenario(store, "".join(spec)) for spec in named]
+    model = compare(scenarios, baseline)
+    runs = [RunPoints(s.label, s.run.id, s.points) for s in scenarios]
+    model.figures += run_overlays(store, runs, align)
+    return model

@@ -1,5 +1,6 @@
 """Processes from /proc: the load's process tree, thread -> process, a process's parent and
-start time, the processes whose name or command line match.
+start time, the processes whose name or command line match; a child's output within a time
+limit (`communicate_or_kill`).
 
 The machine's facts, below engines/fio/runner.py and events/ alike: nothing here imports
 arraybench (events/procs.py turns a user's pattern or pid file into a question for these,
@@ -8,10 +9,25 @@ with the user's error when it is not one). Signals are system/signals.py's."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 PROC = Path("/proc")
+
+
+def communicate_or_kill(
+    proc: subprocess.Popen[bytes], timeout_s: float
+) -> tuple[bytes, bytes, bool]:
+    """A child's stdout and stderr once it ends; one still running after ``timeout_s`` is
+    killed first and its output so far read (the third value: it was killed)."""
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        return out or b"", err or b"", True
+    return out or b"", err or b"", False
 
 
 def numeric_dirs(folder: Path) -> Iterator[int]:

@@ -1,0 +1,64 @@
+"""A run's report written to its files, and its charts to a folder (`run`, `report`,
+`compare`). Nothing here prints: what is written is said through the edge's `Terminal`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+from arraybench.report.model import ReportModel
+from arraybench.report.render.export import format_for, write_report
+from arraybench.store.db import RunRecord, Store
+
+LABELS = {"md": "Markdown", "xlsx": "Excel"}  # else the format's name in capitals
+
+
+class Terminal(Protocol):
+    """Where the report is said (console.py passes itself)."""
+
+    def print_model(self, model: ReportModel) -> None: ...
+
+    def print_line(self, text: str) -> None: ...
+
+
+def report_files(
+    store: Store, run: RunRecord, paths: list[Path], fmt: str | None, charts: str | None,
+    terminal: Terminal,
+) -> ReportModel:  # fmt: skip
+    """A stored run's report: its tables on the terminal, then written to `paths` (default:
+    report.FMT in the run's folder); a bad extension refused before anything."""
+    from arraybench.report.assemble import report_for_run
+
+    paths = paths or [Path(run.folder) / f"report.{fmt or 'html'}"]
+    check_formats(paths, fmt)
+    model = report_for_run(store, run.id)
+    terminal.print_model(model)
+    write_files(model, paths, fmt, charts, terminal)
+    return model
+
+
+def check_formats(paths: list[Path], fmt: str | None) -> None:
+    """ArraybenchError for a file whose format is not known: before anything is written."""
+    for path in paths:
+        format_for(path, fmt)
+
+
+def write_files(
+    model: ReportModel, paths: list[Path], fmt: str | None, charts: str | None,
+    terminal: Terminal,
+) -> None:  # fmt: skip
+    """The report in each file, and (`charts`: a folder) each chart as SVG and PNG there."""
+    if charts:  # the Markdown report links to them
+        model = replace(model, chart_dir=str(Path(charts).resolve()))
+    for path in paths:
+        kind = format_for(path, fmt)
+        write_report(model, path, kind)
+        terminal.print_line(f"{LABELS.get(kind, kind.upper())} report: {path.resolve()}")
+    if charts:
+        from arraybench.report.render.chartexport import write_charts
+        from arraybench.report.render.html import render_html
+
+        written = write_charts(render_html(model, every_chart=True), Path(charts))  # all
+        count = sum(1 for p in written if p.suffix == ".svg")
+        terminal.print_line(f"charts: {count} as SVG and PNG in {Path(charts).resolve()}")
