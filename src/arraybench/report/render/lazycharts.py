@@ -192,7 +192,10 @@ SCRIPT = """
 (function () {
   var node = document.getElementById("chart-data");
   if (!node) { return; }
-  var data = JSON.parse(node.textContent), NS = "http://www.w3.org/2000/svg";
+  var parsed = null, NS = "http://www.w3.org/2000/svg";
+  function data() {  // parsed when a chart is first drawn, not while the page loads
+    return parsed || (parsed = JSON.parse(node.textContent));
+  }
   var W = 720, H = 260, L = 62, R = W - 66, T = 34, B = H - 44;
   var C = {t: "#1f5fa8", a: "#d9730d", o: "#1a7f37", M: "#5b2a86", g: "#e3e6ea",
            x: "#6b7280", f: "#c81e1e", c: "#9aa0a6"};
@@ -238,7 +241,7 @@ SCRIPT = """
   }
   function record(fig) {
     var k = +fig.getAttribute("data-chart");
-    return fig.getAttribute("data-kind") === "heatmap" ? data.heatmaps[k] : data.panels[k];
+    return fig.getAttribute("data-kind") === "heatmap" ? data().heatmaps[k] : data().panels[k];
   }
   function draw(fig) {
     if (fig._drawn) { return; }
@@ -256,7 +259,7 @@ SCRIPT = """
     if (p.c && p.c <= 3 * Math.max.apply(null, tv.concat([0]))) { tv.push(p.c); }
     var lv = p.a.concat(p.p).filter(function (v) { return v !== null; });
     var y1 = nice(Math.max.apply(null, tv.concat([0])) * 1.18);
-    var lmax = Math.max.apply(null, lv.concat([0])), div = lmax > data.ms ? 1000 : 1;
+    var lmax = Math.max.apply(null, lv.concat([0])), div = lmax > data().ms ? 1000 : 1;
     var y2 = lmax > 0 ? nice(lmax * 1.18 / div, y1.length - 1) : null;
     var top1 = y1[y1.length - 1], top2 = y2 ? y2[y2.length - 1] : 1;
     function X(i) { return L + (R - L) / Math.max(n, 1) * (i + 0.5); }
