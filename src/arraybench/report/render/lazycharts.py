@@ -331,8 +331,7 @@ SCRIPT = """
       var mx = X(p.n), my = Y2(p.a[p.n]);
       svg.appendChild(el("circle", {cx: mx, cy: my, r: 5, fill: "none", stroke: C.a,
                                     "stroke-width": 2, "class": "mark"}));
-      svg.appendChild(el("text", {x: mx, y: my - 9, "text-anchor": "middle", fill: C.a},
-                                  "min latency"));
+      svg.appendChild(el("text", {x: mx + 9, y: my - 5, fill: C.a}, "min latency"));
     }
     [[C.t, "", "throughput (" + p.u + ")"], [C.a, "", "mean latency"],
      [C.a, "5 3", "p99 latency"]].forEach(function (k, j) {
