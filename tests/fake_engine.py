@@ -114,7 +114,10 @@ class FakeEngine:
         w = point.workload
         job = {"key": point.key, "title": title, "ioengine": point.ioengine, "bs": w.bs,
                "read": w.read, "jobs": point.level.workers * per, "iodepth": point.level.iodepth,
-               "seconds": point.timing.duration, "rate_iops": w.rate_iops}  # fmt: skip
+               "seconds": point.timing.duration, "rate_iops": w.rate_iops,
+               # what fio's job file would place where (a test of the plan's expansion looks)
+               "targets": [t.path for t in point.targets], "region": w.region,
+               "frontend_blocks": w.frontend_blocks}  # fmt: skip
         return json.dumps(job, indent=1) + "\n"
 
     def precondition_job(self, plan: Plan, spec: Precondition, sizes: Mapping[str, int]) -> str:
@@ -196,3 +199,17 @@ def registered() -> Iterator[None]:
         yield
     finally:
         registry.unregister(NAME)
+
+
+def assert_point_matches_model(point: Mapping[str, object]) -> None:
+    """A stored point (`show --format json`) carries the model's figures for its own job:
+    the fake engine's counterpart of `tests.crosscheck.assert_point_matches_fio`."""
+    folder = Path(str(point["folder"]))
+    job = json.loads((folder / "point.fake").read_text())
+    dirs = model(job)
+    for name in ("read", "write"):
+        want = dirs[name].iops if name in dirs else 0.0
+        got = point.get(f"{name}_iops") or 0.0
+        assert math.isclose(float(got), want, rel_tol=1e-6), (point["key"], name, got, want)
+    total = sum(d.iops for d in dirs.values())
+    assert math.isclose(float(point["total_iops"]), total, rel_tol=1e-6), point["key"]  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
-"""An adaptive series on real fio: every level it ran is a stored point, the rest are not,
-the report names the levels tried, and a resumed run takes the same decisions."""
+"""An adaptive series on the test engine (tests/fake_engine.py: the search is the subject, not
+fio; its model saturates at 16 I/Os outstanding): every level it ran is a stored point, the
+rest are not, the report names the levels tried, and a resumed run takes the same decisions."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from arraybench.analysis.curves import CurvePoint, maximum, optimal_point
-from tests.conftest import main_cli, needs_fio
+from tests.conftest import main_cli
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = [needs_fio, pytest.mark.slow]
+pytestmark = [pytest.mark.usefixtures("fake_engine")]
 
 LADDER = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
 
@@ -20,9 +22,7 @@ LADDER = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]
 def _plan(tmp_path: Path) -> Path:
     path = tmp_path / "plan.yaml"
     path.write_text(
-        "name: adaptive\n"
-        'ioengine: "null"\n'  # the harness's own ceiling: it saturates on 2 cores
-        "monitor: false\n"
+        f"{PLAN_LINES}name: adaptive\n"
         "timing: {ramp: 0s, duration: 1s}\n"
         f"load: {{workers: {LADDER}, iodepth: [1], adaptive: exact}}\n"
         f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"

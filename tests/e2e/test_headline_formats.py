@@ -1,4 +1,5 @@
-"""A small real plan with two scenarios through `arraybench run` (real fio, 1-second points):
+"""A small plan with two scenarios through `arraybench run` (the test engine, tests/fake_engine.py:
+the headline's choice is the subject, not fio):
 one series' maximum, optimal point and minimum latency read back from the terminal table at
 the end of the run, the HTML summary, the scenario table, Markdown, the xlsx cells and
 `compare`, each format giving one number (issue 25: one headline per series)."""
@@ -8,20 +9,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from openpyxl import load_workbook
 
 from arraybench.report.sections.headlines import stored_headlines
 from arraybench.store.db import Store
 from arraybench.units import format_latency, format_pct, format_throughput
-from tests.conftest import main_cli, needs_fio
+from tests.conftest import main_cli
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = [needs_fio]
+pytestmark = [pytest.mark.usefixtures("fake_engine")]
 
 
 def _plan(tmp_path: Path) -> Path:
     path = tmp_path / "plan.yaml"
     path.write_text(
-        "name: avail\n"
+        f"{PLAN_LINES}name: avail\n"
         f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
         "timing: {ramp: 0s, duration: 1s}\n"
         "load: {workers: [1, 2], iodepth: [1]}\n"

@@ -1,12 +1,13 @@
 """A terminal that fits: at 100 and 80 columns no line is longer, no name is cut to `…`, and
-`report` prints its summary once however many formats it writes."""
+`report` prints its summary once however many formats it writes. The run is the test
+engine's (tests/fake_engine.py): the terminal's layout is the subject, not fio."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from arraybench import console
 from arraybench.cli import main
 from arraybench.plan import catalog
 from arraybench.report.render import text
-from tests.conftest import needs_fio, small_plan
+from tests.conftest import main_cli, small_plan
+from tests.fake_engine import PLAN_LINES, registered
 
 pytestmark = pytest.mark.xdist_group("newcomer_terminal")  # one module run, one worker
 
@@ -49,6 +51,12 @@ def _fits(text: str, width: int) -> None:
     assert "…" not in text  # wrapped or folded, never cut
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _fake_engine() -> Iterator[None]:
+    with registered():  # for the module's run and for show, compare and report of it
+        yield
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run of two workloads whose names share their first 9 characters."""
@@ -57,13 +65,12 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"  - {{name: {n}, pattern: random, bs: 8k, read: {100 if n.endswith('read') else 70}}}\n"
         for n in NAMES
     )
-    plan = small_plan(folder, workers="[1, 16]", workloads=workloads)
-    subprocess.run([sys.executable, "-m", "arraybench", "run", str(plan), "--results",
-                    str(folder / "r")], capture_output=True, check=True, timeout=300)  # fmt: skip
+    plan = small_plan(folder, workers="[1, 16]", workloads=workloads, extra=PLAN_LINES)
+    done = main_cli("run", str(plan), "--results", str(folder / "r"))
+    assert done.returncode == 0, done.stderr
     return folder / "r"
 
 
-@needs_fio
 @pytest.mark.parametrize("width", [100, 80])
 def test_show_runs_compare_fit(
     results: Path, width: int, cli: Callable[..., str], monkeypatch: pytest.MonkeyPatch
@@ -91,7 +98,6 @@ def test_templates_fit(width: int, cli: Callable[..., str]) -> None:
     assert starts == catalog.template_names()
 
 
-@needs_fio
 def test_report_prints_its_summary_once(
     results: Path, tmp_path: Path, cli: Callable[..., str]
 ) -> None:

@@ -1,5 +1,6 @@
-"""repeat: N on real fio: every repetition stored with its own files, the ladder interleaved,
-a resumed run completing a missing repetition, and show's spread per point."""
+"""repeat: N on the test engine (tests/fake_engine.py; the campaign is the subject): every
+repetition stored with its own files, the ladder interleaved, a resumed run completing a
+missing repetition, and show's spread per point."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ import pytest
 from arraybench import cli
 from arraybench.plan.catalog import resolve
 from arraybench.plan.expand import expand
-from tests.conftest import main_cli, needs_fio
+from tests.conftest import main_cli
+from tests.fake_engine import assert_point_matches_model
 
-pytestmark = [needs_fio, pytest.mark.slow]
-
-QUICK_SMALL = ["--only", "rand-8k-read", "--set", "load.workers=[1,2]", "--set", "ioengine=psync"]
+QUICK_SMALL = ["--only", "rand-8k-read", "--set", "load.workers=[1,2]", "--set", "ioengine=psync",
+               "--set", "engine=fake", "--set", "monitor=false"]  # fmt: skip
 
 
 def _show(results: Path) -> list[dict[str, object]]:
@@ -40,6 +41,7 @@ def test_repeat_interleaves_the_ladder() -> None:
     assert (first.level_key, first.repetition) == (keys[0], 1)
 
 
+@pytest.mark.usefixtures("fake_engine")
 def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None:
     results = tmp_path / "res"
     done = main_cli("run", "quick", *QUICK_SMALL, "--repeat", "3", "--scale", "0.1",
@@ -52,7 +54,9 @@ def test_quick_with_repeat_three_stores_every_repetition(tmp_path: Path) -> None
         assert isinstance(p["throughput_ci95_pct"], float) and p["flags"] is not None
     assert sorted(p["repetition"] for p in points) == [1, 1, 2, 2, 3, 3]  # type: ignore[type-var]
     folders = {p["folder"] for p in points}
-    assert len(folders) == 6 and all((Path(str(f)) / "point.fio").exists() for f in folders)
+    assert len(folders) == 6 and all((Path(str(f)) / "point.fake").exists() for f in folders)
+    for p in points:  # each repetition is its own run of the job: the model's figures
+        assert_point_matches_model(p)
     # the summary shows each median with its margin; the report has the spread and the wins
     assert "IOPS ±" in done.stdout
     md = tmp_path / "r.md"

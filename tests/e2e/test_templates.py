@@ -1,4 +1,9 @@
-"""Every built-in methodology runs end to end at a small --scale, on files, as a user runs it."""
+"""Every built-in methodology runs end to end at a small --scale, on files, as a user runs it.
+
+The templates' expansion, order, tables and figures are the subject: those run on the test
+engine (tests/fake_engine.py) and their figures are its model's. The fio-only parts (dbi-db's
+interference, cscs's metadata) run real fio and are checked against fio's own totals.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,10 @@ import pytest
 
 from tests.conftest import main_cli, needs_fio
 from tests.crosscheck import assert_point_matches_fio
+from tests.fake_engine import VERSION, assert_point_matches_model
 
-pytestmark = [needs_fio, pytest.mark.slow]
+on_fake = pytest.mark.usefixtures("fake_engine")
+FAKE = ("--set", "engine=fake", "--set", "monitor=false")  # tests/fake_engine.py's PLAN_LINES
 
 
 def _run(tmp_path: Path, *args: str) -> tuple[str, dict, str]:
@@ -26,6 +33,16 @@ def _run(tmp_path: Path, *args: str) -> tuple[str, dict, str]:
     return done.stdout, json.loads(shown.stdout), report
 
 
+def _job(point: dict) -> dict:
+    return dict(json.loads((Path(point["folder"]) / "point.fake").read_text()))
+
+
+def _check_model(points: list[dict]) -> None:
+    assert points and {p["fio_version"] for p in points} == {VERSION}
+    for point in points:
+        assert_point_matches_model(point)
+
+
 def _check_numbers(points: list[dict]) -> None:
     for point in points:
         metrics = {k: v for k, v in point.items() if k.startswith(("read_", "write_", "total_"))}
@@ -33,33 +50,38 @@ def _check_numbers(points: list[dict]) -> None:
         assert_point_matches_fio(metrics, Path(point["folder"]) / "fio.json")
 
 
+@on_fake
 def test_inout_four_tables_frontend_backend_and_fabric_ceiling(tmp_path: Path):
     out, shown, report = _run(tmp_path, "inout", "--scale", "0.01", "--set", "load.workers=[1, 4]",
-                              "--set", "fabric.links=['2 x FC 16G']")  # fmt: skip
+                              "--set", "fabric.links=['2 x FC 16G']", *FAKE)  # fmt: skip
     points = shown["points"]
     assert len(points) == 12 * 2
     for table in ("a. Frontend random 8 KiB", "b. Backend random 8 KiB",
                   "c. Frontend sequential 128 KiB", "d. Backend sequential 128 KiB"):  # fmt: skip
         assert table in out and table in report
     assert "R/W 50/50" in out and "of theoretical" in out
-    frontend = Path(points[0]["folder"]) / "point.fio"
-    # frontend: the first 1000 blocks of each of the 2 targets -> 2 x 8000 KiB
-    assert "size=16000k" in frontend.read_text() and "lun2.dat" in frontend.read_text()
+    # frontend: the first 1000 blocks of each of the 2 targets (test_frontend_region: fio's)
+    frontend, backend = _job(points[0]), _job(points[6])
+    assert (frontend["region"], frontend["frontend_blocks"], backend["region"]) == (
+        "frontend", 1000, "backend")  # fmt: skip
+    assert [Path(t).name for t in frontend["targets"]] == ["lun1.dat", "lun2.dat"]
     assert report.count("theoretical") >= 12
-    _check_numbers(points)
+    _check_model(points)
 
 
+@on_fake
 def test_aerodisk_time_series_with_steady_state(tmp_path: Path):
-    out, shown, report = _run(tmp_path, "aerodisk", "--scale", "0.002")
+    out, shown, report = _run(tmp_path, "aerodisk", "--scale", "0.002", *FAKE)
     points = shown["points"]
     assert [p["key"] for p in points] == [
         "oltp-4k-rw70/w16-qd32", "seq-128k-write/w16-qd32", "seq-128k-read/w16-qd32",
     ]  # fmt: skip
     assert "Time series" in report and report.count("SNIA steady state over the last") == 3
     assert "Test 1: OLTP random 4 KiB 70/30" in out
-    _check_numbers(points)
+    _check_model(points)
 
 
+@on_fake
 def test_dbi_db_devices_by_parallelism(tmp_path: Path):
     out, shown, _report = _run(
         tmp_path,
@@ -74,6 +96,7 @@ def test_dbi_db_devices_by_parallelism(tmp_path: Path):
         "write-1m",
         "--set",
         "interference=null",  # its own test is below
+        *FAKE,
     )
     points = shown["points"]
     keys = [p["key"] for p in points]
@@ -83,17 +106,18 @@ def test_dbi_db_devices_by_parallelism(tmp_path: Path):
         "write-1m/w1-qd1-d1", "write-1m/w5-qd1-d1",
         "write-1m/w1-qd1-d2", "write-1m/w5-qd1-d2",
     ]  # fmt: skip
-    two = Path(points[3]["folder"]) / "point.fio"
-    assert two.read_text().count("numjobs=5") == 2  # per_target: 5 jobs on each device
+    two = _job(points[3])
+    assert two["jobs"] == 10 and len(two["targets"]) == 2  # per_target: 5 jobs on each device
     assert points[3]["jobs"] == 10 and points[3]["devices"] == 2
     assert "2 devices" in out and "1 device" in out
-    _check_numbers(points)
+    _check_model(points)
 
 
+@on_fake
 def test_hus_fmd_cliff_group_then_profiles_with_gc_pauses(tmp_path: Path):
     out, shown, report = _run(tmp_path, "hus-fmd", "--scale", "0.0002", "--only", "g1-cliff-4k",
                               "--only", "g2-rw70-*-8k", "--set", "load.workers=[1, 4]",
-                              "--set", "gc_throughput=1g")  # fmt: skip
+                              "--set", "gc_throughput=1g", *FAKE)  # fmt: skip
     points = shown["points"]
     assert [p["key"] for p in points][:3] == [
         "g1-cliff-4k/w64-qd64", "g2-rw70-sync-8k/w1-qd1", "g2-rw70-sync-8k/w4-qd1",
@@ -103,19 +127,20 @@ def test_hus_fmd_cliff_group_then_profiles_with_gc_pauses(tmp_path: Path):
         assert point["pause_s"] == pytest.approx(point["write_bytes"] / (1 << 30))
     assert "pausing" in out
     assert "Group 1: write cliff 4 KiB" in report and "write cliff" in report
-    assert "psync" in (Path(points[1]["folder"]) / "point.fio").read_text()
+    assert _job(points[1])["ioengine"] == "psync"
     # one chart per (mix, engine, depth) with one line per block size
     # the seed's form: IOPS, MB/s and mean latency against numjobs, each its own chart
     for what in ("IOPS", "MB/s", "mean latency"):
         assert f"Group 2: random 70/30, async qd64: {what}: against numjobs" in report
-    assert "iodepth=64" in (Path(points[-1]["folder"]) / "point.fio").read_text()
-    _check_numbers(points)
+    assert _job(points[-1])["iodepth"] == 64
+    _check_model(points)
 
 
+@on_fake
 def test_snia_pts_purge_precondition_rounds_and_window_matrix(tmp_path: Path):
     out, shown, report = _run(tmp_path, "snia-pts", "--only", "iops-4k-*", "--only", "tp-128k-*",
                               "--scale", "0.005", "--set", "rounds.max=4",
-                              "--set", "rounds.window=3")  # fmt: skip
+                              "--set", "rounds.window=3", *FAKE)  # fmt: skip
     points = shown["points"]
     rounds = sorted({int(p["key"].rsplit("@r", 1)[1]) for p in points})
     assert rounds[0] == 1 and 3 <= rounds[-1] <= 4  # at least one window, at most max
@@ -129,16 +154,22 @@ def test_snia_pts_purge_precondition_rounds_and_window_matrix(tmp_path: Path):
     assert "SNIA steady state: iops-4k-w per round" in report
     assert ("steady state reached in round" in out) or ("NOT steady after 4 round" in out)
     pre = tmp_path / "res" / "runs"
-    assert list(pre.glob("*/precondition/point.fio"))
-    _check_numbers(points)
+    (job,) = pre.glob("*/precondition/point.fake")
+    assert json.loads(job.read_text())["precondition"] == 2  # 2 x capacity
+    _check_model(points)
 
 
-def test_cscs_iops_bandwidth_and_metadata(tmp_path: Path):
+@needs_fio
+@pytest.mark.slow
+def test_cscs_metadata_beside_an_iops_workload(tmp_path: Path):
+    # one grid workload on fio beside the metadata test (the grid's figure forms: the test
+    # engine's, test_seed_figures)
     out, shown, report = _run(tmp_path, "cscs", "--scale", "0.01", "--set", "load.pairs=[[4, 4]]",
-                              "--set", "metadata.threads=[1, 2]")  # fmt: skip
+                              "--set", "metadata.threads=[1, 2]",
+                              "--only", "iops-4k-read")  # fmt: skip
     points = shown["points"]
     keys = [p["key"] for p in points]
-    assert keys[-2:] == ["metadata/t1", "metadata/t2"] and len(points) == 6
+    assert keys == ["iops-4k-read/w4-qd4", "metadata/t1", "metadata/t2"]
     assert "Metadata test: operations per second by threads" in out
     for op in ("File creation", "File stat", "File removal"):
         assert op in out and op in report
@@ -146,9 +177,11 @@ def test_cscs_iops_bandwidth_and_metadata(tmp_path: Path):
     # 50 files per thread (1000 x 0.01, raised to 50) in each of create, stat and delete
     assert [p["total_ios"] for p in meta] == [3 * 50, 3 * 100]
     assert not list((tmp_path / "res" / "scratch" / "metadata").iterdir())  # all removed
-    _check_numbers(points[:4])
+    _check_numbers(points[:1])
 
 
+@needs_fio
+@pytest.mark.slow
 def test_dbi_db_mixed_workload_interference(tmp_path: Path):
     out, shown, report = _run(tmp_path, "dbi-db", "--only", "randread-8k", "--scale", "0.01",
                               "--set", "load.workers=[1]", "--set", "load.devices=[1]",

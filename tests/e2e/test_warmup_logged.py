@@ -1,6 +1,7 @@
-"""AERODISK's warm-up logged and drawn (`timing.log_ramp`): the ramp runs as its own logged fio
+"""AERODISK's warm-up logged and drawn (`timing.log_ramp`): the ramp runs as its own logged
 phase before the measured job, its seconds are drawn shaded, and the point's figures are the
-measured job's alone."""
+measured job's alone. The drawing is the test engine's run (tests/fake_engine.py); fio's own
+two job files and figures are checked on a small real run."""
 
 from __future__ import annotations
 
@@ -14,25 +15,34 @@ from openpyxl import load_workbook
 
 from tests.conftest import main_cli, needs_fio
 from tests.crosscheck import assert_point_matches_fio
+from tests.fake_engine import assert_point_matches_model, model
 
-pytestmark = [needs_fio, pytest.mark.slow]
 
-
-def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
-    results = tmp_path / "res"
-    targets = [a for n in ("lun1.dat", "lun2.dat") for a in ("--target", str(tmp_path / n))]
-    done = main_cli("run", "aerodisk", "--scale", "0.003", "--only", "oltp-4k-rw70", *targets,
-                    "--results", str(results), "--set", "load.pairs=[[2, 4]]")  # fmt: skip
-    assert done.returncode == 0, done.stderr
+def _point(results: Path) -> tuple[str, dict]:
     run_id = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     shown = json.loads(main_cli("show", run_id[0]["id"], "--results", str(results),
                                 "--format", "json").stdout)  # fmt: skip
     (point,) = shown["points"]
+    return run_id[0]["id"], point
+
+
+@needs_fio
+@pytest.mark.slow
+def test_fio_runs_the_warmup_as_its_own_job_and_the_figures_are_the_measured_jobs(tmp_path):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(f"name: warm\ntargets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
+                    "timing: {ramp: 1s, duration: 2s, log_ramp: true}\n"
+                    "load: {pairs: [[2, 4]]}\n"
+                    "workloads: [{name: oltp, pattern: random, bs: 4k, read: 70}]\n")  # fmt: skip
+    results = tmp_path / "res"
+    done = main_cli("run", str(plan), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    _, point = _point(results)
     folder = Path(point["folder"])
     # the measured job: today's job file with no ramp (the warm-up ran just before it)
     measured, warm = (folder / "point.fio").read_text(), (folder / "warmup/point.fio").read_text()
-    assert "ramp_time=0\n" in measured and "runtime=11\n" in measured
-    assert "ramp_time=0\n" in warm and "runtime=3\n" in warm and "steadystate" not in warm
+    assert "ramp_time=0\n" in measured and "runtime=2\n" in measured
+    assert "ramp_time=0\n" in warm and "runtime=1\n" in warm and "steadystate" not in warm
     strip = lambda text: re.sub(r"^(;.*|ramp_time=.*|runtime=.*)$", "", text, flags=re.M)  # noqa: E731
     assert strip(measured) == strip(warm)  # the same load, only the times differ
     # the point's figures are the measured fio.json's alone, not the warm-up's I/O added
@@ -41,6 +51,28 @@ def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
     assert_point_matches_fio(metrics, folder / "fio.json")
     warm_ios = json.loads((folder / "warmup/fio.json").read_text())["jobs"][0]["read"]["total_ios"]
     assert warm_ios > 0
+
+
+@pytest.mark.usefixtures("fake_engine")  # the drawing is the subject: the test engine's run
+def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
+    results = tmp_path / "res"
+    targets = [a for n in ("lun1.dat", "lun2.dat") for a in ("--target", str(tmp_path / n))]
+    done = main_cli("run", "aerodisk", "--scale", "0.003", "--only", "oltp-4k-rw70", *targets,
+                    "--results", str(results), "--set", "load.pairs=[[2, 4]]",
+                    "--set", "engine=fake", "--set", "monitor=false")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run, point = _point(results)
+    run_id = [{"id": run}]
+    folder = Path(point["folder"])
+    # the measured job and the warm-up: the same load, 11 s and 3 s at this scale
+    measured, warm = (
+        json.loads((folder / f).read_text()) for f in ("point.fake", "warmup/point.fake")
+    )
+    assert (measured["seconds"], warm["seconds"]) == (11, 3)
+    assert {**measured, "seconds": 0, "title": ""} == {**warm, "seconds": 0, "title": ""}
+    assert_point_matches_model(point)  # the measured job's figures alone: its 11 s of I/Os
+    per_job = [round(d.iops / measured["jobs"] * 11) for d in model(measured).values()]
+    assert point["total_ios"] == sum(per_job) * measured["jobs"]
     # drawn: the warm-up's seconds before the measured ones, shaded and labelled
     report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
     assert report.count("warm-up, not in the figures") == 1

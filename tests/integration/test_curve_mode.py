@@ -1,7 +1,7 @@
 """The `curve` load mode (vdbench iorate=curve, SPC-1's response-time curve) with real fio on a
 loop device: the grid measures the maximum, the curve runs the same workload rate-limited at
-percentages of it, and the report draws latency against the IOPS achieved, naming every rate
-that was not reached."""
+percentages of it (fio's rate limit: one rate reached, one not). The report's figure, naming
+every rate that was not reached, is drawn from the test engine's run (tests/fake_engine.py)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from arraybench.analysis.validity import flags_of, leaves_headline
 from arraybench.finding_kinds import CURVE, VALIDITY
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
+from tests.fake_engine import PLAN_LINES
 from tests.loopdev import attached, sparse_file
 
-pytestmark = [needs_fio]
-PERCENTS = [10, 50, 100, 400]  # 400 %: four times the maximum, which no device gives
+PERCENTS = [10, 400]  # 400 %: four times the maximum, which no device gives
+FIGURE_PERCENTS = [10, 50, 100, 400]
 
 
 @pytest.fixture
@@ -27,23 +28,23 @@ def loopdev(tmp_path: Path) -> Iterator[str]:
         yield dev
 
 
-def _plan(tmp_path: Path, device: str) -> Path:
+def _plan(tmp_path: Path, device: str, percents: list[int] = PERCENTS, extra: str = "") -> Path:
     path = tmp_path / "curve.yaml"
     path.write_text(
-        "name: curve\n"
+        f"{extra}name: curve\n"
         f"targets:\n  - path: {device}\n"
         "timing: {ramp: 0s, duration: 2s}\n"
         "load: {workers: [1, 2], iodepth: [4]}\n"
-        f"curve: {{percents: {PERCENTS}, tolerance: 10}}\n"
+        f"curve: {{percents: {percents}, tolerance: 10}}\n"
         "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n"
     )
     return path
 
 
+@needs_fio
 def test_curve_runs_each_rate_and_flags_the_one_not_reached(tmp_path: Path, loopdev: str) -> None:
     results = tmp_path / "res"
-    done = main_cli("run", str(_plan(tmp_path, loopdev)), "--results", str(results),
-                    "-o", str(tmp_path / "r.html"))  # fmt: skip
+    done = main_cli("run", str(_plan(tmp_path, loopdev)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     store = Store(results, create=False)
     ((run, _),) = store.list_runs()
@@ -73,6 +74,23 @@ def test_curve_runs_each_rate_and_flags_the_one_not_reached(tmp_path: Path, loop
     job = (Path(run.folder) / "points").glob("*-curve-rr-4k-p10/point.fio")
     assert "rate_iops=" in next(job).read_text()
 
+
+@pytest.mark.usefixtures("fake_engine")  # the figure is the subject: the test engine's run
+def test_the_curve_is_drawn_with_the_rate_not_reached_named(tmp_path: Path) -> None:
+    results = tmp_path / "res"
+    plan = _plan(tmp_path, str(tmp_path / "t.dat"), FIGURE_PERCENTS, PLAN_LINES)
+    plan.write_text(
+        plan.read_text().replace(
+            f"path: {tmp_path / 't.dat'}\n", f"path: {tmp_path / 't.dat'}\n    size: 16m\n"
+        )
+    )
+    done = main_cli("run", str(plan), "--results", str(results), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    found = sorted(CURVE.among(store.findings(run.id)), key=lambda d: d["percent"])
+    # the model saturates at 16 outstanding: 2 x 4 is below, so 100 % is reached, 400 % not
+    assert [d["reached"] for d in found] == [True, True, True, False]
     html = (tmp_path / "r.html").read_text()
     assert "Response-time curve: rr-4k" in html
     name = "ratecurve-response-time-curve-rr-4k"
@@ -89,5 +107,7 @@ def test_curve_runs_each_rate_and_flags_the_one_not_reached(tmp_path: Path, loop
     ws = load_workbook(tmp_path / "r.xlsx")["Figures"]
     cells = [c.value for row in ws.iter_rows() for c in row if c.value is not None]
     assert "Response-time curve: rr-4k" in cells
-    assert any(v == pytest.approx(found[0]["achieved_iops"]) for v in cells if isinstance(v, float))
+    assert any(
+        v == pytest.approx(found[0]["achieved_iops"]) for v in cells if isinstance(v, (int, float))
+    )
     assert ws._charts[0].tagname == "scatterChart" and "not reached" in cells

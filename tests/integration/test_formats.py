@@ -1,11 +1,13 @@
 """Report formats people hand on: Excel, Markdown, HTML with verdicts and provenance, and a
-PDF and PNG printed by headless Chromium offline; from a real small fio run."""
+PDF and PNG printed by headless Chromium offline; from a small run of the test engine
+(tests/fake_engine.py): the formats are the subject, not fio."""
 
 from __future__ import annotations
 
 import math
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,9 +29,10 @@ from arraybench.report.render.xlsxcells import sheet_title
 from arraybench.report.render.xlsxtimelines import MAX_TIMELINE_ROWS, downsample
 from arraybench.store.db import Store
 from tests import pageerrors
-from tests.conftest import main_cli, needs_fio, small_plan
+from tests.conftest import main_cli, small_plan
+from tests.fake_engine import PLAN_LINES, registered
 
-pytestmark = [needs_fio, pytest.mark.xdist_group("formats")]  # module fixtures: one worker
+pytestmark = [pytest.mark.xdist_group("formats")]  # module fixtures: one worker
 
 needs_chromium = pytest.mark.skipif(
     shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
@@ -52,13 +55,19 @@ def _wave(i: int) -> float | None:
     return 50_000 + 20_000 * math.sin(i / 40)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _fake_engine() -> Iterator[None]:
+    with registered():  # for the module's run and for its report (its stored plan names it)
+        yield
+
+
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> ReportModel:
-    """The model of a real run (2 workloads x workers 1, 2: four 1-second points), with the
+    """The model of a run (2 workloads x workers 1, 2: four 1-second points), with the
     parts a small run lacks added: provenance, verdicts, a long timeline and a table."""
     tmp = tmp_path_factory.mktemp("formats")
     results = tmp / "res"
-    done = main_cli("run", str(small_plan(tmp)), "--results", str(results))
+    done = main_cli("run", str(small_plan(tmp, extra=PLAN_LINES)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     store = Store(results, create=False)
     ((run, _),) = store.list_runs()

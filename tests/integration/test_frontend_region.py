@@ -1,20 +1,25 @@
-"""A frontend region that covers the whole (small) target is said in the report's notes."""
+"""A frontend region that covers the whole (small) target is said in the report's notes (the
+plan and the target's size are the subject: the test engine's run, tests/fake_engine.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arraybench.report.assemble import report_for_run
 from arraybench.store.db import Store
-from tests.conftest import main_cli, needs_fio
+from tests.conftest import main_cli
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = [needs_fio]
+pytestmark = [pytest.mark.usefixtures("fake_engine")]
 
 
 def test_a_frontend_region_as_large_as_the_target_is_said(tmp_path: Path) -> None:
     plan = tmp_path / "plan.yaml"
     plan.write_text(
-        "name: fe\ntiming: {ramp: 0s, duration: 1s}\nload: {pairs: [[1, 1]]}\n"
+        f"{PLAN_LINES}name: fe\n"
+        "timing: {ramp: 0s, duration: 1s}\nload: {pairs: [[1, 1]]}\n"
         f"targets: [{{path: {tmp_path / 't.dat'}, size: 4m}}]\nworkloads:\n"
         "  - {name: fe-all, pattern: random, bs: 8k, read: 100, region: frontend}\n"
         "  - {name: fe-part, pattern: random, bs: 8k, read: 100, region: frontend,"

@@ -3,6 +3,7 @@ runs' per-second throughput overlaid in compare; figures in the Markdown report.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -98,8 +99,7 @@ def test_latency_histogram_at_optimal_and_max(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, fig)
     assert 'data-form="histogram"' in html
-    write_report(model, tmp_path / "r.xlsx", "xlsx")
-    texts, numbers = _xlsx_values(tmp_path / "r.xlsx")
+    texts, numbers = _xlsx_values(model, tmp_path)  # writes r.xlsx
     assert fig.title in texts and f"{labels[0]} (% of I/Os)" in texts
     assert any(v == pytest.approx(max(fig.series[0].values)) for v in numbers)  # type: ignore[type-var]
     write_report(model, tmp_path / "r.pdf", "pdf")
@@ -192,12 +192,12 @@ def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-@needs_fio  # fio's json+ bins and its events
+@pytest.mark.usefixtures("fake_engine")  # the Markdown is the subject: the engine's bins
 def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
     tmp_path: Path,
 ) -> None:
     results = tmp_path / "res"
-    run_id = _ladder(tmp_path, results)
+    run_id = _ladder(tmp_path, results, extra=PLAN_LINES)
     out = tmp_path / "out"
     done = main_cli("report", run_id, "--results", str(results), "-o", str(out / "r.md"),
                     "--charts", str(out / "charts"))  # fmt: skip
@@ -207,7 +207,7 @@ def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
     fig = _figure(model, "rr-4k: latency histogram")
     # the figure's numbers as a table: one row per latency bucket, one column per point
     assert "## Figures" in md and "**rr-4k: latency histogram**" in md
-    head = "| latency (fio lat: submission to completion) | " + fig.series[0].label
+    head = "| total latency (fio lat: submission to completion) | " + fig.series[0].label
     assert head in md
     assert f"| {fig.x_ticks[0]} | {format_value(fig.series[0].values[0])} |" in md
     assert "### Maximum recorded" in md  # the seed table (In&Out's maximum recorded)
@@ -219,3 +219,61 @@ def test_markdown_has_the_figures_seed_tables_and_links_to_the_exported_charts(
     # without --charts: no links
     plain = main_cli("report", run_id, "--results", str(results), "-o", str(out / "p.md"))
     assert plain.returncode == 0 and "## Charts" not in (out / "p.md").read_text()
+
+
+def _fio_json_plus(folder: Path, *extra: str) -> Path:
+    folder.mkdir(parents=True)
+    out = folder / "rr.json"
+    subprocess.run(["fio", "--name=rr", f"--filename={folder / 'f.dat'}", "--size=4m",
+                    "--rw=randread", "--bs=4k", "--runtime=1", "--time_based", *extra,
+                    "--output-format=json+", f"--output={out}"], check=True,
+                   capture_output=True)  # fmt: skip
+    return out
+
+
+@needs_fio
+def test_histogram_names_the_latency_its_bins_measure(tmp_path: Path) -> None:
+    # fio without lat_percentiles=1 (the seeds' runs): json+ holds clat's bins only, and the
+    # histogram is of completion latency; arraybench's own runs set it: total latency (lat)
+    source = _fio_json_plus(tmp_path / "src")
+    doc = json.loads(source.read_text())["jobs"][0]["read"]
+    assert "bins" in doc["clat_ns"] and "percentile" not in doc["lat_ns"]
+    results = tmp_path / "res"
+    done = main_cli("import", str(source.parent), "--name", "seedlike", "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    store = Store(results, create=False)
+    (run,) = [r for r, _ in store.list_runs()]
+    model = report_for_run(store, run.id)
+    (fig,) = [f for f in model.figures if f.form == "histogram"]
+    assert fig.x_label == "completion latency (fio clat)"
+    clat = {int(k): int(v) for k, v in doc["clat_ns"]["bins"].items()}
+    want = shares(clat)
+    assert sum(v or 0 for v in fig.series[0].values) == pytest.approx(100)
+    assert max(v or 0 for v in fig.series[0].values) == pytest.approx(max(want))
+    (dist,) = model.distributions
+    html = render_html(model)
+    assert "against completion latency (fio clat)" in html
+    assert f"latency percentiles ({dist.latency})" in html and "clat" in dist.latency
+    texts, _ = _xlsx_values(model, tmp_path)
+    assert "completion latency (fio clat)" in texts
+    write_report(model, tmp_path / "r.md", "md")
+    assert "| completion latency (fio clat) |" in (tmp_path / "r.md").read_text()
+    assert "fio lat" not in html.split('id="histograms"')[1].split("</section>")[0]
+
+
+@needs_fio
+def test_own_run_histogram_is_total_latency_from_lat_bins(tmp_path: Path) -> None:
+    results = tmp_path / "res"
+    run_id = _ladder(tmp_path, results)
+    store = Store(results, create=False)
+    model = report_for_run(store, run_id)
+    fig = _figure(model, "rr-4k: latency histogram")
+    assert fig.x_label == "total latency (fio lat: submission to completion)"
+    point = next(p for p in store.points(run_id) if fig.series[0].label.endswith(p.identity.label))
+    doc = json.loads((Path(point.folder) / "fio.json").read_text())["jobs"]
+    lat: dict[int, int] = {}
+    for job in doc:  # fio's lat_ns bins (lat_percentiles=1 in arraybench's job files)
+        for ns, n in job["read"]["lat_ns"]["bins"].items():
+            lat[int(ns)] = lat.get(int(ns), 0) + n
+    got = [v or 0 for v in fig.series[0].values]
+    assert max(got) == pytest.approx(max(shares(lat)))

@@ -46,6 +46,8 @@ def test_grid_is_devices_by_threads_per_device(archive: Path, tmp_path: Path) ->
     model = report_for_run(store, result.run_id)
     grids = [t for t in model.tables if "devices x" in t.title]
     assert len(grids) == 6 and all(len(t.columns) == 11 for t in grids)  # devices + 10 levels
+    assert all("x threads per device (iodepth 1)" in t.title for t in grids)
+    assert not any("workers per host" in t.title + t.caption for t in grids)
     tput = [
         f for f in model.figures if f.title.endswith("by device count") and "latency" not in f.title
     ]

@@ -229,3 +229,47 @@ def test_compare_marks_each_runs_optimal_and_max_and_names_each_iodepth(tmp_path
     chart = chart[: chart.index("</svg>")]
     # one ring (optimal) and one triangle (max) per run's line, from analysis.curves
     assert chart.count("mark-optimal") == 2 and chart.count("mark-max") == 2
+
+
+@on_fake
+@needs_chromium
+def test_compare_bars_per_setup_at_optimal_and_max(tmp_path: Path) -> None:
+    from arraybench.report.compare import compare, load_scenario
+
+    results = tmp_path / "res"
+    for name in ("ctrl-a", "ctrl-b"):
+        plan = (f"{PLAN_LINES}name: {name}\nscenario: {name}\n"
+                f"targets:\n  - path: {tmp_path}/t.dat\n    size: 32m\n"
+                "timing: {ramp: 0s, duration: 1s}\n"
+                "load: {workers: [1, 2, 4], iodepth: [1]}\n"
+                "workloads:\n  - {name: rr-4k, pattern: random, bs: 4k, read: 100}\n"
+                "  - {name: sw-1m, pattern: sequential, bs: 1m, read: 0}\n")  # fmt: skip
+        (tmp_path / f"{name}.yaml").write_text(plan)
+        done = main_cli("run", str(tmp_path / f"{name}.yaml"), "--results", str(results))
+        assert done.returncode == 0, done.stderr
+    store = Store(results, create=False)
+    runs = sorted(r.id for r, _ in store.list_runs())
+    scenarios = [load_scenario(store, f"{runs[0]}:A"), load_scenario(store, f"{runs[1]}:B")]
+    model = compare(scenarios)
+    bars = [f for f in model.figures if f.group.startswith("Per set-up")]
+    assert [f.title for f in bars] == ["IOPS per set-up: optimal point and maximum",
+                                       "MB/s per set-up: optimal point and maximum"]  # fmt: skip
+    iops = bars[0]
+    assert iops.form == "bars" and iops.x_ticks == ["rr-4k"]
+    assert [s.label for s in iops.series] == ["A · optimal", "B · optimal", "A · max", "B · max"]
+    # the bars are the comparison table's own figures: each set-up's headline
+    for i, s in enumerate(scenarios):
+        curve = [p for p in s.points if p.workload == "rr-4k"]
+        head = s.summary(sorted(curve, key=lambda p: p.workers))
+        assert head.maximum and head.optimal
+        assert iops.series[2 + i].values == [pytest.approx(head.maximum.throughput)]
+        assert iops.series[i].values == [pytest.approx(head.optimal.throughput)]
+    html = render_html(model)
+    _in_html(html, iops)
+    assert "Per set-up: optimal point and maximum" in html
+    texts, numbers = _xlsx_values(model, tmp_path)
+    assert iops.title in texts and "B · max" in " ".join(texts)
+    assert any(v == pytest.approx(iops.series[3].values[0]) for v in numbers)
+    write_report(model, tmp_path / "c.pdf", "pdf")
+    text = printout._pdf_text((tmp_path / "c.pdf").read_bytes())
+    assert "IOPS per set-up: optimal point and maximum" in " ".join(text.split())

@@ -37,6 +37,18 @@ def test_devices_by_parallelism_grid() -> None:
     assert "240 kIOPS @ 104 µs" in html and '<th scope="col">devices</th>' in html
 
 
+def test_grid_of_per_target_workload_names_threads_per_device() -> None:
+    # spread: per_target (or dbi's import): `workers` jobs on each device, not per host
+    pts = [point(10 * d + w, 20_000.0 * d * w, 100.0 + w, devices=d, workers=w)
+           for d in (1, 2) for w in (1, 2)]  # fmt: skip
+    (grid,) = devices_grids(pts, per_target={"randread-8k"})
+    assert grid.title == "randread-8k: devices x threads per device (iodepth 1)"
+    assert grid.caption.endswith("columns: threads per device (iodepth 1)")
+    assert "workers" not in grid.title + grid.caption
+    (shared,) = devices_grids(pts, per_target={"other"})
+    assert shared.title == "randread-8k: devices x workers per host (iodepth 1)"
+
+
 def test_one_device_count_is_no_grid() -> None:
     assert devices_grids([point(1, 1000.0, 100.0, devices=2)]) == []
 

@@ -383,3 +383,57 @@ def test_sample_page_is_well_formed() -> None:
 
 if __name__ == "__main__":
     Path("/tmp/timechart_test.html").write_text(sample_page(), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- labels off each other
+
+
+def _boxes(c: _Checker, *classes: str) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Each label's box as drawn: its x, baseline, anchor and font size (the renderer's own
+    width estimate, 0.58 em per character)."""
+    found = []
+    for a, s in c.texts:
+        if not set(classes) & set(a.get("class", "").split()):
+            continue
+        size = float(a["font-size"])
+        w = len(s) * size * 0.58
+        x, y = float(a["x"]), float(a["y"])
+        x0 = {"start": x, "middle": x - w / 2, "end": x - w}[a.get("text-anchor", "start")]
+        found.append((s, (x0, y - size, x0 + w, y + 3)))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("width", "seconds", "events", "peaks"),
+    [
+        (900, 300, [100, 104], (102, 103)),
+        (520, 300, [100, 104], (102, 103)),
+        # narrow: three events a second apart stack their labels over the right-hand peak
+        (420, 60, [40, 41, 42], (55, 40)),
+    ],
+)
+def test_event_and_peak_labels_never_overlap(
+    width: int, seconds: int, events: list[int], peaks: tuple[int, int]
+) -> None:
+    # close events and two peaks (IOPS, latency) near them, at the top of the plot: every
+    # label the renderer places would land on the same spot
+    t = list(range(seconds))
+    iops = [50_000.0 + (900_000.0 if i == peaks[0] else 0.0) for i in t]
+    lat = [200.0 + (25_000.0 if i == peaks[1] else 0.0) for i in t]
+    names = [f"controller {c} pulled" for c in "ABC"[: len(events)]]
+    svg = time_chart(
+        "labels", t, [TimeSeries("IOPS", iops, "IOPS")],
+        right=[TimeSeries("latency", lat, "µs")],
+        events=[ChartEvent(at, n) for at, n in zip(events, names, strict=True)],
+        shade=(0, 20, "warm-up (left out)"), width=width,
+    )  # fmt: skip
+    c = check(svg)
+    labels = _boxes(c, "label-event", "label-max", "label-shade")
+    drawn = [s for s, _ in labels]
+    assert all(n in drawn for n in names) and "warm-up (left out)" in drawn
+    assert sum(s.startswith("1-s peak") for s in drawn) == 2
+    for i, (a, box_a) in enumerate(labels):
+        for b, box_b in labels[i + 1 :]:
+            overlap = (box_a[0] < box_b[2] and box_b[0] < box_a[2]
+                       and box_a[1] < box_b[3] and box_b[1] < box_a[3])  # fmt: skip
+            assert not overlap, f"{a!r} {box_a} overlaps {b!r} {box_b}"

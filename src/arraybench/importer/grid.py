@@ -18,6 +18,7 @@ from typing import Protocol
 class _Leveled(Protocol):
     workers: int
     devices: int | None
+    labels: dict[str, str]
 
 
 JOB_GROUPS = ("workers", "threads")
@@ -39,4 +40,5 @@ def per_device(cands: Sequence[_Leveled], values: Mapping[str, str], rel: str) -
                 "the levels are total jobs"]  # fmt: skip
     for c in cands:
         c.workers //= devices
+        c.labels["spread"] = "per_target"  # the report names the axis threads per device
     return []

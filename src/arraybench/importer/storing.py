@@ -18,7 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from arraybench import __version__
-from arraybench.analysis.aggregate import PointMetrics, point_metrics
+from arraybench.analysis.aggregate import PointMetrics, job_bins, point_metrics
 from arraybench.engines.fio.results import FioDocument, Measurement
 from arraybench.errors import utf8_safe, utf8_safe_all
 from arraybench.finding_kinds import IMPLAUSIBLE, IMPORT
@@ -61,6 +61,13 @@ def _targets(c: Candidate) -> list[str]:
     return list(dict.fromkeys(f for f in found if f))
 
 
+def _latency_kind(c: Candidate) -> dict[str, str]:
+    """{"latency": "clat"} when fio gave the distribution of completion latency only (no
+    lat_percentiles=1): the report's histograms name their axis by it."""
+    kinds = {d.lat_kind for j in c.jobs for d in (j.read, j.write) if d.ios}
+    return {"latency": "clat"} if kinds == {"clat"} else {}
+
+
 def _record(run_id: str, seq: int, c: Candidate) -> NewPoint:
     workload = Workload(name=c.workload, pattern=c.pattern, bs=c.bs, read=c.read_pct)
     runtime = _runtime_s(c.jobs)
@@ -69,7 +76,8 @@ def _record(run_id: str, seq: int, c: Candidate) -> NewPoint:
                        str(c.source.path.parent.resolve()), c.devices)  # fmt: skip
     record = new_point(place, names_of(workload, c.ioengine, region="backend"), c.jobs, started,
                        finished, runtime, c.doc.fio_version or None)  # fmt: skip
-    labels = json.dumps(c.labels, sort_keys=True) if c.labels else None
+    named = c.labels | _latency_kind(c)
+    labels = json.dumps(named, sort_keys=True) if named else None
     return dataclasses.replace(record, hosts=c.hosts, scenario=c.scenario, labels_json=labels)
 
 
@@ -176,8 +184,14 @@ def store_run(store: Store, run_name: str, points: list[Ready], imported: dict[s
         with store.atomic():
             store.create_run(dataclasses.replace(run, status="complete", finished=now_iso()))
             for r in points:
-                store.add_point(dataclasses.replace(r.record, run_id=run_id), r.metrics,
-                                r.candidate.samples, findings=r.findings)  # fmt: skip
+                point_id = store.add_point(
+                    dataclasses.replace(r.record, run_id=run_id),
+                    r.metrics,
+                    r.candidate.samples,
+                    findings=r.findings,
+                )
+                # json+ bins: the report's latency histograms and percentile charts
+                store.add_report_files(point_id, job_bins(r.candidate.jobs), {})
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         if not had_runs:

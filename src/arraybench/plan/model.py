@@ -67,7 +67,18 @@ from arraybench.plan.workload import Workload as Workload
 
 
 class ReportOptions(Strict):
-    """How the report names its headline figures."""
+    """How the report names its headline figures, and what it says is missing."""
+
+    # AERODISK's report puts the controller's CPU under each time chart: a plan after it
+    # says when none was collected (report/sections/controllercpu.py)
+    controller_cpu: Literal["expected", "optional"] = Field(
+        "optional",
+        description=(
+            "expected: say under each point's time chart when no array controller CPU was "
+            "collected (array_monitor's `cpu`); optional: draw it when collected, say "
+            "nothing otherwise."
+        ),
+    )
 
     headline_includes_flagged: Bool = Field(
         False,

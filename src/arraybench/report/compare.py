@@ -40,6 +40,7 @@ from arraybench.report.sections.headlines import (
 )
 from arraybench.report.sections.overlays import curves_overlay, with_marks, x_axis_title
 from arraybench.report.sections.points import point_row
+from arraybench.report.sections.setupbars import SetupHeadline, setup_bars
 from arraybench.report.sections.spread import LevelFacts, flag_table, level_facts
 from arraybench.store.db import PointRecord, RunRecord, Store
 from arraybench.targets.queue import differences, recorded_queues
@@ -234,6 +235,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     for s in scenarios:
         keys += [k for k in curves[s.label] if k not in keys]
     rows, overlays, notes = [], [], []
+    bars: list[SetupHeadline] = []
     for key in keys:
         having = [s for s in scenarios if key in curves[s.label]]
         missing = [s.label for s in scenarios if key not in curves[s.label]]
@@ -254,6 +256,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         labelled = [(s.label, curves[s.label][key]) for s in having]
         flagged = {s.label: s.flagged for s in having}
         heads = {s.label: s.summary(curves[s.label][key]) for s in having}  # the table's figures
+        bars += [SetupHeadline(key, label, curves[label][key][0].unit, h)
+                 for label, h in heads.items()]  # fmt: skip
         overlay = curves_overlay(key, x_axis_title(labelled), labelled, None, flagged, heads)
         overlays.append(with_marks(overlay))  # each scenario's optimal point and maximum
     if any("noise)" in cell for row in rows for cell in row):
@@ -272,6 +276,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
     model.tables += [t for key in keys if (t := array_table(key, scenarios, curves))]
+    model.figures += setup_bars(bars)
     model.appendix += flags_of_all(scenarios)  # look-ups: after the charts
     model.summary_columns = labels
     model.summary = summary

@@ -71,6 +71,9 @@ class Timeline:
     lat_mean_us: list[float | None]
     kernel: list[float | None] | None = None  # the kernel's view, same unit, if sampled
     array: list[float | None] | None = None  # the array monitor's view (`arraybench attach`)
+    # the array controller's CPU busy % per second (array_monitor's `cpu`): drawn under the
+    # time chart on the same time axis (AERODISK's form)
+    controller_cpu: list[float | None] | None = None
     events: list[tuple[float, str]] = field(default_factory=list)  # (t_s, label)
     gb_written: list[float | None] | None = None  # cumulative GB: drawn as a second chart if set
     findings: list[str] = field(default_factory=list)  # human lines under the charts
@@ -116,6 +119,7 @@ class Distribution:
     series: str
     percentiles: list[str]  # "50", "99.9", "100" (the maximum)
     lines: list[OverlayLine]
+    latency: str = "total latency (fio lat: submission to completion)"  # what the bins measure
 
 
 @dataclass(frozen=True)

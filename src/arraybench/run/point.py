@@ -18,7 +18,7 @@ from arraybench.engines.base import RunSpec
 from arraybench.engines.fio import runner  # the many-host path runs fio (client/server) only
 from arraybench.engines.measurement import FioDocument
 from arraybench.events.records import EventRecord
-from arraybench.finding_kinds import CLIFF, HOSTS, MONITOR, STEADY
+from arraybench.finding_kinds import CLIFF, HOSTS, MONITOR, STEADY, WARMUP
 from arraybench.hosts import HostError
 from arraybench.monitor.point import PointMonitor
 from arraybench.plan.expand import Point, throughput_unit
@@ -133,16 +133,22 @@ def run_point(ctx: RunContext, point: Point) -> None:
     point_id = ctx.store.add_point(record, metrics, samples, host.host, host.cpu, findings)
     keep_for_report(ctx.store, point_id, folder, document.jobs)  # what its report reads
     observer.point_finished(point, metrics, throughput_unit(point.workload))
-    pull_array(ctx, point, samples)
+    pull_array(ctx, point, samples, warmup)
     if pause > 0:
         observer.pausing(point, pause)
         time.sleep(pause)
 
 
-def pull_array(ctx: RunContext, point: Point, samples: Sequence[Sample]) -> None:
-    """The plan's array_monitor asked for this point's window (in its own thread)."""
+def pull_array(
+    ctx: RunContext, point: Point, samples: Sequence[Sample], warmup: Finding | None = None
+) -> None:
+    """The plan's array_monitor asked for this point's window (in its own thread): its logged
+    warm-up too, drawn with the controller's CPU beside it (AERODISK's whole hour)."""
     if ctx.array is not None:
-        for line in ctx.array.point_done(point.key, [s.t for s in samples]):
+        warm = (
+            [int(r[0]) for r in WARMUP.of(warmup)["samples"] if r[0] is not None] if warmup else []
+        )
+        for line in ctx.array.point_done(point.key, [s.t for s in samples] + warm):
             ctx.observer.warning(line)
 
 

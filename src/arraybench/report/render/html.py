@@ -44,6 +44,7 @@ DASH = "–"
 MAX_INLINE_TARGETS = 6
 LADDER_CHART_POINTS = 400
 C_GUIDE = "#9aa0a6"
+C_CPU = "#0f8a6c"  # the array controller's CPU, under the time chart
 
 
 def _e(text: object) -> str:
@@ -325,6 +326,12 @@ def _timeline(t: Timeline) -> str:
     most = LADDER_CHART_POINTS if t.series else 2000  # many ladders: each drawn a little coarser
     charts = time_chart(t.title, t.t_s, series, right=latency, events=events, x_label=t.x_label,
                         max_points=most, neutral_marks=bool(t.series), shade=t.shade)  # fmt: skip
+    if t.controller_cpu is not None:  # under it, on the same time axis (AERODISK's form)
+        cpu = TimeSeries("controller CPU", t.controller_cpu, "%", color=C_CPU, peak_word=None)
+        charts += time_chart(f"{t.title}: array controller CPU", t.t_s, [cpu], events=events,
+                             x_label=t.x_label, height=180, max_points=most,
+                             neutral_marks=bool(t.series), shade=t.shade,
+                             right_axis=has_latency)  # fmt: skip
     if t.gb_written is not None:
         charts += gb_chart(f"{t.title}: against data written", t.gb_written, [throughput],
                            events=events, t_s=t.t_s)  # fmt: skip
@@ -416,7 +423,8 @@ def _distribution(d: Distribution) -> str:
         for i, line in enumerate(d.lines)
     ]  # fmt: skip
     names = [f"p{p}" if p != "100" else "max" for p in d.percentiles]
-    chart = xy_chart(f"{d.series}: latency percentiles", x, lines, x_label="percentile",
+    title = f"{d.series}: latency percentiles ({d.latency})"
+    chart = xy_chart(title, x, lines, x_label="percentile",
                      x_axis=_category_axis(names), mark_max=False, x_names=names,
                      log_y=True)  # fmt: skip
     return f'<details class="series dist"><summary>{_e(d.series)}</summary>{chart}</details>'

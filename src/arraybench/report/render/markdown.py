@@ -217,6 +217,10 @@ def _timeline(t: Timeline) -> str:
             f"{format_value(max(finite))}"
         )
     lines = [f"- **{escape(t.title)}**: {escape(span)}"]
+    cpu = [v for v in t.controller_cpu or [] if v is not None]
+    if cpu:  # the chart under it in HTML and PDF: its figures here
+        lines.append(f"  - array controller CPU: mean {format_value(sum(cpu) / len(cpu))} %, "
+                     f"max {format_value(max(cpu))} % ({len(cpu)} s)")  # fmt: skip
     lines += [f"  - {escape(label)} at {format_value(at)} s" for at, label in t.events]
     lines += [f"  - {escape(line)}" for line in t.findings]
     return "\n".join(lines)

@@ -127,6 +127,8 @@ def _axis_title(unit: str) -> str:
         return f"latency ({unit})"
     if unit in THROUGHPUT_UNITS:
         return f"throughput ({unit})"
+    if unit == "%":  # the one time series in %: the array controller's CPU
+        return "CPU busy (%)"
     return unit
 
 

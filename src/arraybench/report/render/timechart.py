@@ -89,6 +89,7 @@ def xy_chart(
     log_y: bool = False,
     neutral_marks: bool = False,
     shade: tuple[float, float, str] | None = None,
+    right_axis: bool = False,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
     `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`.
@@ -114,7 +115,15 @@ def xy_chart(
     mark_pts = [(mx, s) for mx, s in marks if math.isfinite(mx)]
     lo, hi = _x_range(xs, mark_pts)
     p, axis, y1, y2 = _plot(
-        left_p, right_p, log_y, (lo, hi), x_axis, x_label, (width, height), (left, top)
+        left_p,
+        right_p,
+        log_y,
+        (lo, hi),
+        x_axis,
+        x_label,
+        (width, height),
+        (left, top),
+        right_axis,  # room for a right axis it lacks: its x axis as a chart's above it
     )
     body = _axes(p, axis, (y1, y2), (left_p, right_p), (left_unit, right_unit), height)
     taken = _Taken([])
@@ -183,6 +192,7 @@ def _plot(
     x_label: str,
     size: tuple[int, int],
     corner: tuple[float, float],
+    right_axis: bool = False,
 ) -> tuple[_Plot, XAxis, list[float], list[float] | None]:
     """The plot area and its scales: y ticks of the first side drawn (decades with `log_y`),
     the right axis' ticks on the same grid lines, the x axis snapped to a tick at either end."""
@@ -191,7 +201,7 @@ def _plot(
     primary, secondary = sides[0], sides[1] if len(sides) > 1 else None
     y1 = _log_ticks(*_range(primary)) if log_y else _y_ticks(*_range(primary))
     y2 = _y_ticks(*_range(secondary), count=len(y1) - 1) if secondary else None
-    plot_right = width - (66.0 if y2 else 24.0)
+    plot_right = width - (66.0 if y2 or right_axis else 24.0)
     target = max(2, int((plot_right - left) // 95))
     lo, hi = _snap(*x_range, x_axis(*x_range, target, x_label))
     axis = x_axis(lo, hi, target, x_label)
@@ -254,6 +264,7 @@ def time_chart(
     mark_max: bool = True,
     neutral_marks: bool = False,
     shade: tuple[float, float, str] | None = None,
+    right_axis: bool = False,
 ) -> str:
     """Series against seconds since the start (x ticks in s, min or h as the run gets longer;
     a title ending in "(s)" follows), events as labelled vertical lines (grey with
@@ -272,6 +283,7 @@ def time_chart(
         mark_max=mark_max,
         neutral_marks=neutral_marks,
         shade=shade,
+        right_axis=right_axis,
     )
 
 

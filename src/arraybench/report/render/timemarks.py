@@ -175,14 +175,32 @@ def _peak_mark(p: _Plot, s: _Prepared, side: int, taken: _Taken) -> list[str]:
         (x + 6, y - 24, "start"),
         (x - 6, y - 24, "end"),
     ]
+    cands += _farther(p, x, y, size)
     boxes = [_label_box(cx, cy, w, size, a) for cx, cy, a in cands]
     fits = [i for i, b in enumerate(boxes) if p.inside(b)] or list(range(len(cands)))
     best = next((i for i in fits if taken.free(boxes[i])), fits[0])
     taken.boxes.append(boxes[best])
-    return [
-        _circle(x, y, 3, "#fff", s.color, 1.6, f"mark-max {s.cls}"),
-        _halo_label(cands[best], text, s.color, f"label-max {s.cls}", size),
-    ]
+    out = [_circle(x, y, 3, "#fff", s.color, 1.6, f"mark-max {s.cls}")]
+    cy = cands[best][1]
+    if abs(cy - y) > 30:  # moved off its point (other labels there): a thin line back to it
+        box = boxes[best]
+        end_y = box[3] if box[3] < y else box[1]
+        lx = min(max(x, box[0]), box[2])
+        out.append(
+            f'<line class="leader {s.cls}" x1="{_f(x)}" y1="{_f(y)}" x2="{_f(lx)}" '
+            f'y2="{_f(end_y)}" stroke="{s.color}" stroke-width="0.8"/>'
+        )
+    return [*out, _halo_label(cands[best], text, s.color, f"label-max {s.cls}", size)]
+
+
+def _farther(p: _Plot, x: float, y: float, size: float) -> list[tuple[float, float, str]]:
+    """Where a peak's label goes when every place beside its point is taken (event labels
+    stacked over it, another series' peak): rows down the plot, then up, each centred on the
+    point or to either side of it; the first free one that fits is drawn, with a leader."""
+    step = size + 4
+    rows = [y + 18 + k * step for k in range(1, 14)] + [y - 26 - k * step for k in range(1, 14)]
+    return [(cx, cy, a) for cy in rows if p.top + size <= cy <= p.bottom
+            for cx, a in ((x, "middle"), (x + 8, "start"), (x - 8, "end"))]  # fmt: skip
 
 
 # ---------------------------------------------------------------- legend

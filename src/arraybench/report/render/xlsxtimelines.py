@@ -17,6 +17,7 @@ from arraybench.report.render.xlsxcells import HEADING, MUTED, NUM_FORMAT, _get,
 from arraybench.report.render.xlsxcharts import _scatter
 
 MAX_TIMELINE_ROWS = 2000
+CPU_COLUMN = "controller CPU (%)"
 
 
 TIMELINE_CHART_ROWS = 17
@@ -92,7 +93,9 @@ def _timeline_columns(t: Timeline) -> list[tuple[str, Sequence[float | None]]]:
         columns.append((f"kernel ({unit})", t.kernel))
     if t.array is not None:
         columns.append((f"array ({unit})", t.array))
-    if t.gb_written is not None:
+    if t.controller_cpu is not None:
+        columns.append((CPU_COLUMN, t.controller_cpu))
+    if t.gb_written is not None:  # last: its chart's x (ref(width - 1))
         columns.append(("GB written", t.gb_written))
     return columns
 
@@ -138,9 +141,16 @@ def _timeline_charts(
                  markers=few),
         anchor,
     )  # fmt: skip
+    col = chart_col + 18
+    if t.controller_cpu is not None:  # beside the throughput and latency, same x (seconds)
+        cpu = [(CPU_COLUMN, ref(width - 1 - (t.gb_written is not None)))]
+        chart = _scatter(f"{t.title}: array controller CPU", t.x_label, CPU_COLUMN, x_ref, cpu,
+                         markers=few)  # fmt: skip
+        ws.add_chart(chart, f"{get_column_letter(col)}{chart_row}")
+        col += 9
     if t.gb_written is not None:
         gb_ref = ref(width - 1)
-        anchor = f"{get_column_letter(chart_col + 18)}{chart_row}"
+        anchor = f"{get_column_letter(col)}{chart_row}"
         series = [(f"throughput ({unit})", ref(1))]
         ws.add_chart(
             _scatter(f"{t.title}: against data written", "GB written", f"throughput ({unit})",
@@ -151,7 +161,7 @@ def _timeline_charts(
 
 def _timeline_width(t: Timeline) -> int:
     """Columns a timeline block takes: its data, events, findings and one blank."""
-    data = 3 + (t.kernel is not None) + (t.gb_written is not None)
+    data = len(_timeline_columns(t))
     return data + 1 + (2 if t.events else 0) + (1 if t.findings else 0) + 1
 
 

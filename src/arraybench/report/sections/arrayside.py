@@ -161,10 +161,15 @@ def array_view(store: Store, run_id: str, points: list[PointRecord]) -> ArrayVie
 def array_seconds(store: Store, run_id: str, mbps: bool) -> dict[int, float]:
     """The attached series per Unix second (mean of its samples in that second), in IOPS or
     MB/s as the point is measured; empty when nothing (or not that value) is attached."""
+    return field_seconds(store, run_id, "mbps" if mbps else "iops")
+
+
+def field_seconds(store: Store, run_id: str, field: str) -> dict[int, float]:
+    """One value of the attached series (`iops`, `mbps`, `latency_us`, `cpu_pct`) per Unix
+    second, the mean of its samples in that second; empty when it was not collected."""
     series = latest_series(store, run_id)
     if series is None:
         return {}
-    field = "mbps" if mbps else "iops"
     buckets: dict[int, list[float]] = {}
     for sample in stored_samples(series["samples"]):
         if field in sample.values:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from arraybench.engines.fio.parse import percentile_from_bins
 from arraybench.report.build import series_of
 from arraybench.report.model import Distribution, OverlayLine, ReportModel
+from arraybench.report.sections.histograms import latency_label
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import PointRecord
 
@@ -48,12 +49,14 @@ def distributions(
 ) -> list[Distribution]:
     charts = []
     for name, pts in list(series_of(points).items())[:MAX_SERIES]:
-        lines = []
+        lines, drawn = [], []
         for p in _spread(pts):
             bins = latency_bins(p)
             if bins:
                 level = p.identity.label
                 lines.append(OverlayLine(level, [], [], percentiles_us(bins)))
+                drawn.append(p)
         if lines:
-            charts.append(Distribution(name, [f"{p:g}" for p in PERCENTILES], lines))
+            charts.append(Distribution(name, [f"{p:g}" for p in PERCENTILES], lines,
+                                       latency_label(drawn)))  # fmt: skip
     return charts

@@ -24,7 +24,21 @@ from arraybench.report.sections.inputs import RunInputs
 MAX_SERIES = 20  # a store made before the bins were stored reads two fio.json files each
 UNIT = "% of I/Os"
 GROUP = "Latency histograms"
-X_LABEL = "latency (fio lat: submission to completion)"
+# the bins are fio's `lat` (submission to completion: arraybench's job files set
+# lat_percentiles=1, engines/fio/parse.py takes lat's bins then) or, for results imported from
+# runs without it, `clat` (completion latency, the seeds' figure): the label names which
+X_LABEL = "total latency (fio lat: submission to completion)"
+CLAT_LABEL = "completion latency (fio clat)"
+
+
+def latency_label(points: list[PointRecord]) -> str:
+    """The axis name of these points' bins: completion latency when every one of them is an
+    import whose fio reported clat's distribution only (importer/storing.py labels them)."""
+    if points and all(p.labels.get("latency") == "clat" for p in points):
+        return CLAT_LABEL
+    return X_LABEL
+
+
 # bucket edges in ns: 1, 2, 5 per decade from 1 µs to 100 s
 EDGES = [m * 10**e for e in range(3, 11) for m in (1, 2, 5)] + [10**11]
 
@@ -105,7 +119,7 @@ def histogram_figures(
         series = [FigureSeries(label, list[float | None](v[lo:hi])) for label, v in bars]
         what = "its one load level" if len(pts) == 1 else "the optimal point and the maximum"
         figures.append(Figure(
-            "histogram", f"{name}: latency histogram", X_LABEL, UNIT,
+            "histogram", f"{name}: latency histogram", latency_label(chosen), UNIT,
             labels[lo:hi], series, group=GROUP,
             caption=f"share of the I/Os per latency bucket (all jobs and directions, fio's "
                     f"json+ bins merged) at {what}",

@@ -5,9 +5,10 @@ with its latency and the minimum latency (HUS VM: "147,000 IOPS at 1.7 ms (8 KiB
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from arraybench.analysis.headline import Headline
+from arraybench.plan.expand import effective_load
 from arraybench.report.build import level_axis, mix_sort_key, order_points, series_of
 from arraybench.report.model import ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
@@ -29,9 +30,28 @@ def _level(p: PointRecord, x_label: str) -> str:
     return f"{p.workers}x{p.iodepth}"
 
 
-def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
+def per_target_workloads(run: RunInputs) -> set[str]:
+    """Workloads whose `workers` count jobs on EACH device: a plan's `spread: per_target`, or an
+    import whose jobs were divided by the device count the file name gives (importer/grid.py)."""
+    names = {p.workload for p in run.once if p.labels.get("spread") == "per_target"}
+    if run.plan is not None:
+        names |= {w.name for w in run.plan.workloads
+                  if effective_load(run.plan.load, w.load).spread == "per_target"}  # fmt: skip
+    return names
+
+
+def _grid_axis(x_label: str, per_target: bool) -> str:
+    """`workers per host (iodepth 1)` -> `threads per device (iodepth 1)` where the workers
+    are per device: the columns are what each device was given, not the host's total."""
+    if per_target and x_label.startswith("workers per host"):
+        return "threads per device" + x_label[len("workers per host") :]
+    return x_label
+
+
+def devices_grids(points: list[PointRecord], per_target: Collection[str] = ()) -> list[ReportTable]:
     """Per workload measured (or imported) at several device counts: one row per device count,
-    one column per load level, each cell throughput @ mean latency."""
+    one column per load level, each cell throughput @ mean latency. `per_target`: the workloads
+    whose levels are threads per device (per_target_workloads)."""
     by_workload: OrderedDict[str, list[PointRecord]] = OrderedDict()
     for p in sorted(points, key=lambda p: p.seq):
         if p.devices:
@@ -42,6 +62,7 @@ def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
         if len(counts) < 2:
             continue
         x_label, _, _ = level_axis(order_points(pts))
+        axis = _grid_axis(x_label, workload in per_target)
         levels: list[str] = []
         cells: dict[tuple[int, str], PointRecord] = {}
         for p in order_points(pts):
@@ -54,8 +75,8 @@ def devices_grids(points: list[PointRecord]) -> list[ReportTable]:
             for n in counts
         ]
         tables.append(ReportTable(
-            f"{workload}: devices x {x_label}", ["devices", *levels], rows,
-            f"throughput @ mean latency; rows: number of devices, columns: {x_label}",
+            f"{workload}: devices x {axis}", ["devices", *levels], rows,
+            f"throughput @ mean latency; rows: number of devices, columns: {axis}",
         ))  # fmt: skip
     return tables
 
@@ -118,4 +139,6 @@ def _where(p: PointRecord) -> str:
 def section(model: ReportModel, run: RunInputs) -> None:
     """The maximum recorded per mix (SNIA rounds: each test's window mean) and dbi's grids."""
     recorded = window_means(run.points, run.findings)
-    model.tables += maximum_recorded(run.once, run.headlines, recorded) + devices_grids(run.once)
+    model.tables += maximum_recorded(run.once, run.headlines, recorded) + devices_grids(
+        run.once, per_target_workloads(run)
+    )

@@ -19,7 +19,8 @@ from arraybench.finding_kinds import (
 )
 from arraybench.report.build import series_name
 from arraybench.report.model import ReportModel, Timeline
-from arraybench.report.sections.arrayside import array_seconds
+from arraybench.report.sections.arrayside import array_seconds, field_seconds
+from arraybench.report.sections.controllercpu import say_missing, with_cpu
 from arraybench.report.sections.failures import recovery_column, recovery_text
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.report.sections.warmup import with_warmup
@@ -186,7 +187,11 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
         findings=lines,
         x_label=x_label,
     )
-    return with_warmup(timeline, findings, samples[0].t, t0) if samples else timeline
+    if not samples:
+        return timeline
+    drawn = with_warmup(timeline, findings, samples[0].t, t0)
+    zero = samples[0].t - drawn.t_s[-len(samples)]  # Unix time of t = 0 (warm-up or not)
+    return with_cpu(drawn, field_seconds(store, point.run_id, "cpu_pct"), zero)
 
 
 def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timeline | None:
@@ -223,12 +228,14 @@ def series_timeline(store: Store, name: str, points: list[PointRecord]) -> Timel
             arr.append(array.get(sample.t))
     if len([v for v in thr if v is not None]) < 2:
         return None
-    return Timeline(
+    timeline = Timeline(
         title=f"{name}: every level over time", t_s=t_s, throughput_unit=points[0].unit,
         throughput=thr, lat_mean_us=lat, events=events, series=name,
         array=arr if any(v is not None for v in arr) else None,
         x_label="seconds since the series' first logged second (each level after its ramp) (s)",
     )  # fmt: skip
+    cpu = field_seconds(store, points[0].run_id, "cpu_pct")
+    return with_cpu(timeline, cpu, float(t0)) if t0 is not None else timeline
 
 
 def _weighted_lat(s: Any) -> float | None:
@@ -290,4 +297,6 @@ def untimed_section(model: ReportModel, run: RunInputs) -> None:
 
 def section(model: ReportModel, run: RunInputs) -> None:
     """Single points' 1-second timelines, after the rounds' and the test kinds'."""
-    model.timelines += timelines(run.store, run.run.id, run.once)
+    drawn = timelines(run.store, run.run.id, run.once)
+    expected = run.plan is not None and run.plan.report.controller_cpu == "expected"
+    model.timelines += say_missing(drawn) if expected else drawn

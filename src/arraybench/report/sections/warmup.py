@@ -48,6 +48,7 @@ def with_warmup(t: Timeline, findings: list[Finding], first_t: float, t0: float)
         kernel=None if t.kernel is None else pad + [None] * len(gap) + t.kernel,
         array=None if t.array is None else pad + [None] * len(gap) + t.array,
         gb_written=None if t.gb_written is None else pad + [None] * len(gap) + t.gb_written,
+        controller_cpu=None,  # read again for the whole span (timelines.py with_cpu)
         guides=[(label, pad + [None] * len(gap) + v) for label, v in t.guides],
         events=[(at + shift, label) for at, label in t.events],
         x_label="seconds since the warm-up started (s)",
@@ -68,6 +69,7 @@ def measured_only(t: Timeline) -> Timeline:
         t_s=[t.t_s[i] for i in keep],
         throughput=[t.throughput[i] for i in keep],
         lat_mean_us=[t.lat_mean_us[i] for i in keep],
+        controller_cpu=None if t.controller_cpu is None else [t.controller_cpu[i] for i in keep],
         findings=[
             f"warm-up: {warm} s logged before these samples, not in the figures",
             *t.findings,
