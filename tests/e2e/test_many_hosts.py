@@ -43,7 +43,8 @@ def _plan(tmp_path: Path, hosts: TestHosts, extra: str = "") -> Path:
         "load: {workers: [1], iodepth: [1]}\n"
         f"{extra}"
         "workloads:\n"
-        "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync, rate_iops: 3000}\n"
+        "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync, rate_iops: 3000,\n"
+        "     pause_after: 1s}\n"
     )
     path = tmp_path / "plan.yaml"
     path.write_text(text)
@@ -75,6 +76,7 @@ def test_scaling_campaign_on_three_hosts(tmp_path: Path, hosts: TestHosts):
     points = shown["points"]
     assert [p["key"] for p in points] == ["rr/w1-qd1-h1", "rr/w1-qd1-h2", "rr/w1-qd1-h3"]
     assert [p["hosts"] for p in points] == [1, 2, 3] and not any(p["partial"] for p in points)
+    assert [p["pause_s"] for p in points] == [1.0, 1.0, 1.0]  # the plan's pause, on hosts too
     for point in points[1:]:
         assert point["start_spread_ms"] is not None and point["start_spread_ms"] < 1000
     # one job file per host, on the host's own target, gated to one start instant

@@ -53,7 +53,11 @@ def test_a_campaign_runs_on_the_fake_engine_end_to_end(tmp_path: Path) -> None:
     assert {p["fio_version"] for p in points} == {VERSION}
     report = main_cli("report", "latest", "--results", results, "-o", str(tmp_path / "rep.html"))
     assert report.returncode == 0, report.stderr
-    assert "rand-8k-rw70" in (tmp_path / "rep.html").read_text()
+    html = (tmp_path / "rep.html").read_text()
+    assert "rand-8k-rw70" in html
+    # the engine's own job file reaches the report's appendix (stored with the point)
+    first = json.loads((Path(points[0]["folder"]) / "point.fake").read_text())
+    assert f"{first['bs']}" in html and "Job files (" in html and "Job files (0)" not in html
 
 
 def test_an_unknown_engine_is_one_located_line_naming_the_known_ones(tmp_path: Path) -> None:

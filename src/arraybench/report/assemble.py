@@ -4,6 +4,7 @@ its order."""
 
 from __future__ import annotations
 
+from arraybench.report.gcpause import gc_paused
 from arraybench.report.model import ReportModel
 from arraybench.report.sections.headlines import curve_levels, includes_flagged, run_headlines
 from arraybench.report.sections.inputs import RunInputs, run_plan
@@ -28,8 +29,9 @@ def run_inputs(store: Store, run_id: str) -> RunInputs:
 
 def report_for_run(store: Store, run_id: str) -> ReportModel:
     """Everything stored about a run, as the report's view-model."""
-    inputs = run_inputs(store, run_id)
-    model = new_model(inputs.run, inputs.once, store.job_files(run_id))
-    for section in SECTIONS:
-        section(model, inputs)
+    with gc_paused():  # a big run's millions of points and cells: see report/gcpause.py
+        inputs = run_inputs(store, run_id)
+        model = new_model(inputs.run, inputs.once, store.job_files(run_id))
+        for section in SECTIONS:
+            section(model, inputs)
     return model

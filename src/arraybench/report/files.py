@@ -59,6 +59,6 @@ def write_files(
         from arraybench.report.render.chartexport import write_charts
         from arraybench.report.render.html import render_html
 
-        written = write_charts(render_html(model), Path(charts))
+        written = write_charts(render_html(model, every_chart=True), Path(charts))  # all
         count = sum(1 for p in written if p.suffix == ".svg")
         terminal.print_line(f"charts: {count} as SVG and PNG in {Path(charts).resolve()}")

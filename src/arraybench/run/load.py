@@ -40,7 +40,6 @@ class LoadResult:
     partial: int | None = None
     failed_hosts: str | None = None
     start_spread_ms: float | None = None
-    pauses: bool = True  # False: no pause after it (a many-host point never had one)
     failure: str | None = None  # a failed part (a host): the point is stored as partial
     bins_in_jobs: bool = True  # the jobs hold the latency bins the report keeps (False: the
     # report's are read from the folder's fio.json, `run/reportable.py`)

@@ -34,10 +34,11 @@ def fio_json_bins(folder: Path) -> dict[int, int] | None:
     return job_bins(doc.jobs)
 
 
-def job_file_texts(folder: Path) -> dict[str, str]:
-    """File name -> text of the point's job files: `point.fio`, then each host's, by name."""
+def job_file_texts(folder: Path, job_name: str = JOB_FILE) -> dict[str, str]:
+    """File name -> text of the point's job files: its engine's (`job_name`, fio's
+    `point.fio` in every store made before engines had names), then each host's, by name."""
     files: dict[str, str] = {}
-    path = folder / JOB_FILE
+    path = folder / job_name
     if path.exists():
         files[path.name] = path.read_text(errors="replace")
     for host_file in sorted(folder.glob("point-*.fio")):  # many hosts
@@ -46,9 +47,13 @@ def job_file_texts(folder: Path) -> dict[str, str]:
 
 
 def keep_for_report(
-    store: Store, point_id: int, folder: Path, jobs: Sequence[Measurement] | None = None
+    store: Store,
+    point_id: int,
+    folder: Path,
+    jobs: Sequence[Measurement] | None = None,
+    job_name: str = JOB_FILE,
 ) -> None:
     """Store the point's bins (from `jobs`, the final document's, when the caller has them
-    parsed; else read from its fio.json) and its job files."""
+    parsed; else read from its fio.json) and its job files (`job_name`: the engine's)."""
     bins = job_bins(jobs) if jobs is not None else fio_json_bins(folder)
-    store.add_report_files(point_id, bins, job_file_texts(folder))
+    store.add_report_files(point_id, bins, job_file_texts(folder, job_name))

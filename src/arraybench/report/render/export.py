@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.report.gcpause import gc_paused
 from arraybench.report.model import PointRow, ReportModel
 from arraybench.report.render.escape import for_spreadsheet
 
@@ -51,6 +52,11 @@ def _fallback(p: PointRow) -> dict[str, str | int | float | None]:
 
 def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
     """Write `model` to `path` as `fmt`; PDF and PNG are printed from the HTML by Chromium."""
+    with gc_paused():  # a big run's millions of parts: see report/gcpause.py
+        return _write(model, path, fmt)
+
+
+def _write(model: ReportModel, path: Path, fmt: str) -> Path:
     # the renderers load when a report is written: `show` and `runs` need only FORMATS
     from arraybench.report.render.html import render_html
     from arraybench.report.render.markdown import render_markdown

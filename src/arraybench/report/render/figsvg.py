@@ -7,6 +7,7 @@ and heat maps are drawn here in the same style. `figures_html` is the report's s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 
 from arraybench.report.model import Figure
@@ -194,9 +195,14 @@ def figure_svg(fig: Figure) -> str:
     return lines_svg(fig)
 
 
-def figures_html(figures: list[Figure], anchor: str = "seedfigures", title: str = "Figures") -> str:
+def figures_html(
+    figures: list[Figure],
+    anchor: str = "seedfigures",
+    title: str = "Figures",
+    lazy: Callable[[Figure], str | None] | None = None,
+) -> str:
     """A section of figures (the seed figures; the latency histograms), under their group
-    headings."""
+    headings. `lazy` gives a figure the page draws instead (a big run's heat maps), or None."""
     if not figures:
         return ""
     parts, group = [], None
@@ -206,5 +212,8 @@ def figures_html(figures: list[Figure], anchor: str = "seedfigures", title: str 
             if (group or "Figures") != title:  # not the section's own heading again
                 parts.append(f"<h3>{escape(group or 'Figures')}</h3>")
         caption = f'<p class="caption">{escape(fig.caption)}</p>' if fig.caption else ""
+        if held := lazy and lazy(fig):
+            parts.append(held + caption)
+            continue
         parts.append(f'<figure class="panel">{figure_svg(fig)}{caption}</figure>')
     return f'<section id="{anchor}"><h2>{escape(title)}</h2>' + "".join(parts) + "</section>"

@@ -74,7 +74,7 @@ def charts_markdown(model: ReportModel, base: Path | None, escape: Escape) -> st
     (the Markdown file's folder); empty without `--charts`."""
     if not model.chart_dir:
         return ""
-    _, charts = name_charts(render_html(model))
+    _, charts = name_charts(render_html(model, every_chart=True))
     if not charts:
         return ""
     folder = Path(model.chart_dir)

@@ -86,7 +86,6 @@ class HostsExecutor:
             partial=int(bool(ran.failed)),
             failed_hosts=",".join(ran.failed),
             start_spread_ms=ran.spread_ms,
-            pauses=False,
             failure=failure,
             bins_in_jobs=False,
         )

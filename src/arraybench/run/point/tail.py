@@ -92,12 +92,12 @@ def store_point(
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
                           max_start_spread_ms=result.max_start_spread_ms)  # fmt: skip
     findings += [flags] if flags else []
-    pause = pause_seconds(ctx, point, metrics, findings) if result.pauses else 0.0
+    pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
                      kernel_mbps=seen.kernel_mbps, cpu_busy_pct=seen.cpu_busy_pct)  # fmt: skip
     point_id = ctx.store.add_point(record, metrics, result.samples, seen.host, seen.cpu, findings)
     bins = result.jobs if result.bins_in_jobs else None
-    keep_for_report(ctx.store, point_id, folder, bins)  # what its report reads
+    keep_for_report(ctx.store, point_id, folder, bins, ctx.engine.job_name)  # report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
     for line in sidecars.lines():
         (ctx.observer.warning if line.warning else ctx.observer.note)(line.text)
