@@ -8,6 +8,7 @@ import re
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,10 @@ def test_process_facts_of_this_process() -> None:
     assert parent_of(gone) is None and start_ticks(gone) is None and cwd_of(gone) is None
     with subprocess.Popen(["sleep", "30"]) as child:
         try:
+            # between fork and exec the child is still this Python: wait for its exec
+            deadline = time.monotonic() + 10
+            while command_bytes(child.pid) != b"sleep\x0030" and time.monotonic() < deadline:
+                time.sleep(0.01)
             assert child.pid in matching(lambda name: name == "sleep")
             assert command_bytes(child.pid) == b"sleep\x0030"
             assert cwd_of(child.pid) == Path.cwd().resolve()
