@@ -7,6 +7,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +17,15 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent / "data"
+
+# A suite started in the background of a shell without job control inherits SIGINT and
+# SIGQUIT ignored, and so would every arraybench and fio it starts (an ignored signal stays
+# ignored through exec): the Ctrl-C tests would then test nothing. Python's own handler here
+# makes every child start with the default again, however the suite was launched.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
