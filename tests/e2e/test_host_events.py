@@ -291,9 +291,14 @@ def test_signal_netem_and_run_on_a_host_over_ssh(lab: Lab, tmp_path: Path) -> No
         freeze = HostSignal(remote, SignalAction(load=True))
         assert freeze.apply().startswith("SIGSTOP sent to 1 process(es)")
         [stopped] = freeze._stopped
-        assert Path(f"/proc/{stopped}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T"
+
+        def state() -> str:
+            return Path(f"/proc/{stopped}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+        # a job inside an I/O (state D) stops when that I/O ends, so the stop is awaited
+        assert wait_until(lambda: state() == "T", 5), state()
         assert "SIGCONT" in freeze.revert()
-        assert Path(f"/proc/{stopped}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T"
+        assert wait_until(lambda: state() != "T", 5), state()
         action = NetemAction(interface="eth0", delay=0.002)
         netem = HostNetem(remote, action, NetemInjector(action).netem_args())
         try:
