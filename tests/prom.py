@@ -23,6 +23,22 @@ def free_port() -> int:
 
 
 @contextmanager
+def node_exporter(*collector: str) -> Iterator[str]:
+    """A real prometheus-node-exporter with only the collector options given (its defaults
+    off), on a free loopback port; yields its `host:port`."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["prometheus-node-exporter", "--collector.disable-defaults", *collector,
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@contextmanager
 def prometheus(tmp_path: Path, targets: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A real Prometheus scraping every second what `targets` (file_sd) names."""
     port = free_port()

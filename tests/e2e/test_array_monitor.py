@@ -5,13 +5,12 @@ some of them garbage."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from arraybench.store.db import Store
 from arraybench.units import format_latency
 from tests.conftest import needs_fio, small_plan
 from tests.loopdev import attached, sparse_file
-from tests.prom import free_port, prometheus, query_range
+from tests.prom import node_exporter, prometheus, query_range
 
 pytestmark = needs_fio
 needs_prometheus = pytest.mark.skipif(
@@ -33,21 +32,11 @@ needs_prometheus = pytest.mark.skipif(
 )
 
 
-@contextmanager
-def node_exporter() -> Iterator[str]:
+def disk_exporter() -> contextlib.AbstractContextManager[str]:
     """node-exporter with only its diskstats collector (the query picks `device`)."""
-    port = free_port()
-    proc = subprocess.Popen(
-        ["prometheus-node-exporter", "--collector.disable-defaults", "--collector.diskstats",
-         # its default excludes loop devices; include= cannot replace it in version 1.5
-         "--collector.diskstats.device-exclude=^(ram|fd)[0-9]+$",
-         f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    # its default excludes loop devices; include= cannot replace it in version 1.5
+    return node_exporter("--collector.diskstats",
+                         "--collector.diskstats.device-exclude=^(ram|fd)[0-9]+$")  # fmt: skip
 
 
 def monitor_plan(tmp_path: Path, target: str, url: str, duration: int = 12) -> Path:
@@ -84,7 +73,7 @@ def scraped(base: str, query: str, samples: int) -> None:
 @needs_prometheus
 def test_node_exporter_as_the_array_agrees_with_fio(tmp_path: Path) -> None:
     backing = sparse_file(tmp_path / "loop.img", 64 << 20)
-    with attached(backing, "--direct-io=on") as dev, node_exporter() as exporter:
+    with attached(backing, "--direct-io=on") as dev, disk_exporter() as exporter:
         targets = tmp_path / "targets.json"
         targets.write_text(json.dumps([{"targets": [exporter]}]))
         with prometheus(tmp_path, targets) as (base, _):

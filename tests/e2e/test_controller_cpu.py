@@ -6,13 +6,11 @@ no other report mentions it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
-import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,7 +24,7 @@ from arraybench.report.render.html import render_html
 from arraybench.report.sections.controllercpu import NO_CPU
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
-from tests.prom import free_port, prometheus, query_range
+from tests.prom import node_exporter, prometheus, query_range
 
 pytestmark = needs_fio
 needs_prometheus = pytest.mark.skipif(
@@ -37,19 +35,9 @@ CPU_QUERY = '100 * (1 - avg(irate(node_cpu_seconds_total{mode="idle"}[3s])))'
 CHART = "rr/w2-qd2: IOPS and latency over time: array controller CPU"
 
 
-@contextmanager
-def cpu_exporter() -> Iterator[str]:
+def cpu_exporter() -> contextlib.AbstractContextManager[str]:
     """node-exporter with only its cpu collector: this machine's CPU as the controller's."""
-    port = free_port()
-    proc = subprocess.Popen(
-        ["prometheus-node-exporter", "--collector.disable-defaults", "--collector.cpu",
-         f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    return node_exporter("--collector.cpu")
 
 
 def _plan(tmp_path: Path, monitor: str, expected: bool = True) -> Path:
