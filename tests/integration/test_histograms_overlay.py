@@ -167,6 +167,7 @@ def test_compare_overlays_runs_per_second_aligned_at_start(tmp_path: Path) -> No
 
 
 @needs_fio  # fio's json+ bins and its events
+@pytest.mark.serial  # seconds on both sides of an event at 1-2 s: timing
 def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     results = tmp_path / "res"
     for scenario, at in (("early", 1), ("late", 2)):

@@ -109,6 +109,7 @@ def _burned_point(plan: Path, results: Path, cpus: int) -> dict[str, Any]:
     return dict(point)
 
 
+@pytest.mark.serial  # fio's own share of the CPUs: another worker's load changes it
 def test_cpu_burners_make_a_light_fio_load_host_busy(tmp_path: Path) -> None:
     cpus = os.cpu_count() or 1
     plan = tmp_path / "plan.yaml"
