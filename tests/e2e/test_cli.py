@@ -1,4 +1,7 @@
-"""The CLI as a user runs it: real fio, real files, real loop devices, real SIGKILL."""
+"""The CLI as a user runs it: real fio, real files, real loop devices, real SIGKILL. Where
+the CLI's own run/show/report and its Ctrl-C handling are the subject, the run is the test
+engine's (tests/fake_engine.py); show's JSON against fio's own totals is
+tests/e2e/test_default_campaign.py's `test_part_of_the_default_campaign_equals_fio`."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import main_cli, needs_fio, small_plan
-from tests.crosscheck import assert_point_matches_fio
+from tests.fake_engine import PLAN_LINES, assert_point_matches_model
 
 pytestmark = needs_fio
 
@@ -29,9 +32,10 @@ def _run_id(results: Path) -> str:
     return runs[0]["id"]
 
 
+@pytest.mark.usefixtures("fake_engine")  # run, show, runs and report are the subject, not fio
 def test_run_show_runs_report(tmp_path: Path):
     results = tmp_path / "res"
-    done = main_cli("run", str(small_plan(tmp_path)), "--results", str(results))
+    done = main_cli("run", str(small_plan(tmp_path, extra=PLAN_LINES)), "--results", str(results))
     assert done.returncode == 0, done.stderr
     assert "optimal @ latency" in done.stdout and "HTML report:" in done.stdout
     assert "kIOPS @" in done.stdout and "MB/s max" in done.stdout
@@ -44,9 +48,7 @@ def test_run_show_runs_report(tmp_path: Path):
     )
     assert shown["run"]["status"] == "complete" and len(shown["points"]) == 4
     for point in shown["points"]:
-        metrics = {k: v for k, v in point.items() if k.split("_")[0] in ("read", "write", "total")}
-        metrics = {k: v for k, v in metrics.items() if k != "read_pct"}
-        assert_point_matches_fio(metrics, Path(point["folder"]) / "fio.json")
+        assert_point_matches_model(point)
 
     table = main_cli("show", run_id, "--results", str(results))
     assert table.returncode == 0 and "rand-8k-rw70/w2-qd2" in table.stdout
@@ -127,7 +129,7 @@ def _fio_under(folder: Path) -> list[int]:
 @pytest.mark.slow
 def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     results = tmp_path / "res"
-    plan = small_plan(tmp_path, workers="[1, 2, 3, 4]")
+    plan = small_plan(tmp_path)  # 4 points: killed once 2 are in, the rest resumed
     proc = subprocess.Popen(
         [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -137,7 +139,7 @@ def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     proc.wait(timeout=30)
     run_id = _run_id(results)
     runs = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
-    assert runs[0]["status"] == "running" and 2 <= runs[0]["points_done"] < 8
+    assert runs[0]["status"] == "running" and 2 <= runs[0]["points_done"] < 4
 
     resumed = main_cli("run", "--resume", run_id, "--results", str(results))
     assert resumed.returncode == 0, resumed.stderr
@@ -145,7 +147,7 @@ def test_sigkill_then_resume_runs_only_missing_points(tmp_path: Path):
     with sqlite3.connect(results / "arraybench.db") as conn:
         keys = [r[0] for r in conn.execute("SELECT key FROM points WHERE run_id = ?", (run_id,))]
         status = conn.execute("SELECT status FROM runs").fetchone()[0]
-    assert len(keys) == 8 and len(set(keys)) == 8 and status == "complete"
+    assert len(keys) == 4 and len(set(keys)) == 4 and status == "complete"
     assert not _fio_under(results)  # the killed run's fio, if it hung, was ended by the resume
     points = json.loads(
         main_cli("show", run_id, "--results", str(results), "--format", "json").stdout
@@ -186,6 +188,7 @@ class _SignalsWhenCollected:
     __import__("threading").current_thread() is not __import__("threading").main_thread(),
     reason="Python handles signals in the main thread only",
 )
+@pytest.mark.usefixtures("fake_engine")  # the campaign's check between points is the subject
 def test_a_ctrl_c_cpython_swallowed_still_stops_the_run_before_its_next_point(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
@@ -202,8 +205,8 @@ def test_a_ctrl_c_cpython_swallowed_still_stops_the_run_before_its_next_point(
     campaign_run_point = campaign.run_point
     monkeypatch.setattr(campaign, "run_point", run_point)
     results = tmp_path / "res"
-    done = main_cli("run", str(small_plan(tmp_path, workers="[1, 2, 3]")), "--results",
-                    str(results))  # fmt: skip
+    plan = small_plan(tmp_path, workers="[1, 2, 3]", extra=PLAN_LINES)
+    done = main_cli("run", str(plan), "--results", str(results))
     assert done.returncode == 130, done.stderr
     assert ran == ["rand-8k-rw70/w1-qd2"]  # stopped before the next point, not after all three
     assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
