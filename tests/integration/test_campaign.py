@@ -1,4 +1,5 @@
-"""Real fio on small files through the library: points, metrics = fio's totals, samples."""
+"""Through the library: points, metrics = the engine's totals (fio's on small files; the
+fake engine's model where the campaign's order and rules are the subject), samples."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from arraybench.run.context import Observer
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
 from tests.crosscheck import assert_point_matches_fio
-from tests.fake_engine import PLAN_LINES
+from tests.fake_engine import PLAN_LINES, VERSION, assert_point_matches_model
 
 
 class Recorder(Observer):
@@ -42,22 +43,49 @@ class Recorder(Observer):
         self.events.append(f"pause {seconds:.3f}")
 
 
-@needs_fio
-def test_campaign_stores_every_point_with_fio_totals(tmp_path: Path):
-    plan = resolve(str(small_plan(tmp_path)))
+@pytest.mark.usefixtures("fake_engine")  # the campaign and the store are the subject, not fio
+def test_campaign_stores_every_point_with_the_engines_totals(tmp_path: Path):
+    plan = resolve(str(small_plan(tmp_path, extra=PLAN_LINES)))
     store = Store(tmp_path / "results")
     recorder = Recorder()
-    began = time.time()
     result = Campaign(store, tmp_path / "results", recorder).start(plan, 1.0)
     assert result.status == "complete" and result.points_run == 4
     assert recorder.events[0] == f"prepare {32 << 20}"
     assert (tmp_path / "target.dat").stat().st_size == 32 << 20
+    assert recorder.events[-1] == "done seq-128k-read/w2-qd2"
 
     points = store.points(result.run_id)
     assert [p.key for p in points] == [
         "rand-8k-rw70/w1-qd2", "rand-8k-rw70/w2-qd2",
         "seq-128k-read/w1-qd2", "seq-128k-read/w2-qd2",
     ]  # fmt: skip
+    for point in points:
+        assert (Path(point.folder) / "point.fake").exists() and point.jobs == point.workers
+        assert_point_matches_model({"folder": point.folder, "key": point.key, **point.metrics})
+        [sample] = store.samples(point.id)  # a 1-second point: one second, the point's figure
+        assert sample.read_iops == pytest.approx(point.metric("read", "iops"))
+    rw = points[1]
+    assert rw.metric("total", "iops") == pytest.approx(
+        rw.metric("read", "iops") + rw.metric("write", "iops")
+    )
+    seq = points[2]
+    assert seq.metric("write", "ios") == 0 and seq.unit == "MB/s"
+    run = store.get_run(result.run_id)
+    assert run.status == "complete" and run.fio_version == VERSION
+    assert (Path(run.folder) / "plan.yaml").read_text() == run.plan_yaml
+
+
+@needs_fio
+def test_campaign_stores_every_point_with_fio_totals(tmp_path: Path):
+    """fio's own totals, per point: one point of each workload (a 70/30 mix, a sequential
+    read); the campaign's order and ladder are the fake engine's test above."""
+    plan = resolve(str(small_plan(tmp_path, workers="[1]")))
+    store = Store(tmp_path / "results")
+    began = time.time()
+    result = Campaign(store, tmp_path / "results", Recorder()).start(plan, 1.0)
+    assert result.status == "complete" and result.points_run == 2
+    points = store.points(result.run_id)
+    assert [p.key for p in points] == ["rand-8k-rw70/w1-qd2", "seq-128k-read/w1-qd2"]
     for point in points:
         folder = Path(point.folder)
         assert (folder / "point.fio").exists() and (folder / "fio.json").exists()
@@ -66,16 +94,14 @@ def test_campaign_stores_every_point_with_fio_totals(tmp_path: Path):
         samples = store.samples(point.id)
         # 1-second points: fio does not log its last window, so there may be no full second
         assert all(began - 5 <= s.t <= time.time() + 5 for s in samples)  # Unix seconds
-    rw = points[1]
+    rw, seq = points
     assert rw.metric("read", "iops") > rw.metric("write", "iops") > 0  # 70/30 mix
     assert rw.metric("total", "iops") == pytest.approx(
         rw.metric("read", "iops") + rw.metric("write", "iops")
     )
-    seq = points[2]
     assert seq.metric("write", "ios") == 0 and seq.unit == "MB/s"
     run = store.get_run(result.run_id)
     assert run.status == "complete" and run.fio_version and run.fio_version.startswith("fio-")
-    assert (Path(run.folder) / "plan.yaml").read_text() == run.plan_yaml
 
 
 @needs_fio
