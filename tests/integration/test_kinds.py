@@ -100,7 +100,9 @@ def test_a_third_kind_plugs_in_without_touching_the_campaign(
     registry = (*kinds.TEST_KINDS, ProbeKind())
     monkeypatch.setattr(campaign, "TEST_KINDS", registry)
     monkeypatch.setattr(outline, "TEST_KINDS", registry)
-    plan = resolve(str(small_plan(tmp_path, workers="[1]")))
+    plan = resolve(str(small_plan(tmp_path, workers="[1]", workloads=(  # one load point beside
+        "  - {name: r, pattern: random, bs: 8k, read: 100}\n"
+    ))))  # fmt: skip
     assert outline.plan_outline(plan).phases[-2].kind == "probe"
     store = Store(tmp_path / "results")
     result = Campaign(store, tmp_path / "results", Recorder()).start(plan, 1.0)
