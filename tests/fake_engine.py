@@ -213,3 +213,15 @@ def assert_point_matches_model(point: Mapping[str, object]) -> None:
         assert math.isclose(float(got), want, rel_tol=1e-6), (point["key"], name, got, want)
     total = sum(d.iops for d in dirs.values())
     assert math.isclose(float(point["total_iops"]), total, rel_tol=1e-6), point["key"]  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":  # `python -m tests.fake_engine ARGS`: `python -m arraybench ARGS`
+    # with `engine: fake` known, for a test of arraybench as a process of its own (its
+    # signals, its store beside another process) whose subject is not fio
+    import sys
+
+    from arraybench.__main__ import main
+
+    with registered():
+        code = main()
+    sys.exit(code)

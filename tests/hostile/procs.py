@@ -19,6 +19,15 @@ def start_cli(*args: str) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
+def start_fake_cli(*args: str) -> subprocess.Popen[str]:
+    """As `start_cli`, with the test engine (tests/fake_engine.py) known as `engine: fake`."""
+    env = dict(os.environ, COLUMNS="160")
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_engine", *args], cwd=Path(__file__).parents[2],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+
+
 def fio_under(folder: Path) -> list[int]:
     """Live fio processes (main or job, whoever their parent is now) working in or on
     `folder`: their working directory or their command line names it."""

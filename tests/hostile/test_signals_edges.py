@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import main_cli, needs_fio, small_plan
-from tests.hostile.procs import start_cli
+from tests.conftest import main_cli, small_plan
+from tests.fake_engine import PLAN_LINES
+from tests.hostile.procs import start_cli, start_fake_cli
 
 SIGTERM_BIT = 1 << (signal.SIGTERM - 1)
 
@@ -61,15 +62,16 @@ def test_sigterm_while_starting_is_143_and_one_line(tmp_path: Path) -> None:
     assert code == 143 and err == ["error: interrupted by SIGTERM"], err
 
 
-@needs_fio
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_while_the_report_is_written(tmp_path: Path, sig: int, code: int) -> None:
-    plan = small_plan(tmp_path, workers="[1]",
+    """The run is the test engine's (`python -m tests.fake_engine`): the report is the
+    subject, not fio."""
+    plan = small_plan(tmp_path, workers="[1]", extra=PLAN_LINES,
                       workloads="  - {name: r, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     results = tmp_path / "res"
     fifo = tmp_path / "report.html"
     os.mkfifo(fifo)  # the report's writer blocks in open() until someone reads: it stays there
-    proc = start_cli("run", str(plan), "--results", str(results), "-o", str(fifo))
+    proc = start_fake_cli("run", str(plan), "--results", str(results), "-o", str(fifo))
     out = ""
     deadline = time.monotonic() + 60
     while "optimal" not in out and time.monotonic() < deadline:  # the summary, then the report
@@ -82,6 +84,6 @@ def test_a_signal_while_the_report_is_written(tmp_path: Path, sig: int, code: in
     assert "while the report was written" in err[0] and "is complete" in err[0]
     assert main_cli("runs", "--results", str(results)).stdout.count("complete") == 1
     # the report command itself, held the same way
-    again = start_cli("report", "latest", "--results", str(results), "-o", str(fifo))
+    again = start_fake_cli("report", "latest", "--results", str(results), "-o", str(fifo))
     got, err = _signal_at(again, 1.0, sig)
     assert got == code and len(err) == 1 and err[0].startswith("error: interrupted"), err
