@@ -15,7 +15,8 @@ from arraybench.report.sections.failures import impact_table
 from arraybench.report.sections.summary import report_title, shown_scenario
 from arraybench.report.sections.timelines import event_lines
 from arraybench.store.db import Store
-from tests.conftest import DATA, needs_fio, small_plan
+from tests.conftest import DATA, small_plan
+from tests.fake_engine import PLAN_LINES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,11 +82,11 @@ def test_results_from_the_environment_and_latest(
     assert cli.main(["runs", "--results", str(tmp_path / "other")]) == 2  # --results still wins
 
 
-@needs_fio
+@pytest.mark.usefixtures("fake_engine")  # the options are the subject: the test engine's run
 def test_o_is_the_report_file_and_report_still_works(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = small_plan(tmp_path, workers="[1]",
+    plan = small_plan(tmp_path, workers="[1]", extra=PLAN_LINES,
                       workloads="  - {name: r, pattern: random, bs: 8k, read: 100}\n")  # fmt: skip
     a, b = tmp_path / "a.md", tmp_path / "b.csv"
     args = ["run", str(plan), "--results", str(tmp_path / "r"), "-o", str(a), "--report", str(b)]
