@@ -1,5 +1,7 @@
 """`arraybench attach`: an array monitor's CSV (written here by a small script in the format
-documented in monitor/arrayside.py) stored beside a run, per point fio vs the array."""
+documented in monitor/arrayside.py) stored beside a run, per point fio vs the array. The run
+is the test engine's (tests/fake_engine.py): attach, its store and its report are the subject,
+the array's series is made from the stored seconds."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ import pytest
 
 from arraybench.cli import main
 from arraybench.store.db import Store
-from tests.conftest import needs_fio, small_plan
+from tests.conftest import small_plan
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = needs_fio
+pytestmark = pytest.mark.usefixtures("fake_engine")
 
 
 def _export(path: Path, seconds: list[tuple[int, float]], scale: dict[int, float]) -> None:
@@ -32,7 +35,7 @@ def test_attached_series_gives_per_point_agreement(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results = tmp_path / "res"
-    plan = small_plan(tmp_path, workers="[1, 2]")  # 3-second points: a few logged seconds each
+    plan = small_plan(tmp_path, workers="[1, 2]", extra=PLAN_LINES)  # 3-second points: 3 seconds
     plan.write_text(plan.read_text().replace("duration: 1s", "duration: 3s"))
     assert main(["run", str(plan), "--results", str(results), "--only", "rand*"]) == 0
     capsys.readouterr()
