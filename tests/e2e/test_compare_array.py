@@ -1,5 +1,7 @@
 """compare shows each run's points beside the array's own counters (`arraybench attach`), as
-the run's own report does; a run without them is listed as such."""
+the run's own report does; a run without them is listed as such. The runs are the test
+engine's (tests/fake_engine.py): compare and attach are the subject, the array's series is
+made from the stored seconds."""
 
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ from contextlib import redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from arraybench.cli import main
 from arraybench.store.db import PointRecord, Store
-from tests.conftest import needs_fio, small_plan
+from tests.conftest import small_plan
+from tests.fake_engine import PLAN_LINES
 
-pytestmark = needs_fio
+pytestmark = pytest.mark.usefixtures("fake_engine")
 
 
 def _run(plan: Path, results: Path) -> str:
@@ -38,7 +43,7 @@ def _export(path: Path, store: Store, points: list[PointRecord]) -> None:
 
 def test_compare_shows_the_array_beside_fio_per_run(tmp_path: Path) -> None:
     results = tmp_path / "res"
-    plan = small_plan(tmp_path, workers="[1, 2]")
+    plan = small_plan(tmp_path, workers="[1, 2]", extra=PLAN_LINES)
     plan.write_text(plan.read_text().replace("duration: 1s", "duration: 2s"))
     plain, attached = _run(plan, results), _run(plan, results)
     store = Store(results, create=False)
