@@ -23,6 +23,7 @@ import pytest
 
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio, small_plan
+from tests.fake_engine import PLAN_LINES
 from tests.prom import prometheus, query_range
 
 pytestmark = needs_fio
@@ -179,8 +180,10 @@ def test_watch_from_a_second_process_follows_the_run_to_its_end(tmp_path: Path) 
     assert all(len(line) <= 100 for line in out.splitlines()[1:])
 
 
+@pytest.mark.usefixtures("fake_engine")  # --serve's refusals and watch: the test engine's run
 def test_serve_refusals_and_watch_of_an_ended_run(tmp_path: Path) -> None:
     plan = rated_plan(tmp_path, duration=1)
+    plan.write_text(PLAN_LINES + plan.read_text())
     results = tmp_path / "res"
     for address in ("0.0.0.0:9000", "[::]:0", "9000000"):
         refused = main_cli("run", str(plan), "--results", str(results), "--serve", address)
