@@ -25,6 +25,7 @@ from openpyxl import load_workbook
 
 from arraybench.cli import main
 from tests.conftest import needs_fio, run_cli
+from tests.fake_engine import PLAN_LINES
 from tests.records import stored_findings
 from tests.terminal import answer_prompt
 
@@ -219,10 +220,11 @@ def test_resume_continues_at_the_scenario_step_and_point_where_it_stopped(tmp_pa
 
 
 def test_a_prompt_step_waits_for_the_operator_on_a_terminal(tmp_path: Path):
-    """On a terminal the prompt is shown, the run waits for Enter and records its time."""
+    """On a terminal the prompt is shown, the run waits for Enter and records its time. The
+    run is the test engine's (`python -m tests.fake_engine`): the prompt is the subject."""
     plan = tmp_path / "plan.yaml"
     plan.write_text(
-        "name: prompt\n"
+        f"{PLAN_LINES}name: prompt\n"
         f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
         "timing: {ramp: 0s, duration: 1s}\n"
         "load: {workers: [1], iodepth: [1]}\n"
@@ -230,8 +232,10 @@ def test_a_prompt_step_waits_for_the_operator_on_a_terminal(tmp_path: Path):
         "scenarios: [{name: C3, before: [{prompt: Pull controller A now}]}]\n"
     )
     results = tmp_path / "res"
-    argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(results)]
-    done = answer_prompt(argv, wait_s=60, think_s=1.0)  # the operator takes a second
+    argv = [sys.executable, "-m", "tests.fake_engine", "run", str(plan), "--results",
+            str(results)]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    done = answer_prompt(argv, wait_s=60, think_s=1.0, env=env)  # the operator takes a second
     assert done.returncode == 0, done.seen.decode(errors="replace")
     assert b"scenario C3: Pull controller A now" in done.seen
     [step] = stored_findings(results, "scenario_step")
