@@ -27,8 +27,10 @@ from typing import Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.*: the test hosts
 
+from arraybench.errors import interruption
 from arraybench.hosts.server import HostSpec
 from arraybench.plan.load import parse_plan_text
+from arraybench.run import interrupts
 from arraybench.run.campaign import Campaign
 from arraybench.run.context import Observer
 from arraybench.store.db import Store
@@ -107,6 +109,10 @@ def main() -> int:
     loopback = "servers on 127.0.0.1 ... 127.0.0.N, not in network namespaces"
     parser.add_argument("--loopback", action="store_true", help=loopback)
     args = parser.parse_args()
+    # SIGTERM (`timeout`) and Ctrl-C raise where the program is, as in the CLI: the campaign
+    # stops fio and the `with` blocks close the servers, which run in sessions of their own
+    # and would otherwise outlive this process and hold their ports
+    interrupts.install()
     if args.smoke:
         args.hosts, args.rounds, args.seconds = "2", 1, 1
     if not args.loopback:
@@ -118,9 +124,14 @@ def main() -> int:
         cleanup_stale()
     mode = "loopback servers" if args.loopback else "network-namespace servers"
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, {mode}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="abspread-") as tmp:
-        for n in (int(k) for k in args.hosts.split(",")):
-            one_count(n, args.rounds, args.seconds, Path(tmp), args.loopback)
+    try:
+        with tempfile.TemporaryDirectory(prefix="abspread-") as tmp:
+            for n in (int(k) for k in args.hosts.split(",")):
+                one_count(n, args.rounds, args.seconds, Path(tmp), args.loopback)
+    except KeyboardInterrupt as exc:
+        words, code = interruption(exc)
+        print(f"start_spread.py: {words}", file=sys.stderr)
+        return code
     return 0
 
 

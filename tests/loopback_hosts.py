@@ -20,13 +20,56 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 from types import TracebackType
 
 from arraybench.engines.fio.runner import fio_binary
 from arraybench.hosts.server import DEFAULT_PORT, HostError, HostSpec, wait_for_port
+from arraybench.system.signals import signals_held
 
 MAX_HOSTS = 254  # 127.0.0.1 ... 127.0.0.254
+
+
+def descendants(pid: int) -> list[int]:
+    """Every living process below `pid` (children first found, grandchildren after)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # exited while we looked
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after it
+        ppid = int(text[text.rindex(")") + 2 :].split()[1])
+        parents.setdefault(ppid, []).append(int(stat.parent.name))
+    found, queue = [], [pid]
+    while queue:
+        children = parents.get(queue.pop(), [])
+        found += children
+        queue += children
+    return found
+
+
+def processes_running(cmdline: bytes) -> list[int]:
+    """The living processes whose command line is `cmdline` (NUL-separated, as in /proc); a
+    zombie's is empty."""
+    found = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if path.read_bytes() == cmdline:
+                found.append(int(path.parent.name))
+    return found
+
+
+def frozen_tree(root: int) -> list[int]:
+    """SIGSTOP `root` and every process below it, looking again until no new one appears."""
+    stopped: list[int] = []
+    while new := [p for p in [root, *descendants(root)] if p not in stopped]:
+        for pid in new:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGSTOP)
+        stopped += new
+    return stopped
 
 
 def loopback_address(i: int) -> str:
@@ -78,9 +121,8 @@ class LoopbackHosts:
         folder = self.host_folder(i)
         folder.mkdir(parents=True, exist_ok=True)
         command = [self.binary, f"--server=ip:{host.address},{host.port}"]
-        with open(folder / "server.log", "ab") as log:
-            # its own session (process group): close() kills the group, which holds the
-            # connection and job processes the server forks, not the server alone
+        # signals held from the fork until the server is recorded: close() kills only those
+        with open(folder / "server.log", "ab") as log, signals_held():
             self._servers[i] = subprocess.Popen(
                 command, cwd=folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 start_new_session=True,
@@ -90,18 +132,40 @@ class LoopbackHosts:
             raise HostError(f"loopback host {host.name}: fio --server did not start: {said}")
 
     def kill_server(self, i: int) -> None:
-        """SIGKILL host i's server and every process of its group, then reap the server."""
+        """SIGKILL host i's server and every process it forked, then reap the server."""
         proc = self._servers.pop(i, None)
         if proc is None:
             return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        # the server forks each connection and job into a session of its own, out of reach of
+        # killpg: stop the whole tree first (a stopped process forks no more, and none is
+        # orphaned to init while we look), then kill every process in it
+        for pid in frozen_tree(proc.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=5)
+        # a fork under way while the tree was stopped ends after: its child, orphaned, escapes
+        # the tree (seen when SIGTERM came during a point). Every forked process keeps the
+        # server's command line, which names this host's own address and port: kill those
+        # until none is left living (one in a system call dies when that returns)
+        command = ("\0".join(proc.args) + "\0").encode()  # type: ignore[arg-type]
+        deadline = time.monotonic() + 5
+        while (left := processes_running(command)) and time.monotonic() < deadline:
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
 
     def close(self) -> None:
+        """Kill every server; one that fails to die does not keep the others alive."""
+        failed: BaseException | None = None
         for i in list(self._servers):
-            self.kill_server(i)
+            try:
+                self.kill_server(i)
+            except BaseException as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise failed
