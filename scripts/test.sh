@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: install, lint, type-check, then every test
 # (real fio on small files; loop-device tests need root and are skipped otherwise).
-# The tests run in two phases: first all but those marked `serial` on two pytest-xdist
-# workers (the suite mostly waits on fio), then the `serial` ones alone: they judge rates,
+# The tests run in two phases: first all but those marked `serial` on three pytest-xdist
+# workers (the suite mostly waits on fio and on child processes: three keep two CPUs busy),
+# then the `serial` ones alone: they judge rates,
 # CPU use or timing that a second worker on a 2-CPU machine would disturb. Arguments go to
 # both phases (e.g. a test file); one phase selecting no test is not a failure.
 set -euo pipefail
@@ -21,9 +22,13 @@ phase() {
     fi
     return "$code"
 }
+# Python may cache the compiled tests and sources (an environment asking it not to write
+# them makes every pytest process and every child `arraybench` compile them again: 5 s of
+# collection per process). The caches are git-ignored __pycache__ folders.
+unset PYTHONDONTWRITEBYTECODE
 status=0
 empty=0
-phase -n 2 --dist loadgroup -m "not serial" "$@" || status=$?
+phase -n 3 --dist loadgroup -m "not serial" "$@" || status=$?
 phase -m serial "$@" || status=$?
 [ "$empty" -eq 2 ] && status=5 # neither phase selected a test
 exit "$status"

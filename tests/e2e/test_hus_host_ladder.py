@@ -17,7 +17,6 @@ from tests.netns import cleanup_stale, started_or_skip
 pytestmark = [
     needs_fio,
     pytest.mark.slow,
-    pytest.mark.serial,  # four servers at once
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root"),
     pytest.mark.skipif(shutil.which("ip") is None, reason="iproute2 (ip) missing"),

@@ -140,7 +140,10 @@ def test_prometheus_scraping_a_run_has_the_stored_series(tmp_path: Path) -> None
             assert found or "events" in expr or "errors" in expr, expr
     by_second = dict(series)
     common = [t for t in stored if t in by_second]
-    assert len(common) >= 0.6 * len(stored), (stored, series)  # scraping starts a little late
+    # scraping starts when Prometheus discovers the target (1-3 s late on a loaded machine) and
+    # may miss a second at the change of point: enough seconds of both rates, not all of them
+    assert len(common) >= 5, (stored, series)
+    assert {400, 1200} <= {round(stored[t], -2) for t in common}, (stored, series)
     # fio's status reports end ~0.1 s before its log windows: a second where rate_iops caught
     # up may differ from the stored one, never beyond its neighbours
     wrong = {t: (by_second[t], stored[t]) for t in common
