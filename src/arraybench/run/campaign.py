@@ -14,7 +14,7 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
-from arraybench.engines.base import Engine
+from arraybench.engines.base import Engine, EngineFacts
 from arraybench.engines.measurement import FioDocument
 from arraybench.engines.registry import engine_for
 from arraybench.errors import FioRunError
@@ -79,17 +79,10 @@ class Campaign:
 
     def start(self, plan: Plan, scale: float) -> CampaignResult:
         check_resolved(plan)
-        check_plan_values(plan, self.results_dir)
-        plan = resolve_targets(plan)  # fio opens exactly what the safety check examines
-        check_tuning(plan, self.results_dir, host_spec)  # a refused value stops before the run
-        refuse_leftovers(self.store, self.results_dir)  # a killed run's throttle still in place
-        settings = setup.configure(plan)
-        points = all_points(plan)
+        # a refused value stops before the run (a resume finds its own journal: not here)
+        check_tuning(plan, self.results_dir, host_spec)
         engine = engine_for(plan.engine)
-        facts = engine.check()
-        setup.check_engines(points, facts)
-        targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
-                                        self.results_dir)  # fmt: skip
+        plan, settings, facts, targets = self._prepare(plan, engine)
         run_id = new_run_id(plan.name, self.results_dir)
         self.store.lock_run(run_id)
         run = setup.run_record(plan, run_id, scale, run_steps(plan), self.results_dir)
@@ -104,6 +97,23 @@ class Campaign:
             return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
             self._restore(tuning)
+
+    def _prepare(
+        self, plan: Plan, engine: Engine
+    ) -> tuple[Plan, RunSettings, EngineFacts, setup.PreparedTargets]:
+        """What a start and a resume both do before any I/O: the plan's values checked, no
+        killed run's throttle left, targets resolved (fio opens exactly what the safety check
+        examines), the engine checked against every point, the targets prepared."""
+        check_plan_values(plan, self.results_dir)
+        plan = resolve_targets(plan)
+        refuse_leftovers(self.store, self.results_dir)  # a killed run's throttle still in place
+        settings = setup.configure(plan)
+        points = all_points(plan)
+        facts = engine.check()
+        setup.check_engines(points, facts)
+        targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
+                                        self.results_dir)  # fmt: skip
+        return plan, settings, facts, targets
 
     def _context(
         self, run: RunRecord, plan: Plan, targets: setup.PreparedTargets, engine: Engine,
@@ -131,15 +141,7 @@ class Campaign:
                 f"ended {len(left)} {engine.name} process(es) that the interrupted run had "
                 "left running"
             )
-        check_plan_values(plan, self.results_dir)
-        refuse_leftovers(self.store, self.results_dir)
-        plan = resolve_targets(plan)
-        settings = setup.configure(plan)
-        points = all_points(plan)
-        facts = engine.check()
-        setup.check_engines(points, facts)
-        targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
-                                        self.results_dir)  # fmt: skip
+        plan, settings, facts, targets = self._prepare(plan, engine)
         self.store.set_run_status(run_id, "running", None)
         tuning = HostTuningSession.apply(plan, Path(run.folder), self.results_dir, host_spec)
         try:
