@@ -24,6 +24,7 @@ from arraybench.report.render.html import render_html
 from arraybench.report.sections.controllercpu import NO_CPU
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan
+from tests.fake_engine import PLAN_LINES
 from tests.prom import node_exporter, prometheus, query_range
 
 pytestmark = needs_fio
@@ -40,16 +41,15 @@ def cpu_exporter() -> contextlib.AbstractContextManager[str]:
     return node_exporter("--collector.cpu")
 
 
-def _plan(tmp_path: Path, monitor: str, expected: bool = True) -> Path:
+def _plan(
+    tmp_path: Path, monitor: str, expected: bool = True, ramp: int = 3, duration: int = 6
+) -> Path:
     report = "report: {controller_cpu: expected}\n" if expected else ""
     plan = small_plan(tmp_path, workers="[2]", extra=monitor + report,
                       workloads="  - {name: rr, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     # AERODISK's form: the warm-up logged and drawn before the measured seconds
-    plan.write_text(
-        plan.read_text().replace(
-            "timing: {ramp: 0s, duration: 1s}", "timing: {ramp: 3s, duration: 6s, log_ramp: true}"
-        )
-    )
+    timing = f"timing: {{ramp: {ramp}s, duration: {duration}s, log_ramp: true}}"
+    plan.write_text(plan.read_text().replace("timing: {ramp: 0s, duration: 1s}", timing))
     return plan
 
 
@@ -113,6 +113,7 @@ def test_node_cpu_as_controller_cpu_under_the_time_chart(tmp_path: Path) -> None
         assert "array controller CPU" in text
 
 
+@pytest.mark.usefixtures("fake_engine")  # the third run's (no monitor: the report's note)
 def test_command_source_cpu_drawn_and_missing_cpu_said_only_where_expected(
     tmp_path: Path,
 ) -> None:
@@ -127,9 +128,11 @@ def test_command_source_cpu_drawn_and_missing_cpu_said_only_where_expected(
     only_iops.write_text(script.read_text().replace("time,iops,cpu", "time,iops")
                          .replace(",5000,37", ",5000"))  # fmt: skip
     only_iops.chmod(0o755)
-    plan = _plan(tmp_path, f"array_monitor:\n  command: [{only_iops}]\n")
+    # a few seconds do: the source's lines lack a cpu column whatever their number
+    plan = _plan(tmp_path, f"array_monitor:\n  command: [{only_iops}]\n", ramp=1, duration=2)
     assert main(["run", str(plan), "--results", str(results)]) == 0
-    plain = _plan(tmp_path, "", expected=False)
+    # no array monitor at all: the report is the subject, the run the test engine's
+    plain = _plan(tmp_path, PLAN_LINES, expected=False)
     assert main(["run", str(plain), "--results", str(results)]) == 0
     store = Store(results, create=False)
     runs = sorted((r for r, _ in store.list_runs()), key=lambda r: r.started)
@@ -144,4 +147,4 @@ def test_command_source_cpu_drawn_and_missing_cpu_said_only_where_expected(
     assert "no controller CPU was collected" in render_html(models[1])
     # not expected: never said
     assert "no controller CPU" not in render_html(models[2])
-    assert all(t.controller_cpu is None for t in models[2].timelines)
+    assert models[2].timelines and all(t.controller_cpu is None for t in models[2].timelines)
