@@ -39,6 +39,10 @@ class KindStep:
     names: SeriesNames  # the series it is stored under
     workers: int
     iodepth: int
+    # what the step derives from, for a kind whose steps follow the grid (the curve): the
+    # plan workload and the share of its maximum, carried here, never read back from the key
+    source: str | None = None
+    percent: int | None = None
 
     @property
     def key(self) -> str:

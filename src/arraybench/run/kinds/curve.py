@@ -77,7 +77,8 @@ class CurveKind:
                 phase = f"{identity.key}: {w.name} at {pct} % of its maximum"
                 seconds = _seconds(plan, w)
                 steps.append(KindStep(identity, seq, f"{seq:03d}-curve-{w.name}-p{pct}", phase,
-                                      seconds + OVERHEAD_S, seconds, _names(w), 1, 1))  # fmt: skip
+                                      seconds + OVERHEAD_S, seconds, _names(w), 1, 1,
+                                      source=w.name, percent=pct))  # fmt: skip
         return steps[:MAX_CURVE_SLOTS]
 
     def outline(self, plan: Plan) -> Phase | None:
@@ -99,7 +100,7 @@ class CurveKind:
 
     def _target(self, step: KindStep, ctx: RunContext) -> tuple[Point, PointRecord, float]:
         """The grid point that measured the workload's maximum, its record and its IOPS."""
-        workload = step.identity.workload.removeprefix(CURVE_PREFIX)  # the series it names
+        workload = step.source
         stored = [p for p in ctx.store.points(ctx.run.id)
                   if p.workload == workload and p.pattern in GRID
                   and p.identity.scenario is None and p.identity.round is None]  # fmt: skip
@@ -148,7 +149,8 @@ class CurveKind:
 
 
 def _percent(step: KindStep) -> int:
-    return int(step.identity.level.removeprefix(LEVEL_PREFIX))  # as curve_identity wrote it
+    assert step.percent is not None  # steps() gave every curve step its share
+    return step.percent
 
 
 def _jobs(point: Point) -> int:
