@@ -209,6 +209,17 @@ def test_right_axis_switches_to_ms() -> None:
     assert max(float(s.replace(",", "")) for _, s in texts(c, "tick-y2")) >= 8000
 
 
+def test_a_cpu_share_axis_ends_at_100_percent() -> None:
+    t = [float(i) for i in range(60)]
+    busy = [TimeSeries("controller CPU", [40.0] * 30 + [100.0] * 30, "%")]
+    ticks = [float(s) for _, s in texts(check(time_chart("cpu", t, busy)), "tick-y1")]
+    assert max(ticks) == 100, ticks  # not the headroom's 125: CPU busy is never more
+    light = [TimeSeries("controller CPU", [12.0] * 60, "%")]
+    assert max(float(s) for _, s in texts(check(time_chart("cpu", t, light)), "tick-y1")) < 20
+    iops = [TimeSeries("IOPS", [40.0] * 30 + [100.0] * 30, "IOPS")]
+    assert max(float(s) for _, s in texts(check(time_chart("t", t, iops)), "tick-y1")) > 100
+
+
 def test_time_axis_units() -> None:
     assert time_axis(0, 120, 8, "time (s)").title == "time (s)"
     hour = time_axis(0, 3600, 8, "time (s)")

@@ -144,9 +144,12 @@ def _tick_label(v: float, unit: str) -> str:
     return format_tick(v, unit)
 
 
-def _y_ticks(lo: float, hi: float, count: int | None = None) -> list[float]:
-    """0-based nice ticks (svg.py's), or ticks spanning a negative minimum."""
+def _y_ticks(lo: float, hi: float, count: int | None = None, unit: str = "") -> list[float]:
+    """0-based nice ticks (svg.py's), or ticks spanning a negative minimum. A share in %
+    that stays within 100 ends at 100, not at the headroom's 125 (CPU busy is never more)."""
     top = hi * HEADROOM if hi > 0 else 0.0
+    if unit == "%" and lo >= 0 and hi <= 100.0:
+        top = min(top, 100.0)
     if lo >= 0:
         return ticks_with_count(top, count) if count else nice_ticks(top)
     step = nice_step((top - lo) / (count or 5))

@@ -199,8 +199,9 @@ def _plot(
     (width, height), (left, top) = size, corner
     sides = [s for s in (left_p, right_p) if s]
     primary, secondary = sides[0], sides[1] if len(sides) > 1 else None
-    y1 = _log_ticks(*_range(primary)) if log_y else _y_ticks(*_range(primary))
-    y2 = _y_ticks(*_range(secondary), count=len(y1) - 1) if secondary else None
+    y1 = _log_ticks(*_range(primary)) if log_y else _y_ticks(*_range(primary), unit=primary[0].unit)
+    y2 = (_y_ticks(*_range(secondary), count=len(y1) - 1, unit=secondary[0].unit)
+          if secondary else None)  # fmt: skip
     plot_right = width - (66.0 if y2 or right_axis else 24.0)
     target = max(2, int((plot_right - left) // 95))
     lo, hi = _snap(*x_range, x_axis(*x_range, target, x_label))
