@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from arraybench.report.assemble import report_for_run
 from arraybench.report.model import Figure, ReportModel
 from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
+from arraybench.report.render.figsvg import series_colour
 from arraybench.report.render.html import render_html
 from arraybench.store.db import Store
 from arraybench.units import format_tick
@@ -267,6 +269,13 @@ def test_compare_bars_per_setup_at_optimal_and_max(tmp_path: Path) -> None:
     html = render_html(model)
     _in_html(html, iops)
     assert "Per set-up: optimal point and maximum" in html
+    # a set-up keeps one colour in both roles, its optimal bar lighter; two set-ups differ
+    colours = [series_colour(j, s) for j, s in enumerate(iops.series)]
+    assert colours[2] != colours[3] and colours[0] not in colours[2:]
+    full = [series_colour(j, replace(s, light=False)) for j, s in enumerate(iops.series[:2])]
+    assert full == colours[2:] and all(s.light for s in iops.series[:2])
+    for c in colours:
+        assert f'fill="{c}"' in html
     texts, numbers = _xlsx_values(model, tmp_path)
     assert iops.title in texts and "B · max" in " ".join(texts)
     assert any(v == pytest.approx(iops.series[3].values[0]) for v in numbers)

@@ -130,6 +130,10 @@ class FigureSeries:
     values: list[float | None]  # per x tick (per point of `x` for an "xy" figure)
     flagged: list[bool] = field(default_factory=list)  # drawn as a red cross
     x: list[float] | None = None  # "xy": the numeric x of each value (achieved IOPS)
+    # "bars": series sharing a hue are one set-up (compare: its optimal point and maximum),
+    # drawn in that set-up's colour; `light` is its lighter bar. None: a colour per series
+    hue: int | None = None
+    light: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 from html import escape
 
-from arraybench.report.model import Figure
+from arraybench.report.model import Figure, FigureSeries
 from arraybench.report.render.interact import hover_rect
 from arraybench.report.render.svgparts import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
 from arraybench.report.render.timechart import TimeSeries, XAxis, time_axis, xy_chart
@@ -20,6 +20,17 @@ from arraybench.units import format_quantity, format_tick
 COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
 WIDTH, HEIGHT = 900, 300
+LIGHT = 0.5  # a set-up's lighter bar: half way to white
+
+
+def series_colour(j: int, s: FigureSeries) -> str:
+    """The `j`-th series' colour (#rrggbb): its own, or its set-up's (`hue`), lighter when
+    `light`; the workbook's charts take the same."""
+    base = COLORS[(j if s.hue is None else s.hue) % len(COLORS)]
+    if not s.light:
+        return base
+    r, g, b = (int(base[k : k + 2], 16) for k in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (255 - c) * LIGHT):02x}" for c in (r, g, b))
 
 
 def _fmt(v: float | None, unit: str) -> str:
@@ -50,7 +61,7 @@ def _svg(fig: Figure, width: int, height: int, parts: list[str]) -> str:
 def _legend(fig: Figure, left: float, width: int) -> list[str]:
     parts, x = [], left
     for i, s in enumerate(fig.series):
-        color = COLORS[i % len(COLORS)]
+        color = series_colour(i, s)
         w = 22 + len(s.label) * 6.4
         if x + w > width - 10:
             break
@@ -91,7 +102,7 @@ def bars_svg(fig: Figure, width: int = WIDTH, height: int = HEIGHT) -> str:
             v = s.values[i] if i < len(s.values) else None
             if v is None or not math.isfinite(v):
                 continue
-            bx, color = x0 + bar * j, COLORS[j % len(COLORS)]
+            bx, color = x0 + bar * j, series_colour(j, s)
             parts.append(f'<rect class="bar" x="{_f(bx)}" y="{_f(y(v))}" width="{_f(bar - 1)}" '
                          f'height="{_f(bottom - y(v))}" fill="{color}"/>')  # fmt: skip
             if bar >= 26:  # a value that fits over its bar

@@ -17,6 +17,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.model import Figure
+from arraybench.report.render.figsvg import series_colour
 
 CHART_W, CHART_H = 16.0, 7.5  # cm, as the workload sheets' charts
 FIGURE_ROWS = 17  # rows a figure takes at least: its chart's height and a gap
@@ -115,7 +116,8 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     chart.x_axis.delete = chart.y_axis.delete = False
     for j in range(cols):
         ref = Reference(ws, min_col=2 + j, min_row=first, max_row=last)
-        color = COLORS[j % len(COLORS)]
+        color = (series_colour(j, fig.series[j]).lstrip("#").upper() if fig.form in BARS
+                 else COLORS[j % len(COLORS)])  # fmt: skip
         if fig.form in XY:
             series = Series(ref, x, title=fig.series[j].label)
             chart.series.append(series)

@@ -46,13 +46,14 @@ def setup_bars(found: list[SetupHeadline]) -> list[Figure]:
         workloads = list(dict.fromkeys(w for w, _ in heads))
         series = []
         for role in ("optimal", "max"):
-            for setup in setups:
+            for hue, setup in enumerate(setups):  # a set-up keeps its colour: optimal lighter
                 values = []
                 for w in workloads:
                     h = heads.get((w, setup))
                     point = None if h is None else (h.optimal if role == "optimal" else h.maximum)
                     values.append(_value(point))
-                series.append(FigureSeries(f"{setup} · {role}", values))
+                series.append(FigureSeries(f"{setup} · {role}", values, hue=hue,
+                                           light=role == "optimal"))  # fmt: skip
         figures.append(Figure(
             "bars", f"{unit} per set-up: optimal point and maximum", "workload", unit,
             workloads, series, group=GROUP,
