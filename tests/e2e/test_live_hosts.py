@@ -92,6 +92,13 @@ def _watch(proc: subprocess.Popen[str], url: str) -> tuple[dict[int, float], set
         if snap["point"] is not None and snap["series"]:
             sources.add(snap["point"]["source"])
             live.update({int(row[0]): float(row[1]) for row in snap["series"]})
+            try:  # /metrics says it too, on the point's info series
+                with urllib.request.urlopen(url + "metrics", timeout=5) as answer:
+                    info = [x for x in answer.read().decode().splitlines()
+                            if x.startswith("arraybench_point_info{")]  # fmt: skip
+            except OSError:
+                break
+            sources |= {f"metrics:{m}" for x in info for m in re.findall(r'source="(\w+)"', x)}
         time.sleep(0.4)
     return live, sources
 
@@ -123,7 +130,7 @@ def test_a_many_host_point_shows_the_kernel_seconds_live(tmp_path: Path, hosts: 
     run = store.list_runs()[0][0]
     [point] = store.points(run.id)
     stored = {s.t: (s.read_iops or 0) + (s.write_iops or 0) for s in store.samples(point.id)}
-    assert sources == {"kernel"}
+    assert sources == {"kernel", "metrics:kernel"}
     # Inside the point (its first and last seconds are partial on both sides): each live
     # second within 20 % of fio's stored total one second either side. Not closer, because the
     # kernel's second is a pass of the host's loop (its own clock, filed by when it arrived

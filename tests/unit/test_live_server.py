@@ -48,6 +48,12 @@ def test_exposition_escapes_and_passes_promtool() -> None:
                 in x and 'direction="read"' in x)  # fmt: skip
     assert line.endswith(f" 700.0 {int(now) * 1000}")
     assert 'arraybench_events_total{run="r1",event="we\\"ird' in text
+    info = next(x for x in text.splitlines() if x.startswith("arraybench_point_info{"))
+    assert info.endswith('source="fio"} 1'), info  # whose seconds: fio's status reports
+    kernel = running_snapshot(int(now))
+    assert kernel["point"] is not None
+    kernel["point"]["source"] = "kernel"  # a many-host point: the hosts' disk counters
+    assert 'level="w1-qd1",source="kernel"} 1' in exposition(kernel, now)
     stale = exposition(running_snapshot(int(now) - 60), now)
     assert "arraybench_iops{" not in stale  # a second a minute old is not shown as current
     if shutil.which("promtool") is None:

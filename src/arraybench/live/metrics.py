@@ -105,10 +105,18 @@ def _progress(snap: Snapshot) -> Iterator[str]:
     yield from _head("arraybench_point_seconds_left", "gauge", "Seconds left in the point")
     if point is not None and running:
         yield f"arraybench_point_seconds_left{_labels(run)} {_number(point['left_s'])}"
-    yield from _head("arraybench_point_info", "gauge", "The point that runs now (value 1)")
+    yield from _head(
+        "arraybench_point_info",
+        "gauge",
+        "The point that runs now (value 1); "
+        "source: whose per-second figures, fio's or the hosts' kernel counters",
+    )
     if point is not None and running:
+        # a label of its own here, not on every per-second series: those keep their identity
+        # (the dashboard's and a user's queries) whichever source a point's seconds come from
         info = run | {"key": point["key"], "scenario": point["scenario"],
-                      "workload": point["workload"], "level": point["level"]}  # fmt: skip
+                      "workload": point["workload"], "level": point["level"],
+                      "source": point.get("source", "fio")}  # fmt: skip
         yield f"arraybench_point_info{_labels(info)} 1"
     yield from _head("arraybench_events_total", "counter",
                      "Events applied and reverted in this run, per event")  # fmt: skip
