@@ -79,8 +79,11 @@ def _name(pid: int) -> str:
         return ""
 
 
-def _watch(proc: subprocess.Popen[str], url: str) -> tuple[dict[int, float], set[str]]:
-    """The live total per second while the run goes on, and the sources it was said to be."""
+def _watch(
+    proc: subprocess.Popen[str], url: str, lat: list[float]
+) -> tuple[dict[int, float], set[str]]:
+    """The live total per second while the run goes on, and the sources it was said to be;
+    `lat` gets the total's read latency (µs) each time one is shown."""
     live: dict[int, float] = {}
     sources: set[str] = set()
     while proc.poll() is None:
@@ -91,6 +94,9 @@ def _watch(proc: subprocess.Popen[str], url: str) -> tuple[dict[int, float], set
             break  # the run ended between two polls
         if snap["point"] is not None and snap["series"]:
             sources.add(snap["point"]["source"])
+            total = snap["total_now"]
+            if total is not None and total["read"]["lat_mean_us"] is not None:
+                lat.append(total["read"]["lat_mean_us"])
             live.update({int(row[0]): float(row[1]) for row in snap["series"]})
             try:  # /metrics says it too, on the point's info series
                 with urllib.request.urlopen(url + "metrics", timeout=5) as answer:
@@ -119,7 +125,8 @@ def test_a_many_host_point_shows_the_kernel_seconds_live(tmp_path: Path, hosts: 
         first = proc.stdout.readline()
         found = re.search(r"live page (http://127\.0\.0\.1:\d+/)", first)
         assert found, first
-        live, sources = _watch(proc, found.group(1))
+        lat: list[float] = []
+        live, sources = _watch(proc, found.group(1), lat)
         out = proc.stdout.read()
         assert proc.wait(timeout=120) == 0, out
     # the local ssh processes are ended and waited for by the sidecar's stop; the host's loop
@@ -144,6 +151,11 @@ def test_a_many_host_point_shows_the_kernel_seconds_live(tmp_path: Path, hosts: 
                         for s in (t - 1, t, t + 1) if s in stored)}  # fmt: skip
     assert not wrong, f"kernel's live seconds vs fio's stored: {wrong}"
     assert abs(statistics.median(inside.values()) - 2 * RATE) <= 0.1 * 2 * RATE
+    # the block layer's mean per request (await), where a second's requests took 10 ms or
+    # more in all (here 400 reads a second of 14-26 µs: some seconds): the kernel's part of
+    # fio's submission-to-completion latency of the same reads, above 0, not above fio's
+    fio_lat = point.metric("read", "lat_mean_us")
+    assert fio_lat is not None and all(0 < v <= 1.1 * fio_lat for v in lat), (lat, fio_lat)
 
 
 def test_a_controller_killed_mid_point_leaves_no_ssh_loop(tmp_path: Path, hosts: TestHosts):

@@ -19,9 +19,10 @@ from arraybench.run.hosts_live import LOOP_SH, HostReader, HostsLive, counters, 
 DISK = "100 5 800 10 50 2 400 20 0 0 0"  # reads, merged, sectors read, ms, writes, ... sectors
 
 
-def _pass(uptime: float, reads: int, writes: int) -> Any:
+def _pass(uptime: float, reads: int, writes: int, read_ms: int = 10, write_ms: int = 20) -> Any:
     fields = DISK.split()
     fields[0], fields[2], fields[4], fields[6] = str(reads), str(reads * 8), str(writes), "0"
+    fields[3], fields[7] = str(read_ms), str(write_ms)
     return counters(uptime, [fields, DISK.split()])  # two disks of the host, summed
 
 
@@ -30,7 +31,19 @@ def test_a_second_is_the_counters_difference_over_the_hosts_own_clock() -> None:
     assert second is not None and second.t == 7 and second.host == "h0"
     assert second.read.iops == 1000 and second.write.iops == 20
     assert second.read.mbps == 2000 * 8 * 512 / 2 / 1e6 and second.write.mbps == 0
-    assert second.read.lat_mean_us is None  # the kernel's counters give no fio latency
+    # ms spent on the second's requests over their count: the block layer's mean (await)
+    assert second.read.lat_mean_us is None and second.write.lat_mean_us is None  # 0 ms moved
+    timed = host_second("h0", 7, _pass(10.0, 1000, 10, 10, 20), _pass(11.0, 3000, 50, 130, 30))
+    assert timed is not None
+    assert timed.read.lat_mean_us == 120 * 1000 / 2000  # 60 µs per read
+    assert timed.write.lat_mean_us == 10 * 1000 / 40  # 250 µs per write
+    assert timed.read.lat_p99_us is None  # no percentiles from a sum
+    idle = host_second("h0", 7, _pass(10.0, 1000, 10), _pass(11.0, 1000, 10))
+    assert idle is not None and idle.read.lat_mean_us is None  # no request: no latency
+    back = host_second("h0", 7, _pass(10.0, 1000, 10, 50), _pass(11.0, 1100, 10, 40))
+    assert back is not None and back.read.lat_mean_us is None  # a counter that went back
+    few = host_second("h0", 7, _pass(10.0, 1000, 10, 10), _pass(11.0, 1005, 10, 13))
+    assert few is not None and few.read.lat_mean_us is None  # 3 ms in all: too coarse
 
 
 def test_a_stalled_pass_or_counters_going_back_give_no_second() -> None:

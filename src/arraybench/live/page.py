@@ -64,7 +64,7 @@ function numbers(s) {
        p.workload + ", level " + p.level + ": " + Math.round(p.left_s) + " s left") : "");
   text("source", p && p.source === "kernel" ? "kernel's view: the hosts' disk counters " +
        "(/proc/diskstats), not fio's (fio's client relays no per-second reports); " +
-       "no latency" : "");
+       "latency: the block layer's mean per request (iostat's await), no p99" : "");
   var body = document.getElementById("hosts");
   while (body.firstChild) { body.removeChild(body.firstChild); }
   Object.keys(s.hosts).sort().forEach(function (h) { body.appendChild(row(h, s.hosts[h])); });

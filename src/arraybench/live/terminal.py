@@ -49,7 +49,10 @@ def host_line(name: str, h: HostView) -> str:
 
 
 # a many-host point's seconds (run/hosts_live.py): the hosts' disks as the kernel counts them
-KERNEL_NOTE = "kernel's view: the hosts' disk counters (/proc/diskstats), not fio's; no latency"
+KERNEL_NOTE = (
+    "kernel's view: the hosts' disk counters (/proc/diskstats), not fio's; latency: "
+    "block-layer await"
+)  # 96 columns
 
 
 def headline(snap: Snapshot) -> str:

@@ -4,8 +4,9 @@
 fio's client (`fio --client`, 3.33) relays no `--status-interval` reports from its servers, so
 the hosts' own fio says nothing until the point ends; the kernel's block layer counts every
 request as it completes. These figures are the kernel's view (requests the disk completed,
-after merging and splitting, cache hits not counted), not fio's: the live page and terminal
-say so (`source: kernel`). The stored 1-second samples stay fio's own, from its logs.
+after merging and splitting, cache hits not counted; latency the block layer's mean per request
+as iostat's await gives it, no percentiles), not fio's: the live page and terminal say so
+(`source: kernel`). The stored 1-second samples stay fio's own, from its logs.
 
 A sidecar of the point (`run/sidecar.py`): `start` opens one long-lived `ssh` per host with
 `ssh:` running a fixed `sh` loop (`LOOP_SH`, targets as positional parameters, the device
@@ -64,27 +65,41 @@ done
 
 @dataclass(frozen=True)
 class Counters:
-    """A host's disks summed at one instant (uptime: the host's clock, seconds)."""
+    """A host's disks summed at one instant (uptime: the host's clock, seconds); `*_ms`: the
+    milliseconds the completed requests of that direction took, summed (iostat's await)."""
 
     uptime: float
     reads: int
     read_bytes: int
     writes: int
     write_bytes: int
+    read_ms: int = 0
+    write_ms: int = 0
 
 
 def counters(uptime: float, disks: Sequence[Sequence[str]]) -> Counters:
-    """Fields after a disk's name: reads completed, merged, sectors read, ms; writes completed,
-    merged, sectors written, ms, ..."""
-    r = rb = w = wb = 0
+    """Fields after a disk's name: reads completed, merged, sectors read, ms reading; writes
+    completed, merged, sectors written, ms writing, ..."""
+    r = rb = rm = w = wb = wm = 0
     for f in disks:
-        r, rb = r + int(f[0]), rb + int(f[2]) * SECTOR
-        w, wb = w + int(f[4]), wb + int(f[6]) * SECTOR
-    return Counters(uptime, r, rb, w, wb)
+        r, rb, rm = r + int(f[0]), rb + int(f[2]) * SECTOR, rm + int(f[3])
+        w, wb, wm = w + int(f[4]), wb + int(f[6]) * SECTOR, wm + int(f[7])
+    return Counters(uptime, r, rb, w, wb, rm, wm)
 
 
 def _rate(count: int, seconds: float, scale: float = 1.0) -> float:
     return max(0, count) / seconds / scale
+
+
+AWAIT_MIN_MS = 10  # the counter moves in whole ms: under 10 in a second, off by over 10 %
+
+
+def _await_us(ios: int, ms: int) -> float | None:
+    """The block layer's mean time per completed request (iostat's r_await / w_await), in
+    µs; None without a completed request, when the counter went back, or when the second's
+    requests took under `AWAIT_MIN_MS` in all (a few fast ones: the whole-ms sum says
+    little, and 0 ms would read as a latency of 0)."""
+    return ms * 1000.0 / ios if ios > 0 and ms >= AWAIT_MIN_MS else None
 
 
 def host_second(host: str, t: int, before: Counters, after: Counters) -> LiveSecond | None:
@@ -94,11 +109,14 @@ def host_second(host: str, t: int, before: Counters, after: Counters) -> LiveSec
     if not 0.5 <= seconds <= 2.5 or after.reads < before.reads or after.writes < before.writes:
         return None
 
-    def direction(ios: int, size: int) -> DirectionSecond:
-        return DirectionSecond(_rate(ios, seconds), _rate(size, seconds, 1e6), None, None)
+    def direction(ios: int, size: int, ms: int) -> DirectionSecond:
+        return DirectionSecond(_rate(ios, seconds), _rate(size, seconds, 1e6),
+                               _await_us(ios, ms), None)  # fmt: skip
 
-    read = direction(after.reads - before.reads, after.read_bytes - before.read_bytes)
-    write = direction(after.writes - before.writes, after.write_bytes - before.write_bytes)
+    read = direction(after.reads - before.reads, after.read_bytes - before.read_bytes,
+                     after.read_ms - before.read_ms)  # fmt: skip
+    write = direction(after.writes - before.writes, after.write_bytes - before.write_bytes,
+                      after.write_ms - before.write_ms)  # fmt: skip
     return LiveSecond(t, host, read, write, 0)
 
 
