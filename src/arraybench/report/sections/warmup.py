@@ -64,12 +64,21 @@ def measured_only(t: Timeline) -> Timeline:
     end = t.shade[1]
     keep = [i for i, x in enumerate(t.t_s) if x > end]
     warm = sum(1 for x, v in zip(t.t_s, t.throughput, strict=False) if x <= end and v is not None)
+
+    def kept(values: list[float | None] | None) -> list[float | None] | None:
+        """Every per-second list sliced alike, so that index i stays second t_s[i]."""
+        return None if values is None else [values[i] if i < len(values) else None for i in keep]
+
     return replace(
         t,
         t_s=[t.t_s[i] for i in keep],
-        throughput=[t.throughput[i] for i in keep],
-        lat_mean_us=[t.lat_mean_us[i] for i in keep],
-        controller_cpu=None if t.controller_cpu is None else [t.controller_cpu[i] for i in keep],
+        throughput=kept(t.throughput) or [],
+        lat_mean_us=kept(t.lat_mean_us) or [],
+        kernel=kept(t.kernel),
+        array=kept(t.array),
+        controller_cpu=kept(t.controller_cpu),
+        gb_written=kept(t.gb_written),
+        guides=[(label, kept(v) or []) for label, v in t.guides],
         findings=[
             f"warm-up: {warm} s logged before these samples, not in the figures",
             *t.findings,
