@@ -420,6 +420,12 @@ class WarmupFinding(TypedDict):
 
     seconds: float  # the planned ramp
     samples: list[list[float | None]]
+    # many hosts (run/point/hosts.py): the warm-up's own fio run on every host of the point,
+    # the rows the hosts' per-second totals; the hosts whose warm-up failed; and the pause in
+    # the load between the warm-up's end and the measured run's gated start (`start_lead`)
+    hosts: NotRequired[list[str]]
+    failed_hosts: NotRequired[list[str]]
+    gap_s: NotRequired[float | None]
 
 
 KINDS: dict[str, "FindingKind[Any]"] = {}  # name -> kind: every kind the store accepts

@@ -100,7 +100,9 @@ class Timing(Strict):
         description=(
             "Log the warm-up: run the ramp as its own fio phase just before the measured one, "
             "its 1-second samples drawn shaded on the point's chart and left out of its "
-            "figures (local points without events or verify; others ramp unlogged)."
+            "figures (points without events or verify; those ramp unlogged). On many hosts "
+            "the warm-up is a gated run of its own on every host: the load pauses about "
+            "`start_lead` before the measured run, which the report states."
         ),
     )
 

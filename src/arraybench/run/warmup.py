@@ -18,7 +18,7 @@ from pathlib import Path
 from arraybench.engines.base import Engine, RunSpec
 from arraybench.finding_kinds import WARMUP
 from arraybench.plan.expand import Point
-from arraybench.records import Finding
+from arraybench.records import Finding, Sample
 
 FOLDER = "warmup"
 
@@ -61,9 +61,13 @@ def run_warmup(
     spec = RunSpec(f"{point.key} (warm-up)", engine.watchdog_seconds(warm.expected_seconds),
                    on_tick=on_tick, pins=dict(pins or {}))  # fmt: skip
     engine.run(job, spec)  # the targets as checked (TargetGuard.pinned), as the measured job's
-    samples = engine.samples(place)
-    rows: list[list[float | None]] = [
+    return WARMUP.new({"seconds": point.timing.ramp, "samples": warmup_rows(engine.samples(place))})
+
+
+def warmup_rows(samples: list[Sample]) -> list[list[float | None]]:
+    """The `warmup` finding's rows: [t, read_iops, write_iops, read_mbps, write_mbps,
+    read_lat_us, write_lat_us] per logged second (on many hosts: the hosts' totals)."""
+    return [
         [s.t, s.read_iops, s.write_iops, s.read_mbps, s.write_mbps, s.read_lat_us, s.write_lat_us]
         for s in samples
     ]
-    return WARMUP.new({"seconds": point.timing.ramp, "samples": rows})

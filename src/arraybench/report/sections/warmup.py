@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.finding_kinds import WARMUP
+from arraybench.finding_kinds import WARMUP, WarmupFinding
 from arraybench.records import Finding
 from arraybench.report.model import Timeline
 
@@ -28,7 +28,8 @@ def with_warmup(t: Timeline, findings: list[Finding], first_t: float, t0: float)
     """`t` with its point's logged warm-up in front (time zero: the warm-up's first second) and
     the shaded span it covers; `t` unchanged without a `warmup` finding. `first_t` is the
     measured series' first second and `t0` the time zero `t` was drawn from (Unix s)."""
-    rows = [r for data in WARMUP.among(findings) for r in data["samples"] if r[0] is not None]
+    warm = WARMUP.among(findings)
+    rows = [r for data in warm for r in data["samples"] if r[0] is not None]
     if not rows or not t.t_s or t.series:
         return t
     start = float(rows[0][0])  # type: ignore[arg-type]
@@ -53,7 +54,24 @@ def with_warmup(t: Timeline, findings: list[Finding], first_t: float, t0: float)
         events=[(at + shift, label) for at, label in t.events],
         x_label="seconds since the warm-up started (s)",
         shade=(0.0, end, WARMUP_LABEL),
+        findings=[*(line for data in warm for line in gap_lines(data)), *t.findings],
     )
+
+
+def gap_lines(data: WarmupFinding) -> list[str]:
+    """On many hosts the warm-up and the measured run are two gated runs: the pause between
+    them is said, so that the chart's two parts are not read as one continuous load."""
+    gap = data.get("gap_s")
+    if gap is None:
+        return []
+    hosts = data.get("hosts", [])
+    failed = data.get("failed_hosts", [])
+    lines = [f"the measured run started {gap:.1f} s after the warm-up on {len(hosts)} hosts "
+             "ended (the hosts' start gate): no load in between"]  # fmt: skip
+    if failed:
+        names = ", ".join(failed)
+        lines.append(f"warm-up failed on host(s) {names}: not warmed up before the measured run")
+    return lines
 
 
 def measured_only(t: Timeline) -> Timeline:
