@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import main_cli, needs_fio
-from tests.netns import TestHosts, needs_netns, running_hosts
+from tests.netns import TestHosts, needs_netns, running_hosts, wait_until
 
 pytestmark = [needs_fio, pytest.mark.slow, *needs_netns]
 
@@ -112,4 +113,40 @@ def test_the_warmup_runs_on_every_host_and_is_drawn_before_the_measured_seconds(
     assert 'class="shade"' in report and "seconds since the warm-up started" in report
     said = f"the measured run started {gap:.1f} s after the warm-up on 2 hosts ended"
     assert said in report
-    print(f"warm-up rows {rows}; gap {gap} s; measured {warm['total_iops']:.0f} IOPS")
+
+
+def test_a_host_killed_in_the_warmup_leaves_a_partial_point(tmp_path: Path, hosts: TestHosts):
+    """As a host killed in the measured run: the point goes on with the others, stored as
+    partial, its warm-up finding and the report naming the host."""
+    results = tmp_path / "res"
+    plan = _plan(tmp_path, hosts)
+    text = plan.read_text().split("  - {name: ev")[0]  # the logged point alone
+    plan.write_text("on_host_failure: continue\n" + text)
+    victim = hosts.hosts[1].name
+
+    def kill_in_warmup() -> None:
+        # once the warm-up's job files are written and the victim's server holds the job
+        wait_until(lambda: any(results.glob(f"runs/*/points/*/warmup/point-{victim}.fio")), 60)
+        wait_until(lambda: hosts.job_running(1), 5)
+        hosts.kill_server(1)
+
+    killer = threading.Thread(target=kill_in_warmup)
+    killer.start()
+    try:
+        done = main_cli("run", str(plan), "--results", str(results))
+    finally:
+        killer.join()
+        hosts.start_server(1)  # back for any later test
+    assert done.returncode == 0, done.stderr
+    assert f"host(s) {victim} failed in the warm-up" in done.stderr, done.stderr
+    assert "stored as partial" in done.stderr
+    run_id = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
+    shown = json.loads(main_cli("show", run_id[0]["id"], "--results", str(results),
+                                "--format", "json").stdout)  # fmt: skip
+    [point] = shown["points"]
+    assert point["partial"] == 1 and point["failed_hosts"] == victim
+    assert point["total_iops"] == pytest.approx(RATE, rel=0.1)  # the surviving host's
+    data = _stored(results, "warmup")["warm/w1-qd1-h2"]
+    assert data["failed_hosts"] == [victim]
+    report = Path(done.stdout.split("HTML report:")[1].strip()).read_text()
+    assert f"warm-up failed on host(s) {victim}: not warmed up before the measured run" in report
