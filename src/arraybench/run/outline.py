@@ -19,6 +19,7 @@ from arraybench.plan.model import Plan, Workload
 from arraybench.run.kinds import TEST_KINDS
 from arraybench.run.scenario_outline import scenario_phase
 from arraybench.run.spans import OVERHEAD_HIGH_S, OVERHEAD_S, ZERO, Phase, Span
+from arraybench.run.warmup import logs_ramp
 from arraybench.targets.actions import check_host_phases, target_uses, writers_of
 from arraybench.targets.prepare import needs_layout
 from arraybench.targets.safety import check_target
@@ -113,6 +114,10 @@ def point_span(point: Point, plan: Plan) -> Span:
         span = span + Span(pause, pause, pause)
     if point.workload.verify:
         span = span + _write_span(point.workload.verify.region, VERIFY_READ_RATE)
+    if point.level.hosts:  # hosts wait for the start gate; a logged warm-up has its own gate
+        sidecars = bool(point.workload.events) or point.workload.verify is not None
+        lead = plan.start_lead * (2 if logs_ramp(point, sidecars) else 1)
+        span = span + Span(lead, lead, lead)
     if any(e.prompt for e in point.workload.events):  # an operator may take any time
         span = Span(span.low, span.typical, None)
     return span
