@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.console import ProgressObserver
+from arraybench.plan.expand import Point
 from tests.conftest import main_cli, needs_fio
 from tests.netns import TestHosts, needs_netns, running_hosts, wait_until
 
@@ -62,11 +64,22 @@ def _stored(results: Path, kind: str) -> dict[str, dict]:
 
 
 def test_the_warmup_runs_on_every_host_and_is_drawn_before_the_measured_seconds(
-    tmp_path: Path, hosts: TestHosts
+    tmp_path: Path, hosts: TestHosts, monkeypatch: pytest.MonkeyPatch
 ):
+    ticks: list[tuple[str, float]] = []  # the progress display's point clock, as it is told
+
+    def tick(self: ProgressObserver, point: Point, elapsed: float) -> None:
+        ticks.append((point.key, elapsed))
+
+    monkeypatch.setattr(ProgressObserver, "point_tick", tick)
     results = tmp_path / "res"
     done = main_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results))
     assert done.returncode == 0, done.stderr
+    # many-host points tick like local ones: through the warm-up (0 -> 3 s), then the measured
+    # run counted after it (3 s + its own seconds), never backwards within a phase
+    warm_ticks = [e for key, e in ticks if key == "warm/w1-qd1-h2"]
+    assert len(warm_ticks) >= 10 and max(warm_ticks) >= 3 + 1, warm_ticks
+    assert any(0 < e < 3 for e in warm_ticks) and any(e > 3 for e in warm_ticks), warm_ticks
     run_id = json.loads(main_cli("runs", "--results", str(results), "--format", "json").stdout)
     shown = json.loads(main_cli("show", run_id[0]["id"], "--results", str(results),
                                 "--format", "json").stdout)  # fmt: skip

@@ -46,7 +46,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -153,10 +153,12 @@ def run_on_hosts(
     offsets_ms: Mapping[str, float] | None = None,
     binary: str | None = None,
     grace_s: float = GRACE_S,
+    on_tick: Callable[[], None] | None = None,
 ) -> MultiHostOutcome:
     """Run ``jobfile`` (one for all, or one per host name) on every host at once (one fio
     client); never hangs past ``timeout_s + 2 * grace_s`` plus fio's own exit. Paths in the
-    job are the servers'.
+    job are the servers'. ``on_tick`` is called about every ``POLL_S`` while fio runs (the
+    point's progress).
     """
     jobfiles = (
         {h.name: jobfile.resolve() for h in hosts}
@@ -172,7 +174,7 @@ def run_on_hosts(
     watchdog: list[str] = []
     if live:
         command = client_command(binary or fio_binary(), jobfiles, live)
-        returncode, watchdog = _run_client(command, folder, live, timeout_s, grace_s)
+        returncode, watchdog = _run_client(command, folder, live, timeout_s, grace_s, on_tick)
     text, document = _read_output(folder) if live else ("", None)
     logs = collect_logs(folder, live)
     jobs = _jobs_by_host(document, live)
@@ -199,9 +201,11 @@ def run_on_hosts(
 
 
 def _run_client(
-    command: list[str], folder: Path, hosts: Sequence[HostSpec], timeout_s: float, grace_s: float
-) -> tuple[int, list[str]]:
+    command: list[str], folder: Path, hosts: Sequence[HostSpec], timeout_s: float, grace_s: float,
+    on_tick: Callable[[], None] | None = None,
+) -> tuple[int, list[str]]:  # fmt: skip
     deadline = time.monotonic() + timeout_s
+    ticked = time.monotonic()
     with open(folder / STDERR_NAME, "wb") as err:
         proc = subprocess.Popen(
             command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -212,6 +216,9 @@ def _run_client(
                 if time.monotonic() >= deadline:
                     steps = _escalate(proc, hosts, timeout_s, grace_s)
                     return proc.wait(), steps
+                if on_tick is not None and time.monotonic() - ticked >= POLL_S:
+                    ticked = time.monotonic()
+                    on_tick()
                 time.sleep(min(POLL_S, 0.05))
         except BaseException:
             _signal(proc, signal.SIGKILL)

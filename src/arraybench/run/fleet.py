@@ -201,14 +201,19 @@ class Fleet:
     def run_load(
         self, point: Point, folder: Path, sizes: dict[str, int], title: str, timeout_s: float,
         on_start: Callable[[float], None] | None = None,
+        on_tick: Callable[[float], None] | None = None,
     ) -> HostRun:  # fmt: skip
-        """`on_start(t0)`: called with the gated start instant (Unix s) before fio runs."""
+        """`on_start(t0)`: called with the gated start instant (Unix s) before fio runs;
+        `on_tick(elapsed)` while it runs, with the seconds since that instant (0 before it)."""
         specs = [self.specs[name] for name in point.level.hosts]
         jobfiles, start_ns = self.write_jobfiles(point, folder, sizes, title)
         if on_start is not None:
             on_start(start_ns / 1e9)
+        tick = None
+        if on_tick is not None:
+            tick = lambda: on_tick(max(0.0, time.time() - start_ns / 1e9))  # noqa: E731
         outcome = run_on_hosts(jobfiles, specs, folder, timeout_s + self.start_lead_s,
-                               offsets_ms=self.offsets, binary=self.fio)  # fmt: skip
+                               offsets_ms=self.offsets, binary=self.fio, on_tick=tick)  # fmt: skip
         per_host, _ = combine_hosts(outcome)
         jobs = [job for name in outcome.jobs_by_host for job in outcome.jobs_by_host[name]]
         finding: HostsFinding = {

@@ -67,8 +67,10 @@ class HostsExecutor:
             return None
         warm, key, place = warmup_point(self.point), self.point.key, self.folder / FOLDER
         place.mkdir(parents=True, exist_ok=True)
+        tick = lambda elapsed: self.ctx.observer.point_tick(self.point, elapsed)  # noqa: E731
         ran = self.fleet.run_load(warm, place, sizes, f"run {self.ctx.run.id}, warm-up",
-                                  runner.watchdog_seconds(warm.expected_seconds))  # fmt: skip
+                                  runner.watchdog_seconds(warm.expected_seconds),
+                                  on_tick=tick)  # fmt: skip
         if not ran.jobs:
             raise HostError(f"point {key}: no host returned the warm-up's results "
                             f"({'; '.join(ran.finding['failures'].values())})",
@@ -82,6 +84,12 @@ class HostsExecutor:
         return WARMUP.new(self.warm_data)
 
     def run(self, sizes: dict[str, int], sidecars: Sidecar) -> None:
+        ramp = self.point.timing.ramp if self.warm else 0.0  # the point's time counts it
+
+        def tick(elapsed: float) -> None:
+            self.ctx.observer.point_tick(self.point, ramp + elapsed)
+            sidecars.tick(ramp + elapsed)
+
         self.ran = self.fleet.run_load(
             measured_point(self.point) if self.warm else self.point,
             self.folder,
@@ -89,6 +97,7 @@ class HostsExecutor:
             f"run {self.ctx.run.id}",
             self.timeout,
             on_start=lambda t0: sidecars.load_started(LoadStart(t0)),
+            on_tick=tick,
         )
 
     def result(self) -> LoadResult:
