@@ -26,50 +26,44 @@ from types import TracebackType
 
 from arraybench.engines.fio.runner import fio_binary
 from arraybench.hosts.server import DEFAULT_PORT, HostError, HostSpec, wait_for_port
+from arraybench.system.procs import PROC, command_bytes, numeric_dirs, process_tree_pids
 from arraybench.system.signals import signals_held
 
 MAX_HOSTS = 254  # 127.0.0.1 ... 127.0.0.254
 
 
-def descendants(pid: int) -> list[int]:
-    """Every living process below `pid` (children first found, grandchildren after)."""
-    parents: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue  # exited while we looked
-        # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after it
-        ppid = int(text[text.rindex(")") + 2 :].split()[1])
-        parents.setdefault(ppid, []).append(int(stat.parent.name))
-    found, queue = [], [pid]
-    while queue:
-        children = parents.get(queue.pop(), [])
-        found += children
-        queue += children
-    return found
-
-
 def processes_running(cmdline: bytes) -> list[int]:
-    """The living processes whose command line is `cmdline` (NUL-separated, as in /proc); a
-    zombie's is empty."""
-    found = []
-    for path in Path("/proc").glob("[0-9]*/cmdline"):
-        with contextlib.suppress(OSError):
-            if path.read_bytes() == cmdline:
-                found.append(int(path.parent.name))
-    return found
+    """The living processes whose command line is `cmdline` (NUL between the words, as
+    system/procs.py `command_bytes` reads it); a zombie's is empty."""
+    return [pid for pid in numeric_dirs(PROC) if command_bytes(pid) == cmdline]
 
 
 def frozen_tree(root: int) -> list[int]:
     """SIGSTOP `root` and every process below it, looking again until no new one appears."""
     stopped: list[int] = []
-    while new := [p for p in [root, *descendants(root)] if p not in stopped]:
+    while new := [p for p in process_tree_pids(root) if p not in stopped]:
         for pid in new:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGSTOP)
         stopped += new
     return stopped
+
+
+def launch_server(command: list[str], folder: Path) -> subprocess.Popen[bytes]:
+    """A fio server (or the command that runs one) in `folder`, its own session, its output
+    appended to `folder`/server.log. Shared with tests/netns.py's hosts."""
+    with open(folder / "server.log", "ab") as log:
+        return subprocess.Popen(
+            command, cwd=folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            start_new_session=True,
+        )  # fmt: skip
+
+
+def await_server(host: HostSpec, folder: Path, timeout_s: float, who: str) -> None:
+    """HostError with the server's own words when its port does not open in `timeout_s`."""
+    if not wait_for_port(host.address, host.port, timeout_s):
+        said = (folder / "server.log").read_text(errors="replace").strip()
+        raise HostError(f"{who} {host.name}: fio --server did not start: {said}")
 
 
 def loopback_address(i: int) -> str:
@@ -122,14 +116,9 @@ class LoopbackHosts:
         folder.mkdir(parents=True, exist_ok=True)
         command = [self.binary, f"--server=ip:{host.address},{host.port}"]
         # signals held from the fork until the server is recorded: close() kills only those
-        with open(folder / "server.log", "ab") as log, signals_held():
-            self._servers[i] = subprocess.Popen(
-                command, cwd=folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,
-            )  # fmt: skip
-        if not wait_for_port(host.address, host.port, timeout_s):
-            said = (folder / "server.log").read_text(errors="replace").strip()
-            raise HostError(f"loopback host {host.name}: fio --server did not start: {said}")
+        with signals_held():
+            self._servers[i] = launch_server(command, folder)
+        await_server(host, folder, timeout_s, "loopback host")
 
     def kill_server(self, i: int) -> None:
         """SIGKILL host i's server and every process it forked, then reap the server."""
@@ -151,7 +140,7 @@ class LoopbackHosts:
         # the tree (seen when SIGTERM came during a point). Every forked process keeps the
         # server's command line, which names this host's own address and port: kill those
         # until none is left living (one in a system call dies when that returns)
-        command = ("\0".join(proc.args) + "\0").encode()  # type: ignore[arg-type]
+        command = "\0".join(proc.args).encode()  # type: ignore[arg-type]
         deadline = time.monotonic() + 5
         while (left := processes_running(command)) and time.monotonic() < deadline:
             for pid in left:

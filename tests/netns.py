@@ -39,8 +39,8 @@ from arraybench.hosts.server import (
     HostSpec,
     SshSpec,
     tcp_problem,
-    wait_for_port,
 )
+from tests.loopback_hosts import await_server, launch_server
 
 NS_PREFIX = "abh"
 LINK_PREFIX = "abv"
@@ -232,14 +232,8 @@ class TestHosts:
         folder.mkdir(parents=True, exist_ok=True)
         command = ["ip", "netns", "exec", self.namespaces[i], self.binary]
         command.append(f"--server=ip:{host.address},{host.port}")
-        with open(folder / "server.log", "ab") as log:
-            self._servers[i] = subprocess.Popen(
-                command, cwd=folder, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,
-            )  # fmt: skip
-        if not wait_for_port(host.address, host.port, timeout_s):
-            said = (folder / "server.log").read_text(errors="replace").strip()
-            raise HostError(f"test host {host.name}: fio --server did not start: {said}")
+        self._servers[i] = launch_server(command, folder)
+        await_server(host, folder, timeout_s, "test host")
 
     def pids(self, i: int) -> list[int]:
         return namespace_pids(self.namespaces[i])
