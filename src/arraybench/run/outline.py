@@ -115,8 +115,7 @@ def point_span(point: Point, plan: Plan) -> Span:
     if point.workload.verify:
         span = span + _write_span(point.workload.verify.region, VERIFY_READ_RATE)
     if point.level.hosts:  # hosts wait for the start gate; a logged warm-up has its own gate
-        sidecars = bool(point.workload.events) or point.workload.verify is not None
-        lead = plan.start_lead * (2 if logs_ramp(point, sidecars) else 1)
+        lead = plan.start_lead * (2 if logs_ramp(point) else 1)
         span = span + Span(lead, lead, lead)
     if any(e.prompt for e in point.workload.events):  # an operator may take any time
         span = Span(span.low, span.typical, None)

@@ -23,10 +23,11 @@ from arraybench.records import Finding, Sample
 FOLDER = "warmup"
 
 
-def logs_ramp(point: Point, has_sidecars: bool) -> bool:
+def logs_ramp(point: Point) -> bool:
     """Whether this point runs its ramp as a logged phase: asked for, a ramp to run, and none
     of the sidecars (events, verify) whose times are counted from the one fio start."""
-    return point.timing.log_ramp and point.timing.ramp > 0 and not has_sidecars
+    sidecars = bool(point.workload.events) or point.workload.verify is not None
+    return point.timing.log_ramp and point.timing.ramp > 0 and not sidecars
 
 
 def measured_point(point: Point) -> Point:

@@ -38,8 +38,7 @@ class HostsExecutor:
         self.fleet: Fleet = ctx.fleet
         self.timeout = runner.watchdog_seconds(point.expected_seconds)
         self.ran: HostRun | None = None
-        has_sidecars = bool(point.workload.events) or point.workload.verify is not None
-        self.logs_ramp = logs_ramp(point, has_sidecars)
+        self.logs_ramp = logs_ramp(point)
         self.warm: HostRun | None = None  # the logged warm-up's run, when it ran
         self.warm_data: WarmupFinding | None = None
 

@@ -50,7 +50,7 @@ class LocalExecutor:
 
     def warm_up(self, sizes: dict[str, int]) -> Finding | None:
         self.ctx.guard.recheck(self._paths())  # a link swapped since the check
-        if not logs_ramp(self.point, self.events is not None or self.verify is not None):
+        if not logs_ramp(self.point):
             return None
         tick = lambda elapsed: self.ctx.observer.point_tick(self.point, elapsed)  # noqa: E731
         with self.ctx.guard.pinned(self._paths()) as pins:
