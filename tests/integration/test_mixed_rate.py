@@ -1,7 +1,8 @@
 """A rate on a mixed workload, on real fio (issue 35): the plan's `rate_iops` is the total of a
 worker at the workload's mix. 2 workers x 500 IOPS at 70 % reads ran 1,994 IOPS at 50 % reads
 when the job file said `rate_iops=500` (fio caps each direction on its own); split by the mix
-(`rate_iops=350,150`) it runs 1,000 IOPS at 70 %. The response-time curve's steps of a mixed
+(`rate_iops=350,150`) it runs 1,000 IOPS at 70 %; a small rate written in bytes a second
+keeps its mix too. The response-time curve's steps of a mixed
 workload land on their planned rate and mix, or say they did not."""
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ ioengine: psync
 {workloads}"""
 RATED = (
     "  - {name: rw70, pattern: random, bs: 4k, read: 70, rate_iops: 500}\n"
-    # 5 IOPS a worker at 70 %: 3.5 + 1.5 IOPS, written in bytes a second (plan/rate.py)
-    "  - {name: rw70-slow, pattern: random, bs: 4k, read: 70, rate_iops: 5}\n"
+    # 25 IOPS a worker at 70 %: 17.5 + 7.5 IOPS, written in bytes a second (plan/rate.py:
+    # whole IOPS would be 18 + 7, 72 % reads)
+    "  - {name: rw70-slow, pattern: random, bs: 4k, read: 70, rate_iops: 25}\n"
 )
 
 
@@ -55,9 +57,9 @@ def test_a_mixed_rate_runs_its_total_at_its_mix(tmp_path: Path) -> None:
     assert fast.metric("total", "iops") == pytest.approx(1000, rel=0.05)  # 2 x 500
     assert _read_pct(fast) == pytest.approx(70, abs=5)
     assert "rate_iops=350,150\n" in (Path(fast.folder) / "point.fio").read_text()
-    assert slow.metric("total", "iops") == pytest.approx(10, rel=0.05)  # 2 x 5
+    assert slow.metric("total", "iops") == pytest.approx(50, rel=0.05)  # 2 x 25
     assert _read_pct(slow) == pytest.approx(70, abs=5)
-    assert "rate=14336,6144\n" in (Path(slow.folder) / "point.fio").read_text()
+    assert "rate=71680,30720\n" in (Path(slow.folder) / "point.fio").read_text()
     flags = flags_by_point(store.findings(run_id))
     for point in (fast, slow):  # kept: neither rate flag
         kinds = {f.kind for f in flags.get(point.id, [])}
