@@ -22,13 +22,15 @@ def _reached(d: CurveFinding) -> str:
 
 
 def _reads(d: CurveFinding) -> str:
-    """The read share achieved, and the planned one where it differs by a tenth or more."""
-    got, planned = d.get("achieved_read_pct"), d.get("planned_read_pct")
-    if got is None:
-        return "–" if planned is None else f"– (planned {planned:g} %)"
-    if planned is None or abs(got - planned) < 0.1:
-        return f"{got:.1f} %"
-    return f"{got:.1f} % (planned {planned:g} %)"
+    """The read share achieved ("–": a step stored before it was kept)."""
+    got = d.get("achieved_read_pct")
+    return "–" if got is None else f"{got:.1f} %"
+
+
+def _reads_heading(rows: list[CurveFinding]) -> str:
+    """The column's heading with the workload's planned mix (one per workload)."""
+    planned = next((d["planned_read_pct"] for d in rows if "planned_read_pct" in d), None)
+    return "Reads" if planned is None else f"Reads (planned {planned:g} %)"
 
 
 def curve_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Figure]]:
@@ -47,9 +49,9 @@ def curve_report(findings: list[Finding]) -> tuple[list[ReportTable], list[Figur
         table_rows = [[f"{d['percent']} %", format_iops(d["planned_iops"]),
                        format_iops(d["achieved_iops"]), _reads(d), format_latency(d["lat_mean_us"]),
                        format_latency(d["lat_p99_us"]), _reached(d)] for d in rows]  # fmt: skip
-        tables.append(ReportTable(title, ["Rate", "Planned", "Achieved", "Reads", "Mean latency",
-                                          "p99 latency", "Reached"], table_rows,
-                                  caption))  # fmt: skip
+        columns = ["Rate", "Planned", "Achieved", _reads_heading(rows), "Mean latency",
+                   "p99 latency", "Reached"]  # fmt: skip
+        tables.append(ReportTable(title, columns, table_rows, caption))
         drawn = sorted(rows, key=lambda d: d["achieved_iops"])  # along the x axis, as SPC-1
         missed = [not d["reached"] for d in drawn]
         x = [d["achieved_iops"] for d in drawn]
