@@ -272,7 +272,12 @@ class CurveFinding(TypedDict):
     lat_mean_us: float | None
     lat_p99_us: float | None
     tolerance_pct: float
-    reached: bool  # achieved within tolerance_pct of planned
+    # the total within tolerance_pct % of planned_iops (below or above) and the read share
+    # within tolerance_pct points of the planned mix; stored before: the total not below only
+    reached: bool
+    planned_read_pct: NotRequired[float]  # the workload's mix
+    achieved_read_pct: NotRequired[float | None]  # reads in % of the I/Os
+    misses: NotRequired[list[str]]  # how it missed (analysis.validity.rate_misses)
 
 
 # imported points (importer) ----------------------------------------------------------------

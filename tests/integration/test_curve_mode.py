@@ -96,7 +96,7 @@ def test_the_curve_is_drawn_with_the_rate_not_reached_named(tmp_path: Path) -> N
     name = "ratecurve-response-time-curve-rr-4k"
     assert re.search(rf'<svg [^>]*data-form="ratecurve"[^>]*data-name="{name}"', html)
     assert "IOPS achieved" in html
-    assert html.count("NO: ") >= 1 and "of the planned rate (tolerance 10 %)" in html
+    assert html.count("NO: ") >= 1 and "planned (tolerance 10 %)" in html
     # the Excel workbook: the figure's table (achieved IOPS against latency) and a scatter
     from openpyxl import load_workbook
 

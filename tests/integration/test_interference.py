@@ -122,7 +122,7 @@ def test_rate_split_for_other_mixes():
         {"steps": 0},
         {"interval_s": 0},
         {"steps": 2, "interval_s": 10, "base_stop_s": 20},  # last step never meets the base
-        {"base_rate_iops": 3, "base_jobs": 4},
+        {"base_rate_iops": 1, "base_jobs": 4},  # < 1 IOPS per job
     ],
 )
 def test_invalid_specs_are_refused(kwargs: dict):

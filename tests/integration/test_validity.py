@@ -190,7 +190,8 @@ def test_flags_are_graded_by_what_they_do_to_the_figure() -> None:
 
 def test_every_kind_states_its_threshold_and_evidence() -> None:
     kinds = {"generator-bound", "page-cache", "ramp", "not-steady", "stopped-early",
-             "rate-not-reached", "fio-kernel", "start-spread", *REMARK_KINDS}  # fmt: skip
+             "rate-not-reached", "rate-not-kept", "fio-kernel", "start-spread",
+             *REMARK_KINDS}  # fmt: skip
     assert set(THRESHOLDS) == kinds and all(a and b for a, b in THRESHOLDS.values())
 
 
@@ -216,8 +217,25 @@ def test_stopped_early_and_rate_not_reached() -> None:
     [flag] = point_flags(short)  # 600 of 2 x 500 asked
     assert flag.kind == "rate-not-reached" and "600 IOPS of the 1,000 asked" in flag.why
     assert kinds(PointFacts(jobs=2, rate_iops=500, iops=[990.0] * 8)) == []
-    mixed = PointFacts(jobs=1, rate_iops=700, read_pct=70, iops=[990.0] * 8)
-    assert kinds(mixed) == []  # reads capped at 700 of 1,000 a second: reached
+    # the rate is the total of both directions at the planned mix (plan.rate)
+    kept = PointFacts(jobs=2, rate_iops=500, read_pct=70, iops=[1000.0] * 8, read_share_pct=69.8)
+    assert kinds(kept) == []
+    # issue 35's run: rate_iops=500 capped each direction, 2 jobs ran 1,994 IOPS at 50 %
+    doubled = PointFacts(jobs=2, rate_iops=500, read_pct=70, iops=[1994.0] * 8,
+                         read_share_pct=50.0)  # fmt: skip
+    [flag] = point_flags(doubled)
+    assert flag.kind == "rate-not-kept" and leaves_headline([flag])
+    assert "1,994 IOPS, 199 % of the 1,000 planned" in flag.why
+    assert "50.0 % reads, planned 70 %" in flag.why
+    skewed = PointFacts(
+        jobs=2, rate_iops=500, read_pct=70, iops=[1000.0] * 8, read_share_pct=50.0
+    )  # the total right, the mix not
+    [flag] = point_flags(skewed)
+    assert flag.kind == "rate-not-kept" and "IOPS," not in flag.why and "50.0 % reads" in flag.why
+    over = PointFacts(
+        jobs=2, rate_iops=500, iops=[1200.0] * 8, usr_cpu=150.0, sys_cpu=15.0, cpus=2
+    )  # over the rate: not the CPU's doing, flagged beside it
+    assert kinds(over) == ["generator-bound", "rate-not-kept"]
     busy = PointFacts(jobs=6, rate_iops=500, iops=[600.0] * 8, usr_cpu=150.0, sys_cpu=15.0,
                       cpus=2)  # fmt: skip
     assert kinds(busy) == ["generator-bound"]  # fio, not the storage, fell short

@@ -6,8 +6,8 @@ them back.
 
 Each flag is graded by what it does to the point's figure (`grade`, docs/validity.md):
 *invalidating* (the figure is not the storage's: generator-bound, page cache, ramp too short,
-stopped early, rate not reached, steady state asked and not attained, fio and the kernel moved
-different bytes, hosts started far apart) leaves the point out of the headline figures
+stopped early, rate not reached or not kept, steady state asked and not attained, fio and the
+kernel moved different bytes, hosts started far apart) leaves the point out of the headline figures
 (`leaves_headline`); a *remark* (the same bytes in more or fewer requests, a host busy with
 others while fio's own share was small, hosts a little out of step) keeps it in, with a mark.
 """
@@ -38,6 +38,11 @@ RAMP_MIN_SECONDS = 6  # fewer 1-second samples: too short to tell a ramp from no
 STOPPED_SHARE = 0.9
 # a rate_iops workload below this share of its rate while fio had CPU to spare: not reached
 RATE_SHARE = 0.9
+# ... above this share of its rate, or its read share this many points off the planned mix:
+# the rate was not applied as planned (fio capping each direction at the total: 2 x the rate
+# at 50 % reads), whatever the CPU
+RATE_OVER = 1.1
+MIX_POINTS = 5.0
 # hosts out of step beyond the plan's bound by at most this share of the measured window: a
 # remark (the hosts overlapped for the rest of it); more: the total is not one load's
 START_SKEW_SHARE = 0.02
@@ -60,7 +65,7 @@ REMARK_KINDS = frozenset({
 @dataclass(frozen=True)
 class Flag:
     # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
-    # rate-not-reached, start-spread; remarks: REMARK_KINDS
+    # rate-not-reached, rate-not-kept, start-spread; remarks: REMARK_KINDS
     kind: str
     why: str
     change: str
@@ -88,6 +93,9 @@ THRESHOLDS = {
                       "the point measured less than the plan asked"),
     "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
                          "its latency is a saturated device's"),
+    "rate-not-kept": (f"> {RATE_OVER:.0%} of rate_iops x jobs, or the read share > "
+                      f"{MIX_POINTS:g} points off the planned mix",
+                      "rate_iops=N on a 70/30 job: 2 x the rate at 50 % reads"),
     "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too",
                    "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
                    "merged I/O: <= 9 % apart"),
@@ -137,8 +145,9 @@ class PointFacts:
     planned_s: float | None = None  # ramp + duration
     measured_s: float | None = None  # duration: the window the figures are from
     elapsed_s: float | None = None  # fio's wall time
-    rate_iops: int | None = None  # the workload's rate_iops (per job)
-    read_pct: int = 100
+    rate_iops: int | None = None  # the workload's rate_iops (per job, both directions)
+    read_pct: int = 100  # the planned mix
+    read_share_pct: float | None = None  # the mix achieved: reads in % of the I/Os
 
 
 FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
@@ -270,20 +279,57 @@ def stopped_early(f: PointFacts) -> Flag | None:
                 "see the point's fio output; re-run the point")  # fmt: skip
 
 
+def rate_misses(
+    planned_iops: float, planned_read_pct: float, achieved_iops: float,
+    achieved_read_pct: float | None, rate_tolerance_pct: float, mix_points: float,
+) -> list[str]:  # fmt: skip
+    """How a rate-limited load missed its plan, each as a phrase, none when it was kept: its
+    total more than `rate_tolerance_pct` % below or above the planned total, its read share
+    more than `mix_points` points off the planned mix. The one rule of the validity flags
+    and the response-time curve's "Reached" (docs/validity.md)."""
+    misses = []
+    if planned_iops > 0:
+        share = achieved_iops / planned_iops
+        if abs(share - 1) * 100 > rate_tolerance_pct:
+            misses.append(f"{achieved_iops:,.0f} IOPS, {share * 100:.0f} % of the "
+                          f"{planned_iops:,.0f} planned")  # fmt: skip
+    mixed = 0 < planned_read_pct < 100 and achieved_read_pct is not None and achieved_iops > 0
+    if mixed and abs((achieved_read_pct or 0.0) - planned_read_pct) > mix_points:
+        misses.append(f"{achieved_read_pct:.1f} % reads, planned {planned_read_pct:g} %")
+    return misses
+
+
 def rate_not_reached(f: PointFacts, bound: bool) -> Flag | None:
-    """A rate_iops workload that fell short of its rate while fio had CPU to spare: its
-    latency is that of a saturated device, not of the rate the plan asked."""
-    if not f.rate_iops or bound or len(f.iops) < 2:
+    """A rate_iops workload that did not run its rate at its mix. Short of the total while
+    fio had CPU to spare: its latency is that of a saturated device (`rate-not-reached`).
+    Over the total, or off the mix: the rate was not applied as planned (`rate-not-kept`),
+    whatever the CPU. The rate is the total of both directions at the planned mix
+    (`plan.rate`)."""
+    if not f.rate_iops or len(f.iops) < 2:
         return None
-    share = max(f.read_pct, 100 - f.read_pct) / 100  # the capped direction sets the pace
-    asked = f.rate_iops * max(f.jobs, 1) / share
+    asked = f.rate_iops * max(f.jobs, 1)
     got = statistics.fmean(f.iops)
-    if got >= RATE_SHARE * asked:
+    planned = f"(rate_iops {f.rate_iops} x {f.jobs} job(s) at {f.read_pct} % reads)"
+    kept = rate_misses(asked, f.read_pct, got, f.read_share_pct, (RATE_OVER - 1) * 100,
+                       MIX_POINTS)  # fmt: skip
+    if got > RATE_OVER * asked or (kept and got >= RATE_SHARE * asked):
+        return Flag("rate-not-kept", f"{'; '.join(kept)} {planned}: the load ran was not "
+                    "the one planned", "check the job file's rate (rate_iops=R,W: the "
+                    "total split by the mix); re-run the point")  # fmt: skip
+    if bound or got >= RATE_SHARE * asked:
         return None
-    return Flag("rate-not-reached", f"{got:,.0f} IOPS of the {asked:,.0f} asked (rate_iops "
-                f"{f.rate_iops} x {f.jobs} job(s), < {RATE_SHARE:.0%}) with fio's CPU to "
-                "spare: the storage set the pace", "lower rate_iops, or read the point as a "
-                "saturation point")  # fmt: skip
+    mix = f", {f.read_share_pct:.1f} % reads" if f.read_share_pct is not None else ""
+    return Flag("rate-not-reached", f"{got:,.0f} IOPS{mix} of the {asked:,.0f} asked "
+                f"{planned}, < {RATE_SHARE:.0%}, with fio's CPU to spare: the storage set "
+                "the pace", "lower rate_iops, or read the point as a saturation "
+                "point")  # fmt: skip
+
+
+def read_share_pct(samples: Sequence[Sample]) -> float | None:
+    """Reads in % of the I/Os of a point's 1-second samples; None without I/O."""
+    reads = sum(s.read_iops or 0.0 for s in samples)
+    total = reads + sum(s.write_iops or 0.0 for s in samples)
+    return 100.0 * reads / total if total > 0 else None
 
 
 def point_flags(facts: PointFacts) -> list[Flag]:
@@ -345,6 +391,7 @@ def point_finding(
         planned_s=point.timing.ramp + point.timing.duration,
         measured_s=point.timing.duration, elapsed_s=record.runtime_s,
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
+        read_share_pct=read_share_pct(samples),
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None

@@ -2,8 +2,10 @@
 
 Each named workload's grid series measures its maximum first; the curve then runs the same
 workload at the maximum's load level, rate-limited to each percentage of that maximum, and the
-report draws latency against the IOPS achieved. A point that falls short of its planned rate
-by more than `tolerance` percent says so: the storage could not give that rate.
+report draws latency against the IOPS achieved. A step's rate is the total of its jobs at the
+workload's mix (`plan/rate.py`). A point that misses its planned rate by more than
+`tolerance` percent (short: the storage could not give it; over: the rate was not applied)
+or its mix by more than `tolerance` points says so.
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ class CurveTest(Strict):
     )
     tolerance: Annotated[float, _REAL, InRange(0.0, 100.0)] = Field(
         5.0,
-        description="A point whose achieved IOPS is more than this many % below its planned "
-        "rate is flagged: the rate was not reached.",
+        description="A point whose achieved IOPS is more than this many % below or above its "
+        "planned rate, or whose read share is more than this many points off the workload's "
+        "mix, is flagged: the rate was not reached.",
     )
 
     @field_validator("percents")

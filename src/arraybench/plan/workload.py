@@ -250,9 +250,14 @@ class Workload(Strict):
             'A pause after each point: a duration, or "gc" = bytes the point wrote / the GC rate.'
         ),
     )
-    # cap per worker (a base load, a rate-limited test)
+    # the total per worker at the workload's mix, split per direction (plan/rate.py)
     rate_iops: PositiveInt | None = Field(
-        None, description="IOPS cap per worker (a base load, a rate-limited test)."
+        None,
+        description=(
+            "IOPS per worker, reads and writes together at the workload's mix (a base load, "
+            "a rate-limited test): 500 at read 70 is 350 reads + 150 writes a second, fio's "
+            "rate_iops=350,150 (docs/validity.md: rates)."
+        ),
     )
     # the report row / section this curve belongs to (default: derived)
     group: Label | None = Field(

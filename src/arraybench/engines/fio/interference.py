@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arraybench.engines.fio.jobfile import PERCENTILES, fio_filename, fio_seconds
+from arraybench.engines.fio.jobfile import PERCENTILES, fio_filename, fio_seconds, rate_option
 from arraybench.engines.fio.values import fio_value
+from arraybench.plan.rate import JobRate, job_rate
 from arraybench.units import fio_size, format_size
 
 JOBFILE_NAME = "interference.fio"
@@ -129,38 +130,32 @@ def step_windows(spec: InterferenceSpec) -> list[tuple[str, float, float]]:
     return windows
 
 
-def split_rate(total: int, read_pct: int) -> tuple[int, int]:
-    """(read, write) IOPS of a job capped at `total` IOPS with `read_pct` % reads.
-
-    A direction that has I/O never gets 0: fio reads rate_iops=0 as "no limit"."""
-    if read_pct in (0, 100):
-        return (total, 0) if read_pct == 100 else (0, total)
-    if total < 2:
-        raise ValueError(f"a mixed job needs a rate of at least 2 IOPS, got {total}")
-    read = min(total - 1, max(1, round(total * read_pct / 100)))
-    return read, total - read
-
-
-def base_job_rates(spec: InterferenceSpec) -> tuple[int, int]:
-    """(read, write) rate_iops of EACH base job; their sum x base_jobs is the total base rate
-    (exactly base_rate_iops when it divides evenly, else the nearest achievable)."""
+def base_job_rate(spec: InterferenceSpec) -> JobRate:
+    """EACH base job's rate, split by the base mix (`plan.rate.job_rate`, as every rate in a
+    job file): its total x base_jobs is the total base rate (exactly base_rate_iops when it
+    divides evenly, else the nearest whole IOPS per job)."""
     per_job = round(spec.base_rate_iops / spec.base_jobs)
     if per_job < 1:
         raise ValueError(
             f"base_rate_iops={spec.base_rate_iops} over {spec.base_jobs} jobs is < 1 IOPS per job"
         )
-    return split_rate(per_job, spec.base_read_pct)
+    return job_rate(per_job, spec.base_read_pct, spec.base_bs)
 
 
-def effective_base_rate(spec: InterferenceSpec) -> int:
+def base_job_rates(spec: InterferenceSpec) -> tuple[float, float]:
+    """(read, write) IOPS of EACH base job."""
+    rate = base_job_rate(spec)
+    return rate.read_iops, rate.write_iops
+
+
+def effective_base_rate(spec: InterferenceSpec) -> float:
     """The total base rate the job file asks fio for (rounding of the per-job split)."""
-    return sum(base_job_rates(spec)) * spec.base_jobs
+    return base_job_rate(spec).total_iops * spec.base_jobs
 
 
-def _rate_line(read: int, write: int) -> str:
-    if write == 0 or read == 0:
-        return f"rate_iops={read or write}"
-    return f"rate_iops={read},{write}"
+def bg_job_rate(spec: InterferenceSpec) -> JobRate:
+    """Each background stream's rate, split by its mix."""
+    return job_rate(spec.bg_rate_iops_per_step, spec.bg_read_pct, spec.bg_bs)
 
 
 def _rw(random: bool, read_pct: int) -> list[str]:
@@ -200,7 +195,7 @@ def _base_section(spec: InterferenceSpec, size_bytes: int | None) -> list[str]:
         f"bs={fio_size(spec.base_bs)}",
         f"numjobs={spec.base_jobs}",
         f"iodepth={spec.base_iodepth}",
-        _rate_line(*base_job_rates(spec)),
+        rate_option(base_job_rate(spec)),
         f"runtime={fio_seconds(spec.base_stop)}",
         "norandommap=1",
     ]
@@ -241,7 +236,7 @@ def _bg_section(spec: InterferenceSpec, step: int, size_bytes: int | None) -> li
         *_rw(False, spec.bg_read_pct),
         f"bs={fio_size(spec.bg_bs)}",
         f"iodepth={spec.bg_iodepth}",
-        _rate_line(*split_rate(spec.bg_rate_iops_per_step, spec.bg_read_pct)),
+        rate_option(bg_job_rate(spec)),
         f"startdelay={fio_seconds(start)}",
         f"runtime={fio_seconds(total_seconds(spec) - start)}",
         *_bg_placement(spec, step, size_bytes),
@@ -252,12 +247,12 @@ def _bg_section(spec: InterferenceSpec, step: int, size_bytes: int | None) -> li
 
 
 def _header(spec: InterferenceSpec) -> list[str]:
-    read, write = base_job_rates(spec)
+    base = base_job_rate(spec)
     bg_rate = spec.bg_rate_iops_per_step
     return [
         "; arraybench interference test (dbi services mixed workload)",
         f"; base: random {format_size(spec.base_bs)}, read {spec.base_read_pct}%,"
-        f" {effective_base_rate(spec)} IOPS = {spec.base_jobs} jobs x rate_iops {read},{write}"
+        f" {effective_base_rate(spec):g} IOPS = {spec.base_jobs} jobs x {rate_option(base)}"
         f" (read,write), iodepth {spec.base_iodepth}, 0 s to {spec.base_stop:g} s",
         f"; background: +{bg_rate} IOPS of sequential {format_size(spec.bg_bs)},"
         f" read {spec.bg_read_pct}%, every {spec.interval_s:g} s ({spec.steps} steps),"

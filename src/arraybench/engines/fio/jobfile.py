@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from arraybench.engines.fio.values import fio_comment, fio_path, fio_value
 from arraybench.plan.expand import Point, describe_level
+from arraybench.plan.rate import IOPS, JobRate, job_rate
 from arraybench.units import fio_size, format_size
 
 LOG_PREFIX = "point"
@@ -101,8 +102,9 @@ def _global(point: Point) -> list[str]:
     ]
     if point.workload.pattern == "random":
         options.append("norandommap=1")
-    if point.workload.rate_iops:
-        options.append(f"rate_iops={point.workload.rate_iops}")
+    rate = point_rate(point)
+    if rate is not None:
+        options.append(rate_option(rate))
     if point.workload.events:  # a failover's I/O errors are measured, not a reason to stop
         options.append("continue_on_error=io")
     steady = point.timing.steady
@@ -114,6 +116,21 @@ def _global(point: Point) -> list[str]:
             f"steadystate_duration={fio_seconds(steady.window)}",
         ]
     return options + _data_options(point)
+
+
+def point_rate(point: Point) -> JobRate | None:
+    """Each job's rate, split by the workload's mix (`plan.rate`), or None: no rate."""
+    w = point.workload
+    return job_rate(w.rate_iops, w.read, w.bs) if w.rate_iops else None
+
+
+def rate_option(rate: JobRate) -> str:
+    """fio's line for a job's rate: `rate_iops=R,W` (I/Os a second) or `rate=R,W` (bytes a
+    second), each direction capped on its own; one value where the job has one direction."""
+    name = "rate_iops" if rate.unit == IOPS else "rate"
+    if rate.read == 0 or rate.write == 0:
+        return f"{name}={rate.read or rate.write}"
+    return f"{name}={rate.read},{rate.write}"
 
 
 def fio_seconds(value: float) -> str:

@@ -1,6 +1,9 @@
 """vdbench's `iorate=curve` (SPC-1's response-time curve) as a test kind: after the grid, each
 workload again at the load level of its measured maximum, rate-limited (fio `rate_iops`) to
-each percentage of that maximum; one stored point and one `curve` finding per rate.
+each percentage of that maximum; one stored point and one `curve` finding per rate. A step's
+rate is the total of its jobs at the workload's mix, split per direction as every rate is
+(`plan.rate`); it is reached when its total and its read share are both within the plan's
+tolerance (`analysis.validity.rate_misses`).
 
 The maximum is the grid series' headline maximum (`analysis.headline`: points whose flags
 leave the headline left out, as in the report), read from the store when the step starts,
@@ -17,12 +20,13 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
-from arraybench.analysis.validity import flags_of, leaves_headline
+from arraybench.analysis.validity import flags_of, leaves_headline, rate_misses
 from arraybench.engines.measurement import FioDocument
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import CURVE, VALIDITY, CurveFinding
 from arraybench.plan.expand import Point, expand, mix_label
 from arraybench.plan.model import Plan, Workload
+from arraybench.plan.rate import JobRate, job_rate
 from arraybench.point_identity import PointIdentity
 from arraybench.records import PointRecord
 from arraybench.run.context import RunContext
@@ -119,10 +123,13 @@ class CurveKind:
 
     def job_file(self, step: KindStep, ctx: RunContext) -> str:
         point, _, top = self._target(step, ctx)
-        rate = math.ceil(_percent(step) / 100 * top / _jobs(point))
-        limited = point.workload.model_copy(update={"rate_iops": max(rate, 1)})
+        per_job = _per_job(step, point, top)
+        limited = point.workload.model_copy(update={"rate_iops": per_job})
         point = replace(point, workload=limited, seq=step.seq)
-        return ctx.engine.point_job(point, ctx.sizes, title=f"{step.key}: rate_iops={rate} per job")
+        rate = _job_rate(point, per_job)
+        title = (f"{step.key}: {per_job} IOPS per job at {point.workload.read} % reads "
+                 f"({rate.read_iops:g} + {rate.write_iops:g})")  # fmt: skip
+        return ctx.engine.point_job(point, ctx.sizes, title=title)
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
@@ -131,9 +138,13 @@ class CurveKind:
         test = ctx.plan.curve
         assert test is not None  # steps() gave this step
         pct = _percent(step)
-        planned = math.ceil(pct / 100 * top / _jobs(point)) * _jobs(point)
-        total = point_metrics(document.jobs).total
+        planned = _job_rate(point, _per_job(step, point, top)).total_iops * _jobs(point)
+        metrics = point_metrics(document.jobs)
+        total = metrics.total
         achieved = total.iops or 0.0
+        read_pct = 100.0 * metrics.read.ios / total.ios if total.ios else None
+        misses = rate_misses(planned, point.workload.read, achieved, read_pct, test.tolerance,
+                             test.tolerance)  # fmt: skip
         return {
             "workload": point.workload.name,
             "percent": pct,
@@ -144,8 +155,20 @@ class CurveKind:
             "lat_mean_us": total.lat_mean_us,
             "lat_p99_us": total.lat_p99_us,
             "tolerance_pct": test.tolerance,
-            "reached": achieved >= planned * (1 - test.tolerance / 100),
+            "reached": not misses,
+            "planned_read_pct": float(point.workload.read),
+            "achieved_read_pct": read_pct,
+            "misses": misses,
         }
+
+
+def _per_job(step: KindStep, point: Point, top: float) -> int:
+    """Each job's rate: the step's share of the maximum over the jobs, rounded up."""
+    return max(math.ceil(_percent(step) / 100 * top / _jobs(point)), 1)
+
+
+def _job_rate(point: Point, per_job: int) -> JobRate:
+    return job_rate(per_job, point.workload.read, point.workload.bs)
 
 
 def _percent(step: KindStep) -> int:
