@@ -115,20 +115,21 @@ def test_each_event_kind_is_aligned_at_its_start_and_its_impact_tabulated(tmp_pa
     first, second = model.tables[:2]
     assert first.title == "rr: each event's impact, runs side by side"
     assert second.title == "rw: each event's impact, runs side by side"
-    assert first.columns == ["Level", "Event", "Run", "Kind", "Before", "Dip", "Back within 5 %",
+    assert first.columns == ["Level", "Event", "Run", "Before", "Dip", "Back within 5 %",
                              "Overshoot", "Max latency"]  # fmt: skip
     assert first.rows == [
-        ["w1-qd4", "path slow", "base", "throttle", "1 kIOPS", "-90.0 %",
+        ["w1-qd4", "path slow (throttle)", "base", "1 kIOPS", "-90.0 %",
          "5.0 s after the start; 0.0 s after the revert", "none", "250 µs"],
         # the burst after the stall is not back: 7.8 s after the revert, +150 % for 8 s
-        ["w1-qd4", "path slow", "degraded", "throttle", "1 kIOPS", "-100.0 %",
+        ["w1-qd4", "path slow (throttle)", "degraded", "1 kIOPS", "-100.0 %",
          "13.0 s after the start; 7.8 s after the revert", "+150.0 %, 8 s above the band",
          "250 µs"],
     ]  # fmt: skip
     # a `run` is never reverted: its recovery counts from its start
-    assert [r[2:] for r in second.rows] == [
-        ["base", "run", "1 kIOPS", "-100.0 %", "3.0 s after the start", "none", "250 µs"],
-        ["degraded", "run", "1 kIOPS", "-100.0 %", "8.0 s after the start",
+    assert [r[1:] for r in second.rows] == [
+        ["reboot ctrl A (run)", "base", "1 kIOPS", "-100.0 %", "3.0 s after the start", "none",
+         "250 µs"],
+        ["reboot ctrl A (run)", "degraded", "1 kIOPS", "-100.0 %", "8.0 s after the start",
          "+80.0 %, 3 s above the band", "250 µs"],
     ]  # fmt: skip
     # aligned at the start, the point means' table follows the events' tables

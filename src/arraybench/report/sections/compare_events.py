@@ -20,6 +20,7 @@ from arraybench.report.model import ReportTable
 from arraybench.report.sections.failures import (
     BAND_RULE,
     OVERSHOOT,
+    event_name,
     impact_unit,
     overshoot_text,
     recovery_column,
@@ -57,7 +58,7 @@ def _impacts(store: Store, run: Compared) -> dict[int, list[EventImpactData]]:
 def _row(level: str, label: str, i: EventImpactData) -> list[str]:
     dip = "–" if i["dip_pct"] is None else f"-{i['dip_pct']:.1f} %"
     before = format_throughput(i["baseline"], impact_unit(i))
-    return [level, i["label"], label, i["kind"], before, dip,
+    return [level, event_name(i), label, before, dip,
             recovery_text(i), overshoot_text(i), format_latency(i["max_latency_us"])]  # fmt: skip
 
 
@@ -77,14 +78,14 @@ def event_tables(store: Store, runs: Sequence[Compared]) -> list[ReportTable]:
     tables = []
     for key, events in found.items():
         rows = [row for group in events.values() for _, row in sorted(group, key=lambda r: r[0])]
-        columns = ["Level", "Event", "Run", "Kind", "Before", "Dip", recovery_column(impacts[key]),
+        columns = ["Level", "Event", "Run", "Before", "Dip", recovery_column(impacts[key]),
                    OVERSHOOT, "Max latency"]  # fmt: skip
         caption = (
             "Each run's own figures, as its report states them (on the point's total, all "
             "hosts together): Before, the mean of the seconds before the event; Dip, its "
             f"lowest second against it; recovery, back within the band for 3 s; {BAND_RULE}; "
             "Overshoot, the highest second from the first one out of the band to the recovery "
-            "(a `run` or a prompt is never reverted: its recovery counts from its start); "
+            "(a run or a prompt is never reverted: its recovery counts from its start); "
             "docs/availability.md"
         )
         tables.append(ReportTable(TITLE.format(key=key), columns, rows, caption, key_columns=3))

@@ -79,6 +79,12 @@ def impact_unit(impact: EventImpactData) -> str:
     return "MB/s" if impact.get("metric") == "mbps" else "IOPS"
 
 
+def event_name(impact: EventImpactData) -> str:
+    """`path A slow (throttle)`: the event's label and kind in one cell (a table of more
+    than 8 columns is split on a page)."""
+    return f"{impact['label']} ({impact['kind']})"
+
+
 def overshoot_text(impact: EventImpactData) -> str:
     """`+150.0 %, 8 s above the band`: the highest second from the first one out of the band
     to the recovery (analysis/events.py); `none` when no second rose above the band; `–`
@@ -96,7 +102,7 @@ def impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
     impacts = data.get("impact", [])
     for i in impacts:
         rows.append([
-            i["label"], i["kind"], _clock(i["start_unix"]),
+            event_name(i), _clock(i["start_unix"]),
             format_throughput(i["baseline"], impact_unit(i)),
             format_throughput(i["low"], impact_unit(i)), _dip(i),
             recovery_text(i), overshoot_text(i), format_latency(i["max_latency_us"]),
@@ -106,8 +112,8 @@ def impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
         f"Baseline: mean of the seconds before the event; {BAND_RULE}; recovery: back within "
         f"the band for 3 s. fio I/O errors during the point: {data.get('io_errors', 0)}."
     )
-    columns = ["Event", "Kind", "At (UTC)", "Before", "Lowest second", "Dip",
-               recovery_column(impacts), OVERSHOOT, "Max latency"]  # fmt: skip
+    columns = ["Event", "At (UTC)", "Before", "Lowest second", "Dip", recovery_column(impacts),
+               OVERSHOOT, "Max latency"]  # fmt: skip
     return ReportTable(f"{key}: impact of each event{hosts}", columns, rows, caption)
 
 
@@ -121,12 +127,11 @@ def host_impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
             rows.append([
                 i["label"], host, format_throughput(i["baseline"], impact_unit(i)),
                 format_throughput(i["low"], impact_unit(i)), _dip(i), recovery_text(i),
-                overshoot_text(i), format_latency(i["max_latency_us"]),
-                str(errors.get(host, "–")),
+                format_latency(i["max_latency_us"]), str(errors.get(host, "–")),
             ])  # fmt: skip
     rows.sort(key=lambda r: (r[0], r[1]))
     columns = ["Event", "Host", "Before", "Lowest second", "Dip", recovery_column(impacts),
-               OVERSHOOT, "Max latency", "I/O errors"]  # fmt: skip
+               "Max latency", "I/O errors"]  # fmt: skip
     caption = (f"Each host's own per-second throughput (fio's interval logs, aligned on the "
                f"wall clock); {BAND_RULE}; I/O errors: fio's count for the point.")  # fmt: skip
     return ReportTable(f"{key}: impact of each event on each host", columns, rows, caption)
