@@ -99,7 +99,7 @@ def _chart(store: Store, key: str, runs: list[RunPoints], align: str) -> Figure 
     series = [FigureSeries(label, [at.get(t) for t in x], x=x) for label, at in lines]
     if align == "event":
         x_label = "seconds since each run's first event (s)"
-        caption = ("t = 0 at each run's first event, to the nearest second ("
+        caption = ("t = 0 at the start of each run's first event, to the nearest second ("
                    + "; ".join(zeros) + ")")  # fmt: skip
         if left_out:
             caption += f"; left out, no event in this workload: {', '.join(left_out)}"
