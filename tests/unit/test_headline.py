@@ -17,7 +17,6 @@ from arraybench.analysis.headline import (
     SAME_LATENCY,
     SAME_LOAD,
     headline,
-    level_label,
     optimal_impact,
 )
 from arraybench.analysis.validity import Flag, leaves_headline
@@ -151,7 +150,8 @@ def test_the_walk_starts_at_the_first_usable_level() -> None:
 # controller lost needs 16 to end its own (14.2k @ 1,114 µs). Its optimal point against the
 # baseline's read "+82.3 %": losing a controller "improved" it.
 def _keyed(series: str, level: int, tput: float, lat: float, **more: bool) -> CurvePoint:
-    return CurvePoint(level, tput, lat, None, f"{series}/rr/w{level}-qd1", **more)
+    return CurvePoint(level, tput, lat, None, f"{series}/rr/w{level}-qd1", **more,
+                      level_name=f"w{level}-qd1")  # fmt: skip
 
 
 BASELINE = [_keyed("C1", 1, 7_790, 125), _keyed("C1", 2, 9_000, 222),
@@ -201,6 +201,15 @@ def test_a_flagged_point_compared_marks_the_impact() -> None:
     impact = optimal_impact(flagged, headline(BASELINE))
     assert impact is not None and impact.flagged
     assert optimal_impact(headline([]), headline(BASELINE)) is None
-    # a repetition's key names the same level
-    assert level_label(_keyed("C2", 4, 1, 1)) == "w4-qd1"
-    assert level_label(CurvePoint(4, 1, 1, None, "C2/rr/w4-qd1#3")) == "w4-qd1"
+
+
+def test_the_same_load_is_the_same_level_name_not_the_same_x() -> None:
+    # workers 1 at iodepth 4 and at iodepth 8 both sit at x = 1 on a workers axis: the
+    # baseline's w1-qd4 is not the scenario's w1-qd8 (read at the same latency instead)
+    base = headline([CurvePoint(1, 8_000, 500, None, "a/rr/w1-qd4", level_name="w1-qd4")])
+    other = headline([CurvePoint(1, 9_000, 900, None, "b/rr/w1-qd8", level_name="w1-qd8")])
+    impact = optimal_impact(other, base)
+    assert impact is not None and impact.how == SAME_LATENCY and impact.point is None
+    # points without names (an import's own curve): the same x
+    unnamed = optimal_impact(headline([P(1, 900, 100)]), headline([P(1, 1_000, 100)]))
+    assert unnamed is not None and unnamed.how == SAME_LOAD and unnamed.level == "1"

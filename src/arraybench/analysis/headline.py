@@ -15,7 +15,7 @@ headline says so (`rule == ALL_FLAGGED`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arraybench.analysis.curves import (
     CurvePoint,
@@ -24,7 +24,6 @@ from arraybench.analysis.curves import (
     min_latency,
     optimal_point,
 )
-from arraybench.point_identity import REPEAT_MARK
 
 # the rule applied to the flagged points (Headline.rule)
 NONE_FLAGGED = "no point's flags leave the headline"
@@ -54,7 +53,9 @@ class Headline:
     at_first: CurvePoint | None  # the lowest level taking part (e.g. jobs=1)
     left_out: tuple[LeftOut, ...] = ()
     rule: str = NONE_FLAGGED
-    taking_part: tuple[CurvePoint, ...] = ()  # the points the figures were chosen among
+    # the points the figures were chosen among (optimal_impact reads the series there); not
+    # a figure: two headlines naming the same figures are equal
+    taking_part: tuple[CurvePoint, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def named_from_flagged(self) -> bool:
@@ -120,7 +121,7 @@ class OptimalImpact:
     how: str  # SAME_LOAD or SAME_LATENCY
     base: CurvePoint  # the baseline's optimal point
     point: CurvePoint | None  # the series' point compared; None: none within the latency
-    level: str  # SAME_LOAD: the level's label (`w1-qd1`)
+    level: str  # SAME_LOAD: the level's name (`w1-qd1`)
     throughput_pct: float | None  # (point - base) / base x 100
     latency_pct: float | None  # SAME_LOAD: the mean latency's change, %
     flagged: bool  # either point carries flags that would leave it out of a headline
@@ -131,22 +132,18 @@ class OptimalImpact:
         return self.throughput_pct is None or self.throughput_pct < 0
 
 
-def level_label(point: CurvePoint) -> str:
-    """The load level a point's key names, without its series and repetition (`w4-qd1` of
-    `C2/rr/w4-qd1#2`): the same level in another scenario or run has the same label."""
-    return point.key.rpartition("/")[2].partition(REPEAT_MARK)[0]
+def _same_level(points: Sequence[CurvePoint], base: CurvePoint) -> CurvePoint | None:
+    """The point of `points` at `base`'s load level: the same level name (workers, iodepth,
+    hosts, devices), or without names the same level on the x axis."""
+    if base.level_name:
+        return next((p for p in points if p.level_name == base.level_name), None)
+    return next((p for p in points if p.level == base.level), None)
 
 
 def _pct(value: float | None, base: float | None) -> float | None:
     if value is None or not base:
         return None
     return (value - base) / base * 100
-
-
-def _same_level(points: Sequence[CurvePoint], base: CurvePoint) -> CurvePoint | None:
-    if base.key:
-        return next((p for p in points if p.key and level_label(p) == level_label(base)), None)
-    return next((p for p in points if p.level == base.level), None)
 
 
 def optimal_impact(series: Headline, baseline: Headline) -> OptimalImpact | None:
@@ -159,7 +156,7 @@ def optimal_impact(series: Headline, baseline: Headline) -> OptimalImpact | None
     same = _same_level(points, base)
     if same is not None:
         return OptimalImpact(
-            SAME_LOAD, base, same, level_label(same) or f"{same.level:g}",
+            SAME_LOAD, base, same, same.level_name or f"{same.level:g}",
             _pct(same.throughput, base.throughput), _pct(same.lat_mean_us, base.lat_mean_us),
             same.flagged or base.flagged,
         )  # fmt: skip

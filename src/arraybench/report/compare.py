@@ -34,12 +34,14 @@ from arraybench.report.build import (
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.sections.arrayside import ArrayView, array_view
 from arraybench.report.sections.headlines import (
-    FLAGGED_MARK,
     HOW_COMPUTED,
-    OPTIMAL_IMPACT_RULE,
     headline_includes_flagged,
-    optimal_impact_text,
     series_headline,
+)
+from arraybench.report.sections.impactwords import (
+    FLAGGED_MARK,
+    OPTIMAL_IMPACT_RULE,
+    optimal_impact_text,
 )
 from arraybench.report.sections.overlays import curves_overlay, with_marks, x_axis_title
 from arraybench.report.sections.points import point_row

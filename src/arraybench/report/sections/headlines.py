@@ -9,7 +9,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from arraybench.analysis.curves import CurvePoint
-from arraybench.analysis.headline import SAME_LOAD, Headline, OptimalImpact, headline
+from arraybench.analysis.headline import Headline, headline
 from arraybench.analysis.repeats import collapse
 from arraybench.report.build import curve_points, series_of
 from arraybench.report.sections.inputs import run_plan
@@ -17,7 +17,6 @@ from arraybench.report.sections.rounds import round_of
 from arraybench.report.sections.special import GRID_PATTERNS
 from arraybench.report.sections.spread import LevelFacts, level_facts
 from arraybench.store.db import Finding, PointRecord, RunRecord
-from arraybench.units import format_latency, format_pct, format_throughput
 
 if TYPE_CHECKING:
     from arraybench.plan.model import Plan
@@ -29,40 +28,6 @@ OPTIMAL_RULE = ("the end of the healthy range: the last level before the first s
 SUMMARY_LINK = "How these are computed, and which points they leave out: docs/headline.md."
 HOW_COMPUTED = ("how the optimal point, maximum and minimum latency are computed, and which "
                 "points they leave out: docs/headline.md")  # fmt: skip
-
-
-# an impact % that rests on a point whose validity flags would leave it out of a headline
-# (kept by the plan's report.headline_includes_flagged, or a series with nothing else)
-FLAGGED_MARK = " (flagged)"
-# what the optimal point's impact compares, in the captions (the rule: docs/headline.md)
-OPTIMAL_IMPACT_RULE = (
-    "the optimal point's impact compares like with like: each scenario's throughput at the "
-    'baseline\'s optimal load level ("at w1-qd1", with its latency change), or where it '
-    "has no point at that level, its highest throughput at no more than the baseline's "
-    'optimal latency ("at ≤ 125 µs"); never its own optimal point, which may sit at '
-    "another load"
-)
-
-
-def optimal_impact_text(impact: OptimalImpact | None, unit: str, noise: str = "") -> str:
-    """`-87.2 % at w1-qd1 (1 kIOPS @ 1,000 µs, latency +700 %)`, `-12 % at ≤ 125 µs
-    (6.85 kIOPS @ 120 µs)` or `none at ≤ 125 µs`; `noise`: a mark after the % (`(within
-    noise)`); FLAGGED_MARK when either point is flagged."""
-    if impact is None:
-        return "–"
-    flag = FLAGGED_MARK if impact.flagged else ""
-    point = impact.point
-    if impact.how == SAME_LOAD:
-        where = f"at {impact.level}"
-    else:
-        where = f"at ≤ {format_latency(impact.base.lat_mean_us)}"
-    if point is None:
-        return f"none {where}{flag}"
-    lat = (f", latency {format_pct(impact.latency_pct, signed=True)}"
-           if impact.latency_pct is not None else "")  # fmt: skip
-    pct = format_pct(impact.throughput_pct, signed=True) + (f" {noise}" if noise else "")
-    return (f"{pct} {where} ({format_throughput(point.throughput, unit)} @ "
-            f"{format_latency(point.lat_mean_us)}{lat}){flag}")  # fmt: skip
 
 
 def curve_levels(points: list[PointRecord]) -> list[PointRecord]:

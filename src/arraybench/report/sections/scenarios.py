@@ -27,7 +27,7 @@ from arraybench.report.build import (
     series_of,
 )
 from arraybench.report.model import Overlay, ReportModel, ReportTable
-from arraybench.report.sections.headlines import (
+from arraybench.report.sections.impactwords import (
     FLAGGED_MARK,
     OPTIMAL_IMPACT_RULE,
     optimal_impact_text,
