@@ -137,6 +137,8 @@ class EventImpactData(TypedDict):
     during_seconds: NotRequired[int]
     band_pct: NotRequired[float | None]  # the recovery band: max(5 %, the baseline's spread)
     baseline_spread_pct: NotRequired[float | None]
+    overshoot_pct: NotRequired[float | None]  # the highest second until back, % above baseline
+    overshoot_seconds: NotRequired[int | None]  # seconds above the band until back
 
 
 class EventsFinding(TypedDict):

@@ -215,7 +215,9 @@ def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
 ) -> None:
     events = (f"      - {{at: 3s, duration: 2s, host: h2, label: h2 slow, "
               f"throttle: {{device: {lab.device}, read_iops: 50}}}}\n")  # fmt: skip
-    plan = _plan(lab, tmp_path, 3, events, "10s")
+    # 13 s: after the revert h2's fio catches up on the I/Os it owes (3x its rate for a
+    # second, seen here), which is not back yet (issue 35); the 3 s a recovery holds follow
+    plan = _plan(lab, tmp_path, 3, events, "13s")
     plan.write_text(plan.read_text().replace("timing:", "host_sets: [[h0, h1, h2]]\ntiming:"))
     results = tmp_path / "res"
     done = run_cli("run", str(plan), "--results", str(results), timeout=240)

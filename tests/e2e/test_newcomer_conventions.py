@@ -143,6 +143,6 @@ def test_terminal_table_and_chart_notes_say_the_same_recovery(
               "max_latency_us": 900.0}  # fmt: skip
     data = {"impact": [impact]}
     table = impact_table("w/w1-qd1", "IOPS", data)
-    assert table.columns[6] == "Back within 5 %" and table.rows[0][6] == said
+    assert table.columns[5] == "Back within 5 %" and table.rows[0][5] == said
     assert event_lines(data) == [f"path A: dip 99.0 % against the 5 s before; back within 5 %: "
                                  f"{said}"]  # fmt: skip

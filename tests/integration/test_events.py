@@ -58,7 +58,9 @@ needs_losetup = pytest.mark.skipif(
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
 LOOP_SIZE = 256 << 20
-FIO_RUNTIME_S = 12
+# 6 s after the revert: fio's catch-up burst (the I/Os the throttle held back, 4-5 x the rate
+# for a second) and the 3 s a recovery holds fit before the end
+FIO_RUNTIME_S = 14
 THROTTLE_AT_S = 4.0
 THROTTLE_FOR_S = 4.0
 THROTTLE_IOPS = 200
@@ -227,11 +229,19 @@ def test_throttle_dips_and_recovers(loaded_run: LoadedRun) -> None:
     assert base is not None and base == pytest.approx(LOAD_IOPS, rel=0.05), summary
     assert impact.dip_pct is not None and impact.dip_pct > 80, summary
     assert impact.low is not None and impact.low < 1.5 * THROTTLE_IOPS, summary
+    # a rate-limited fio catches up on the I/Os it owes after the revert: far above the
+    # rate (89k IOPS for a second at a rate of 20k, seen here); that burst is not back yet
+    # (issue 35): the recovery comes after it, and the burst is the event's overshoot
+    burst = impact.overshoot_seconds
+    assert burst is not None and burst >= 1, summary
+    assert impact.overshoot_pct is not None and impact.overshoot_pct > 50, summary
     assert impact.recovery_after_revert_s is not None, summary
-    assert impact.recovery_after_revert_s <= 2.0, summary
+    assert impact.recovery_after_revert_s <= 2.0 + burst, summary
     assert impact.recovery_after_start_s is not None
-    # 1-second samples stamped on rounded seconds: +-1 s around the 4 s the throttle lasted
-    assert THROTTLE_FOR_S - 1.5 <= impact.recovery_after_start_s <= THROTTLE_FOR_S + 2, summary
+    # 1-second samples stamped on rounded seconds: +-1 s around the 4 s the throttle lasted,
+    # then the burst's seconds
+    low, high = THROTTLE_FOR_S - 1.5, THROTTLE_FOR_S + 2 + burst
+    assert low <= impact.recovery_after_start_s <= high, summary
     # throttled I/O waits in the queue: latency during the event is far above the baseline's
     assert impact.max_latency_us is not None and impact.max_latency_us > 10_000, summary
 

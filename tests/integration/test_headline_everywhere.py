@@ -121,7 +121,9 @@ def test_every_section_and_format_states_one_maximum_and_its_impact(tmp_path: Pa
     assert rows["C1"][write].startswith("47.6 kIOPS Max; optimal 47.6 kIOPS @ 83 µs")
     # C2: 42.9 kIOPS max, -9.9 % (not -40.7 % against the flagged 72.3 kIOPS); its optimal
     # point w4 (w16 gains nothing for 4x the latency)
-    assert rows["C2"][write] == "42.9 kIOPS Max -9.87 %; optimal 42.9 kIOPS @ 92 µs -9.87 %"
+    assert rows["C2"][write] == ("42.9 kIOPS Max -9.87 %; optimal 42.9 kIOPS @ 92 µs; against "
+                                 "C1's optimal point: -9.87 % at w4-qd1 (42.9 kIOPS @ 92 µs, "
+                                 "latency +10.8 %)")  # fmt: skip
     assert "72.3 kIOPS" not in " ".join(" ".join(r) for r in impact.rows)
     # the chart marks the same points
     [c1_panels] = [s.panels for s in model.sections if s.title == "C1 · Random 8 KiB frontend"]

@@ -7,6 +7,7 @@ import pytest
 from arraybench.analysis.events import (
     EventWindow,
     event_impact,
+    event_start,
     windows_from_records,
 )
 from arraybench.events.records import Action, EventRecord, Outcome
@@ -179,3 +180,66 @@ def test_the_band_is_capped_so_a_stall_in_the_baseline_does_not_hide_the_outage(
     [impact] = event_impact(_samples(values), [WINDOW])
     assert impact.baseline_spread_pct == pytest.approx(100.0)
     assert impact.band_pct == 50.0 and impact.recovery_after_revert_s is None
+
+
+def test_a_catch_up_burst_above_the_band_is_not_recovered_and_its_overshoot_is_said() -> None:
+    # issue 35: a stall, then fio catches up on the I/Os it owes: 2.5 x the rate for 8 s
+    # after the revert. Back within 5 % from below at once, but not back to the steady state
+    # until the burst is over: the recovery is the second after it, the burst its overshoot
+    values = _series((100, 110, 1000), (111, 115, 0), (116, 123, 2500), (124, 135, 1000))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.dip_pct == 100.0
+    assert impact.recovery_after_revert_s == pytest.approx(123 - 115)  # (123, 124]: back
+    assert impact.time_to_recover_s == impact.recovery_after_revert_s
+    assert impact.overshoot_pct == pytest.approx(150.0)
+    assert impact.overshoot_seconds == 8
+    # the burst never ends before the point does: not recovered at all
+    [endless] = event_impact(_samples(_series((100, 110, 1000), (111, 115, 0),
+                                              (116, 125, 2500))), [WINDOW])  # fmt: skip
+    assert endless.recovery_after_revert_s is None and not endless.recovered
+    assert endless.overshoot_pct == pytest.approx(150.0) and endless.overshoot_seconds == 10
+
+
+def test_a_run_event_recovers_from_its_start_and_the_overshoot_ends_at_the_recovery() -> None:
+    # a `run` (a controller reboot script): nothing is reverted; a 3 s stall from its start,
+    # 2 s at 1.3 x, then steady; a later swing to 1.3 x (after the recovery) is not overshoot
+    run = EventWindow("reboot", "run", start_unix=110.0, end_unix=None)
+    values = _series((100, 110, 1000), (111, 113, 0), (114, 115, 1300), (116, 125, 1000))
+    values |= _series((126, 126, 1300), (127, 130, 1000))
+    [impact] = event_impact(_samples(values), [run])
+    assert impact.recovery_after_start_s == pytest.approx(115 - 110)  # (115, 116]
+    assert impact.time_to_recover_s == impact.recovery_after_start_s
+    assert impact.overshoot_pct == pytest.approx(30.0) and impact.overshoot_seconds == 2
+
+
+def test_no_overshoot_when_nothing_left_the_band() -> None:
+    values = _series((100, 130, 1000)) | {120: 1030.0}  # within 5 % above: no overshoot
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.overshoot_pct == 0.0 and impact.overshoot_seconds == 0
+    [none] = event_impact(_samples(_series((100, 110, 1000))), [WINDOW])
+    assert none.overshoot_pct is None  # no second after the start
+
+
+def test_the_band_takes_the_baselines_swing_upwards_too() -> None:
+    # a baseline that rises 16 % above its mean but falls only 4 % below it: seconds 15 %
+    # above after the revert are this load's own swing, within its band
+    swing = {100 + k: v for k, v in enumerate([960, 960, 960, 960, 1160] * 2)}
+    values = swing | _series((110, 110, 1000), (111, 115, 50), (116, 125, 1150))
+    [impact] = event_impact(_samples(values), [WINDOW])
+    assert impact.baseline == pytest.approx(1000.0)
+    assert impact.baseline_spread_pct == pytest.approx(16.0)
+    assert impact.band_pct == pytest.approx(16.0)
+    assert impact.recovery_after_revert_s == 0.0 and impact.overshoot_seconds == 0
+
+
+def test_event_start_of_each_kind() -> None:
+    # the window starts where the event took effect: a `run` when its command started, not
+    # when it returned (the dip of a reboot script begins while it runs)
+    records = [
+        _record(0, "run", "run", "ok", 20.0, 26.0),
+        _record(1, "prompt", "prompt", "ok", 30.0, 31.0),
+        _record(2, "throttle", "apply", "ok", 40.0, 40.2),
+    ]
+    starts = [w.start_unix for w in windows_from_records(records)]
+    assert starts == [20.0, 31.0, 40.0]
+    assert [event_start(r.action, r.started_unix, r.ended_unix) for r in records] == starts

@@ -4,9 +4,21 @@ range (In&Out), noise, and which flagged points the headline leaves out."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+
+import pytest
 
 from arraybench.analysis.curves import CurvePoint, optimal_point
-from arraybench.analysis.headline import ALL_FLAGGED, KEPT, LEFT_OUT, NONE_FLAGGED, headline
+from arraybench.analysis.headline import (
+    ALL_FLAGGED,
+    KEPT,
+    LEFT_OUT,
+    NONE_FLAGGED,
+    SAME_LATENCY,
+    SAME_LOAD,
+    headline,
+    optimal_impact,
+)
 from arraybench.analysis.validity import Flag, leaves_headline
 
 
@@ -131,3 +143,73 @@ def test_the_walk_starts_at_the_first_usable_level() -> None:
     # the lowest level failed (no throughput): the range starts at 2, not at the failed 1
     curve = [P(1, 0, 100), P(2, 100, 100), P(4, 90, 300)]
     assert optimal_point(curve) == curve[1]
+
+
+# issue 35: the reviewer's shape. The baseline's healthy range ends at 1 outstanding I/O
+# (7.79k @ 125 µs: the next level gains 15.5 % for +78 % latency); the scenario with a
+# controller lost needs 16 to end its own (14.2k @ 1,114 µs). Its optimal point against the
+# baseline's read "+82.3 %": losing a controller "improved" it.
+def _keyed(series: str, level: int, tput: float, lat: float, **more: bool) -> CurvePoint:
+    return CurvePoint(level, tput, lat, None, f"{series}/rr/w{level}-qd1", **more,
+                      level_name=f"w{level}-qd1")  # fmt: skip
+
+
+BASELINE = [_keyed("C1", 1, 7_790, 125), _keyed("C1", 2, 9_000, 222),
+            _keyed("C1", 4, 9_600, 417), _keyed("C1", 8, 9_800, 816),
+            _keyed("C1", 16, 10_000, 1_600)]  # fmt: skip
+DEGRADED = [_keyed("C2", 1, 1_000, 1_000), _keyed("C2", 2, 2_200, 909),
+            _keyed("C2", 4, 4_800, 833), _keyed("C2", 8, 9_500, 842),
+            _keyed("C2", 16, 14_200, 1_114)]  # fmt: skip
+
+
+def test_the_optimal_points_impact_is_read_at_the_baselines_optimal_load() -> None:
+    base, degraded = headline(BASELINE), headline(DEGRADED)
+    assert base.optimal is not None and (base.optimal.throughput, base.optimal.lat_mean_us) == (
+        7_790, 125)  # fmt: skip
+    assert degraded.optimal is not None and degraded.optimal.throughput == 14_200
+    impact = optimal_impact(degraded, base)
+    assert impact is not None and impact.how == SAME_LOAD and impact.level == "w1-qd1"
+    assert impact.point is not None and impact.point.throughput == 1_000
+    assert impact.throughput_pct == pytest.approx((1_000 - 7_790) / 7_790 * 100)  # -87.2 %
+    assert impact.latency_pct == pytest.approx(700.0)
+    assert impact.worse and not impact.flagged
+    # the baseline against itself: nothing changes
+    same = optimal_impact(base, base)
+    assert same is not None and same.throughput_pct == 0 and same.latency_pct == 0
+
+
+def test_without_the_level_the_impact_is_read_at_the_baselines_optimal_latency() -> None:
+    # the degraded scenario measured only 2 .. 16: no point at the baseline's level 1; at no
+    # more than 125 µs it has nothing at all: none, never "+82 %"
+    base, degraded = headline(BASELINE), headline(DEGRADED[1:])
+    impact = optimal_impact(degraded, base)
+    assert impact is not None and impact.how == SAME_LATENCY
+    assert impact.point is None and impact.throughput_pct is None and impact.worse
+    # a scenario with points within the latency: its best there
+    faster = headline([_keyed("C3", 2, 6_000, 110), _keyed("C3", 4, 7_000, 124),
+                       _keyed("C3", 8, 8_000, 300)])  # fmt: skip
+    within = optimal_impact(faster, base)
+    assert within is not None and within.how == SAME_LATENCY
+    assert within.point is not None and within.point.throughput == 7_000
+    assert within.throughput_pct == pytest.approx((7_000 - 7_790) / 7_790 * 100)
+    assert within.latency_pct is None
+
+
+def test_a_flagged_point_compared_marks_the_impact() -> None:
+    # every point of the degraded series is flagged: its figures are named from them
+    flagged = headline([replace(p, flagged=True) for p in DEGRADED])
+    impact = optimal_impact(flagged, headline(BASELINE))
+    assert impact is not None and impact.flagged
+    assert optimal_impact(headline([]), headline(BASELINE)) is None
+
+
+def test_the_same_load_is_the_same_level_name_not_the_same_x() -> None:
+    # workers 1 at iodepth 4 and at iodepth 8 both sit at x = 1 on a workers axis: the
+    # baseline's w1-qd4 is not the scenario's w1-qd8 (read at the same latency instead)
+    base = headline([CurvePoint(1, 8_000, 500, None, "a/rr/w1-qd4", level_name="w1-qd4")])
+    other = headline([CurvePoint(1, 9_000, 900, None, "b/rr/w1-qd8", level_name="w1-qd8")])
+    impact = optimal_impact(other, base)
+    assert impact is not None and impact.how == SAME_LATENCY and impact.point is None
+    # points without names (an import's own curve): the same x
+    unnamed = optimal_impact(headline([P(1, 900, 100)]), headline([P(1, 1_000, 100)]))
+    assert unnamed is not None and unnamed.how == SAME_LOAD and unnamed.level == "1"

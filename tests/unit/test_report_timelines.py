@@ -26,7 +26,11 @@ def test_events_sit_at_their_at_and_the_ramp_is_said() -> None:
     assert "3 s ramp" in label and "point started" in label
     marks = event_marks(findings[0].data, zero)
     assert [label for _, label in marks] == ["ctrl B pulled", "ctrl B pulled reverted"]
-    assert [round(t, 3) for t, _ in marks] == [5.2, 9.5]
+    # the event at its start, where its impact window starts (analysis/events.py), a revert
+    # when it was done
+    assert [round(t, 3) for t, _ in marks] == [5.0, 9.5]
+    run = [_record("run", 5.0, 1005.0, 1011.0)]  # a command of 6 s: its effect is from 5 s on
+    assert [t for t, _ in event_marks({"records": run}, zero)] == [5.0]
 
 
 def test_without_events_zero_is_the_first_logged_second_and_the_axis_says_so() -> None:

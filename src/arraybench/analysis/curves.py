@@ -44,6 +44,9 @@ class CurvePoint:
     key: str = ""  # identifier of the stored point
     flagged: bool = False  # its validity flags leave the headline (validity.leaves_headline)
     noise_pct: float | None = None  # 95 % half-width of the throughput, % (its repeats)
+    # its level's label (`w4-qd1`: PointIdentity.level_label), the same level's in another
+    # scenario or run; "" when unknown
+    level_name: str = ""
 
 
 def _sorted(points: Iterable[CurvePoint]) -> list[CurvePoint]:

@@ -14,33 +14,43 @@ and is reverted at E (Unix seconds, EventRecord times):
   event is never reverted); **low** is the lowest of them, **dip %** = (1 - low / baseline)
   x 100 (0 when nothing fell), **max latency** the highest per-second mean latency among
   them (read or write, µs);
-- **band**: the larger of `recover_pct` and the baseline's own spread, (baseline - lowest
-  baseline second) / baseline x 100, capped at MAX_BAND_PCT. Why the lowest second and not
-  the standard deviation: the test below compares single seconds with a floor, and the
-  lowest second is exactly how far below its mean this load already went with no event at
-  all (a loop device swings 30k-130k IOPS from second to second: a fixed 5 % band never saw
-  a recovery); it needs no assumption about the distribution and is stated in the same
-  words in the report. The cap keeps a baseline with a stall in it from calling half the
+- **band**: the larger of `recover_pct` and the baseline's own spread, how far its seconds
+  went from their mean either way, max(baseline - lowest, highest - baseline) / baseline
+  x 100, capped at MAX_BAND_PCT. Why the extreme seconds and not the standard deviation:
+  the test below compares single seconds with the band's edges, and the extreme seconds
+  are exactly how far from its mean this load already went with no event at all (a loop
+  device swings 30k-130k IOPS from second to second: a fixed 5 % band never saw a
+  recovery); it needs no assumption about the distribution and is stated in the same words
+  in the report. The cap keeps a baseline with a stall in it from calling half the
   throughput "recovered";
-- **recovered**: throughput is back when a sample is >= (1 - band / 100) x baseline
-  and so is the mean of the `hold_s` samples from it (consecutive seconds, all present: one
-  lucky second is no recovery). The recovery time is the START of that sample's interval
-  (t - 1), so the resolution is one second (and stamps rounded to the second add up to
-  0.5 s either way):
+- **recovered**: throughput is back when a sample is within the band on BOTH sides,
+  (1 - band / 100) x baseline <= v <= (1 + band / 100) x baseline, and so is the mean of
+  the `hold_s` samples from it (consecutive seconds, all present: one lucky second is no
+  recovery). Both sides, because a load that lost seconds may catch up after them: fio
+  with a rate limit issues the I/Os it owes (2.5 x the rate for 8 s after a stall was
+  seen), and a burst above the band is the storage still not back to its steady state,
+  not a recovery. The recovery time is the START of that sample's interval (t - 1), so the
+  resolution is one second (and stamps rounded to the second add up to 0.5 s either way):
   * `recovery_after_revert_s`: from E to the first recovered sample ending after E
     (None when the event was not reverted or throughput never came back);
   * `recovery_after_start_s`: from S to the first recovered sample after the first sample
-    that fell below the band (0 when none fell: no outage; it can come before E when the
-    load fails over while the event still lasts).
+    that left the band (0 when none left it: no outage; it can come before E when the
+    load fails over while the event still lasts);
+- **overshoot**: from the first second out of the band to the recovery that counts (after
+  the revert for a reverted event, else after the start; to the end of the series when it
+  never came back), the highest second: `overshoot_pct` = (highest / baseline - 1) x 100
+  (0 when none rose above the baseline or nothing left the band), `overshoot_seconds` how
+  many of those seconds were above the band's top.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
-from arraybench.events.records import EventRecord
+from arraybench.events.records import Action, EventRecord, Outcome
+from arraybench.finding_kinds import EventRecordData
 from arraybench.records import Sample
 
 Metric = Literal["iops", "mbps"]
@@ -77,13 +87,39 @@ class EventImpact:
     io_errors: int | None
     during_seconds: int = 0
     band_pct: float | None = None  # the recovery band used: max(recover_pct, spread)
-    baseline_spread_pct: float | None = None  # (baseline - lowest baseline second) / baseline
+    # how far the baseline's seconds went from their mean, either way, % of it
+    baseline_spread_pct: float | None = None
+    overshoot_pct: float | None = None  # the highest second until recovered, % above baseline
+    overshoot_seconds: int | None = None  # seconds above the band's top until recovered
 
     @property
     def recovered(self) -> bool:
+        return self.time_to_recover_s is not None
+
+    @property
+    def time_to_recover_s(self) -> float | None:
+        """The recovery that counts: after the revert for a reverted event, else after the
+        start (a `run` or a prompt: nothing is reverted)."""
         if self.end_unix is not None:
-            return self.recovery_after_revert_s is not None
-        return self.recovery_after_start_s is not None
+            return self.recovery_after_revert_s
+        return self.recovery_after_start_s
+
+
+def event_start(action: str, started_unix: float, ended_unix: float) -> float:
+    """When an event took effect, from the record that starts it: a prompt at the operator's
+    action (its end), an injector's apply and a `run` command when they started (a command
+    acts while it runs: a controller reboot script's effect begins before it returns)."""
+    return ended_unix if action == "prompt" else started_unix
+
+
+def records_of(data: Sequence[EventRecordData]) -> list[EventRecord]:
+    """A stored `events` finding's records as the timeline wrote them."""
+    return [
+        EventRecord(r["index"], r["kind"], r["label"], cast(Action, r["action"]),
+                    cast(Outcome, r["outcome"]), r["planned_at_s"], r["started_unix"],
+                    r["ended_unix"], r["detail"])
+        for r in data
+    ]  # fmt: skip
 
 
 def windows_from_records(
@@ -102,7 +138,7 @@ def windows_from_records(
         start = next((r for r in steps if r.starts_event), None)
         if start is None or (start.outcome != "ok" and start.action != "run"):
             continue
-        start_time = start.ended_unix if start.action == "prompt" else start.started_unix
+        start_time = event_start(start.action, start.started_unix, start.ended_unix)
         end = next(
             (r for r in steps if r.action == "revert" and r.started_unix >= start.started_unix),
             None,
@@ -134,23 +170,48 @@ def _latency(sample: Sample) -> float | None:
     return max(known) if known else None
 
 
-def _recovered_from(series: list[tuple[int, float]], k: int, threshold: float, hold: int) -> bool:
+@dataclass(frozen=True)
+class _Band:
+    """The recovery band around the baseline: [low, high], both edges included."""
+
+    low: float
+    high: float
+
+    def holds(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+def _recovered_from(series: list[tuple[int, float]], k: int, band: _Band, hold: int) -> bool:
     """Sample k and the mean of the `hold` consecutive seconds from it are in the band."""
     window = series[k : k + hold]
-    if len(window) < hold or series[k][1] < threshold:
+    if len(window) < hold or not band.holds(series[k][1]):
         return False
     if window[-1][0] - window[0][0] != len(window) - 1:
         return False  # a gap in the data: not `hold` consecutive seconds
-    return sum(v for _, v in window) / len(window) >= threshold
+    return band.holds(sum(v for _, v in window) / len(window))
 
 
 def _first_recovered(
-    series: list[tuple[int, float]], first: int, threshold: float, hold: int
+    series: list[tuple[int, float]], first: int, band: _Band, hold: int
 ) -> int | None:
     for k in range(first, len(series)):
-        if _recovered_from(series, k, threshold, hold):
+        if _recovered_from(series, k, band, hold):
             return k
     return None
+
+
+def _overshoot(
+    series: list[tuple[int, float]], left: int | None, back: int | None, baseline: float,
+    band: _Band,
+) -> tuple[float, int]:  # fmt: skip
+    """(% the highest second rose above the baseline, seconds above the band's top) from the
+    first second out of the band to the recovery (`back`; None: to the end). Nothing left
+    the band: (0, 0)."""
+    stop = len(series) if back is None else back
+    values = [v for _, v in series[left:stop]] if left is not None else []
+    if not values:  # nothing left the band, or it was back before it left (`back` <= `left`)
+        return 0.0, 0
+    return max(0.0, (max(values) / baseline - 1) * 100), sum(1 for v in values if v > band.high)
 
 
 def event_impact(
@@ -212,27 +273,31 @@ def _impact(
         k_low = min(during_idx, key=lambda k: series[k][1])
         low_t, low = series[k_low]
     lat_during = [latency[series[k][0]] for k in during_idx if series[k][0] in latency]
-    dip = after_start = after_revert = spread = band = None
+    dip = after_start = after_revert = spread = band = overshoot = above = None
     if baseline is not None and baseline > 0:
         if low is not None:
             dip = max(0.0, (1 - low / baseline) * 100)
-        spread = max(0.0, (1 - min(before) / baseline) * 100)
+        spread = max(0.0, (1 - min(before) / baseline) * 100, (max(before) / baseline - 1) * 100)
         band = max(recover_pct, min(spread, MAX_BAND_PCT))
-        threshold = baseline * (1 - band / 100)
+        edges = _Band(baseline * (1 - band / 100), baseline * (1 + band / 100))
         later = [k for k, (t, _) in enumerate(series) if t > start]
-        fell = next((k for k in later if series[k][1] < threshold), None)
-        if fell is None:
+        left = next((k for k in later if not edges.holds(series[k][1])), None)
+        k_start = k_revert = None
+        if left is None:
             after_start = 0.0 if later else None
         else:
-            k = _first_recovered(series, fell + 1, threshold, hold)
-            if k is not None:
-                after_start = max(0.0, series[k][0] - 1 - start)
+            k_start = _first_recovered(series, left + 1, edges, hold)
+            if k_start is not None:
+                after_start = max(0.0, series[k_start][0] - 1 - start)
         if end is not None:
             first_after = next((k for k, (t, _) in enumerate(series) if t > end), None)
             if first_after is not None:
-                k = _first_recovered(series, first_after, threshold, hold)
-                if k is not None:
-                    after_revert = max(0.0, series[k][0] - 1 - end)
+                k_revert = _first_recovered(series, first_after, edges, hold)
+                if k_revert is not None:
+                    after_revert = max(0.0, series[k_revert][0] - 1 - end)
+        if later:
+            back = k_revert if end is not None else k_start
+            overshoot, above = _overshoot(series, left, back, baseline, edges)
     return EventImpact(
         label=event.label,
         kind=event.kind,
@@ -251,4 +316,6 @@ def _impact(
         during_seconds=len(during_idx),
         band_pct=band,
         baseline_spread_pct=spread,
+        overshoot_pct=overshoot,
+        overshoot_seconds=above,
     )

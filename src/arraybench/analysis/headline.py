@@ -15,7 +15,7 @@ headline says so (`rule == ALL_FLAGGED`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arraybench.analysis.curves import (
     CurvePoint,
@@ -53,6 +53,9 @@ class Headline:
     at_first: CurvePoint | None  # the lowest level taking part (e.g. jobs=1)
     left_out: tuple[LeftOut, ...] = ()
     rule: str = NONE_FLAGGED
+    # the points the figures were chosen among (optimal_impact reads the series there); not
+    # a figure: two headlines naming the same figures are equal
+    taking_part: tuple[CurvePoint, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def named_from_flagged(self) -> bool:
@@ -96,4 +99,71 @@ def headline(
         at_first=taking_part[0] if taking_part else None,
         left_out=left,
         rule=rule,
+        taking_part=tuple(taking_part),
     )
+
+
+SAME_LOAD = "same load"  # OptimalImpact.how
+SAME_LATENCY = "same latency"
+
+
+@dataclass(frozen=True)
+class OptimalImpact:
+    """A series against a baseline's optimal point, like with like (docs/headline.md).
+
+    Each series' own optimal point may sit at another load: a degraded set-up that needs
+    16 outstanding I/Os to reach its healthy range's end (14.2k @ 1,114 µs) against a
+    baseline that ends it at 1 (7.79k @ 125 µs) would show +82 % for losing a controller.
+    So the series is read where the baseline's optimal point is: at the SAME LOAD level
+    (its point of the same workers, iodepth, hosts), and when it has none there, at the SAME
+    LATENCY (its highest throughput at a mean latency no higher than the baseline's)."""
+
+    how: str  # SAME_LOAD or SAME_LATENCY
+    base: CurvePoint  # the baseline's optimal point
+    point: CurvePoint | None  # the series' point compared; None: none within the latency
+    level: str  # SAME_LOAD: the level's name (`w1-qd1`)
+    throughput_pct: float | None  # (point - base) / base x 100
+    latency_pct: float | None  # SAME_LOAD: the mean latency's change, %
+    flagged: bool  # either point carries flags that would leave it out of a headline
+
+    @property
+    def worse(self) -> bool:
+        """Less throughput at the same load or latency, or none within the latency."""
+        return self.throughput_pct is None or self.throughput_pct < 0
+
+
+def _same_level(points: Sequence[CurvePoint], base: CurvePoint) -> CurvePoint | None:
+    """The point of `points` at `base`'s load level: the same level name (workers, iodepth,
+    hosts, devices), or without names the same level on the x axis."""
+    if base.level_name:
+        return next((p for p in points if p.level_name == base.level_name), None)
+    return next((p for p in points if p.level == base.level), None)
+
+
+def _pct(value: float | None, base: float | None) -> float | None:
+    if value is None or not base:
+        return None
+    return (value - base) / base * 100
+
+
+def optimal_impact(series: Headline, baseline: Headline) -> OptimalImpact | None:
+    """`series` read at `baseline`'s optimal point (OptimalImpact); None when either has no
+    optimal point."""
+    base = baseline.optimal
+    if base is None or series.optimal is None:
+        return None
+    points = series.taking_part
+    same = _same_level(points, base)
+    if same is not None:
+        return OptimalImpact(
+            SAME_LOAD, base, same, same.level_name or f"{same.level:g}",
+            _pct(same.throughput, base.throughput), _pct(same.lat_mean_us, base.lat_mean_us),
+            same.flagged or base.flagged,
+        )  # fmt: skip
+    bound = base.lat_mean_us
+    within = [p for p in points if bound and p.lat_mean_us is not None and p.lat_mean_us <= bound]
+    best = max(within, key=lambda p: p.throughput, default=None)
+    return OptimalImpact(
+        SAME_LATENCY, base, best, "", _pct(best.throughput, base.throughput) if best else None,
+        None, base.flagged or bool(best and best.flagged),
+    )  # fmt: skip

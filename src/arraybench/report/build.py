@@ -60,6 +60,7 @@ def curve_points(
             key=p.key,
             flagged=p.key in flagged,
             noise_pct=(noise or {}).get(p.key),
+            level_name=p.identity.level_label,
         )
         for x, p in zip(xs, points, strict=True)
     ]

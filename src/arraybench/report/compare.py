@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 from arraybench.analysis.curves import CurvePoint
-from arraybench.analysis.headline import Headline
+from arraybench.analysis.headline import Headline, optimal_impact
 from arraybench.analysis.repeats import (
     collapse,
     level_throughputs,
@@ -37,6 +37,11 @@ from arraybench.report.sections.headlines import (
     HOW_COMPUTED,
     headline_includes_flagged,
     series_headline,
+)
+from arraybench.report.sections.impactwords import (
+    FLAGGED_MARK,
+    OPTIMAL_IMPACT_RULE,
+    optimal_impact_text,
 )
 from arraybench.report.sections.overlays import curves_overlay, with_marks, x_axis_title
 from arraybench.report.sections.points import point_row
@@ -163,12 +168,34 @@ def _noisy(
     p: CurvePoint | None, raw: list[PointRecord], b: CurvePoint | None, base_raw: list[PointRecord]
 ) -> str:
     """The delta of two levels' throughputs, marked within or beyond noise when both were
-    repeated (their 95 % Student t intervals overlap or not)."""
+    repeated (their 95 % Student t intervals overlap or not), and flagged when either point
+    carries validity flags."""
     text = _delta(_thr(p), _thr(b))
     if p is None or b is None or text == "–":
         return text
+    mark = _noise(p, raw, b, base_raw)
+    return _flagged(f"{text} {mark}" if mark else text, p, b)
+
+
+def _noise(
+    p: CurvePoint, raw: list[PointRecord], b: CurvePoint, base_raw: list[PointRecord]
+) -> str:
+    """`(within noise)`, `(beyond noise)`, or nothing when a level was not repeated."""
     mark = noise_mark(level_throughputs(raw, p.key), level_throughputs(base_raw, b.key))
-    return f"{text} ({mark})" if mark else text
+    return f"({mark})" if mark else ""
+
+
+def _against_optimal(
+    s: Headline, raw: list[PointRecord], b: Headline | None, base_raw: list[PointRecord],
+    unit: str,
+) -> str:  # fmt: skip
+    """The scenario at the baseline's optimal load or latency (analysis/headline.py
+    optimal_impact), never its own optimal point against the baseline's."""
+    impact = optimal_impact(s, b) if b else None
+    if impact is None:
+        return "–"
+    noise = _noise(impact.point, raw, impact.base, base_raw) if impact.point else ""
+    return optimal_impact_text(impact, unit, noise)
 
 
 def _thr(p: CurvePoint | None) -> float | None:
@@ -204,17 +231,29 @@ def _row(
         format_throughput(_thr(s.maximum), unit),
         _noisy(s.maximum, scenario.points, b.maximum if b else None, base_raw),
         _at(opt, unit),
-        _noisy(opt, scenario.points, b.optimal if b else None, base_raw),
+        _against_optimal(s, scenario.points, b, base_raw, unit),
         _lat(s.min_latency),
-        _delta(
-            s.min_latency.lat_mean_us if s.min_latency else None,
-            b.min_latency.lat_mean_us if b and b.min_latency else None,
+        _flagged(
+            _delta(
+                s.min_latency.lat_mean_us if s.min_latency else None,
+                b.min_latency.lat_mean_us if b and b.min_latency else None,
+            ),
+            s.min_latency,
+            b.min_latency if b else None,
         ),
     ]
 
 
-COLUMNS = ["Workload", "Scenario", "Max", "Δ max", "Optimal", "Δ optimal", "Min latency",
-           "Δ min latency"]  # fmt: skip
+def _flagged(text: str, mine: CurvePoint | None, base: CurvePoint | None) -> str:
+    """A delta marked when either point carries validity flags (a series named from flagged
+    points, or a plan that keeps them in)."""
+    if text == "–" or not any(p is not None and p.flagged for p in (mine, base)):
+        return text
+    return text + FLAGGED_MARK
+
+
+COLUMNS = ["Workload", "Scenario", "Max", "Δ max", "Optimal", "Δ at the baseline's optimal",
+           "Min latency", "Δ min latency"]  # fmt: skip
 
 
 def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportModel:
@@ -271,7 +310,8 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         f"Max, optimal point and min latency per scenario (Δ against {base_label})",
         COLUMNS, rows,
         "Optimal point: the end of the healthy range, the last level before the first step "
-        "whose throughput gain is not larger than its latency rise (" + HOW_COMPUTED + ").",
+        "whose throughput gain is not larger than its latency rise (" + HOW_COMPUTED + "); "
+        + OPTIMAL_IMPACT_RULE + "; (flagged): a figure from a point with validity flags.",
         key_columns=2,
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
@@ -345,9 +385,10 @@ def _summary(
             mine = s.summary(curve)
             optimal, extremes, bounded = cell_texts(mine, curve[0].unit, s.run)
             if s is not base and b is not None:
+                against = _against_optimal(mine, s.points, b, base.points, curve[0].unit)
                 extremes += (
                     f" · Δ max {_noisy(mine.maximum, s.points, b.maximum, base.points)}, "
-                    f"Δ optimal {_noisy(mine.optimal, s.points, b.optimal, base.points)}"
+                    f"against the baseline's optimal point {against}"
                 )
             elif s is base:
                 extremes += " · baseline"
@@ -428,6 +469,7 @@ def compare_runs(
 ) -> ReportModel:
     """`arraybench compare`: each RUN[:SCENARIO] (RUN may be `latest`) side by side, with the
     runs' per-second throughput overlaid (from each run's start or its first event)."""
+    from arraybench.report.sections.compare_events import event_tables
     from arraybench.report.sections.runseries import RunPoints, run_overlays
     from arraybench.run.request import stored_run_id
 
@@ -437,4 +479,9 @@ def compare_runs(
     model = compare(scenarios, baseline)
     runs = [RunPoints(s.label, s.run.id, s.points) for s in scenarios]
     model.figures += run_overlays(store, runs, align)
+    events = event_tables(store, runs)
+    # a failure study (--align event) reads the events' figures first: point means say little
+    # of a dip; otherwise they follow the max / optimal table
+    at = 0 if align == "event" else 1
+    model.tables[at:at] = events
     return model

@@ -32,9 +32,11 @@ RECOVERY = "Back within 5 %"  # the column of the impact table; the chart notes 
 BANDED = "Back within the band"  # the same when a baseline's own spread widened a band
 DEFAULT_BAND_PCT = 5.0
 BAND_RULE = (
-    "band: the larger of 5 % and the baseline's own spread (how far its lowest second fell "
-    "below its mean, at most 50 %)"
+    "band: the larger of 5 % and the baseline's own spread (how far its seconds went from "
+    "its mean, either way, at most 50 %), above the baseline as well as below it: a "
+    "catch-up burst above the band is not back yet"
 )
+OVERSHOOT = "Overshoot"  # the column: the highest second until back, above the baseline
 
 
 def recovery_text(impact: EventImpactData) -> str:
@@ -71,22 +73,47 @@ def _dip(impact: EventImpactData) -> str:
     return "–" if impact["dip_pct"] is None else f"-{impact['dip_pct']:.1f} %"
 
 
+def impact_unit(impact: EventImpactData) -> str:
+    """The unit of an impact's figures: its own metric (the runs measure the dip on IOPS, also
+    on an MB/s point), not the point's."""
+    return "MB/s" if impact.get("metric") == "mbps" else "IOPS"
+
+
+def event_name(impact: EventImpactData) -> str:
+    """`path A slow (throttle)`: the event's label and kind in one cell (a table of more
+    than 8 columns is split on a page)."""
+    return f"{impact['label']} ({impact['kind']})"
+
+
+def overshoot_text(impact: EventImpactData) -> str:
+    """`+150.0 %, 8 s above the band`: the highest second from the first one out of the band
+    to the recovery (analysis/events.py); `none` when no second rose above the band; `–`
+    for an event stored before the figure was (or without a baseline)."""
+    pct, above = impact.get("overshoot_pct"), impact.get("overshoot_seconds")
+    if pct is None:
+        return "–"
+    if not above:
+        return "none"
+    return f"+{pct:.1f} %, {above} s above the band"
+
+
 def impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
     rows = []
     impacts = data.get("impact", [])
     for i in impacts:
         rows.append([
-            i["label"], i["kind"], _clock(i["start_unix"]),
-            format_throughput(i["baseline"], unit), format_throughput(i["low"], unit), _dip(i),
-            recovery_text(i), format_latency(i["max_latency_us"]),
+            event_name(i), _clock(i["start_unix"]),
+            format_throughput(i["baseline"], impact_unit(i)),
+            format_throughput(i["low"], impact_unit(i)), _dip(i),
+            recovery_text(i), overshoot_text(i), format_latency(i["max_latency_us"]),
         ])  # fmt: skip
     hosts = f" on all {len(data['hosts'])} hosts together" if data.get("hosts") else ""
     caption = (
         f"Baseline: mean of the seconds before the event; {BAND_RULE}; recovery: back within "
         f"the band for 3 s. fio I/O errors during the point: {data.get('io_errors', 0)}."
     )
-    columns = ["Event", "Kind", "At (UTC)", "Before", "Lowest second", "Dip",
-               recovery_column(impacts), "Max latency"]  # fmt: skip
+    columns = ["Event", "At (UTC)", "Before", "Lowest second", "Dip", recovery_column(impacts),
+               OVERSHOOT, "Max latency"]  # fmt: skip
     return ReportTable(f"{key}: impact of each event{hosts}", columns, rows, caption)
 
 
@@ -98,8 +125,8 @@ def host_impact_table(key: str, unit: str, data: EventsFinding) -> ReportTable:
     for host, found in data.get("host_impact", {}).items():
         for i in found:
             rows.append([
-                i["label"], host, format_throughput(i["baseline"], unit),
-                format_throughput(i["low"], unit), _dip(i), recovery_text(i),
+                i["label"], host, format_throughput(i["baseline"], impact_unit(i)),
+                format_throughput(i["low"], impact_unit(i)), _dip(i), recovery_text(i),
                 format_latency(i["max_latency_us"]), str(errors.get(host, "–")),
             ])  # fmt: skip
     rows.sort(key=lambda r: (r[0], r[1]))

@@ -5,8 +5,9 @@ Each run's points of the workload are taken one after another on its wall clock,
 own "every level over time" chart draws them (a gap between two points breaks the line), and
 its time zero is the run's first logged second of that workload (`--align start`) or the
 first event applied during it (`--align event`: a failover or a path down lines up across
-runs, whatever ran before it). A run with no event in that workload is left out of the
-chart, and the chart says so.
+runs, whatever ran before it; every kind at its start, where its impact is measured from).
+A run with no event in that workload is left out of the chart, and the chart says so. Beside
+the charts, each event's impact in each run side by side (report/sections/compare_events.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arraybench.analysis.events import records_of, windows_from_records
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import EVENTS
 from arraybench.report.model import Figure, FigureSeries
@@ -61,13 +63,14 @@ def _seconds(store: Store, points: list[PointRecord]) -> dict[int, float]:
 
 
 def _first_event(store: Store, run_id: str, points: list[PointRecord]) -> tuple[float, str] | None:
-    """(Unix s, label) of the first event applied during one of `points`."""
+    """(Unix s, label) of the first event that took effect during one of `points`, at its
+    start as its impact is measured (analysis/events.py windows_from_records): a `run` when
+    its command started, not when it returned, so its dip lies after t = 0."""
     ids = {p.id for p in points}
     found = []
     for events in (EVENTS.of(f) for f in store.findings(run_id, EVENTS.name) if f.point_id in ids):
-        for r in events.get("records", []):
-            if r["action"] in ("apply", "prompt", "run") and r["outcome"] == "ok":
-                found.append((float(r["ended_unix"]), str(r["label"])))
+        windows = windows_from_records(records_of(events.get("records", [])))
+        found += [(w.start_unix, w.label) for w in windows]
     return min(found) if found else None
 
 
@@ -96,7 +99,7 @@ def _chart(store: Store, key: str, runs: list[RunPoints], align: str) -> Figure 
     series = [FigureSeries(label, [at.get(t) for t in x], x=x) for label, at in lines]
     if align == "event":
         x_label = "seconds since each run's first event (s)"
-        caption = ("t = 0 at each run's first event, to the nearest second ("
+        caption = ("t = 0 at the start of each run's first event, to the nearest second ("
                    + "; ".join(zeros) + ")")  # fmt: skip
         if left_out:
             caption += f"; left out, no event in this workload: {', '.join(left_out)}"

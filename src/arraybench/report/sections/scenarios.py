@@ -2,10 +2,12 @@
 
 Per workload family one table: a row per scenario, a column per mix; each cell the series'
 maximum (`470 kIOPS Max -38 %`) and its optimal point, with the impact in % against the
-first scenario: (scenario - first) / first. Both figures are the series' headline
-(report/sections/headlines.py), the same the summary states: the impact is computed from
-them. Beside them what the scenario steps did and what the hosts saw of their paths and
-devices at each scenario's start and end.
+first scenario: (scenario - first) / first, of the maximum, and of the throughput at the
+first scenario's optimal load (or latency: analysis/headline.py optimal_impact), never of
+the scenario's own optimal point, which may sit at another load. Both figures are the
+series' headline (report/sections/headlines.py), the same the summary states. Beside them
+what the scenario steps did and what the hosts saw of their paths and devices at each
+scenario's start and end.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from arraybench.analysis.curves import CurvePoint
-from arraybench.analysis.headline import Headline
+from arraybench.analysis.headline import Headline, optimal_impact
 from arraybench.finding_kinds import SCENARIO_PATHS, SCENARIO_STEP, HostViewData
 from arraybench.report.build import (
     campaign_scenario,
@@ -25,6 +27,11 @@ from arraybench.report.build import (
     series_of,
 )
 from arraybench.report.model import Overlay, ReportModel, ReportTable
+from arraybench.report.sections.impactwords import (
+    FLAGGED_MARK,
+    OPTIMAL_IMPACT_RULE,
+    optimal_impact_text,
+)
 from arraybench.report.sections.inputs import RunInputs, run_plan
 from arraybench.report.sections.overlays import curves_overlay
 from arraybench.store.db import Finding, PointRecord, RunRecord
@@ -32,10 +39,10 @@ from arraybench.units import format_duration, format_latency, format_pct, format
 
 OUTPUT_SHOWN = 80  # characters of a step's output in the table (the store keeps more)
 IMPACT_CAPTION = (
-    "impact = (scenario - {base}) / {base}, in %, of the series' maximum (Max) and of its "
-    "optimal point (the end of the healthy range: the last level before the first step whose "
-    "throughput gain is not larger than its latency rise), as the summary states them "
-    "(docs/headline.md)"
+    "impact = (scenario - {base}) / {base}, in %, of the series' maximum (Max), as the summary "
+    "states them; " + OPTIMAL_IMPACT_RULE + " (the optimal point: the end of the healthy "
+    "range, the last level before the first step whose throughput gain is not larger than "
+    "its latency rise; docs/headline.md); (flagged): a figure from a point with validity flags"
 )
 
 if TYPE_CHECKING:
@@ -48,30 +55,32 @@ def scenario_order(points: list[PointRecord]) -> list[str]:
     return list(dict.fromkeys(s for p in ordered if (s := campaign_scenario(p))))
 
 
-def _impact(value: float | None, base: float | None) -> str:
-    if value is None or not base:
+def _impact(value: CurvePoint, base: CurvePoint | None) -> str:
+    if base is None or not base.throughput:
         return ""
-    return " " + format_pct((value - base) / base * 100, signed=True)
+    flag = FLAGGED_MARK if value.flagged or base.flagged else ""
+    return " " + format_pct((value.throughput - base.throughput) / base.throughput * 100,
+                            signed=True) + flag  # fmt: skip
 
 
-def _cell(
-    top: CurvePoint | None, opt: CurvePoint | None, base: tuple[CurvePoint | None, ...] | None,
-    unit: str,
-) -> str:  # fmt: skip
-    """`470 kIOPS Max -38 %; optimal 304 kIOPS @ 208 µs -12 %` (no impact in the baseline)."""
+def _cell(mine: Headline, base: Headline | None, first: str, unit: str) -> str:
+    """`470 kIOPS Max -38 %; optimal 304 kIOPS @ 208 µs; against C1's optimal point: -12 %
+    at w4-qd1 (...)` (no impact in the baseline, `base` None)."""
+    top, opt = mine.maximum, mine.optimal
     if top is None:
         return "–"
-    b_top, b_opt = base if base else (None, None)
     text = f"{format_throughput(top.throughput, unit)} Max"
-    text += _impact(top.throughput, b_top.throughput if b_top else None)
+    text += _impact(top, base.maximum if base else None)
     if opt is not None:
         text += (f"; optimal {format_throughput(opt.throughput, unit)} @ "
                  f"{format_latency(opt.lat_mean_us)}")  # fmt: skip
-        text += _impact(opt.throughput, b_opt.throughput if b_opt else None)
+    impact = optimal_impact(mine, base) if base else None
+    if impact is not None:
+        text += f"; against {first}'s optimal point: {optimal_impact_text(impact, unit)}"
     return text
 
 
-Cell = tuple[CurvePoint | None, CurvePoint | None, str]  # maximum, optimal point, unit
+Cell = tuple[Headline, str]  # the series' headline, its unit
 
 
 def _grid(
@@ -81,13 +90,11 @@ def _grid(
     grid: dict[str, dict[str, dict[str, Cell]]] = {}
     for name, pts in series_of([p for p in points if campaign_scenario(p)]).items():
         first = pts[0]
-        summary = headlines[name]
         columns = grid.setdefault(family_of(first, scenario=False), {})
         column = first.mix
         if str(first.scenario) in columns.get(column, {}):  # two workloads share the mix
             column = f"{first.mix} · {first.workload}"
-        cell = (summary.maximum, summary.optimal, first.unit)
-        columns.setdefault(column, {})[str(first.scenario)] = cell
+        columns.setdefault(column, {})[str(first.scenario)] = (headlines[name], first.unit)
     return grid
 
 
@@ -108,8 +115,8 @@ def impact_tables(
             row = [scenario, labels.get(scenario, "")]
             for column in names:
                 got, base = columns[column].get(scenario), columns[column].get(first)
-                against = None if scenario == first or base is None else base[:2]
-                row.append(_cell(got[0], got[1], against, got[2]) if got else "–")
+                against = None if scenario == first or base is None else base[0]
+                row.append(_cell(got[0], against, first, got[1]) if got else "–")
             rows.append(row)
         title = f"Scenarios: {family}, maximum per scenario against {first}"
         caption = IMPACT_CAPTION.format(base=first)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any
 
+from arraybench.analysis.events import event_start
 from arraybench.analysis.findings import kernel_drop_pct
 from arraybench.finding_kinds import (
     CLIFF,
@@ -21,7 +22,7 @@ from arraybench.report.build import series_name
 from arraybench.report.model import ReportModel, Timeline
 from arraybench.report.sections.arrayside import array_seconds, field_seconds
 from arraybench.report.sections.controllercpu import say_missing, with_cpu
-from arraybench.report.sections.failures import recovery_column, recovery_text
+from arraybench.report.sections.failures import overshoot_text, recovery_column, recovery_text
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.report.sections.warmup import with_warmup
 from arraybench.store.db import Finding, PointRecord, Store
@@ -91,7 +92,9 @@ def event_marks(data: EventsFinding, t0: float) -> list[tuple[float, str]]:
     marks = []
     for r in data.get("records", []):
         if r["action"] in ("apply", "prompt", "run") and r["outcome"] == "ok":
-            marks.append((r["ended_unix"] - t0, r["label"]))
+            # at its start, as its impact is measured (a `run` while its command runs)
+            start = event_start(r["action"], r["started_unix"], r["ended_unix"])
+            marks.append((start - t0, r["label"]))
         elif r["action"] == "revert":
             marks.append((r["ended_unix"] - t0, f"{r['label']} reverted"))
     return marks
@@ -107,8 +110,9 @@ def event_lines(data: EventsFinding) -> list[str]:
     said = recovery_column(impacts).lower()
     for i in impacts:
         dip = "–" if i["dip_pct"] is None else f"{i['dip_pct']:.1f} %"
+        over = f"; overshoot {overshoot_text(i)}" if i.get("overshoot_seconds") else ""
         lines.append(f"{i['label']}: dip {dip} against the {i['baseline_seconds']} s before; "
-                     f"{said}: {recovery_text(i)}")  # fmt: skip
+                     f"{said}: {recovery_text(i)}{over}")  # fmt: skip
         per_host = [(h, f) for h, found in data.get("host_impact", {}).items() for f in found
                     if f.get("start_unix") == i["start_unix"]]  # fmt: skip
         if per_host:
