@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.outfiles import check_writable, write_file
 
 # section id -> the form of the charts in it (the seed reports' kinds of figure)
 FORMS = {
@@ -199,11 +200,12 @@ def write_charts(html: str, folder: Path, *, png: bool = True) -> list[Path]:
     """Every chart of the rendered page as NAME.svg and NAME.png in `folder`."""
     _, charts = name_charts(html)
     folder.mkdir(parents=True, exist_ok=True)
+    for chart in charts:  # a link or a FIFO at any chart's name: refused before any is written
+        for ext in ("svg", "png") if png else ("svg",):
+            check_writable(folder / f"{chart.name}.{ext}", "a chart")
     written = []
     for chart in charts:
-        path = folder / f"{chart.name}.svg"
-        path.write_text(chart.svg, encoding="utf-8")
-        written.append(path)
+        written.append(write_file(folder / f"{chart.name}.svg", chart.svg, "a chart"))
     if png and charts:
         written += _pngs(charts, folder)
     return written
@@ -229,9 +231,8 @@ def _pngs(charts: list[Chart], folder: Path) -> list[Path]:
                                                      "scale": 1}},
                           session=session)  # fmt: skip
             c.send("Page.close", session=session)
-            path = folder / f"{chart.name}.png"
-            path.write_bytes(_decode(shot.get("data", "")))
-            paths.append(path)
+            paths.append(write_file(folder / f"{chart.name}.png", _decode(shot.get("data", "")),
+                                    "a chart"))  # fmt: skip
     return paths
 
 
