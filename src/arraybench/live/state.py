@@ -192,8 +192,11 @@ class LiveFileError(ArraybenchError):
     not JSON, or not the snapshot's fields and types (one line, exit 2)."""
 
     def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"{path}: {why}", "it is not the snapshot a running arraybench writes "
-                         "there; remove it (`arraybench show RUN` reads the run from its store)")
+        super().__init__(
+            f"{path}: {why}",
+            "it is not the snapshot a running arraybench writes "
+            "there; remove it (`arraybench show RUN` reads the run from its store)",
+        )
 
 
 def read_snapshot(folder: Path) -> Snapshot | None:
