@@ -132,3 +132,15 @@ def test_unchecked_write_replaces_a_fifo_without_opening_it(tmp_path: Path) -> N
     fifo = mkfifo(tmp_path / "x.json")
     write_file(fifo, "{}", "x", checked=False)
     assert fifo.is_file() and fifo.read_text() == "{}"
+
+
+def test_a_link_at_the_run_lock_name_is_never_truncated(tmp_path: Path) -> None:
+    """The lock file is truncated and given the holder's pid: a link planted at its name
+    (a resume of a run whose folder others can write) must not truncate its target."""
+    from arraybench.store.db import LOCK_NAME
+
+    results, run, _ = _run_and_names(tmp_path)
+    target = _outside(tmp_path)
+    (results / "runs" / run / LOCK_NAME).symlink_to(target)
+    refused(["run", "--resume", run, "--results", str(results)], "a symbolic link")
+    assert target.read_bytes() == SECRET
