@@ -144,3 +144,32 @@ def test_a_link_at_the_run_lock_name_is_never_truncated(tmp_path: Path) -> None:
     (results / "runs" / run / LOCK_NAME).symlink_to(target)
     refused(["run", "--resume", run, "--results", str(results)], "a symbolic link")
     assert target.read_bytes() == SECRET
+
+
+def test_a_writer_that_fails_leaves_the_old_file_whole_and_no_spare(tmp_path: Path) -> None:
+    """A report that fails half-way (a full disk, Ctrl-C) leaves the previous report as it
+    was, not a half file, and no temporary file beside it."""
+    from arraybench.outfiles import replacing
+
+    old = tmp_path / "r.xlsx"
+    old.write_bytes(SECRET)
+    for failure in (OSError(28, "No space left on device"), KeyboardInterrupt()):
+        with pytest.raises(type(failure)), replacing(old, "the report") as spare:
+            spare.write_bytes(b"half a work")
+            raise failure
+        assert old.read_bytes() == SECRET
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r.xlsx"]
+
+
+def test_run_refuses_a_link_at_its_report_name_before_it_runs(tmp_path: Path) -> None:
+    """`run -o FILE` with a link at FILE: said before the campaign's minutes, not after."""
+    from tests.conftest import small_plan
+
+    target = _outside(tmp_path)
+    link = tmp_path / "out" / "report.pdf"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    results = tmp_path / "results"
+    refused(["run", str(small_plan(tmp_path)), "--results", str(results), "-o", str(link)],
+            "a symbolic link is in the way of the pdf report")  # fmt: skip
+    assert not results.exists() and target.read_bytes() == SECRET

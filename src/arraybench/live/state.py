@@ -204,7 +204,7 @@ def read_snapshot(folder: Path) -> Snapshot | None:
     path = folder / LIVE_NAME
     try:
         if path.is_symlink():  # the run renames a regular file there, never a link
-            raise LiveFileError(path, "a symbolic link, not the file arraybench writes")
+            raise LiveFileError(path, "a symbolic link")
         raw = read_whole(path, LIVE_NAME, LIVE_LIMIT)
     except FileNotFoundError:
         return None

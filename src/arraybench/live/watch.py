@@ -32,15 +32,17 @@ KILLED = "killed"  # the store says running, no process holds the run
 
 
 def pid_alive(pid: int) -> bool:
+    if pid <= 0:  # 0 and -N name process groups, not a process
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process: alive
         return True
-    except (OverflowError, ValueError):  # no pid at all
+    except (OverflowError, ValueError):  # past the kernel's pids
         return False
-    return pid > 0
+    return True
 
 
 def follow(

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from arraybench.outfiles import check_writable
 from arraybench.report.model import ReportModel
 from arraybench.report.render.export import format_for, write_report
 from arraybench.store.db import RunRecord, Store
@@ -39,9 +40,10 @@ def report_files(
 
 
 def check_formats(paths: list[Path], fmt: str | None) -> None:
-    """ArraybenchError for a file whose format is not known: before anything is written."""
+    """ArraybenchError for a file whose format is not known, or with a link or a special
+    file at its name (outfiles.py): before anything is written."""
     for path in paths:
-        format_for(path, fmt)
+        check_writable(path, f"the {format_for(path, fmt)} report")
 
 
 def write_files(
