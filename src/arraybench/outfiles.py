@@ -49,8 +49,8 @@ def check_writable(path: Path, what: str) -> None:
     kind = in_the_way(path)
     if kind is not None:
         raise OutputFileError(
-            f"{path}: {kind} is in the way of {what}; arraybench writes no file through a "
-            "link or into a special file",
+            f"{path} is {kind}: arraybench writes {what} neither through a link nor into a "
+            "special file",
             "remove it or name another place",
         )
 
@@ -63,6 +63,8 @@ def _fresh(path: Path) -> tuple[int, Path]:
             return os.open(spare, _CREATE, 0o666), spare  # the umask applies, as to open()
         except FileExistsError:
             continue
+        except OSError as exc:  # said of the file asked for, not of its temporary name
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
     raise FileExistsError(f"{path.parent}: no free temporary name beside {path.name}")
 
 

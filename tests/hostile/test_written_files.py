@@ -171,5 +171,5 @@ def test_run_refuses_a_link_at_its_report_name_before_it_runs(tmp_path: Path) ->
     link.symlink_to(target)
     results = tmp_path / "results"
     refused(["run", str(small_plan(tmp_path)), "--results", str(results), "-o", str(link)],
-            "a symbolic link is in the way of the pdf report")  # fmt: skip
+            "is a symbolic link: arraybench writes the pdf report")  # fmt: skip
     assert not results.exists() and target.read_bytes() == SECRET
