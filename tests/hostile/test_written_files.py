@@ -69,6 +69,7 @@ def test_links_fifos_and_folders_at_chart_names_are_refused(tmp_path: Path) -> N
         assert planted in line and "remove it or name another place" in line
         assert time.monotonic() - started < 20, planted
         assert sorted(p.name for p in charts.iterdir()) == [planted], "a chart was written"
+        assert not (tmp_path / "r.html").exists(), "the report was written before the refusal"
     assert target.read_bytes() == SECRET
     assert not never.exists()
 

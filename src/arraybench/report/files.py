@@ -50,17 +50,23 @@ def write_files(
     model: ReportModel, paths: list[Path], fmt: str | None, charts: str | None,
     terminal: Terminal,
 ) -> None:  # fmt: skip
-    """The report in each file, and (`charts`: a folder) each chart as SVG and PNG there."""
+    """The report in each file, and (`charts`: a folder) each chart as SVG and PNG there; a
+    link or a FIFO at a chart's name is refused before the first report is written."""
+    page = None
     if charts:  # the Markdown report links to them
+        from arraybench.report.render.chartexport import check_chart_names
+        from arraybench.report.render.html import render_html
+
         model = replace(model, chart_dir=str(Path(charts).resolve()))
+        page = render_html(model, every_chart=True)  # all
+        check_chart_names(page, Path(charts))
     for path in paths:
         kind = format_for(path, fmt)
         write_report(model, path, kind)
         terminal.print_line(f"{LABELS.get(kind, kind.upper())} report: {path.resolve()}")
-    if charts:
+    if charts and page is not None:
         from arraybench.report.render.chartexport import write_charts
-        from arraybench.report.render.html import render_html
 
-        written = write_charts(render_html(model, every_chart=True), Path(charts))  # all
+        written = write_charts(page, Path(charts))
         count = sum(1 for p in written if p.suffix == ".svg")
         terminal.print_line(f"charts: {count} as SVG and PNG in {Path(charts).resolve()}")

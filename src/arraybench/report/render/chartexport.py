@@ -196,13 +196,20 @@ SCRIPT = """
 """
 
 
-def write_charts(html: str, folder: Path, *, png: bool = True) -> list[Path]:
-    """Every chart of the rendered page as NAME.svg and NAME.png in `folder`."""
+def check_chart_names(html: str, folder: Path, *, png: bool = True) -> list[Chart]:
+    """The page's charts; OutputFileError when a link, a FIFO or a folder is at any of their
+    names in `folder` (outfiles.py): refused before any chart (or report) is written."""
     _, charts = name_charts(html)
-    folder.mkdir(parents=True, exist_ok=True)
-    for chart in charts:  # a link or a FIFO at any chart's name: refused before any is written
+    for chart in charts:
         for ext in ("svg", "png") if png else ("svg",):
             check_writable(folder / f"{chart.name}.{ext}", "a chart")
+    return charts
+
+
+def write_charts(html: str, folder: Path, *, png: bool = True) -> list[Path]:
+    """Every chart of the rendered page as NAME.svg and NAME.png in `folder`."""
+    charts = check_chart_names(html, folder, png=png)
+    folder.mkdir(parents=True, exist_ok=True)
     written = []
     for chart in charts:
         written.append(write_file(folder / f"{chart.name}.svg", chart.svg, "a chart"))
