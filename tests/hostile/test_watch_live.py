@@ -181,12 +181,8 @@ def test_a_snapshot_saying_complete_does_not_end_a_held_run(tmp_path: Path) -> N
     (folder / LIVE_NAME).write_text(json.dumps(_snapshot(run, state="complete", pid=1)))
     with _lock_held(folder):
         watch = _watch(results, run)
-        try:
-            with pytest.raises(subprocess.TimeoutExpired):
-                watch.wait(timeout=3)  # the lock says running, the store agrees
-        finally:
-            if watch.poll() is not None:
-                print(watch.communicate())
+        with pytest.raises(subprocess.TimeoutExpired):
+            watch.wait(timeout=3)  # the lock says running, the store agrees: not the file
     out, err = watch.communicate(timeout=15)  # the holder killed: the lock let go
     assert watch.returncode == 1, out + err
     assert out.strip().splitlines()[-1].startswith(f"run {run}: killed"), out
