@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import time
@@ -99,8 +100,15 @@ def _place(tmp_path: Path) -> dict[str, tuple[Callable[[Path], object], str]]:
         with p.open("wb") as fh:  # past the limit without writing it
             fh.truncate(LIVE_LIMIT + 1)
 
+    def zero_node(p: Path) -> None:  # /dev/zero's own device, made where live.json belongs
+        try:
+            os.mknod(p, stat.S_IFCHR | 0o600, os.makedev(1, 5))
+        except PermissionError:  # not root: a FIFO in its place, the same refusal's path
+            mkfifo(p)
+
     return {
         "fifo": (mkfifo, "a FIFO (named pipe)"),
+        "zero node": (zero_node, ", not a regular file"),
         "urandom": (lambda p: p.symlink_to("/dev/urandom"), "a symbolic link"),
         "outside": (lambda p: p.symlink_to(outside), "a symbolic link"),
         "directory": (lambda p: p.mkdir(), "a directory"),

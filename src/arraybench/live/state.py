@@ -12,6 +12,7 @@ another process: the store holds a point's 1-second samples only once the point 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import threading
@@ -32,7 +33,7 @@ from arraybench.records import PointRecord, RunRecord
 from arraybench.userfiles import InputFileError, read_whole
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter
+    from pydantic import TypeAdapter, ValidationError
 
 LIVE_NAME = "live.json"
 VERSION = 1
@@ -247,21 +248,16 @@ def parse_snapshot(path: Path, raw: bytes) -> Snapshot:
         raise LiveFileError(path, _first_error(exc)) from None
 
 
+@functools.cache  # built when first needed: pydantic's schema takes a moment
 def _adapter() -> TypeAdapter[Snapshot]:
-    global _ADAPTER
-    if _ADAPTER is None:  # built when first needed: pydantic's schema takes a moment
-        from pydantic import TypeAdapter
+    from pydantic import TypeAdapter
 
-        _ADAPTER = TypeAdapter(Snapshot)
-    return _ADAPTER
+    return TypeAdapter(Snapshot)
 
 
-_ADAPTER: TypeAdapter[Snapshot] | None = None
-
-
-def _first_error(exc: Exception) -> str:
+def _first_error(exc: ValidationError) -> str:
     """A pydantic ValidationError as one line: where, what, and how many more."""
-    errors = exc.errors()  # type: ignore[attr-defined]
+    errors = exc.errors()
     first = errors[0]
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
