@@ -58,7 +58,7 @@ def check_writable(path: Path, what: str) -> None:
 def _fresh(path: Path) -> tuple[int, Path]:
     """A new, empty file beside `path` under a random name, opened for writing."""
     for _ in range(8):
-        spare = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        spare = path.with_name(f".{path.name[:200]}.{secrets.token_hex(6)}.tmp")  # < 255
         try:
             return os.open(spare, _CREATE, 0o666), spare  # the umask applies, as to open()
         except FileExistsError:
