@@ -30,6 +30,7 @@ ORDER: list[list[str]] = [
         "arraybench.units",
         "arraybench.userregex",  # a user's regular expressions, compiled for linear time (RE2)
         "arraybench.userfiles",  # a user's input files: regular files only, size limits
+        "arraybench.outfiles",  # files written: never through a link, never into a FIFO
         "arraybench.point_identity",  # a point's key and its typed parts
         # records imports nothing of arraybench above it, so the analysis functions and the
         # store share it without importing each other
@@ -319,5 +320,5 @@ def test_the_cycle_test_sees_a_cycle_through_a_third_package() -> None:
 
 def test_only_the_edge_and_the_words_are_top_level_modules() -> None:
     top = {p.stem for p in (SRC / PACKAGE).glob("*.py")}
-    assert top == {"__init__", "__main__", "console", "errors", "finding_kinds",
+    assert top == {"__init__", "__main__", "console", "errors", "finding_kinds", "outfiles",
                    "point_identity", "records", "units", "userfiles", "userregex"}  # fmt: skip

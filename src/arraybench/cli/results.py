@@ -130,11 +130,14 @@ def cmd_attach(args: argparse.Namespace) -> None:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from arraybench.live.watch import watch_run
+    from arraybench.live.watch import KILLED, watch_run
 
     store, run = cli.stored_run(args)
     console.print_watching(run)
     if (ended := watch_run(store, run.id, Path(run.folder), console.watch_view)) is None:
         return EXIT_INTERRUPTED
+    if ended == KILLED:  # the store still says running, but no process holds the run
+        ended = (f"{KILLED} (its process ended without saying how; `arraybench run --resume "
+                 f"{run.id} --results {args.results}` continues it)")  # fmt: skip
     console.print_line(f"run {run.id}: {ended}")
     return 0 if ended == "complete" else 1

@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
 
 def refuse_early(outputs: list[Path], serve: str | None) -> None:
-    """An unknown report format, a refused --serve address: said before the store is made
-    and the campaign runs, not after it."""
+    """An unknown report format, a link or a FIFO at a report's name, a refused --serve
+    address: said before the store is made and the campaign runs, not after it."""
     from arraybench.live.server import parse_serve
+    from arraybench.outfiles import check_writable
     from arraybench.report.render.export import format_for
 
-    for path in outputs:
-        format_for(path, None)
+    for path in outputs:  # a link or a FIFO at a report's name too (outfiles.py)
+        check_writable(path, f"the {format_for(path, None)} report")
     if serve:
         parse_serve(serve)
 

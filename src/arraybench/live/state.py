@@ -12,19 +12,28 @@ another process: the store holds a point's 1-second samples only once the point 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from typing_extensions import TypedDict  # pydantic validates these on Python 3.11 too
 
 from arraybench.analysis.aggregate import PointMetrics
 from arraybench.engines.fio.status import DirectionSecond, LiveSecond
+from arraybench.errors import ArraybenchError
 from arraybench.events.records import START_ACTIONS, EventRecord
+from arraybench.outfiles import write_file
 from arraybench.plan.expand import Point, throughput_unit
 from arraybench.records import PointRecord, RunRecord
+from arraybench.userfiles import InputFileError, read_whole
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter, ValidationError
 
 LIVE_NAME = "live.json"
 VERSION = 1
@@ -32,6 +41,9 @@ SERIES_KEPT = 900  # seconds of the current point kept in the snapshot (15 minut
 EVENTS_KEPT = 50
 LINES_KEPT = 12
 WRITE_EVERY_S = 0.5
+# live.json read back at most this big: 900 seconds of 64 hosts and thousands of finished
+# points take a few MiB; a larger one is no snapshot arraybench wrote
+LIVE_LIMIT = 32 << 20
 
 
 class DirectionView(TypedDict):
@@ -83,6 +95,10 @@ class FinishedView(TypedDict):
     unit: str
 
 
+# one second of the current point: [t, total IOPS, total MB/s, {host: IOPS}]
+SeriesRow = tuple[float, float, float, dict[str, float]]
+
+
 class Snapshot(TypedDict):
     version: int
     run: str
@@ -95,7 +111,7 @@ class Snapshot(TypedDict):
     point: PointView | None
     hosts: dict[str, HostView]
     total_now: HostView | None
-    series: list[list[Any]]  # [t, total iops, total MB/s, {host: iops}]
+    series: list[SeriesRow]
     events: list[EventView]
     event_counts: dict[str, dict[str, int]]  # label -> {applied: n, reverted: n}
     finished: list[FinishedView]
@@ -168,20 +184,84 @@ class LiveState:
             return
         self.written = now
         text = json.dumps(self.snapshot(), separators=(",", ":"))
-        spare = self.folder / f".{LIVE_NAME}.{os.getpid()}.tmp"
-        with contextlib.suppress(OSError):
-            spare.write_text(text)
-            os.replace(spare, self.folder / LIVE_NAME)
+        with contextlib.suppress(OSError):  # whatever is at the name is replaced, never followed
+            write_file(self.folder / LIVE_NAME, text, LIVE_NAME, checked=False)
+
+
+class LiveFileError(ArraybenchError):
+    """A run's live.json that arraybench did not write as it is: no regular file, too large,
+    not JSON, or not the snapshot's fields and types (one line, exit 2)."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(
+            f"{path}: {why}",
+            "it is not the snapshot a running arraybench writes "
+            "there; remove it (`arraybench show RUN` reads the run from its store)",
+        )
 
 
 def read_snapshot(folder: Path) -> Snapshot | None:
-    """A run's live.json, None when there is none or it cannot be read."""
+    """A run's live.json, validated; None when there is none (LiveFileError: see there)."""
+    path = folder / LIVE_NAME
     try:
-        data = json.loads((folder / LIVE_NAME).read_text())
-    except (OSError, ValueError):
+        if path.is_symlink():  # the run renames a regular file there, never a link
+            raise LiveFileError(path, "a symbolic link")
+        raw = read_whole(path, LIVE_NAME, LIVE_LIMIT)
+    except FileNotFoundError:
         return None
-    ok = isinstance(data, dict) and data.get("version") == VERSION
-    return cast(Snapshot, data) if ok else None
+    except InputFileError as exc:  # a FIFO, a device, a directory, larger than LIVE_LIMIT
+        raise LiveFileError(path, exc.message.removeprefix(f"{path}: ")) from None
+    except OSError as exc:
+        raise LiveFileError(path, f"cannot read it ({exc.strerror or exc})") from None
+    return parse_snapshot(path, raw)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:20]} is out of range")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is no number")
+
+
+def parse_snapshot(path: Path, raw: bytes) -> Snapshot:
+    """`raw` as a Snapshot: every field present with its type, numbers finite."""
+    try:  # JSON itself first: NaN, Infinity and 1e999 are refused, as is deep nesting
+        data = json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise LiveFileError(path, "not JSON (nested too deep)") from None
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError among them
+        raise LiveFileError(path, f"not JSON ({str(exc)[:120]})") from None
+    if not isinstance(data, dict):
+        raise LiveFileError(path, f"not a JSON object but {type(data).__name__}")
+    if data.get("version") != VERSION:
+        raise LiveFileError(path, f"snapshot version {str(data.get('version'))[:20]!r}, this "
+                            f"arraybench reads version {VERSION}")  # fmt: skip
+    from pydantic import ValidationError
+
+    try:
+        return _adapter().validate_json(raw, strict=True)
+    except ValidationError as exc:
+        raise LiveFileError(path, _first_error(exc)) from None
+
+
+@functools.cache  # built when first needed: pydantic's schema takes a moment
+def _adapter() -> TypeAdapter[Snapshot]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Snapshot)
+
+
+def _first_error(exc: ValidationError) -> str:
+    """A pydantic ValidationError as one line: where, what, and how many more."""
+    errors = exc.errors()
+    first = errors[0]
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"field {where.lstrip('.') or 'snapshot'}: {first['msg'].lower()}{more}"
 
 
 def finished_view(p: PointRecord) -> FinishedView:
@@ -332,8 +412,9 @@ class LiveObserver:
                 data["point"]["source"] = source
             if total is not None:
                 per_host = {h: v["read"]["iops"] + v["write"]["iops"] for h, v in hosts.items()}
-                row = [total["t"], total["read"]["iops"] + total["write"]["iops"],
-                       total["read"]["mbps"] + total["write"]["mbps"], per_host]  # fmt: skip
+                row: SeriesRow = (total["t"], total["read"]["iops"] + total["write"]["iops"],
+                                  total["read"]["mbps"] + total["write"]["mbps"],
+                                  per_host)  # fmt: skip
                 data["series"] = [*data["series"], row][-SERIES_KEPT:]
             data["updated"] = time.time()
         self.state.write()

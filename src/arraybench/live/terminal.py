@@ -78,8 +78,7 @@ def view_lines(snap: Snapshot, events: int = 3, notes: bool = True) -> list[str]
         if snap["point"] and snap["point"].get("source") == "kernel":
             lines.append(KERNEL_NOTE)
         unit = snap["point"]["unit"] if snap["point"] else "IOPS"
-        column = 2 if unit == "MB/s" else 1
-        values = [float(r[column]) for r in snap["series"]]
+        values = [r[2] if unit == "MB/s" else r[1] for r in snap["series"]]
         left = f" · {snap['point']['left_s']:.0f} s left" if snap["point"] else ""
         if values:
             lines.append(f"{unit} last {min(len(values), SPARK_S)} s "

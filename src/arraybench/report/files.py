@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
+from arraybench.outfiles import check_writable
 from arraybench.report.model import ReportModel
 from arraybench.report.render.export import format_for, write_report
 from arraybench.store.db import RunRecord, Store
@@ -39,26 +40,33 @@ def report_files(
 
 
 def check_formats(paths: list[Path], fmt: str | None) -> None:
-    """ArraybenchError for a file whose format is not known: before anything is written."""
+    """ArraybenchError for a file whose format is not known, or with a link or a special
+    file at its name (outfiles.py): before anything is written."""
     for path in paths:
-        format_for(path, fmt)
+        check_writable(path, f"the {format_for(path, fmt)} report")
 
 
 def write_files(
     model: ReportModel, paths: list[Path], fmt: str | None, charts: str | None,
     terminal: Terminal,
 ) -> None:  # fmt: skip
-    """The report in each file, and (`charts`: a folder) each chart as SVG and PNG there."""
+    """The report in each file, and (`charts`: a folder) each chart as SVG and PNG there; a
+    link or a FIFO at a chart's name is refused before the first report is written."""
+    page = None
     if charts:  # the Markdown report links to them
+        from arraybench.report.render.chartexport import check_chart_names
+        from arraybench.report.render.html import render_html
+
         model = replace(model, chart_dir=str(Path(charts).resolve()))
+        page = render_html(model, every_chart=True)  # all
+        check_chart_names(page, Path(charts))
     for path in paths:
         kind = format_for(path, fmt)
         write_report(model, path, kind)
         terminal.print_line(f"{LABELS.get(kind, kind.upper())} report: {path.resolve()}")
-    if charts:
+    if charts and page is not None:
         from arraybench.report.render.chartexport import write_charts
-        from arraybench.report.render.html import render_html
 
-        written = write_charts(render_html(model, every_chart=True), Path(charts))  # all
+        written = write_charts(page, Path(charts))
         count = sum(1 for p in written if p.suffix == ".svg")
         terminal.print_line(f"charts: {count} as SVG and PNG in {Path(charts).resolve()}")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -120,7 +122,7 @@ class Store:
             return
         folder = self.path.parent / "runs" / run_id
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _open_lock(folder / LOCK_NAME)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -430,8 +432,8 @@ class Store:
             return None
         path = self.path.parent / "runs" / run_id / LOCK_NAME
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:  # none, or a link planted there: no run's lock (FIFO: not waited on)
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -443,6 +445,24 @@ class Store:
         finally:
             os.close(fd)
         return None
+
+
+_LOCK_HINT = "remove what is there; arraybench makes the file itself"
+
+
+def _open_lock(path: Path) -> int:
+    """The run's lock file opened to write its holder's pid: never through a link planted at
+    its name (it would truncate the link's target), and a regular file."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     0o644)  # fmt: skip
+    except OSError as exc:
+        why = "a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise StoreError(f"{path}: cannot open the run's lock file ({why})", _LOCK_HINT) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StoreError(f"{path}: the run's lock file is no regular file", _LOCK_HINT)
+    return fd
 
 
 def _fill_identity(db: _Connection) -> None:

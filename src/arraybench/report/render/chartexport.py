@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.outfiles import check_writable, write_file
 
 # section id -> the form of the charts in it (the seed reports' kinds of figure)
 FORMS = {
@@ -195,15 +196,23 @@ SCRIPT = """
 """
 
 
+def check_chart_names(html: str, folder: Path, *, png: bool = True) -> list[Chart]:
+    """The page's charts; OutputFileError when a link, a FIFO or a folder is at any of their
+    names in `folder` (outfiles.py): refused before any chart (or report) is written."""
+    _, charts = name_charts(html)
+    for chart in charts:
+        for ext in ("svg", "png") if png else ("svg",):
+            check_writable(folder / f"{chart.name}.{ext}", "a chart")
+    return charts
+
+
 def write_charts(html: str, folder: Path, *, png: bool = True) -> list[Path]:
     """Every chart of the rendered page as NAME.svg and NAME.png in `folder`."""
-    _, charts = name_charts(html)
+    charts = check_chart_names(html, folder, png=png)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for chart in charts:
-        path = folder / f"{chart.name}.svg"
-        path.write_text(chart.svg, encoding="utf-8")
-        written.append(path)
+        written.append(write_file(folder / f"{chart.name}.svg", chart.svg, "a chart"))
     if png and charts:
         written += _pngs(charts, folder)
     return written
@@ -229,9 +238,8 @@ def _pngs(charts: list[Chart], folder: Path) -> list[Path]:
                                                      "scale": 1}},
                           session=session)  # fmt: skip
             c.send("Page.close", session=session)
-            path = folder / f"{chart.name}.png"
-            path.write_bytes(_decode(shot.get("data", "")))
-            paths.append(path)
+            paths.append(write_file(folder / f"{chart.name}.png", _decode(shot.get("data", "")),
+                                    "a chart"))  # fmt: skip
     return paths
 
 

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
+from arraybench.outfiles import check_writable, replacing, write_file
 from arraybench.report.gcpause import gc_paused
 from arraybench.report.model import PointRow, ReportModel
 from arraybench.report.render.escape import for_spreadsheet
@@ -61,25 +62,29 @@ def _write(model: ReportModel, path: Path, fmt: str) -> Path:
     from arraybench.report.render.html import render_html
     from arraybench.report.render.markdown import render_markdown
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    what = f"the {fmt} report"  # written beside its name and renamed: see outfiles.py
     if fmt == "html":
-        path.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
+        write_file(path, render_html(model), what)
     elif fmt == "md":
+        path.parent.mkdir(parents=True, exist_ok=True)
         text = render_markdown(model, path.parent.resolve())  # charts linked relative to it
-        path.write_text(text, encoding="utf-8", errors="backslashreplace")
+        write_file(path, text, what)
     elif fmt == "csv":
-        path.write_text(points_csv(model.points), encoding="utf-8", errors="backslashreplace")
+        write_file(path, points_csv(model.points), what)
     elif fmt == "xlsx":
         from arraybench.report.render.xlsx import write_xlsx  # openpyxl loads only when asked
 
-        write_xlsx(model, path)
+        with replacing(path, what) as spare:
+            write_xlsx(model, spare)
     elif fmt in ("pdf", "png"):
         from arraybench.report.render.printout import write_pdf, write_png
 
+        check_writable(path, what)  # before Chromium's seconds, not after them
         with tempfile.TemporaryDirectory(prefix="arraybench-print-") as tmp:
             html = Path(tmp) / "report.html"
             html.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
-            (write_pdf if fmt == "pdf" else write_png)(html, path)
+            with replacing(path, what) as spare:
+                (write_pdf if fmt == "pdf" else write_png)(html, spare)
     else:
         raise ArraybenchError(f"unknown report format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
     return path
