@@ -669,6 +669,15 @@ def print_watching(run: RunRecord) -> None:
               markup=False)  # fmt: skip
 
 
+def print_watch_end(run_id: str, ended: str, killed: bool, results: str) -> None:
+    """`watch`'s last line: how the run ended; a killed one (the store still says running,
+    but no process holds the run) with the command that continues it."""
+    if killed:
+        ended += (f" (its process ended without saying how; `arraybench run --resume {run_id}"
+                  f" --results {results}` continues it)")  # fmt: skip
+    print_line(f"run {run_id}: {ended}")
+
+
 def print_interrupted(
     exc: KeyboardInterrupt, run_id: str | None, results: str, reporting: bool = False
 ) -> int:

@@ -136,8 +136,5 @@ def cmd_watch(args: argparse.Namespace) -> int:
     console.print_watching(run)
     if (ended := watch_run(store, run.id, Path(run.folder), console.watch_view)) is None:
         return EXIT_INTERRUPTED
-    if ended == KILLED:  # the store still says running, but no process holds the run
-        ended = (f"{KILLED} (its process ended without saying how; `arraybench run --resume "
-                 f"{run.id} --results {args.results}` continues it)")  # fmt: skip
-    console.print_line(f"run {run.id}: {ended}")
+    console.print_watch_end(run.id, ended, ended == KILLED, args.results)
     return 0 if ended == "complete" else 1
