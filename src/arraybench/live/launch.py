@@ -23,7 +23,7 @@ def refuse_early(outputs: list[Path], serve: str | None) -> None:
 
     for path in outputs:
         format_for(path, None)
-    if serve:
+    if serve is not None:  # '' too: refused, not taken as no --serve
         parse_serve(serve)
 
 
