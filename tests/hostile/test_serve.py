@@ -5,7 +5,10 @@ answer, heads too big, and `Host:` names of another site (DNS rebinding). Real s
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -189,3 +192,48 @@ def test_listening_on_another_address() -> None:
         assert scrape(other, "127.0.0.3") == 421
     finally:
         other.stop()
+
+
+SERVER_WITH_FEW_FDS = """
+import resource, sys, time
+from arraybench.live.server import LiveServer, parse_serve
+from arraybench.live.state import LiveState
+resource.setrlimit(resource.RLIMIT_NOFILE, (24, 24))
+server = LiveServer(parse_serve("127.0.0.1:0"), LiveState()).start()
+print(server.server_address[1], flush=True)
+sys.stdin.read()
+"""
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.serial  # judges the server's CPU time while its descriptors run out
+def test_out_of_file_descriptors_neither_spins_nor_locks_out() -> None:
+    """More idle connections than the process may open: the oldest are closed to make room
+    (no loop spinning on a listening socket it cannot accept from), a scrape gets in."""
+    proc = subprocess.Popen([sys.executable, "-c", SERVER_WITH_FEW_FDS], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    idle = []
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        for _ in range(50):  # 24 descriptors, some taken by Python itself: all at once
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.connect_ex(("127.0.0.1", port))
+            idle.append(sock)
+        time.sleep(0.2)
+        before = _cpu_s(proc.pid)
+        time.sleep(1.0)
+        assert _cpu_s(proc.pid) - before < 0.1  # not spinning on accept's EMFILE
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+            assert sock.recv(100).startswith(b"HTTP/1.0 200")
+    finally:
+        for sock in idle:
+            sock.close()
+        proc.kill()
+        proc.wait(timeout=10)

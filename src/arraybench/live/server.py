@@ -221,6 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class LiveServer(HTTPServer):
     allow_reuse_address = True
+    request_queue_size = 128  # a burst of connections waits in the kernel, not in SYN retries
 
     def __init__(self, address: ServeAddress, state: LiveState) -> None:
         self.address_family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
@@ -281,7 +282,11 @@ class LiveServer(HTTPServer):
                 sock, address = self.socket.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:  # out of file descriptors, the client already gone
+            except OSError:  # out of file descriptors (or the client already gone)
+                if pending:  # room made: the listening socket stays readable, no busy loop
+                    self._drop(selector, pending, next(iter(pending)))
+                else:
+                    self.stopping.wait(0.05)
                 return
             sock.setblocking(False)
             client = _Client(sock, address, time.monotonic())
