@@ -283,8 +283,9 @@ class CommandSource:
                 time.sleep(0.05)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=STOP_WAIT_S)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        self.thread.join(timeout=STOP_WAIT_S)  # at the pipe's end once the group is gone
+        if self.proc.stdout is not None and not self.thread.is_alive():
+            self.proc.stdout.close()  # (one that left the group may still hold it: kept)
 
 
 def _lines(stream: IO[bytes] | None) -> Iterator[str]:
@@ -292,6 +293,11 @@ def _lines(stream: IO[bytes] | None) -> Iterator[str]:
     and dropped: an endless line costs no memory), decoded with replacement."""
     if stream is None:
         return
+    with contextlib.suppress(OSError, ValueError):  # the pipe closed under us: its end
+        yield from _bounded_lines(stream)
+
+
+def _bounded_lines(stream: IO[bytes]) -> Iterator[str]:
     while chunk := stream.readline(MAX_LINE):
         line = chunk
         while not chunk.endswith(b"\n") and (chunk := stream.readline(MAX_LINE)):
