@@ -233,6 +233,25 @@ def test_the_command_and_all_it_started_end_with_the_run(script: str) -> None:
     assert _group(source.proc.pid) == []
 
 
+@pytest.mark.usefixtures("fake_engine")
+def test_nothing_the_command_started_outlives_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pidfile = tmp_path / "pid"
+    script = (f"echo $$ > {pidfile}; sleep 300 & (trap '' TERM; sleep 300) & "
+              "while :; do echo '{\"iops\": 1}'; sleep 0.2; done")  # fmt: skip
+    plan = small_plan(tmp_path, workers="[1]", extra=PLAN_LINES + (
+        f"array_monitor:\n  command: [sh, -c, {json.dumps(script)}]\n"))  # fmt: skip
+    assert main(["run", str(plan), "--results", str(tmp_path / "res")]) in (0, 3)
+    capsys.readouterr()
+    pgid = int(pidfile.read_text())
+    for _ in range(20):
+        if not _group(pgid):
+            break
+        time.sleep(0.1)
+    assert _group(pgid) == []
+
+
 def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
