@@ -48,6 +48,7 @@ MAX_PENDING = 256  # clients still sending their heads
 MAX_CLIENTS = 32  # requests answered at once
 SCRAPE_SLOTS = 4  # of those, kept for /metrics: a scrape is answered while pages are stuck
 MAX_SHOWN = 40  # characters of a --serve value quoted in an error
+MAX_HOST = 253  # characters of a DNS name
 LOOPBACK = "127.0.0.1"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")  # answered whatever the address (ssh -L)
 PAGE_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
@@ -114,6 +115,9 @@ def parse_serve(text: str) -> ServeAddress:
     if not host or _wildcard(host):
         raise ServeError(f"{where}: would listen on every interface",
                          "name one address, e.g. --serve 10.0.0.5:9000")  # fmt: skip
+    if len(host) > MAX_HOST:  # not quoted whole in the error below
+        raise ServeError(f"{where}: the address is longer than a host name ({MAX_HOST} "
+                         "characters)", "e.g. --serve 10.0.0.5:9000")  # fmt: skip
     check_address(host, where)  # blanks, legacy spellings, names resolving to the wildcard
     return ServeAddress(host, number)
 
