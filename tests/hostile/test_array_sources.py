@@ -12,6 +12,7 @@ import resource
 import socket
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ from arraybench.cli import main
 from arraybench.errors import PlanError
 from arraybench.finding_kinds import ARRAY_PULL, ARRAY_SERIES
 from arraybench.monitor.arraypull import ArrayPullError, CommandSource, prometheus_samples
+from arraybench.plan.array_monitor import without_credentials
 from arraybench.plan.load import parse_plan_text
 from arraybench.store.db import Store
 from tests.conftest import small_plan
@@ -159,25 +161,62 @@ def test_a_run_with_a_wrong_password_warns_without_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: list[bytes] = []
+    results = tmp_path / "res"
+    runs: list[str] = []
     with raw_server(authorizing(seen)) as port:
         for password, pulled in (("Xq7%3AWr0ng", False), ("s3cr%3At%2F%23pw", True)):
-            results = tmp_path / f"res-{pulled}"
             plan = small_plan(tmp_path, workers="[1]", extra=PLAN_LINES + (
                 "array_monitor:\n  prometheus:\n"
                 f"    url: http://ops%40lab:{password}@127.0.0.1:{port}\n"
                 "    lag: 0s\n    queries: {iops: q}\n"))  # fmt: skip
-            assert main(["run", str(plan), "--results", str(results)]) in (0, 3)
+            reports = [tmp_path / f"r-{pulled}.md", tmp_path / f"r-{pulled}.xlsx"]
+            argv = ["run", str(plan), "--results", str(results),
+                    "-o", str(reports[0]), "-o", str(reports[1])]  # fmt: skip
+            assert main(argv) in (0, 3)
             out, err = capsys.readouterr()
             assert not _secret_in(out + err) and "Wr0ng" not in out + err, out + err
             with closing(Store(results, create=False)) as store:
-                run = store.list_runs()[0][0]
+                run = next(r for r, *_ in store.list_runs() if r.id not in runs)
+                runs.append(run.id)
                 failed = ARRAY_PULL.among(store.findings(run.id, ARRAY_PULL.name))
                 series = ARRAY_SERIES.among(store.findings(run.id, ARRAY_SERIES.name))
+            for text in _report_texts(Path(run.folder), reports):  # the plan, not its secret
+                assert "ops%40lab" not in text and not _secret_in(text) and "Wr0ng" not in text
             stored = json.dumps([*failed, *series])
             assert not _secret_in(stored) and "Wr0ng" not in stored, stored
             assert bool(series) == pulled and bool(failed) != pulled, (failed, series)
             if not pulled:
                 assert "HTTP 401 from http://127.0.0.1:" in out + err
+    compared = [tmp_path / "c.md", tmp_path / "c.xlsx"]
+    argv = ["compare", f"{runs[0]}:a", f"{runs[1]}:b", "--results", str(results),
+            "-o", str(compared[0]), "-o", str(compared[1])]  # fmt: skip
+    assert main(argv) in (0, 3)
+    assert not _secret_in(capsys.readouterr().out)
+    for text in _report_texts(None, compared):
+        assert "ops%40lab" not in text and not _secret_in(text) and "Wr0ng" not in text
+
+
+def _report_texts(folder: Path | None, reports: list[Path]) -> list[str]:
+    """Every report as text: the run folder's but the plan itself (kept as written, for
+    --resume), the Markdown, each part of the workbook."""
+    found = [
+        f.read_text(errors="replace")
+        for f in (folder.iterdir() if folder else [])
+        if f.is_file() and f.name != "plan.yaml" and f.suffix in (".html", ".md")
+    ]
+    found.append(reports[0].read_text())
+    with zipfile.ZipFile(reports[1]) as book:
+        found += [book.read(name).decode(errors="replace") for name in book.namelist()]
+    assert any("array_monitor" in text for text in found)  # the plan is shown
+    return found
+
+
+def test_without_credentials() -> None:
+    assert (
+        without_credentials("url: 'http://a:b@c@h:9090/p@x?q=@'") == "url: 'http://h:9090/p@x?q=@'"
+    )
+    assert without_credentials("HTTPS://u@h\nmail me@x.org http://h/a@b") == (
+        "HTTPS://h\nmail me@x.org http://h/a@b")  # fmt: skip
 
 
 @pytest.mark.parametrize("url", [

@@ -17,6 +17,7 @@ Both are read beside the run, never in its way (`run/array_pull.py`).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 from urllib.parse import urlsplit
 
@@ -24,6 +25,16 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from arraybench.plan.events import Argv
 from arraybench.plan.types import Seconds, Strict, Wait
+
+# the user:password@ of an http(s) URL: everything of its authority up to the last '@'
+_USERINFO = re.compile(r"(?i)\b(https?://)[^\s/?#]*@")
+
+
+def without_credentials(text: str) -> str:
+    """`text` (a plan's YAML) with every http(s) URL's `user:password@` left out: what a
+    report shows of a plan whose array_monitor URL holds a password."""
+    return _USERINFO.sub(r"\1", text)
+
 
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://[^\s/?#]+[^\s]*$", max_length=2000)]
