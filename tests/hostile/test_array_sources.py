@@ -156,6 +156,22 @@ def test_credentials_are_basic_auth_and_never_said() -> None:
             assert not _secret_in(said) and "ops" not in said, said
 
 
+def test_a_redirect_is_not_followed_with_the_credentials() -> None:
+    """A redirect elsewhere would carry the basic-auth pair to whoever it names: refused,
+    and its target not said."""
+    followed: list[bytes] = []
+    with raw_server(lambda s, head: followed.append(head)) as elsewhere:
+        target = f"http://evil:pw@127.0.0.1:{elsewhere}/api/v1/query_range".encode()
+        moved = b"HTTP/1.1 302 Found\r\nLocation: " + target + b"\r\nContent-Length: 0\r\n\r\n"
+        with raw_server(lambda s, _: s.sendall(moved)) as port, \
+                pytest.raises(ArrayPullError) as caught:  # fmt: skip
+            prometheus_samples(f"http://{ENCODED}@127.0.0.1:{port}", {"iops": "q"}, 0, 10,
+                               1.0, 3.0)  # fmt: skip
+    said = str(caught.value)
+    assert said.startswith("HTTP 302 from http://127.0.0.1:") and "evil" not in said, said
+    assert followed == []
+
+
 @pytest.mark.usefixtures("fake_engine")
 def test_a_run_with_a_wrong_password_warns_without_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
