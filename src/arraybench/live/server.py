@@ -328,8 +328,13 @@ class LiveServer(HTTPServer):
             _refuse(client.sock, BUSY)
             return
         client.sock.setblocking(True)
-        threading.Thread(target=self._handle, args=(client,), daemon=True,
-                         name="arraybench-live-client").start()  # fmt: skip
+        try:
+            threading.Thread(target=self._handle, args=(client,), daemon=True,
+                             name="arraybench-live-client").start()  # fmt: skip
+        except RuntimeError:  # no thread to be had (a process limit): as if all were busy
+            with self.lock:
+                del self.answering[client]
+            _refuse(client.sock, BUSY)
 
     def _handle(self, client: _Client) -> None:
         try:
