@@ -289,6 +289,23 @@ class Plan(Strict):
         return self
 
     @model_validator(mode="after")
+    def _curve_names_workloads(self) -> Plan:
+        """A curve pattern that matches no workload would run no curve and say nothing."""
+        names = [w.name for w in self.workloads]
+        patterns = self.curve.workloads if self.curve else []
+        unmatched = [(i, p) for i, p in enumerate(patterns)
+                     if not any(fnmatchcase(n, p) for n in names)]  # fmt: skip
+        if unmatched:  # located at the pattern's own line (a plain ValueError names the plan)
+            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+            raise ValidationError.from_exception_data("Plan", [
+                InitErrorDetails(type=PydanticCustomError(
+                    "curve_workload", "{pattern} matches no workload of the plan ({names})",
+                    {"pattern": repr(p), "names": shown}), loc=("curve", "workloads", i),
+                    input=None)
+                for i, p in unmatched])  # fmt: skip
+        return self
+
+    @model_validator(mode="after")
     def _known_hosts(self) -> Plan:
         names = [h.name for h in self.hosts]
         if len(set(names)) != len(names):

@@ -22,6 +22,7 @@ from arraybench.analysis.repeats import (
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import PROVENANCE
+from arraybench.plan.array_monitor import without_credentials
 from arraybench.report.build import (
     bound_text,
     campaign_scenario,
@@ -450,7 +451,9 @@ def _model(
         sections=[],
         points=[],
         point_columns=[],
-        plan_yaml="\n---\n".join(f"# {s.label} ({s.run.id})\n{s.run.plan_yaml}" for s in scenarios),
+        plan_yaml=without_credentials(  # array_monitor's password
+            "\n---\n".join(f"# {s.label} ({s.run.id})\n{s.run.plan_yaml}" for s in scenarios)
+        ),
         notes=notes,
         tables=[table],
         overlays=overlays,

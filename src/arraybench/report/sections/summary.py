@@ -14,6 +14,7 @@ from arraybench.analysis.fabric import payload_ceiling
 from arraybench.analysis.headline import Headline
 from arraybench.analysis.repeats import throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
+from arraybench.plan.array_monitor import without_credentials
 from arraybench.plan.catalog import template_names, template_text
 from arraybench.report.build import (
     MAX_JOB_FILES,
@@ -73,7 +74,7 @@ def new_model(
         sections=[],
         points=[],
         point_columns=point_columns(),
-        plan_yaml=run.plan_yaml,
+        plan_yaml=without_credentials(run.plan_yaml),  # array_monitor's password
         job_files=files,
         job_series=job_series(once, files),
         notes=_notes(run, once),
