@@ -211,6 +211,14 @@ def test_stopped_early_and_rate_not_reached() -> None:
     steady = PointFacts(jobs=1, planned_s=12.0, elapsed_s=5.0, steady_asked=True,
                         steady_attained=1)  # fmt: skip
     assert kinds(steady) == []  # steady state ended it, as asked
+    # a logged warm-up (timing.log_ramp) ran as its own fio run: the measured run was planned
+    # for the duration alone (AERODISK: 1 h of 15 min + 1 h was read as a stop at 80 %)
+    apart = PointFacts(jobs=1, planned_s=75.0, measured_s=60.0, elapsed_s=60.2,
+                       warmup_apart=True)  # fmt: skip
+    assert kinds(apart) == []
+    cut = PointFacts(jobs=1, planned_s=75.0, measured_s=60.0, elapsed_s=30.0, warmup_apart=True)
+    [flag] = point_flags(cut)  # one that really stopped still is
+    assert flag.kind == "stopped-early" and "30.0 s of the planned 60 s (duration" in flag.why
     short = PointFacts(jobs=2, rate_iops=500, iops=[600.0] * 8, usr_cpu=5.0, sys_cpu=5.0,
                        cpus=2)  # fmt: skip
     [flag] = point_flags(short)  # 600 of 2 x 500 asked
