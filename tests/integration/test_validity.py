@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from arraybench import cli
+from arraybench.analysis.kernelcheck import MIN_SECONDS, KernelView, column_pct, not_judged
 from arraybench.analysis.validity import (
     REMARK_KINDS,
     THRESHOLDS,
@@ -229,3 +230,73 @@ def test_stopped_early_and_rate_not_reached() -> None:
     busy = PointFacts(jobs=6, rate_iops=500, iops=[600.0] * 8, usr_cpu=150.0, sys_cpu=15.0,
                       cpus=2)  # fmt: skip
     assert kinds(busy) == ["generator-bound"]  # fio, not the storage, fell short
+
+
+def _view(fio_mbps: float, kernel_mbps: float, seconds: int = 12, **kw: Any) -> KernelView:
+    """fio against the kernel over `seconds` (the stored comparison): 4 KiB I/Os unless the
+    request counts are given."""
+    iops = {"fio_iops": fio_mbps * 244.0, "kernel_iops": kernel_mbps * 244.0}
+    return KernelView(seconds=seconds, fio_mbps=fio_mbps, kernel_mbps=kernel_mbps,
+                      devices=("vda",), **(iops | kw))  # fmt: skip
+
+
+def test_the_kernel_flag_and_the_column_show_one_number() -> None:
+    """The reviewer's point: the flag said 16 % more, the column +2.3 % for the same point,
+    and a point at -19.3 % was not flagged. Both read the stored comparison now."""
+    for fio, kernel in ((100.0, 116.3), (100.0, 80.7)):
+        view = _view(fio, kernel)
+        [flag] = point_flags(PointFacts(jobs=1, kernel=view))
+        column = column_pct(view, (None, None))
+        assert column is not None and flag.kind == "fio-kernel"
+        assert f"kernel saw {abs(column):.1f} % " in flag.why, (flag.why, column)
+        assert f"{view.seconds} s compared" in flag.why
+    assert column_pct(_view(100.0, 102.3), (120.0, 100.0)) == pytest.approx(2.3)  # not 20 %
+    assert column_pct(None, (120.0, 100.0)) == pytest.approx(20.0)  # a point stored before
+
+
+def test_too_few_seconds_or_a_one_second_swing_is_not_judged() -> None:
+    short = _view(100.0, 130.0, seconds=MIN_SECONDS - 1)
+    assert point_flags(PointFacts(jobs=1, kernel=short)) == []
+    assert f"{MIN_SECONDS - 1} s in common" in (not_judged(short) or "")
+    swing = _view(100.0, 130.0, mbps_held=False)
+    assert point_flags(PointFacts(jobs=1, kernel=swing)) == []
+    assert "a few seconds only" in (not_judged(swing) or "")
+    assert not_judged(_view(100.0, 130.0)) is None
+
+
+def test_a_file_in_a_filesystem_has_its_own_rule_for_writes() -> None:
+    """A file's journal and metadata writes reach the device beside fio's: a writing workload
+    on a file shows more bytes on the device, a remark up to FILE_WRITE_BAND."""
+    journal = PointFacts(jobs=1, read_pct=0, file_target=True, kernel=_view(100.0, 130.0))
+    [flag] = point_flags(journal)
+    assert flag.kind == "fs-io" and not leaves_headline([flag]) and "journal" in flag.why
+    beyond = PointFacts(jobs=1, read_pct=0, file_target=True, kernel=_view(100.0, 180.0))
+    [flag] = point_flags(beyond)
+    assert flag.kind == "fio-kernel" and "beyond a filesystem's journal" in flag.why
+    device = PointFacts(jobs=1, read_pct=0, kernel=_view(100.0, 130.0))  # a block device
+    assert kinds(device) == ["fio-kernel"]
+    reads = PointFacts(jobs=1, read_pct=100, file_target=True, kernel=_view(100.0, 130.0))
+    assert kinds(reads) == ["fio-kernel"]  # direct reads of a file: no journal to blame
+
+
+def test_the_hints_follow_the_job_file() -> None:
+    """No read-ahead on direct or random I/O, no "set direct" where the job is direct=1."""
+    more = _view(100.0, 130.0)
+    [flag] = point_flags(PointFacts(jobs=1, read_pct=0, kernel=more))  # random writes, direct
+    assert "read-ahead" not in flag.why and "direct" not in flag.change
+    assert "other I/O on the device" in flag.why
+    ahead = PointFacts(jobs=1, direct=False, sequential=True, kernel=more)
+    [flag] = [f for f in point_flags(ahead) if f.kind == "fio-kernel"]
+    assert "read-ahead" in flag.why and "set direct: true" in flag.change
+    random_buffered = PointFacts(jobs=1, direct=False, kernel=more)
+    [flag] = [f for f in point_flags(random_buffered) if f.kind == "fio-kernel"]
+    assert "read-ahead" not in flag.why
+    fewer = _view(100.0, 60.0)
+    [flag] = [f for f in point_flags(PointFacts(jobs=1, direct=False, kernel=fewer))
+              if f.kind == "fio-kernel"]  # fmt: skip
+    assert "page cache" in flag.why and "set direct: true" in flag.change
+    [flag] = point_flags(PointFacts(jobs=1, kernel=fewer))  # direct: no page cache to blame
+    assert "page cache" not in flag.why and "direct" not in flag.change
+    merged = _view(100.0, 101.0, fio_iops=25600.0, kernel_iops=1600.0)
+    [flag] = point_flags(PointFacts(jobs=1, sequential=True, kernel=merged))
+    assert flag.kind == "merged-io" and "MB/s +1.0 %" in flag.why

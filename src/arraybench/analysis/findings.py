@@ -94,7 +94,8 @@ def kernel_drop_pct(
 
 
 DISAGREEMENT = re.compile(
-    r"kernel saw (\d+) % (fewer|more) (\S+) than fio(?: on (\S+))?(?: \((.*)\))?"
+    r"kernel saw (\d+(?:\.\d+)?) % (fewer|more) (\S+) than fio(?: on (\S+))?"
+    r"(?: \((.*?)(?:; \d+ s compared)?\))?"
 )
 
 
@@ -107,7 +108,7 @@ class Disagreements:
     worst_point: str
     worst: str  # the worst flag's own words
     likely_cause: str  # the hint given most often
-    same_bytes: int = 0  # points whose every line says the same bytes: merged or split I/O
+    same_bytes: int = 0  # points whose every line is a remark: merged or split I/O, fs journal
 
 
 def summarize_disagreements(
@@ -125,5 +126,6 @@ def summarize_disagreements(
     hints = Counter(m.group(5) for _, f in flags if (m := DISAGREEMENT.search(f)) and m.group(5))
     cause = hints.most_common(1)[0][0] if hints else "see the points' notes"
     points = {k for k, _ in flags}
-    other = {k for k, f in flags if "same bytes" not in f}
+    # the remarks' words (analysis.validity): merged or split I/O, a file's journal
+    other = {k for k, f in flags if "same bytes" not in f and "a file in a filesystem" not in f}
     return Disagreements(len(points), compared, key, worst, cause, len(points - other))

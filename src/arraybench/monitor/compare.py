@@ -98,6 +98,10 @@ class PointComparison:
     fio_mbps: float | None
     kernel_mbps: float | None
     flags: list[str] = field(default_factory=list)
+    # a gap of the means held second by second too (the median of the per-second ratios
+    # beyond the threshold); True where the means agree (nothing to hold)
+    iops_held: bool = True
+    mbps_held: bool = True
 
 
 def kernel_series(
@@ -167,12 +171,14 @@ def compare_point(
     mbps = compare_fio_kernel(f_mbps, k_mbps, threshold, metric="MB/s")
     # a gap of the means must hold second by second: a load that swung in one second shows
     # as a gap there alone (fio's windows and the kernel's seconds are phase-shifted)
-    iops = iops if _apart_each_second(fio_iops, kernel_iops, seconds, threshold) else None
-    mbps = mbps if _apart_each_second(fio_mbps, kernel_mbps, seconds, threshold) else None
+    iops_held = iops is None or _apart_each_second(fio_iops, kernel_iops, seconds, threshold)
+    mbps_held = mbps is None or _apart_each_second(fio_mbps, kernel_mbps, seconds, threshold)
+    iops = iops if iops_held else None
+    mbps = mbps if mbps_held else None
     where = "+".join(devices)
     flags = [
         found.describe(where, _hint(found.metric, found.kernel < found.fio, other is None))
         for found, other in ((iops, mbps), (mbps, iops))
         if found is not None
     ]
-    return PointComparison(seconds, f_iops, k_iops, f_mbps, k_mbps, flags)
+    return PointComparison(seconds, f_iops, k_iops, f_mbps, k_mbps, flags, iops_held, mbps_held)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 
 from arraybench.monitor import sampler as host
-from arraybench.monitor.compare import compare_point, kernel_series
+from arraybench.monitor.compare import PointComparison, compare_point, kernel_series
 from arraybench.records import CpuSample, HostSample, Sample
 from arraybench.system.blockdev import block_name
 
@@ -24,8 +24,11 @@ class MonitorResult:
     kernel_iops: float | None = None
     kernel_mbps: float | None = None
     cpu_busy_pct: float | None = None
-    flags: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # the monitor's own lines: warnings
     devices: list[str] = field(default_factory=list)
+    # fio's and the kernel's means over the same seconds: judged in analysis (kernelcheck,
+    # validity) against the job and the target, not here
+    comparison: PointComparison | None = None
 
 
 def target_devices(paths: Sequence[str]) -> list[str]:
@@ -95,4 +98,7 @@ class PointMonitor:
         k_iops, k_mbps = kernel_series(self.samples, self.devices)
         found = compare_point(fio_iops, fio_mbps, k_iops, k_mbps, self.devices)
         out.kernel_iops, out.kernel_mbps = found.kernel_iops, found.kernel_mbps
-        out.flags += found.flags
+        if found.seconds:
+            out.comparison = found
+        else:  # "no second in common": said as the monitor's own line
+            out.flags += found.flags

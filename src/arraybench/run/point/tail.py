@@ -13,6 +13,7 @@ from pathlib import Path
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.kernelcheck import kernel_view
 from arraybench.analysis.validity import point_finding
 from arraybench.finding_kinds import CLIFF, STEADY
 from arraybench.hosts import HostError
@@ -92,7 +93,7 @@ def store_point(
     flags = point_finding(point, record, result.samples, monitor_flags=seen.flags,
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
                           max_start_spread_ms=result.max_start_spread_ms,
-                          warmup_apart=logs_ramp(point))  # fmt: skip
+                          warmup_apart=logs_ramp(point), kernel=kernel_view(seen))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
