@@ -53,8 +53,9 @@ def disagreement_notes(found: Disagreements | None) -> list[str]:
         return []
     graded = ""
     if found.same_bytes:  # bytes first (analysis.validity): request counts alone are remarks
-        graded = (f" ({found.same_bytes} of them the same bytes in other requests, or a "
-                  "file's journal: a remark, kept in the headline figures)")  # fmt: skip
+        graded = (f" ({found.same_bytes} of them the same bytes in other requests: merged or "
+                  "split I/O, or a file's journal: remarks, kept in the headline "
+                  "figures)")  # fmt: skip
     return [
         f"fio and the kernel (/proc/diskstats) disagree on {found.points} of "
         f"{found.of} points{graded}; worst {found.worst_point}: {found.worst}; likely cause: "
