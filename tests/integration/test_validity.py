@@ -282,7 +282,8 @@ def test_a_file_in_a_filesystem_has_its_own_rule_for_writes() -> None:
     assert flag.kind == "fs-io" and not leaves_headline([flag]) and "journal" in flag.why
     beyond = PointFacts(jobs=1, read_pct=0, file_target=True, kernel=_view(100.0, 140.0))
     [flag] = point_flags(beyond)
-    assert flag.kind == "fio-kernel" and "beyond a filesystem's journal" in flag.why
+    assert flag.kind == "fio-kernel"
+    assert "beyond the 25 % a filesystem's journal may add" in flag.why
     device = PointFacts(jobs=1, read_pct=0, kernel=_view(100.0, 130.0))  # a block device
     assert kinds(device) == ["fio-kernel"]
     reads = PointFacts(jobs=1, read_pct=100, file_target=True, kernel=_view(100.0, 130.0))
@@ -341,3 +342,11 @@ def test_a_short_point_is_not_judged_against_the_kernel_and_the_notes_say_so(
     assert f"{view.seconds} s in common (fewer than {MIN_SECONDS})" in note, note
     [row] = model.points  # the figure is still shown, the same number
     assert row.values["kernel_vs_fio_pct"] == view.bytes_pct
+
+
+def test_nothing_on_either_side_agrees() -> None:
+    idle = KernelView(seconds=8, fio_iops=0.0, kernel_iops=0.0, fio_mbps=0.0, kernel_mbps=0.0)
+    assert point_flags(PointFacts(jobs=1, kernel=idle)) == []
+    other = KernelView(seconds=8, fio_iops=0.0, kernel_iops=50.0, fio_mbps=0.0, kernel_mbps=2.0)
+    [flag] = point_flags(PointFacts(jobs=1, kernel=other))
+    assert flag.kind == "fio-kernel" and "where fio reported none" in flag.why

@@ -110,22 +110,25 @@ def not_judged(view: KernelView) -> str | None:
     that a few seconds alone make."""
     if view.seconds < MIN_SECONDS:
         return f"{view.seconds} s in common (fewer than {MIN_SECONDS})"
-    apart = _apart(view.bytes_pct, TOLERANCE)
-    if apart and not view.mbps_held:
+    if bytes_apart(view) and not view.mbps_held:
         return "the bytes' gap is in a few seconds only (a load that swung)"
     return None
 
 
-def _apart(pct: float | None, tolerance: float) -> bool:
-    return pct is None or abs(pct) > tolerance * 100
+def _apart(fio: float, kernel: float) -> bool:
+    """More than TOLERANCE apart; fio's nothing against the kernel's something is apart, both
+    nothing agree."""
+    if not fio:
+        return kernel > 0
+    return abs(kernel - fio) / fio > TOLERANCE
 
 
 def bytes_apart(view: KernelView) -> bool:
-    return _apart(view.bytes_pct, TOLERANCE)
+    return _apart(view.fio_mbps, view.kernel_mbps)
 
 
 def requests_apart(view: KernelView) -> bool:
-    return _apart(view.requests_pct, TOLERANCE) and view.iops_held
+    return _apart(view.fio_iops, view.kernel_iops) and view.iops_held
 
 
 def describe(metric: str, fio: float, kernel: float, view: KernelView) -> str:

@@ -52,6 +52,7 @@ RATE_SHARE = 0.9
 START_SKEW_SHARE = 0.02
 
 KIND = VALIDITY.name  # the findings kind
+FILE_BAND = f"{FILE_WRITE_BAND * 100:.0f} %"  # a file's writes: the journal's allowance
 # the kinds judged from fio against the kernel's counters (analysis.kernelcheck)
 KERNEL_KINDS = frozenset({"fio-kernel", "merged-io", "split-io", "fs-io"})
 
@@ -101,11 +102,11 @@ THRESHOLDS = {
     "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
                          "its latency is a saturated device's"),
     "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too, "
-                   f"over >= {MIN_SECONDS} s (a file's writes: > +{FILE_WRITE_BAND:.0%})",
+                   f"over >= {MIN_SECONDS} s (a file's writes: > +{FILE_BAND})",
                    "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
                    "merged I/O: <= 9 % apart"),
     "fs-io": (f"a file in a filesystem, a writing workload: the kernel's MB/s +10 % to "
-              f"+{FILE_WRITE_BAND:.0%} over fio's", "the filesystem's journal and metadata "
+              f"+{FILE_BAND} over fio's", "the filesystem's journal and metadata "
               "writes reach the device beside fio's"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
@@ -274,8 +275,8 @@ def _bytes_hint(f: PointFacts, more: bool) -> tuple[str, str]:
         return "other I/O on the device", change
     keep_off = "keep other I/O off the device (the point's host samples show when), then re-run"
     if more and f.file_target and writes:
-        return (f"other I/O on the device, beyond a filesystem's journal "
-                f"(+{FILE_WRITE_BAND:.0%})", keep_off)  # fmt: skip
+        return (f"other I/O on the device, beyond the {FILE_BAND} a filesystem's "
+                "journal may add", keep_off)  # fmt: skip
     if more:
         return "other I/O on the device", keep_off
     if f.file_target and reads:
