@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from arraybench import cli
+from arraybench.analysis.findings import DISAGREEMENT
 from arraybench.analysis.kernelcheck import (
     MIN_SECONDS,
     KernelView,
@@ -310,7 +311,9 @@ def test_the_hints_follow_the_job_file() -> None:
     assert "page cache" not in flag.why and "direct" not in flag.change
     merged = _view(100.0, 101.0, fio_iops=25600.0, kernel_iops=1600.0)
     [flag] = point_flags(PointFacts(jobs=1, sequential=True, kernel=merged))
-    assert flag.kind == "merged-io" and "MB/s +1.0 %" in flag.why
+    assert flag.kind == "merged-io" and "MB/s +1.0 %, 12 s compared" in flag.why
+    hint = DISAGREEMENT.search(flag.why)  # the run's note counts the causes by their words
+    assert hint is not None and hint.group(5) == "same bytes in fewer requests: merged I/O"
 
 
 @needs_fio

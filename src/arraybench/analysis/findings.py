@@ -95,7 +95,7 @@ def kernel_drop_pct(
 
 DISAGREEMENT = re.compile(
     r"kernel saw (\d+(?:\.\d+)?) % (fewer|more) (\S+) than fio(?: on (\S+))?"
-    r"(?: \((.*?)(?:; \d+ s compared)?\))?"
+    r"(?: \((.*?)(?:; [^;()]*\d+ s compared)?\))?"
 )
 
 

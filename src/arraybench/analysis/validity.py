@@ -254,9 +254,9 @@ def kernel_flags(f: PointFacts, v: KernelView) -> list[Flag]:
         fewer = v.kernel_iops < v.fio_iops
         text = describe("IOPS", v.fio_iops, v.kernel_iops, v)
         how = "fewer requests: merged I/O" if fewer else "more requests: split I/O"
-        bytes_said = "" if pct is None else f", MB/s {pct:+.1f} %"
+        bytes_said = "" if pct is None else f"MB/s {pct:+.1f} %, "
         return [Flag("merged-io" if fewer else "split-io",
-                     f"{text} (same bytes in {how}{bytes_said}; {compared})",
+                     f"{text} (same bytes in {how}; {bytes_said}{compared})",
                      NOTHING_TO_CHANGE)]  # fmt: skip
     return []
 
