@@ -17,14 +17,16 @@ the block device. They legitimately differ when:
   fio writes to, with its own merging and splitting.
 
 With direct I/O to a whole block device nobody else uses, both should agree within a few %:
-more than ``threshold`` (10 %) apart is flagged for the report. Bytes come first: MB/s within
-the threshold and IOPS beyond it is the same bytes in more or fewer requests (split or merged
-by the block layer: a remark, `analysis.validity`); MB/s beyond it is other bytes on the
-device (or the page cache): a real disagreement. Measured here (docs/validity.md): 1 MiB
-direct I/O split by a loop device's ``max_sectors_kb`` (64 to 1280) moved 0.98-1.06 x fio's
-bytes in 1.7-17 x its requests; merged 4 KiB sequential reads (iodepth 64 in batches,
-mq-deadline) 0.91-1.07 x in 0.06 x; a 64 KiB sequential write 0.92 x in both (the edges of
-the seconds); a competing ``dd`` writer on the same device 1.15-18.7 x fio's bytes.
+more than ``threshold`` (10 %) apart is a gap. (A point's means are stored and judged in
+``analysis.kernelcheck`` / ``analysis.validity``, where the job and the target kind are known;
+the lines `compare_point` words here are for callers with only the two series.) Bytes come
+first: MB/s within the threshold and IOPS beyond it is the same bytes in more or fewer requests
+(split or merged by the block layer: a remark, `analysis.validity`); MB/s beyond it is other
+bytes on the device (or the page cache): a real disagreement. Measured here (docs/validity.md):
+1 MiB direct I/O split by a loop device's ``max_sectors_kb`` (64 to 1280) moved 0.98-1.06 x
+fio's bytes in 1.7-17 x its requests; merged 4 KiB sequential reads (iodepth 64 in batches,
+mq-deadline) 0.91-1.07 x in 0.06 x; a 64 KiB sequential write 0.92 x in both (the edges of the
+seconds); a competing ``dd`` writer on the same device 1.15-18.7 x fio's bytes.
 
 Comparisons use the mean over the seconds both sides have. The first and the last of those
 seconds are dropped when at least three remain: fio's windows are phase-shifted from the

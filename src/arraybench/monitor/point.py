@@ -1,5 +1,6 @@
 """The host's view of one point: sample the targets' devices and the CPU while fio runs,
-then set the kernel's figures beside fio's (flagging gaps over 10 %)."""
+then set the kernel's figures beside fio's over the same seconds (`comparison`); judging the
+gap is analysis.kernelcheck's and analysis.validity's (the job and the target kind decide)."""
 
 from __future__ import annotations
 
