@@ -343,6 +343,7 @@ def test_a_short_point_is_not_judged_against_the_kernel_and_the_notes_say_so(
     [note] = [n for n in model.notes if "not judged" in n]
     assert "fio against the kernel not judged on 1 of 1 points" in note, note
     assert f"{view.seconds} s in common (fewer than {MIN_SECONDS})" in note, note
+    assert note in model.notes_box  # up front, beside the column it explains
     [row] = model.points  # the figure is still shown, the same number
     assert row.values["kernel_vs_fio_pct"] == view.bytes_pct
 

@@ -42,7 +42,7 @@ def not_judged_notes(views: dict[int, KernelView], keys: dict[int, str]) -> list
         return []
     first = min(why)
     return [f"fio against the kernel not judged on {len(why)} of {len(views)} points (their "
-            f"'kernel vs fio' figure shown, neither flagged nor passed): at least "
+            f"'kernel vs fio' figure shown, not graded either way): at least "
             f"{MIN_SECONDS} whole seconds in common are needed, and a gap that holds second "
             f"by second; e.g. {keys.get(first, '?')}: {why[first]}"]  # fmt: skip
 
