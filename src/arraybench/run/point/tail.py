@@ -13,6 +13,7 @@ from pathlib import Path
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
 from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.kernelcheck import kernel_view
 from arraybench.analysis.validity import point_finding
 from arraybench.finding_kinds import CLIFF, STEADY
 from arraybench.hosts import HostError
@@ -23,6 +24,7 @@ from arraybench.run.load import LoadResult
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecar import Sidecar
+from arraybench.run.warmup import logs_ramp
 
 
 def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
@@ -90,7 +92,8 @@ def store_point(
     findings += sidecars.findings(result)
     flags = point_finding(point, record, result.samples, monitor_flags=seen.flags,
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
-                          max_start_spread_ms=result.max_start_spread_ms)  # fmt: skip
+                          max_start_spread_ms=result.max_start_spread_ms,
+                          warmup_apart=logs_ramp(point), kernel=kernel_view(seen))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
