@@ -21,8 +21,7 @@ def add(sub: typing.Any) -> None:
     arg("run_id", nargs="?", default=None, metavar="RUN",
         help="only this run's injections (default: every run's)")
     results_option(arg)
-    arg = command(sub, "watch", cmd_watch,
-                  help="follow a run started elsewhere, live, until it ends")
+    arg = command(sub, "watch", cmd_watch, help="follow a run started elsewhere, live, to its end")
     arg("run_id", nargs="?", default="latest", metavar="RUN_ID", help=RUN_ID_HELP)
     results_option(arg)
     arg = command(sub, "attach", cmd_attach, help="store the array's own monitor CSV beside a run")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arraybench import cli, console
 from arraybench.cli import MANY, RUN_ID_HELP, command, output_options, results_option
+from arraybench.progressbar import ProgressObserver
 from arraybench.run.request import PlanRequest
 from arraybench.store.db import Store
 
@@ -84,7 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     refuse_early(outputs, args.serve)
     # closed on return: the run's lock is not kept by a library caller's process
     with contextlib.closing(Store(Path(args.results))) as store:
-        live = LiveSession(console.ProgressObserver(), args.serve, store, seconds=not args.no_live)
+        live = LiveSession(ProgressObserver(), args.serve, store, seconds=not args.no_live)
         console.print_served(live.served())
         ended = run_campaign(store, args.results, live, _request(args), args.resume,
                              console.interactive())  # fmt: skip
