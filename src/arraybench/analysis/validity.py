@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from arraybench.analysis.fabric import ABOVE_CEILING, WorkloadCeiling, above_ceiling
 from arraybench.analysis.findings import DISAGREEMENT, series
 from arraybench.finding_kinds import VALIDITY, FlagData, ValidityFinding
 from arraybench.records import CpuSample, Finding, NewPoint, Sample
@@ -60,7 +61,7 @@ REMARK_KINDS = frozenset({
 @dataclass(frozen=True)
 class Flag:
     # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
-    # rate-not-reached, start-spread; remarks: REMARK_KINDS
+    # rate-not-reached, start-spread, above-ceiling; remarks: REMARK_KINDS
     kind: str
     why: str
     change: str
@@ -91,6 +92,8 @@ THRESHOLDS = {
     "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too",
                    "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
                    "merged I/O: <= 9 % apart"),
+    "above-ceiling": (f"MB/s > {ABOVE_CEILING:.0%} of the declared fabric's payload ceiling",
+                      "no more can cross the links: a cache's figure, or `fabric:` is wrong"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
     "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
@@ -139,6 +142,8 @@ class PointFacts:
     elapsed_s: float | None = None  # fio's wall time
     rate_iops: int | None = None  # the workload's rate_iops (per job)
     read_pct: int = 100
+    mb_per_s: float | None = None  # user data moved, both directions (10^6 bytes/s)
+    ceiling: WorkloadCeiling | None = None  # the plan's fabric: what its links can carry
 
 
 FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
@@ -286,12 +291,29 @@ def rate_not_reached(f: PointFacts, bound: bool) -> Flag | None:
                 "saturation point")  # fmt: skip
 
 
+def beyond_fabric(f: PointFacts) -> Flag | None:
+    """More user data than the declared links can carry (analysis/fabric.py): either the
+    figure is a cache's (the host's page cache, a loop device's backing file, a controller
+    answering unwritten blocks from metadata), not the storage's over this fabric, or the plan's
+    `fabric:` names fewer or slower links than there are. Both make the figure unfit to report
+    against the fabric, so it is invalidating."""
+    if f.ceiling is None or f.mb_per_s is None or not above_ceiling(f.mb_per_s, f.ceiling):
+        return None
+    c = f.ceiling
+    hosts = f" x {c.hosts} hosts" if c.hosts > 1 else ""
+    return Flag("above-ceiling", f"{f.mb_per_s:,.0f} MB/s is {f.mb_per_s / c.mb_per_s:.0%} of "
+                f"the payload ceiling of {c.fabric}{hosts} ({c.mb_per_s:,.0f} MB/s): more than "
+                "the links can carry", "check the plan's fabric: (links per host, speed); if "
+                "it is right, the figure is a cache's: use direct I/O on the device and a "
+                "working set larger than the caches")  # fmt: skip
+
+
 def point_flags(facts: PointFacts) -> list[Flag]:
     bound = generator_bound(facts)
     fio_limit = bound is not None and bound.kind == "generator-bound"
     found = [bound, not_steady(facts), page_cache(facts), ramp_too_short(facts),
              start_spread(facts), stopped_early(facts),
-             rate_not_reached(facts, fio_limit)]  # fmt: skip
+             rate_not_reached(facts, fio_limit), beyond_fabric(facts)]  # fmt: skip
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
@@ -332,6 +354,8 @@ def point_finding(
     cpus: int | None = None,
     file_target: bool = False,
     max_start_spread_ms: float | None = None,
+    mb_per_s: float | None = None,
+    ceiling: WorkloadCeiling | None = None,
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong)."""
     facts = PointFacts(
@@ -345,6 +369,7 @@ def point_finding(
         planned_s=point.timing.ramp + point.timing.duration,
         measured_s=point.timing.duration, elapsed_s=record.runtime_s,
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
+        mb_per_s=mb_per_s, ceiling=ceiling,
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None

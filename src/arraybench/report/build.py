@@ -7,6 +7,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.fabric import ABOVE_CEILING
 from arraybench.analysis.headline import Headline
 from arraybench.run.reportable import job_file_texts
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord
@@ -134,7 +135,11 @@ def cell_texts(
                 f"{format_latency(point.lat_mean_us)}")  # fmt: skip
 
     mx, mn = summary.maximum, summary.min_latency
-    share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
+    share = ""
+    if mx and ceiling:  # beyond the links (analysis.fabric.ABOVE_CEILING): said, not just a %
+        beyond = mx.throughput > ABOVE_CEILING * ceiling
+        share = (f" ({mx.throughput / ceiling:.0%} of theoretical"
+                 f"{': more than the fabric carries' if beyond else ''})")  # fmt: skip
     extremes = (
         f"{format_throughput(mx.throughput if mx else None, unit)}{pm(mx)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"

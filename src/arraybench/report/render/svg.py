@@ -323,6 +323,7 @@ def _ceiling(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
     if panel.ceiling is None or not _finite(panel.ceiling) or panel.ceiling <= 0:
         return []
     s = f"theoretical {fmt_throughput(panel.ceiling, panel.throughput_unit)}"
+    s += f" ({panel.ceiling_label})" if panel.ceiling_label else ""
     if not _ceiling_on_scale(panel):  # said at the top edge, above the axis' range
         s += " ↑ (off the scale)"
         pos = (fr.right - 6, fr.top + 12, "end")

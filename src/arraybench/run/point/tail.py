@@ -12,6 +12,7 @@ from pathlib import Path
 
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
 from arraybench.analysis.cliff import pause_after
+from arraybench.analysis.fabric import WorkloadCeiling, workload_ceiling
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
 from arraybench.finding_kinds import CLIFF, STEADY
@@ -61,6 +62,16 @@ def pause_seconds(
     return pause_after(metrics.write.bytes, rate)
 
 
+def point_ceiling(ctx: RunContext, point: Point, hosts: int | None) -> WorkloadCeiling | None:
+    """The plan's fabric ceiling for this point's workload on the hosts that ran it (None:
+    no `fabric:` declared)."""
+    fabric = ctx.plan.fabric
+    if fabric is None:
+        return None
+    return workload_ceiling(fabric.links, point.workload.bs, point.workload.read,
+                            mtu=fabric.mtu, hosts=hosts or 1)  # fmt: skip
+
+
 def point_fields(
     run: RunRecord, point: Point, folder: Path, started: str, result: LoadResult
 ) -> NewPoint:
@@ -90,7 +101,9 @@ def store_point(
     findings += sidecars.findings(result)
     flags = point_finding(point, record, result.samples, monitor_flags=seen.flags,
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
-                          max_start_spread_ms=result.max_start_spread_ms)  # fmt: skip
+                          max_start_spread_ms=result.max_start_spread_ms,
+                          mb_per_s=metrics.total.mbps,
+                          ceiling=point_ceiling(ctx, point, record.hosts))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
