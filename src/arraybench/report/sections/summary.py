@@ -6,7 +6,7 @@ curve panels, every figure from the series' headline."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from arraybench.analysis.curves import CurvePoint
@@ -39,7 +39,14 @@ from arraybench.report.model import (
     WorkloadSection,
 )
 from arraybench.report.sections.inputs import RunInputs
-from arraybench.report.sections.spread import LevelFacts, confidence_note, headline_notes
+from arraybench.report.sections.spread import (
+    LevelFacts,
+    SecondsNoise,
+    confidence_note,
+    decision_note,
+    headline_notes,
+    saturation_note,
+)
 from arraybench.store.db import PointRecord, RunRecord
 
 if TYPE_CHECKING:
@@ -87,16 +94,19 @@ def section(model: ReportModel, run: RunInputs) -> None:
         model.system_under_test = run.plan.system_under_test.strip()
         model.fabric = fabric_text(run.plan)
     summarize(model, run.run, run.once, throughput_spread_pct(run.points), run.facts,
-              run.headlines, fabric_of(run.plan))  # fmt: skip
+              run.headlines, fabric_of(run.plan),
+              lambda pts: SecondsNoise(run.store, pts))  # fmt: skip
 
 
 def summarize(
     model: ReportModel, run: RunRecord, points: list[PointRecord], spreads: dict[str, float],
     facts: LevelFacts, headlines: Mapping[str, Headline], fabric: dict[str, Any] | None,
+    seconds: Callable[[list[PointRecord]], Mapping[str, float | None]] | None = None,
 ) -> None:  # fmt: skip
     """`spreads`: level key -> its throughput's 95 % half-width in % (repeated levels);
     `facts`: the levels' intervals and validity flags (flagged points leave the headline
-    figures); `headlines`: series name -> its headline."""
+    figures); `headlines`: series name -> its headline; `seconds`: a series' points -> each
+    one's 1-second throughput spread (the noise of a level measured once)."""
     families = summary_rows_of(list(series_of(points).values()))
     model.summary_columns = sorted({mix for fam in families.values() for mix in fam},
                                    key=mix_sort_key)  # fmt: skip
@@ -109,6 +119,15 @@ def summarize(
             levels = [(p.key, p.throughput()) for p in pts]
             optimal = summary.optimal.key if summary.optimal else None
             model.notes += confidence_note(name, levels, optimal, facts)
+            labels = {p.key: p.identity.label for p in pts}
+            model.notes += saturation_note(name, summary, labels)
+            curve = curve_points(
+                pts,
+                facts.flagged.keys(),
+                {k: v.half_width_pct for k, v in facts.throughput.items()},
+            )
+            noise = seconds(pts) if seconds else {}
+            model.notes += decision_note(name, summary, curve, labels, noise)
             top = ceiling_for(fabric, pts[0])
             ceiling = top.in_unit(pts[0].unit) if top else None
             optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
