@@ -3,8 +3,9 @@ preconditioning done before the first point, and fio against the kernel (once pe
 
 from __future__ import annotations
 
+from arraybench.analysis.cliff import no_gc_rate_why
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
-from arraybench.finding_kinds import MONITOR, PRECONDITION, PURGE
+from arraybench.finding_kinds import CLIFF, MONITOR, PRECONDITION, PURGE
 from arraybench.report.model import ReportModel
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.targets.condition import purge_lines
@@ -27,6 +28,23 @@ def section(model: ReportModel, run: RunInputs) -> None:
              for flag in MONITOR.of(f)["flags"]]  # fmt: skip
     compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
     model.notes += disagreement_notes(summarize_disagreements(flags, compared))
+    model.notes += gc_pause_notes(run)
+
+
+def gc_pause_notes(run: RunInputs) -> list[str]:
+    """`pause_after: gc` points that ran without their pause (no GC rate known), once per run,
+    with the reason the run had (the console said it once too)."""
+    if run.plan is None:
+        return []
+    gc = {w.name for w in run.plan.workloads if w.pause_after == "gc"}
+    skipped = [p for p in run.points if p.workload in gc and not p.pause_s]
+    if not skipped:
+        return []
+    names = ", ".join(dict.fromkeys(p.workload for p in skipped))
+    why = no_gc_rate_why(CLIFF.among(run.findings))
+    return [f"pause_after: gc was skipped after {len(skipped)} of the points that ask for it "
+            f"({names}): {why}; each of them started while the array may still have been "
+            "collecting the garbage of the point before"]  # fmt: skip
 
 
 def disagreement_notes(found: Disagreements | None) -> list[str]:

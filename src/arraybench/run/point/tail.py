@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
-from arraybench.analysis.cliff import pause_after
+from arraybench.analysis.cliff import no_gc_rate_why, pause_after
 from arraybench.analysis.fabric import WorkloadCeiling, workload_ceiling
 from arraybench.analysis.findings import cliff_finding, steady_finding
 from arraybench.analysis.validity import point_finding
@@ -51,13 +51,14 @@ def pause_seconds(
     if rule != "gc":
         return float(rule)
     rate = ctx.settings.gc_rate or gc_rate_of(findings)
+    cliffs = ctx.store.findings(ctx.run.id, CLIFF.name)
     if rate is None:
-        rate = gc_rate_of(ctx.store.findings(ctx.run.id, CLIFF.name))
+        rate = gc_rate_of(cliffs)
     if rate is None or rate <= 0:
-        ctx.observer.warning(
-            f"point {point.key}: pause_after: gc, but no GC throughput is known yet "
-            "(set gc_throughput in the plan or run a workload with analysis: [cliff] first)"
-        )
+        if "no-gc-rate" not in ctx.said:  # the same news at every such point: said once
+            ctx.said.add("no-gc-rate")
+            ctx.observer.warning(f"pause_after: gc skipped from point {point.key} on: "
+                                 f"{no_gc_rate_why(CLIFF.among(cliffs))}")  # fmt: skip
         return 0.0
     return pause_after(metrics.write.bytes, rate)
 
