@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from arraybench.analysis.fabric import ABOVE_CEILING, WorkloadCeiling, above_ceiling
 from arraybench.analysis.findings import DISAGREEMENT, series
+from arraybench.analysis.written import UNWRITTEN_SHARE
 from arraybench.finding_kinds import VALIDITY, FlagData, ValidityFinding
 from arraybench.records import CpuSample, Finding, NewPoint, Sample
 
@@ -55,6 +56,9 @@ REMARK_KINDS = frozenset({
     "split-io",  # ... in more requests
     "host-busy",  # the host was busy, but mostly with others: fio's own share was small
     "start-skew",  # the hosts started out of step by a small share of the window
+    # reads of blocks this run did not write: maybe written before it, maybe not (a thin
+    # LUN's unwritten blocks come from metadata): said, not judged
+    "unwritten-region",
 })  # fmt: skip
 
 
@@ -104,6 +108,9 @@ THRESHOLDS = {
                   "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
     "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
                    "they overlapped for 98 % of it or more"),
+    "unwritten-region": (f"a read point on a block device whose region this run's earlier "
+                         f"points left > {UNWRITTEN_SHARE:.0%} unwritten (analysis/written.py)",
+                         "a thin LUN answers unwritten blocks from metadata, not media"),
 }  # fmt: skip
 
 
@@ -144,6 +151,9 @@ class PointFacts:
     read_pct: int = 100
     mb_per_s: float | None = None  # user data moved, both directions (10^6 bytes/s)
     ceiling: WorkloadCeiling | None = None  # the plan's fabric: what its links can carry
+    # a read point on block devices: the share of its read region this run had not written
+    # before it (analysis/written.py; None: not judged, e.g. a file)
+    unwritten_share: float | None = None
 
 
 FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
@@ -308,12 +318,26 @@ def beyond_fabric(f: PointFacts) -> Flag | None:
                 "working set larger than the caches")  # fmt: skip
 
 
+def unwritten_region(f: PointFacts) -> Flag | None:
+    """A read point on a block device whose region this run had not (fully) written: if
+    nothing wrote it before the run either, a thin LUN (or an SSD's unmapped blocks) answered
+    from metadata, faster than media. A remark: the run cannot know what was written before it."""
+    if f.unwritten_share is None or f.read_pct <= 0 or f.unwritten_share <= UNWRITTEN_SHARE:
+        return None
+    return Flag("unwritten-region", f"about {f.unwritten_share:.0%} of the region it read was "
+                "not written by this run's earlier points; if nothing wrote it before the run, "
+                "a thin LUN answers those blocks from metadata (zeros), faster than media",
+                "write the target first: precondition: {passes: 1} in the plan, or a write "
+                "workload over the region before the reads")  # fmt: skip
+
+
 def point_flags(facts: PointFacts) -> list[Flag]:
     bound = generator_bound(facts)
     fio_limit = bound is not None and bound.kind == "generator-bound"
     found = [bound, not_steady(facts), page_cache(facts), ramp_too_short(facts),
              start_spread(facts), stopped_early(facts),
-             rate_not_reached(facts, fio_limit), beyond_fabric(facts)]  # fmt: skip
+             rate_not_reached(facts, fio_limit), beyond_fabric(facts),
+             unwritten_region(facts)]  # fmt: skip
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
@@ -356,6 +380,7 @@ def point_finding(
     max_start_spread_ms: float | None = None,
     mb_per_s: float | None = None,
     ceiling: WorkloadCeiling | None = None,
+    unwritten_share: float | None = None,
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong)."""
     facts = PointFacts(
@@ -369,7 +394,7 @@ def point_finding(
         planned_s=point.timing.ramp + point.timing.duration,
         measured_s=point.timing.duration, elapsed_s=record.runtime_s,
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
-        mb_per_s=mb_per_s, ceiling=ceiling,
+        mb_per_s=mb_per_s, ceiling=ceiling, unwritten_share=unwritten_share,
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None

@@ -115,6 +115,8 @@ class RunContext:
     # warnings that hold for the whole run, said once (their keys): a GC pause skipped for want
     # of a GC rate is the same news at every point of a 36-point group
     said: set[str] = field(default_factory=set)
+    # local block device -> (region bytes, sequential) -> density written so far (run/written.py)
+    written: dict[str, dict[tuple[int, bool], float]] = field(default_factory=dict)
 
     def prompt_with(self) -> Callable[[str], None] | None:
         """How a prompt asks the operator: the observer's `confirm` when the run is

@@ -24,6 +24,7 @@ from arraybench.run.load import LoadResult
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecar import Sidecar
+from arraybench.run.written import count_written, unwritten_before
 
 
 def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
@@ -104,12 +105,15 @@ def store_point(
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
                           max_start_spread_ms=result.max_start_spread_ms,
                           mb_per_s=metrics.total.mbps,
-                          ceiling=point_ceiling(ctx, point, record.hosts))  # fmt: skip
+                          ceiling=point_ceiling(ctx, point, record.hosts),
+                          unwritten_share=unwritten_before(ctx, point, record.hosts))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
                      kernel_mbps=seen.kernel_mbps, cpu_busy_pct=seen.cpu_busy_pct)  # fmt: skip
     point_id = ctx.store.add_point(record, metrics, result.samples, seen.host, seen.cpu, findings)
+    if "block" in ctx.target_kinds.values():  # what it wrote: later reads' unwritten share
+        count_written(ctx, [p for p in [ctx.store.point(ctx.run.id, point.key)] if p])
     bins = result.jobs if result.bins_in_jobs else None
     keep_for_report(ctx.store, point_id, folder, bins, ctx.engine.job_name)  # report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
