@@ -72,3 +72,15 @@ def test_a_preconditioned_target_is_written(tmp_path: Path, loopdev: str) -> Non
 def test_a_file_target_is_laid_out_with_data(tmp_path: Path) -> None:
     flags = _flags(tmp_path, str(tmp_path / "t.dat"), size="16m")
     assert not [f for fs in flags.values() for f in fs if f.startswith("unwritten-region")]
+
+
+def test_plan_check_says_which_reads_come_before_any_write(tmp_path: Path, loopdev: str) -> None:
+    plan = tmp_path / "plan.yaml"
+    text = (f"name: unwritten\ntargets:\n  - path: {loopdev}\nallow_destroy: [{loopdev}]\n"
+            f"workloads:\n{READ_WRITE_READ}")  # fmt: skip
+    plan.write_text(text)
+    said = " ".join(main_cli("plan", "check", str(plan)).stdout.split())
+    assert f"block device(s) {loopdev}: rr-first read before any point of this run writes" in said
+    assert "precondition: {passes: 1} writes every target first" in said
+    plan.write_text(text.replace("workloads:", "precondition: {passes: 1}\nworkloads:"))
+    assert "read before any point" not in main_cli("plan", "check", str(plan)).stdout
