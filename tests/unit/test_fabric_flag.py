@@ -10,6 +10,9 @@ from arraybench.analysis.fabric import payload_ceiling, workload_ceiling
 from arraybench.analysis.headline import Headline
 from arraybench.analysis.validity import THRESHOLDS, PointFacts, grade, point_flags
 from arraybench.report.build import cell_texts
+from arraybench.report.model import CurvePanel
+from arraybench.report.render.lazycharts import panel_record
+from arraybench.report.render.svg import curve_chart
 
 MiB = 1024 * 1024
 
@@ -59,3 +62,14 @@ def test_the_summary_says_a_maximum_beyond_the_fabric() -> None:
     assert "2,782 MB/s max (166% of theoretical: more than the fabric carries)" in beyond
     _, within, _ = cell_texts(_headline(1600.0), "MB/s", Run(), 1676.0)  # type: ignore[arg-type]
     assert "(95% of theoretical)" in within and "more than" not in within
+
+
+def test_a_curve_chart_drawn_by_the_page_names_its_ceiling_as_the_inline_one() -> None:
+    """A big run's lazy curve charts (report/render/lazycharts.py) carry the same label."""
+    panel = CurvePanel(mix_label="Read", x_label="workers", x_values=[1.0, 2.0],
+                       x_ticks=["1", "2"], throughput_unit="MB/s", throughput=[300.0, 600.0],
+                       lat_mean_us=[100.0, 150.0], lat_p99_us=[200.0, 300.0], optimal_index=1,
+                       max_index=1, min_latency_index=0, ceiling=836.0,
+                       ceiling_label="fabric 1 x FC 8G")  # fmt: skip
+    assert panel_record(panel)["cl"] == "theoretical 836 MB/s (fabric 1 x FC 8G)"
+    assert "theoretical 836 MB/s (fabric 1 x FC 8G)" in curve_chart(panel)
