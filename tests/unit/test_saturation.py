@@ -7,6 +7,7 @@ from __future__ import annotations
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import deciding_step, headline, unsaturated
 from arraybench.report.build import cell_texts
+from arraybench.report.sections.headlines import headline_dict
 from arraybench.report.sections.spread import decision_note, saturation_note
 
 
@@ -36,6 +37,9 @@ def test_a_maximum_still_rising_at_the_top_may_not_be_saturated() -> None:
     assert "2 workers → 4 workers: +58 % throughput for +27 % latency" in note
     _, extremes, _ = cell_texts(h, "IOPS", Run())  # type: ignore[arg-type]
     assert "300 IOPS max (top level, may not be saturated)" in extremes
+    said = headline_dict(h)["unsaturated"]  # show --format json
+    assert (said["from"], said["to"], round(said["gain_pct"])) == ("w2", "w4", 58)
+    assert headline_dict(headline([P(1, 100, 50), P(2, 101, 99)]))["unsaturated"] is None
 
 
 def test_a_flat_top_or_a_peak_below_it_is_saturated() -> None:
