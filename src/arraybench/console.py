@@ -403,9 +403,10 @@ def print_attached(attached: Attached, file: str, run_id: str) -> None:
               f"{len(attached.matched)} of {attached.points} points have array samples",
               markup=False)  # fmt: skip
     for p, a in attached.matched:
-        verdict = "DISAGREE" if a.flagged else "agree"
+        bytes_pct = a.mbps_diff_pct  # rounded first: no "-0.0 %" for a hair below fio's
+        said = "" if bytes_pct is None else f", MB/s {round(bytes_pct, 1) + 0.0:+.1f} %"
         out.print(f"  {p.key}: fio {a.fio_iops:,.0f} IOPS, array {a.array_iops:,.0f} "
-                  f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
+                  f"({a.diff_pct:+.1f} %{said}) {a.verdict}", markup=False)  # fmt: skip
 
 
 def print_reverted(reverted: Reverted, results: str, db: Path) -> int:

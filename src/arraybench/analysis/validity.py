@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from arraybench.analysis.fabric import ABOVE_CEILING, WorkloadCeiling, above_ceiling
 from arraybench.analysis.findings import DISAGREEMENT, series
 from arraybench.analysis.kernelcheck import (
     FILE_WRITE_BAND,
@@ -29,6 +30,7 @@ from arraybench.analysis.kernelcheck import (
     not_judged,
     requests_apart,
 )
+from arraybench.analysis.written import UNWRITTEN_SHARE
 from arraybench.finding_kinds import VALIDITY, FlagData, ValidityFinding
 from arraybench.records import CpuSample, Finding, NewPoint, Sample
 
@@ -72,13 +74,17 @@ REMARK_KINDS = frozenset({
     "host-busy",  # the host was busy, but mostly with others: fio's own share was small
     "start-skew",  # the hosts started out of step by a small share of the window
     "fs-io",  # a file in a filesystem: its journal's writes beside a writing workload's
+    # reads of blocks this run did not write: maybe written before it, maybe not (a thin
+    # LUN's unwritten blocks come from metadata): said, not judged
+    "unwritten-region",
 })  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Flag:
     # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
-    # rate-not-reached, rate-not-kept, start-spread; remarks: REMARK_KINDS
+    # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
+    # rate-not-reached, rate-not-kept, start-spread, above-ceiling; remarks: REMARK_KINDS
     kind: str
     why: str
     change: str
@@ -116,6 +122,8 @@ THRESHOLDS = {
     "fs-io": (f"a file in a filesystem, a writing workload: the kernel's MB/s +10 % to "
               f"+{FILE_BAND} over fio's", "the filesystem's journal and metadata "
               "writes reach the device beside fio's"),
+    "above-ceiling": (f"MB/s > {ABOVE_CEILING:.0%} of the declared fabric's payload ceiling",
+                      "no more can cross the links: a cache's figure, or `fabric:` is wrong"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
     "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
@@ -126,6 +134,9 @@ THRESHOLDS = {
                   "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
     "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
                    "they overlapped for 98 % of it or more"),
+    "unwritten-region": (f"a read point on a block device whose region this run's earlier "
+                         f"points left > {UNWRITTEN_SHARE:.0%} unwritten (analysis/written.py)",
+                         "a thin LUN answers unwritten blocks from metadata, not media"),
 }  # fmt: skip
 
 
@@ -168,6 +179,11 @@ class PointFacts:
     rate_iops: int | None = None  # the workload's rate_iops (per job, both directions)
     read_pct: int = 100  # the planned mix
     read_share_pct: float | None = None  # the mix achieved: reads in % of the I/Os
+    mb_per_s: float | None = None  # user data moved, both directions (10^6 bytes/s)
+    ceiling: WorkloadCeiling | None = None  # the plan's fabric: what its links can carry
+    # a read point on block devices: the share of its read region this run had not written
+    # before it (analysis/written.py; None: not judged, e.g. a file)
+    unwritten_share: float | None = None
 
 
 FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
@@ -431,12 +447,43 @@ def read_share_pct(samples: Sequence[Sample]) -> float | None:
     return 100.0 * reads / total if total > 0 else None
 
 
+def beyond_fabric(f: PointFacts) -> Flag | None:
+    """More user data than the declared links can carry (analysis/fabric.py): either the
+    figure is a cache's (the host's page cache, a loop device's backing file, a controller
+    answering unwritten blocks from metadata), not the storage's over this fabric, or the plan's
+    `fabric:` names fewer or slower links than there are. Both make the figure unfit to report
+    against the fabric, so it is invalidating."""
+    if f.ceiling is None or f.mb_per_s is None or not above_ceiling(f.mb_per_s, f.ceiling):
+        return None
+    c = f.ceiling
+    hosts = f" x {c.hosts} hosts" if c.hosts > 1 else ""
+    return Flag("above-ceiling", f"{f.mb_per_s:,.0f} MB/s is {f.mb_per_s / c.mb_per_s:.0%} of "
+                f"the payload ceiling of {c.fabric}{hosts} ({c.mb_per_s:,.0f} MB/s): more than "
+                "the links can carry", "check the plan's fabric: (links per host, speed); if "
+                "it is right, the figure is a cache's: use direct I/O on the device and a "
+                "working set larger than the caches")  # fmt: skip
+
+
+def unwritten_region(f: PointFacts) -> Flag | None:
+    """A read point on a block device whose region this run had not (fully) written: if
+    nothing wrote it before the run either, a thin LUN (or an SSD's unmapped blocks) answered
+    from metadata, faster than media. A remark: the run cannot know what was written before it."""
+    if f.unwritten_share is None or f.read_pct <= 0 or f.unwritten_share <= UNWRITTEN_SHARE:
+        return None
+    return Flag("unwritten-region", f"about {f.unwritten_share:.0%} of the region it read was "
+                "not written by this run's earlier points; if nothing wrote it before the run, "
+                "a thin LUN answers those blocks from metadata (zeros), faster than media",
+                "write the target first: precondition: {passes: 1} in the plan, or a write "
+                "workload over the region before the reads")  # fmt: skip
+
+
 def point_flags(facts: PointFacts) -> list[Flag]:
     bound = generator_bound(facts)
     fio_limit = bound is not None and bound.kind == "generator-bound"
     found = [bound, not_steady(facts), page_cache(facts), ramp_too_short(facts),
              start_spread(facts), stopped_early(facts),
-             rate_not_reached(facts, fio_limit)]  # fmt: skip
+             rate_not_reached(facts, fio_limit), beyond_fabric(facts),
+             unwritten_region(facts)]  # fmt: skip
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
@@ -479,6 +526,9 @@ def point_finding(
     max_start_spread_ms: float | None = None,
     warmup_apart: bool = False,
     kernel: KernelView | None = None,
+    mb_per_s: float | None = None,
+    ceiling: WorkloadCeiling | None = None,
+    unwritten_share: float | None = None,
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong).
     `warmup_apart`: its ramp ran as a logged fio run of its own before the measured one."""
@@ -496,6 +546,7 @@ def point_finding(
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
         read_share_pct=read_share_pct(samples),
         warmup_apart=warmup_apart,
+        mb_per_s=mb_per_s, ceiling=ceiling, unwritten_share=unwritten_share,
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None

@@ -144,8 +144,20 @@ class Plan(Strict):
     latency_bound: LatencyBound = Field(
         LatencyBound(), description="The bound of the latency-bounded throughput in the summary."
     )
+    # free text, shown in the report's Set-up: what was measured (a customer's report names it)
+    system_under_test: str = Field(
+        "",
+        max_length=1000,
+        description=(
+            "The storage measured, in the report's Set-up: vendor, model, firmware (free text)."
+        ),
+    )
     fabric: Fabric | None = Field(
-        None, description="The links to the storage: a ceiling drawn on the charts."
+        None,
+        description=(
+            "The links to the storage: a ceiling drawn on the charts, named in the report's "
+            "Set-up; a point moving more than they carry is flagged above-ceiling."
+        ),
     )
     # bytes/s of the array's GC, if known (else measured)
     gc_throughput: Size | None = Field(

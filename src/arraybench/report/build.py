@@ -7,6 +7,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.fabric import ABOVE_CEILING
 from arraybench.analysis.headline import Headline
 from arraybench.run.reportable import job_file_texts
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord
@@ -135,7 +136,14 @@ def cell_texts(
                 f"{format_latency(point.lat_mean_us)}")  # fmt: skip
 
     mx, mn = summary.maximum, summary.min_latency
-    share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
+    said = []
+    if summary.unsaturated is not None:  # on the ladder's top, still rising (docs/headline.md)
+        said.append("top level, may not be saturated")
+    if mx and ceiling:  # beyond the links (analysis.fabric.ABOVE_CEILING): said, not just a %
+        beyond = mx.throughput > ABOVE_CEILING * ceiling
+        said.append(f"{mx.throughput / ceiling:.0%} of theoretical"
+                    f"{': more than the fabric carries' if beyond else ''}")  # fmt: skip
+    share = f" ({'; '.join(said)})" if said else ""
     extremes = (
         f"{format_throughput(mx.throughput if mx else None, unit)}{pm(mx)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"

@@ -26,6 +26,7 @@ class CurvePanel:
     max_index: int | None
     min_latency_index: int | None
     ceiling: float | None = None  # theoretical fabric ceiling in throughput_unit, if declared
+    ceiling_label: str = ""  # what the ceiling is of: "fabric 4 x FC 16G"
     # repeated points (repeat: N): each point's 95 % interval (low, high), None when measured
     # once; drawn as a band (throughput) and error bars (mean latency)
     throughput_ci: list[tuple[float, float] | None] = field(default_factory=list)
@@ -155,6 +156,9 @@ class Figure:
     group: str = ""  # the heading it is drawn under
     y_label: str = ""  # the heat map's row dimension
     marks: list[tuple[float, str]] = field(default_factory=list)  # "time": (x, label) lines
+    # "lines": the fabric's payload ceiling (value in `unit`, label naming the fabric), drawn
+    # as a dashed horizontal line
+    ceiling: tuple[float, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -228,3 +232,6 @@ class ReportModel:
     figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms
     # where `--charts DIR` writes every chart (absolute): the Markdown report links to them
     chart_dir: str | None = None
+    # the plan's system_under_test (free text) and fabric ("4 x FC 16G per host"): Set-up rows
+    system_under_test: str = ""
+    fabric: str = ""

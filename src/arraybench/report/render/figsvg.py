@@ -174,7 +174,8 @@ def lines_svg(fig: Figure) -> str:
                         flagged=s.flagged) for i, s in enumerate(fig.series)]  # fmt: skip
     title = fig.x_label + (" (log2 scale)" if fig.log_x else "")
     chart = xy_chart(fig.title, x, lines, x_label=title, mark_max=False, x_names=fig.x_ticks,
-                     x_axis=_category_axis(fig.x_ticks))  # type: ignore[arg-type]  # fmt: skip
+                     x_axis=_category_axis(fig.x_ticks),  # type: ignore[arg-type]
+                     ceiling=fig.ceiling)  # fmt: skip
     return chart.replace("<svg ", f'<svg data-form="{_form(fig)}" ', 1)
 
 

@@ -163,6 +163,8 @@ def _metadata(model: ReportModel) -> str:
     rows = [
         ("Run id", f"<code>{_e(model.run_id)}</code>"),
         *([("Scenario", _e(model.scenario))] if model.scenario else []),
+        *([("System under test", _e(model.system_under_test))] if model.system_under_test else []),
+        *([("Fabric", _e(model.fabric))] if model.fabric else []),
         ("Status", _status(model.status)),
         ("Labels", _labels(model.labels)),
         ("Started", _e(model.started)),

@@ -79,6 +79,12 @@ def _metadata(model: ReportModel) -> str:
     rows = [
         ("Run id", _code(model.run_id)),
         *([("Scenario", escape(model.scenario))] if model.scenario else []),
+        *(
+            [("System under test", escape(model.system_under_test))]
+            if model.system_under_test
+            else []
+        ),
+        *([("Fabric", escape(model.fabric))] if model.fabric else []),
         ("Status", f"**{escape(model.status)}**"),
         ("Labels", labels),
         ("Started", escape(model.started)),

@@ -319,10 +319,16 @@ def optimal_label(panel: CurvePanel) -> str | None:
     return text + (f" @ {fmt_latency(lat)}" if lat is not None and _finite(lat) else "")
 
 
+def ceiling_text(panel: CurvePanel) -> str:
+    """`theoretical 836 MB/s (fabric 1 x FC 8G)`: the ceiling's label (panel.ceiling set)."""
+    s = f"theoretical {fmt_throughput(panel.ceiling or 0.0, panel.throughput_unit)}"
+    return s + (f" ({panel.ceiling_label})" if panel.ceiling_label else "")
+
+
 def _ceiling(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
     if panel.ceiling is None or not _finite(panel.ceiling) or panel.ceiling <= 0:
         return []
-    s = f"theoretical {fmt_throughput(panel.ceiling, panel.throughput_unit)}"
+    s = ceiling_text(panel)
     if not _ceiling_on_scale(panel):  # said at the top edge, above the axis' range
         s += " ↑ (off the scale)"
         pos = (fr.right - 6, fr.top + 12, "end")

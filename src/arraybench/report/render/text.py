@@ -51,11 +51,13 @@ def _point_cells(p: PointRecord) -> list[str]:
     def lat(name: str) -> str:
         return format_latency(p.metric("total", name))
 
+    if p.pattern == "metadata":  # ops/s of their kind; fio's read/write split means nothing
+        total, read, write = format_throughput(p.throughput("total"), "ops/s"), "–", "–"
+    else:
+        total, read, write = (format_throughput(p.throughput(scope), p.unit)
+                              for scope in ("total", "read", "write"))  # fmt: skip
     return [
-        str(p.seq), p.key, str(p.workers), str(p.iodepth),
-        format_throughput(p.throughput("total"), p.unit),
-        format_throughput(p.throughput("read"), p.unit),
-        format_throughput(p.throughput("write"), p.unit),
+        str(p.seq), p.key, str(p.workers), str(p.iodepth), total, read, write,
         lat("lat_mean_us"), lat("lat_p50_us"), lat("lat_p99_us"), lat("lat_p999_us"),
         lat("lat_max_us"),
     ]  # fmt: skip

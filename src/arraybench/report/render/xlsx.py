@@ -61,6 +61,8 @@ def _metadata(model: ReportModel) -> list[tuple[str, str]]:
     return [
         ("Run id", model.run_id),
         ("Scenario", model.scenario or "–"),
+        *([("System under test", model.system_under_test)] if model.system_under_test else []),
+        *([("Fabric", model.fabric)] if model.fabric else []),
         ("Status", model.status),
         ("Labels", labels or "–"),
         ("Started", model.started),

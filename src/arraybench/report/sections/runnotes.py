@@ -3,10 +3,11 @@ preconditioning done before the first point, and fio against the kernel (once pe
 
 from __future__ import annotations
 
+from arraybench.analysis.cliff import no_gc_rate_why
 from arraybench.analysis.findings import Disagreements, summarize_disagreements
 from arraybench.analysis.kernelcheck import MIN_SECONDS, KernelView, not_judged, views_by_point
 from arraybench.analysis.validity import KERNEL_KINDS, flags_by_point
-from arraybench.finding_kinds import PRECONDITION, PURGE
+from arraybench.finding_kinds import CLIFF, PRECONDITION, PURGE
 from arraybench.report.model import ReportModel
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.targets.condition import purge_lines
@@ -33,6 +34,7 @@ def section(model: ReportModel, run: RunInputs) -> None:
     compared = sum(1 for p in points if p.kernel_iops is not None or p.kernel_mbps is not None)
     model.notes += disagreement_notes(summarize_disagreements(flags, compared))
     model.notes += not_judged_notes(views_by_point(findings), by_id)
+    model.notes += gc_pause_notes(run)
 
 
 def not_judged_notes(views: dict[int, KernelView], keys: dict[int, str]) -> list[str]:
@@ -45,6 +47,22 @@ def not_judged_notes(views: dict[int, KernelView], keys: dict[int, str]) -> list
             f"'kernel vs fio' figure shown, not graded either way): at least "
             f"{MIN_SECONDS} whole seconds in common are needed, and a gap that holds second "
             f"by second; e.g. {keys.get(first, '?')}: {why[first]}"]  # fmt: skip
+
+
+def gc_pause_notes(run: RunInputs) -> list[str]:
+    """`pause_after: gc` points that ran without their pause (no GC rate known), once per run,
+    with the reason the run had (the console said it once too)."""
+    if run.plan is None:
+        return []
+    gc = {w.name for w in run.plan.workloads if w.pause_after == "gc"}
+    skipped = [p for p in run.points if p.workload in gc and not p.pause_s]
+    if not skipped:
+        return []
+    names = ", ".join(dict.fromkeys(p.workload for p in skipped))
+    why = no_gc_rate_why(CLIFF.among(run.findings))
+    return [f"pause_after: gc was skipped after {len(skipped)} of the points that ask for it "
+            f"({names}): {why}; each of them started while the array may still have been "
+            "collecting the garbage of the point before"]  # fmt: skip
 
 
 def disagreement_notes(found: Disagreements | None) -> list[str]:

@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 
+from arraybench.analysis.metadata import MetadataRow
 from arraybench.finding_kinds import CLIFF, METADATA
 from arraybench.records import Finding, PointRecord
 from arraybench.report.build import mix_sort_key, series_of
 from arraybench.report.model import Figure, FigureSeries, Timeline
+from arraybench.report.sections.special import quantisation_caption
 from arraybench.units import format_size
 
 GRID = ("random", "sequential")
@@ -78,10 +80,14 @@ def metadata_bars(findings: list[Finding]) -> list[Figure]:
     lat = [FigureSeries(op, [by[(op, t)]["lat_mean_us"] if (op, t) in by else None
                              for t in threads]) for op in ops]  # fmt: skip
     ticks = [str(t) for t in threads]
+    # the table's caveat travels with the chart drawn from the same rates (it is exported and
+    # pasted alone): quantised counts of a few ms must not read as measured rates
+    caveat = quantisation_caption([MetadataRow(**r) for r in rows])
+    caption = "files created, stat'ed and removed per second, all threads together"
     return [
         Figure("bars", "Metadata test: operations per second by threads", "threads", "ops/s",
-               ticks, series, caption="files created, stat'ed and removed per second, all "
-               "threads together", group="Metadata test"),
+               ticks, series, caption=f"{caption}; {caveat}" if caveat else caption,
+               group="Metadata test"),
         Figure("bars", "Metadata test: mean latency by threads", "threads", "µs", ticks, lat,
                group="Metadata test"),
     ]  # fmt: skip

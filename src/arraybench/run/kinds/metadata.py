@@ -17,7 +17,8 @@ from arraybench.run.kinds.base import KindStep
 from arraybench.run.record import SeriesNames
 from arraybench.run.spans import ZERO, Phase, Span
 
-NAMES = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "IOPS")
+# operations per second of their kind (create, stat, delete), not I/Os: unit "ops/s"
+NAMES = SeriesNames("metadata", "Metadata", "metadata", "metadata", 0, 0, "ops/s")
 
 
 def metadata_directory(plan: Plan, test: MetadataTest, results_dir: Path) -> Path:
