@@ -8,6 +8,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 REMARK_MARK = "†"  # a point kept in the headline figures with a remark (analysis.validity)
+# who reads the report: the engineer who ran it (every detail, how to change the plan) or the
+# customer it is handed to (no plan keys, docs paths, commands or interactive hints:
+# report/audience.py)
+AUDIENCES = ("engineer", "customer")
+
+
+@dataclass(frozen=True)
+class Internal:
+    """A part of a section's text that is for the engineer who ran the plan only (a plan key,
+    a command, a docs path): `pattern` (a regular expression over the text, declared by the
+    section that writes it) and what a customer reads in its place ("" drops the part; a
+    text left empty leaves the customer's report). report/audience.py applies them."""
+
+    pattern: str
+    customer: str = ""
 
 
 @dataclass(frozen=True)
@@ -228,3 +243,7 @@ class ReportModel:
     figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms
     # where `--charts DIR` writes every chart (absolute): the Markdown report links to them
     chart_dir: str | None = None
+    audience: str = "engineer"  # one of AUDIENCES
+    # the set-up block's rows from the plan (customer, system under test, fabric), each
+    # (label, value): drawn first in the set-up of every format
+    setup: list[tuple[str, str]] = field(default_factory=list)

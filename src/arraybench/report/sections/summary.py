@@ -33,6 +33,7 @@ from arraybench.report.build import (
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
+    Internal,
     ReportModel,
     SummaryCell,
     SummaryRow,
@@ -45,6 +46,15 @@ from arraybench.store.db import PointRecord, RunRecord
 if TYPE_CHECKING:
     from arraybench.plan.model import Plan
 
+# what a customer's report says instead (report/audience.py): no command, no option
+INTERNAL = (
+    Internal(r": continue with `arraybench run --resume [^`]*`"),
+    Internal(
+        r"run at --scale (\S+): durations and sizes were scaled",
+        r"a shortened trial run: durations and sizes were scaled by \1",
+    ),
+    Internal(r"^job files: .*"),  # where the engineer's files lie
+)
 SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
