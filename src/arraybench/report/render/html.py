@@ -272,25 +272,30 @@ def _single(panel: CurvePanel) -> str:
     )
 
 
-def _panel(p: CurvePanel, lazy: lazycharts.LazyCharts | None) -> str:
+def _panel(p: CurvePanel, lazy: lazycharts.LazyCharts | None, workload: str = "") -> str:
+    """`workload`: named in the chart's own title (the images of `--charts`, read alone)."""
     if len(p.x_values) == 1:
         return _single(p)
     held = None if lazy is None else lazy.panel(p)  # a big run: drawn by the page
-    return held or f'<figure class="panel">{curve_chart(p)}</figure>'
+    return held or f'<figure class="panel">{curve_chart(p, workload=workload)}</figure>'
 
 
 def _section(
-    section: WorkloadSection, anchor: str, lazy: lazycharts.LazyCharts | None = None
-) -> str:
-    figs = "".join(_panel(p, lazy) for p in section.panels)
+    section: WorkloadSection, anchor: str, lazy: lazycharts.LazyCharts | None = None,
+    every_chart: bool = False,
+) -> str:  # fmt: skip
+    named = section.title if every_chart else ""  # on the page, its heading names it
+    figs = "".join(_panel(p, lazy, named) for p in section.panels)
     figs = figs or f'<p class="caption">no series {DASH} nothing measured for this workload</p>'
     return f'<section class="workload" id="{anchor}"><h3>{_e(section.title)}</h3>{figs}</section>'
 
 
-def _sections(model: ReportModel, lazy: lazycharts.LazyCharts | None = None) -> str:
+def _sections(
+    model: ReportModel, lazy: lazycharts.LazyCharts | None = None, every_chart: bool = False
+) -> str:
     if not model.sections:
         return ""
-    parts = [_section(s, f"w{i}", lazy) for i, s in enumerate(model.sections, start=1)]
+    parts = [_section(s, f"w{i}", lazy, every_chart) for i, s in enumerate(model.sections, 1)]
     return (
         '<div id="workloads"><h2>Workloads</h2>'
         + _spread_caption(model)
@@ -521,7 +526,7 @@ def render_html(model: ReportModel, every_chart: bool = False) -> str:
         _tables(model),
         _overlays(model),
         figures_html(_seed_figures(model), lazy=None if lazy is None else lazy.figure),
-        _sections(model, lazy),
+        _sections(model, lazy, every_chart),
         # the histograms read after the curves they explain (the seed figures replace curves)
         figures_html(_histograms(model), "histograms", HISTOGRAMS),
         _distributions(model),

@@ -426,12 +426,20 @@ def interval_label(panel: CurvePanel) -> str:
     return f"95 % interval of {panel.repeats} repeats{bars}"
 
 
-def _header(panel: CurvePanel, width: int, left: float) -> tuple[list[str], float]:
+def _header(
+    panel: CurvePanel, width: int, left: float, workload: str = ""
+) -> tuple[list[str], float]:
     items = _legend_items(panel) if panel.throughput else []
     samples: list[tuple[Sample, str]] = [
         (partial(_legend_sample, kind), label) for kind, label in items
     ]
-    return legend_header(panel.mix_label, samples, width, left)
+    return legend_header(_titled(panel, workload), samples, width, left)
+
+
+def _titled(panel: CurvePanel, workload: str) -> str:
+    """`Random 8 KiB: Write` for a chart read alone (an exported image), the mix alone under
+    its workload's heading."""
+    return f"{workload}: {panel.mix_label}" if workload else panel.mix_label
 
 
 CEILING_ON_SCALE = 3.0  # a ceiling further above the curve is named, not drawn to scale
@@ -464,11 +472,12 @@ def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], li
     return fr, y1, y2
 
 
-def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
-    """One panel as an inline `<svg>`: throughput (left axis) and latency (right axis) vs load."""
+def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260, workload: str = "") -> str:
+    """One panel as an inline `<svg>`: throughput (left axis) and latency (right axis) vs load;
+    `workload` names it in its title (a chart read without its section's heading)."""
     n = max(len(panel.throughput), len(panel.x_ticks), len(panel.x_values))
     left, right = 62.0, width - 66.0
-    head, top = _header(panel, width, left)
+    head, top = _header(panel, width, left, workload)
     body: list[str] = []
     if n == 0:
         body.append(_empty(width, height))
@@ -485,7 +494,7 @@ def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
         body += _optimal(fr, panel, lab) + _maximum(fr, panel, lab)
         body += _min_latency(fr, panel, lab)
         body.append(_hover(fr, panel, labels))
-    title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
+    title = f"{_titled(panel, workload)}: throughput and latency against {panel.x_label}"
     return (
         f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{escape(title)}" font-family="{FONT}" fill="{C_TEXT}">'
