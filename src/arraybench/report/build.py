@@ -119,9 +119,10 @@ def mix_sort_key(mix: str) -> tuple[int, str]:
 
 def cell_texts(
     summary: Headline, unit: str, run: RunRecord, ceiling: float | None = None,
-    spreads: Mapping[str, float] | None = None,
+    spreads: Mapping[str, float] | None = None, levels: int | None = None,
 ) -> tuple[str, str, str]:  # fmt: skip
-    """`spreads`: level key -> the throughput's 95 % half-width in % (repeated levels)."""
+    """`spreads`: level key -> the throughput's 95 % half-width in % (repeated levels);
+    `levels`: how many load levels the series has, when known."""
 
     def pm(point: CurvePoint | None) -> str:  # `±2.1 %` after a repeated level's median
         pct = (spreads or {}).get(point.key) if point else None
@@ -135,6 +136,8 @@ def cell_texts(
 
     mx, mn = summary.maximum, summary.min_latency
     share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
+    if _one_point(summary):  # one number once, not three times (a single load level)
+        return _one_point_texts(summary, at(summary.optimal), share, bound_text(run), levels)
     extremes = (
         f"{format_throughput(mx.throughput if mx else None, unit)}{pm(mx)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"
@@ -149,6 +152,28 @@ def cell_texts(
     if first is not None and first is not summary.maximum:
         bounded_text += f"; {format_throughput(first.throughput, unit)} at the lowest level"
     return at(summary.optimal), extremes, bounded_text
+
+
+def _one_point(summary: Headline) -> bool:
+    """The optimal point is also the maximum and the minimum latency."""
+    opt, mx, mn = summary.optimal, summary.maximum, summary.min_latency
+    return bool(opt and mx and mn and opt.key == mx.key == mn.key)
+
+
+def _one_point_texts(
+    summary: Headline, at: str, share: str, bound: str, levels: int | None
+) -> tuple[str, str, str]:
+    """A cell whose optimal point is its maximum and minimum latency: its figures once, then
+    what they are (the series' one load level, or every role at once) and the bound met or
+    not, without repeating the numbers."""
+    opt, first = summary.optimal, summary.at_first
+    single = levels == 1 if levels is not None else (
+        first is None or (opt is not None and first.key == opt.key))  # fmt: skip
+    extremes = ("one load level" if single else "also the maximum and the minimum latency") + share
+    bounded = summary.bounded
+    if bounded is not None and opt is not None and bounded.key == opt.key:
+        return at, extremes, f"within the bound ({bound})"
+    return at, extremes, f"none ≤ {bound}"
 
 
 MAX_JOB_FILES = 500  # above this many points the report holds one job file per series

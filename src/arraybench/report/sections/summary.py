@@ -116,7 +116,8 @@ def summarize(
             optimal = summary.optimal.key if summary.optimal else None
             model.notes += confidence_note(name, levels, optimal, facts)
             ceiling = ceiling_for(fabric, pts[0])
-            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
+            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads,
+                                                    len({p.key for p in pts}))  # fmt: skip
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         model.summary.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
