@@ -12,6 +12,14 @@ REMARK_MARK = "†"  # a point kept in the headline figures with a remark (analy
 # customer it is handed to (no plan keys, docs paths, commands or interactive hints:
 # report/audience.py)
 AUDIENCES = ("engineer", "customer")
+LATENCY_UNITS = ("µs", "ms")
+DECADE = 10.0  # values spanning more than this ratio are drawn on a log axis
+
+
+def spans_decades(values: list[float | None]) -> bool:
+    """The positive values span more than a decade (largest > 10 x smallest)."""
+    seen = [v for v in values if v is not None and v > 0 and v == v and v != float("inf")]
+    return bool(seen) and max(seen) > DECADE * min(seen)
 
 
 @dataclass(frozen=True)
@@ -170,6 +178,15 @@ class Figure:
     group: str = ""  # the heading it is drawn under
     y_label: str = ""  # the heat map's row dimension
     marks: list[tuple[float, str]] = field(default_factory=list)  # "time": (x, label) lines
+
+    @property
+    def log_y(self) -> bool:
+        """A latency figure whose lines span more than a decade is drawn on a log axis, in
+        every format: on a linear one the slowest line (HUS VM's 1 MiB at 347 ms) flattens
+        the others to the floor."""
+        if self.form != "lines" or self.unit not in LATENCY_UNITS:
+            return False
+        return spans_decades([v for s in self.series for v in s.values])
 
 
 @dataclass(frozen=True)

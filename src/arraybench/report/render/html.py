@@ -525,7 +525,11 @@ def render_html(model: ReportModel, every_chart: bool = False) -> str:
         _verdicts(model),
         _tables(model),
         _overlays(model),
-        figures_html(_seed_figures(model), lazy=None if lazy is None else lazy.figure),
+        figures_html(
+            _seed_figures(model),
+            lazy=None if lazy is None else lazy.figure,
+            every_chart=every_chart,
+        ),
         _sections(model, lazy, every_chart),
         # the histograms read after the curves they explain (the seed figures replace curves)
         figures_html(_histograms(model), "histograms", HISTOGRAMS),
