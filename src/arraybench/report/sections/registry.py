@@ -75,4 +75,5 @@ INTERNAL: list[Internal] = [
     *appendix.INTERNAL,
     *controllercpu.INTERNAL,
     *special.INTERNAL,
+    *regions.INTERNAL,
 ]
