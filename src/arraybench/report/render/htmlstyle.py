@@ -84,8 +84,8 @@ footer { margin-top:40px; color:var(--muted); font-size:12px; }
   body { font-size:11px; }
   /* a summary or a seed table is read whole: never split across pages (one taller than a
      page still breaks), its heading and caption kept with it */
-  table.summary, table.plain { break-inside:avoid; page-break-inside:avoid; }
-  h3 { break-after:avoid; page-break-after:avoid; }
+  table.summary, table.plain, #summary { break-inside:avoid; page-break-inside:avoid; }
+  h3, h3 + p.caption { break-after:avoid; page-break-after:avoid; }
   /* a series' folded percentiles: the chart's own title names it, the fold's is the same */
   #distribution details.dist > summary { display:none; }
   main { max-width:none; padding:0; }
