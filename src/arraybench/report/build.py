@@ -137,7 +137,8 @@ def cell_texts(
     mx, mn = summary.maximum, summary.min_latency
     share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
     if _one_point(summary):  # one number once, not three times (a single load level)
-        return _one_point_texts(summary, at(summary.optimal), share, bound_text(run), levels)
+        texts = (at(summary.optimal), share, bound_text(run), unit)
+        return _one_point_texts(summary, *texts, levels)
     extremes = (
         f"{format_throughput(mx.throughput if mx else None, unit)}{pm(mx)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"
@@ -161,19 +162,21 @@ def _one_point(summary: Headline) -> bool:
 
 
 def _one_point_texts(
-    summary: Headline, at: str, share: str, bound: str, levels: int | None
+    summary: Headline, at: str, share: str, bound: str, unit: str, levels: int | None
 ) -> tuple[str, str, str]:
     """A cell whose optimal point is its maximum and minimum latency: its figures once, then
     what they are (the series' one load level, or every role at once) and the bound met or
     not, without repeating the numbers."""
     opt, first = summary.optimal, summary.at_first
-    single = levels == 1 if levels is not None else (
-        first is None or (opt is not None and first.key == opt.key))  # fmt: skip
+    single = levels == 1  # unknown (compare): every role at once, true of one level too
     extremes = ("one load level" if single else "also the maximum and the minimum latency") + share
     bounded = summary.bounded
     if bounded is not None and opt is not None and bounded.key == opt.key:
         return at, extremes, f"within the bound ({bound})"
-    return at, extremes, f"none ≤ {bound}"
+    said = f"none ≤ {bound}"
+    if first is not None and opt is not None and first.key != opt.key:  # another level's
+        said += f"; {format_throughput(first.throughput, unit)} at the lowest level"
+    return at, extremes, said
 
 
 MAX_JOB_FILES = 500  # above this many points the report holds one job file per series

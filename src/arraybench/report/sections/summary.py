@@ -116,8 +116,9 @@ def summarize(
             optimal = summary.optimal.key if summary.optimal else None
             model.notes += confidence_note(name, levels, optimal, facts)
             ceiling = ceiling_for(fabric, pts[0])
+            count = len({p.identity.level_key for p in pts})  # load levels, repeats as one
             optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads,
-                                                    len({p.key for p in pts}))  # fmt: skip
+                                                    count)  # fmt: skip
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         model.summary.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
