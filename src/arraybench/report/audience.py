@@ -24,7 +24,7 @@ from arraybench.report.model import (
 )
 
 # every section's text may name a page of the docs; a customer has no copy of them
-DOCS = (Internal(r"[;,]?\s*(?:the rules in |each grade and threshold: )?\(?docs/[\w/.-]+\.md\)?"),)
+DOCS = (Internal(r"[;,:]?\s*(?:the rules in |each grade and threshold: )?\(?docs/[\w/.-]+\.md\)?"),)
 INTERNAL_ROWS = ("results folder",)  # provenance rows: where the engineer's files lie
 INTERNAL_COLUMNS = ("What to change",)  # a flag's advice: how to change the plan or the host
 
