@@ -61,6 +61,12 @@ class CurvePanel:
     # per point: its remarks' kinds (merged/split I/O, ...): kept in, marked with REMARK_MARK
     remarks: list[str] = field(default_factory=list)
 
+    @property
+    def log_latency(self) -> bool:
+        """The latency axis in decades, in every format, when the mean and p99 lines span more
+        than one: on a linear axis a p99 at 3 ms flattens a mean at 120 µs to the floor."""
+        return spans_decades([*self.lat_mean_us, *self.lat_p99_us])
+
 
 @dataclass(frozen=True)
 class SummaryCell:
