@@ -137,8 +137,8 @@ def points_section(model: ReportModel) -> str:
         )
     if len(model.points) > pagedtable.PAGED_ROWS:
         absent += (
-            f'<p class="caption">Shown {pagedtable.PAGE_ROWS} rows a page (the buttons under '
-            "each table); sorting sorts every row.</p>"
+            f'<p class="caption screen-only">Shown {pagedtable.PAGE_ROWS} rows a page (the '
+            "buttons under each table); sorting sorts every row.</p>"
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     if len(model.points) > PRINTED_POINTS:  # pages of rows: the PDF says where they are
