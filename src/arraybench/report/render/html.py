@@ -383,8 +383,8 @@ def _table(t: ReportTable, verdicts: bool = False) -> str:
     """A plain table; with `verdicts`, a cell that is exactly PASS or FAIL is green or red.
     A table wider than a page is split into parts that repeat its first column."""
     caption = f'<p class="caption">{_e(t.caption)}</p>' if t.caption else ""
-    parts = []
-    for keep in column_chunks(len(t.columns), MAX_TABLE_COLUMNS, t.key_columns):
+    parts = [] if t.rows else [f"<p>{DASH} none</p>"]  # not a heading row over nothing
+    for keep in column_chunks(len(t.columns), MAX_TABLE_COLUMNS, t.key_columns) if t.rows else []:
         head = "".join(f'<th scope="col">{_e(t.columns[i])}</th>' for i in keep)
         body = "".join(
             "<tr>"
