@@ -165,8 +165,11 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     cliff = _figure(model, "g1-cliff-4k/w2-qd4: MB/s over time")
     assert cliff.form == "time" and cliff.series[0].x and len(cliff.series[0].x) >= 3
     html = render_html(model)
-    for title in titles:
-        assert f"{title}</text>" in html, title
+    for title in titles:  # each chart named whole (its SVG title, the file --charts writes)
+        assert f"<title>{title}" in html, title
+    # drawn under its group's heading without saying the heading again
+    assert "<h3>Group 2: read, sync</h3>" in html and 'font-weight="700">IOPS</text>' in html
+    assert 'font-weight="700">Group 2: read, sync: IOPS</text>' not in html
     assert "numjobs (iodepth 1) (log2 scale)" in html
     texts, numbers = _xlsx_values(model, tmp_path)
     assert "Group 2: read, sync: MB/s" in texts and "64 KiB (MB/s)" in texts

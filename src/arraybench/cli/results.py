@@ -47,6 +47,10 @@ def add(sub: typing.Any) -> None:
     arg("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     results_option(arg)
     output_options(arg, formats=True)
+    arg("--audience", choices=("engineer", "customer"), default="engineer",
+        help="engineer (default): every detail, with how to change the plan; customer: the "
+        "report to hand over, without plan keys, commands, docs paths or interactive hints, "
+        "with the plan's customer, system under test and fabric in its set-up")
     arg = command(sub, "compare", cmd_compare, help="runs or scenarios side by side, with deltas")
     arg("scenarios", nargs="+", metavar="RUN[:SCENARIO]", help="RUN, RUN:hN (its points on N "
         f"hosts), RUN:C3 (its plan scenario C3) or RUN:LABEL; RUN may be {LATEST}")
@@ -86,7 +90,8 @@ def cmd_report(args: argparse.Namespace) -> None:
     from arraybench.report.files import report_files
 
     store, run = cli.stored_run(args)
-    report_files(store, run, [Path(p) for p in args.output], args.format, args.charts, console)
+    paths = [Path(p) for p in args.output]
+    report_files(store, run, paths, args.format, args.charts, console, args.audience)
 
 
 def cmd_compare(args: argparse.Namespace) -> None:

@@ -102,6 +102,14 @@ class Plan(Strict):
         max_length=10000,
         description=("What the plan measures, shown by `arraybench templates` and in reports."),
     )
+    customer: str = Field(
+        "",
+        max_length=200,
+        description=(
+            'Who the results are for (e.g. "ACME Bank, Zurich data centre"): named in the '
+            "set-up block of every report (`report --audience customer`)."
+        ),
+    )
     scenario: Label = Field(
         "default",
         description=("Scenario label of the run (e.g. baseline, dedupe-on): compare runs by it."),

@@ -160,8 +160,8 @@ class LazyCharts:
     def _caption(kind: str) -> str:
         what = KINDS[kind]
         return (
-            f'<p class="caption">From here on the {what} are drawn by the page when they '
-            "scroll into view (a big run: one data block instead of thousands of inline "
+            f'<p class="caption screen-only">From here on the {what} are drawn by the page when '
+            "they scroll into view (a big run: one data block instead of thousands of inline "
             "charts); each one's table is a click away. The CSV and Excel reports hold every "
             f'number.</p><p class="caption print-only">The printout carries the first '
             f"{INLINE_FIRST} {what}; the others are in the HTML report only.</p>"

@@ -104,6 +104,7 @@ def xy_chart(
     shade: tuple[float, float, str] | None = None,
     right_axis: bool = False,
     ceiling: tuple[float, str] | None = None,
+    heading: str | None = None,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
     `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`,
@@ -121,7 +122,7 @@ def xy_chart(
     has_data = any(b is not None for s in left_p + right_p for b in s.buckets)
     items = _legend_items(left_p + right_p, has_data, banded, len(xs), len(bounds))
     left = 62.0
-    head, top = _header(title, items, width, left)
+    head, top = _header(heading or title, items, width, left)  # drawn; `title` names it
     if not has_data:
         return _svg(
             width, height, escape(f"{title}: against {x_label}"), [*head, _empty(width, height)]

@@ -121,7 +121,9 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     chart.width, chart.height = CHART_W, CHART_H
     chart.legend.position = "b"
     chart.x_axis.title = fig.x_label + (" (log2 scale)" if fig.log_x else "")
-    chart.y_axis.title = fig.unit
+    chart.y_axis.title = fig.unit + (" (log scale)" if fig.log_y else "")
+    if fig.log_y:  # the lines span decades (model.Figure.log_y): as the HTML and PDF draw it
+        chart.y_axis.scaling.logBase = 10
     chart.x_axis.delete = chart.y_axis.delete = False
     for j in range(cols):
         ref = Reference(ws, min_col=2 + j, min_row=first, max_row=last)

@@ -30,6 +30,11 @@ HOW_COMPUTED = ("how the optimal point, maximum and minimum latency are computed
                 "points they leave out: docs/headline.md")  # fmt: skip
 
 
+def summary_link(audience: str) -> str:
+    """The summary caption's pointer to the rules: a customer has no copy of the docs."""
+    return SUMMARY_LINK if audience == "engineer" else ""
+
+
 def curve_levels(points: list[PointRecord]) -> list[PointRecord]:
     """The points the curves and headlines are drawn from: grid points (not SNIA rounds, not
     interference or metadata), each level once (its repetitions' median point)."""

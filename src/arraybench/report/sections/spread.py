@@ -23,7 +23,7 @@ from arraybench.analysis.validity import (
     grade,
     leaves_headline,
 )
-from arraybench.report.model import REMARK_MARK, ReportModel, ReportTable
+from arraybench.report.model import REMARK_MARK, Internal, ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_latency, format_pct, format_throughput
@@ -32,6 +32,11 @@ SPREAD_CAPTION = (f"median of the repeats ± half-width of the 95 % interval of 
                   f"({METHOD}), in % of the mean")  # fmt: skip
 RULES = "docs/validity.md"  # where each flag's grade and threshold is explained
 GRADE_TEXT = {INVALIDATING: "invalidating", REMARK: f"remark {REMARK_MARK}"}
+# what a customer's report says instead (report/audience.py): no plan key, no option
+INTERNAL = (
+    Internal(r" \(repeat: N in the plan, or run --repeat N, gives them one\)"),
+    Internal(r"; the plan's report: \{headline_includes_flagged: true\} keeps flagged points in"),
+)
 NO_SPREAD = ("each point was measured once: its figures have no spread "
              "(repeat: N in the plan, or run --repeat N, gives them one)")  # fmt: skip
 

@@ -34,6 +34,7 @@ from arraybench.report.build import (
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
+    Internal,
     ReportModel,
     SummaryCell,
     SummaryRow,
@@ -53,6 +54,15 @@ from arraybench.store.db import PointRecord, RunRecord
 if TYPE_CHECKING:
     from arraybench.plan.model import Plan
 
+# what a customer's report says instead (report/audience.py): no command, no option
+INTERNAL = (
+    Internal(r": continue with `arraybench run --resume [^`]*`"),
+    Internal(
+        r"run at --scale (\S+): durations and sizes were scaled",
+        r"a shortened trial run: durations and sizes were scaled by \1",
+    ),
+    Internal(r"^job files: .*"),  # where the engineer's files lie
+)
 SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
@@ -90,10 +100,7 @@ def new_model(
 
 def section(model: ReportModel, run: RunInputs) -> None:
     """The summary table and the workload sections' panels, with each series' headline notes;
-    the Set-up's system under test and fabric from the plan."""
-    if run.plan is not None:
-        model.system_under_test = run.plan.system_under_test.strip()
-        model.fabric = fabric_text(run.plan)
+    the Set-up's system under test and fabric: sections/setupblock.py."""
     summarize(model, run.run, run.once, throughput_spread_pct(run.points), run.facts,
               run.headlines, fabric_of(run.plan),
               lambda pts: SecondsNoise(run.store, pts))  # fmt: skip
@@ -131,7 +138,9 @@ def summarize(
             model.notes += decision_note(name, summary, curve, labels, noise)
             top = ceiling_for(fabric, pts[0])
             ceiling = top.in_unit(pts[0].unit) if top else None
-            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
+            count = len({p.identity.level_key for p in pts})  # load levels, repeats as one
+            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads,
+                                                    count)  # fmt: skip
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         model.summary.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
@@ -179,15 +188,6 @@ def _panel(
         flagged=[", ".join(facts.flagged.get(p.key, [])) for p in points],
         remarks=[", ".join(facts.remarks.get(p.key, [])) for p in points],
     )
-
-
-def fabric_text(plan: Plan) -> str:
-    """The Set-up's fabric: "4 x FC 16G per host, MTU 9000" (the MTU where it is not 1500);
-    "" when the plan declares none."""
-    if plan.fabric is None:
-        return ""
-    mtu = f", MTU {plan.fabric.mtu}" if plan.fabric.mtu != 1500 else ""
-    return f"{' + '.join(plan.fabric.links)} per host{mtu}"
 
 
 def fabric_of(plan: Plan | None) -> dict[str, Any] | None:
