@@ -107,14 +107,15 @@ THRESHOLDS = {
     "page-cache": ("buffered I/O on a file target", "the page cache can serve the reads"),
     "ramp": (f"the first {RAMP_HEAD_S} s rising, from below {RAMP_SHORT_BY:.0%} of the rest's "
              "median", "the window's mean is still the warm-up's"),
-    "not-steady": ("timing.steady asked, fio did not attain it", "the plan asked for it"),
-    "stopped-early": (f"fio ran < {STOPPED_SHARE:.0%} of ramp + duration (log_ramp: duration)",
+    "not-steady": ("steady state asked, fio did not attain it", "the plan asked for it"),
+    "stopped-early": (f"fio ran < {STOPPED_SHARE:.0%} of warm-up + duration (of the duration "
+                      "after a logged warm-up)",
                       "the point measured less than the plan asked"),
-    "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
+    "rate-not-reached": (f"< {RATE_SHARE:.0%} of the rate x workers, fio not the limit",
                          "its latency is a saturated device's"),
-    "rate-not-kept": (f"> {RATE_OVER:.0%} of rate_iops x jobs, or the read share > "
+    "rate-not-kept": (f"> {RATE_OVER:.0%} of the rate x workers, or the read share > "
                       f"{MIX_POINTS:g} points off the planned mix",
-                      "rate_iops=N on a 70/30 job: 2 x the rate at 50 % reads"),
+                      "one cap per direction on a 70/30 job: 2 x the rate at 50 % reads"),
     "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too, "
                    f"over >= {MIN_SECONDS} s (a file's writes: > +{FILE_BAND})",
                    "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
@@ -123,7 +124,8 @@ THRESHOLDS = {
               f"+{FILE_BAND} over fio's", "the filesystem's journal and metadata "
               "writes reach the device beside fio's"),
     "above-ceiling": (f"MB/s > {ABOVE_CEILING:.0%} of the declared fabric's payload ceiling",
-                      "no more can cross the links: a cache's figure, or `fabric:` is wrong"),
+                      "no more can cross the links: a cache's figure, or the declared fabric "
+                      "is wrong"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
     "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
