@@ -22,8 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arraybench.analysis.aggregate import combine
-from arraybench.engines.fio.metadata import ALL_OPS, MetadataSpec
+from arraybench.engines.fio.metadata import MetadataSpec
 from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.engines.mdtest.argv import ALL_OPS
+from arraybench.engines.mdtest.summary import MdtestSummary
 from arraybench.errors import FioParseError, FioRunError
 from arraybench.units import format_latency, format_ops
 
@@ -33,6 +35,7 @@ OP_LABELS = {  # mdtest's names for the phases
     "dir-delete": "Directory removal",
     "create": "File creation",
     "stat": "File stat",
+    "read": "File read",
     "delete": "File removal",
 }
 TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us")
@@ -49,6 +52,12 @@ class MetadataRow:
     elapsed_ms: int = 0  # the phase's wall time: its longest job's runtime
     fio_iops: float = 0.0  # fio's per-job iops summed (cross-check, >= ops_per_s)
     hosts: int = 1
+    # mdtest's: ops_per_s is its SUMMARY's Mean over `iterations`, these its Min/Max/Std Dev
+    tool: str = "fio"
+    iterations: int = 1
+    ops_min: float | None = None
+    ops_max: float | None = None
+    ops_std: float | None = None
 
 
 def _phase_jobs(document: FioDocument, op: str) -> list[Measurement]:
@@ -110,6 +119,25 @@ def metadata_results(document: FioDocument, spec: MetadataSpec) -> list[Metadata
     for op, jobs in phases.items():
         _check_count(op, jobs, spec, hosts)
     return [_row(op, jobs, spec, hosts) for op, jobs in phases.items()]
+
+
+def mdtest_rows(
+    summary: MdtestSummary, ops: Sequence[str], tasks_per_node: int
+) -> list[MetadataRow]:
+    """One row per asked operation (run order) of mdtest's SUMMARY rate, its figures as mdtest
+    printed them; an asked operation missing from the table is refused (FioRunError)."""
+    rows = []
+    for op in (op for op in ALL_OPS if op in ops):
+        rate = summary.rate(op)
+        if rate is None:
+            raise FioRunError(f"metadata test: mdtest's SUMMARY has no {OP_LABELS[op]!r} row",
+                              "see mdtest.txt beside the point")  # fmt: skip
+        rows.append(MetadataRow(op=op, threads=tasks_per_node, ops_per_s=rate.mean,
+                                lat_mean_us=None, lat_p99_us=None, files=summary.items,
+                                hosts=summary.nodes, tool="mdtest",
+                                iterations=summary.iterations, ops_min=rate.min,
+                                ops_max=rate.max, ops_std=rate.std))  # fmt: skip
+    return rows
 
 
 def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> list[list[str]]:
