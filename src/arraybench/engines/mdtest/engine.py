@@ -21,8 +21,9 @@ from pathlib import Path
 from arraybench.engines.base import EngineFacts, RunOutcome, RunSpec
 from arraybench.engines.fio.runner import POLL_S, ExitWaiter, FioProcess
 from arraybench.engines.mdtest import argv
+from arraybench.engines.mdtest.results import summary_document
 from arraybench.engines.mdtest.summary import MdtestSummary, failure_line, parse_mdtest
-from arraybench.engines.measurement import DirStats, FioDocument, Measurement
+from arraybench.engines.measurement import FioDocument
 from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
@@ -34,7 +35,6 @@ OUTPUT = "mdtest.txt"  # mdtest's standard output: the raw results, kept beside 
 STDERR = "mdtest.stderr"
 _PROCESSES = ("mpirun", "orterun", "prterun", "orted", "prted", "mdtest")
 _ONLY = "mdtest runs only the metadata test (`metadata:` with `engine: mdtest`)"
-_EMPTY = DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat")
 
 
 def find(name: str, hint: str) -> str:
@@ -169,34 +169,3 @@ class MdtestEngine:
             if cwd is not None and (cwd == root or root in cwd.parents):
                 found.append(pid)
         return send_each(found, signal.SIGKILL)[0]
-
-
-def op_measurement(summary: MdtestSummary, op: str, elapsed_s: float | None = None) -> Measurement:
-    """One operation of a SUMMARY as a job: its mean rate as IOPS, its items as I/Os (in
-    `read`: an operation moves no data), the iterations' min/max/std among the options."""
-    rate = summary.rate(op)
-    assert rate is not None
-    runtime_ms = round(summary.items * 1000 / rate.mean) if rate.mean > 0 else 0
-    stats = DirStats(ios=summary.items, io_bytes=0, runtime_ms=runtime_ms, iops=rate.mean,
-                     bw_bytes=0.0, lat_mean_ns=None, lat_min_ns=None, lat_max_ns=None,
-                     lat_kind="lat")  # fmt: skip
-    options = {"ioengine": "mdtest", "rw": op, "numjobs": str(summary.tasks // summary.nodes),
-               "hosts": str(summary.nodes), "iterations": str(summary.iterations),
-               "ops_min": f"{rate.min}", "ops_max": f"{rate.max}",
-               "ops_std": f"{rate.std}"}  # fmt: skip
-    return Measurement(name=op, groupid=0, error=0, read=stats, write=_EMPTY, trim=_EMPTY,
-                       options=options, elapsed_s=elapsed_s)  # fmt: skip
-
-
-def summary_document(
-    summary: MdtestSummary, elapsed_s: float | None = None, ops: tuple[str, ...] = ()
-) -> FioDocument:
-    """A SUMMARY as one document: a job per operation (`ops`, else every non-zero row)."""
-    names = ops or tuple(r.op for r in summary.rates if r.mean > 0)
-    jobs = [op_measurement(summary, op, elapsed_s) for op in names if summary.rate(op)]
-    return FioDocument(fio_version=summary.version, timestamp=None, timestamp_ms=None,
-                       global_options={"ioengine": "mdtest"}, jobs=jobs, all_clients=None,
-                       disk_util=[], preamble="",
-                       notes=(f"{summary.version}: SUMMARY rate of {summary.tasks} task(s) on "
-                              f"{summary.nodes} node(s), mean of {summary.iterations} "
-                              "iteration(s)",))  # fmt: skip

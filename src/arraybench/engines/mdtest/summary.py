@@ -94,28 +94,30 @@ class _Reader:
         self.found: list[MdtestSummary] = []
 
     def line(self, number: int, line: str) -> None:
+        if self.rows is not None and self.row(number, line):
+            return
         if m := _LAUNCHED.match(line):
             self.version, self.nodes = m.group(1), int(m.group(3))
         elif m := _TASKS.match(line):
             self.tasks, self.items = int(m.group(1)), int(m.group(2))
         elif m := _SUMMARY.match(line):
-            self.close()
             self.iterations, self.rows = int(m.group(1)), []
-        elif self.rows is not None:
-            self.row(number, line)
 
-    def row(self, number: int, line: str) -> None:
+    def row(self, number: int, line: str) -> bool:
+        """A line inside a table: True when it was the table's; else the table is closed
+        (the next task count's line may follow without a blank line)."""
         stripped = line.strip()
         if stripped.startswith(("Operation", "---")) or (not stripped and not self.rows):
-            return  # the table's heading, or the blank line before it
+            return True  # the table's heading, or the blank line before it
         m = _ROW.match(line)
-        if m is None:  # a blank line or anything else ends the table
+        if m is None:
             self.close()
-            return
+            return False
         label = m.group(1)
         values = [_number(m.group(i), f"{self.source}:{number}") for i in range(2, 6)]
         assert self.rows is not None
         self.rows.append(OpRate(OPS.get(label, label.lower().replace(" ", "-")), label, *values))
+        return True
 
     def close(self) -> None:
         if self.rows:
