@@ -38,7 +38,7 @@ OP_LABELS = {  # mdtest's names for the phases
     "read": "File read",
     "delete": "File removal",
 }
-TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us")
+TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us", "ops_min", "ops_max")
 
 
 @dataclass(frozen=True)
@@ -150,8 +150,9 @@ def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> li
     threads = sorted({row.threads for row in rows})
     ops = [op for op in ALL_OPS if any(row.op == op for row in rows)]
     cells = {(row.op, row.threads): getattr(row, metric) for row in rows}
-    fmt = format_ops if metric == "ops_per_s" else format_latency
-    header = ["Operation", *(f"{n} thread{'s' if n > 1 else ''}" for n in threads)]
+    fmt = format_latency if metric.startswith("lat_") else format_ops
+    noun = "task" if any(row.tool == "mdtest" for row in rows) else "thread"
+    header = ["Operation", *(f"{n} {noun}{'s' if n > 1 else ''}" for n in threads)]
     table = [header]
     for op in ops:
         table.append([OP_LABELS[op], *(fmt(cells.get((op, n))) for n in threads)])

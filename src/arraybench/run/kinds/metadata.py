@@ -10,10 +10,17 @@ from pathlib import Path
 
 from arraybench.analysis.metadata import mdtest_rows, metadata_results
 from arraybench.engines.base import Engine
-from arraybench.engines.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
+from arraybench.engines.fio.metadata import (
+    DIR_ENGINES_SINCE,
+    MetadataSpec,
+    leftovers,
+    render_metadata_jobfile,
+    supported_ops,
+)
 from arraybench.engines.mdtest.argv import MdtestSpec
 from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.engines.measurement import FioDocument
+from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
 from arraybench.point_identity import PointIdentity
@@ -39,7 +46,20 @@ def metadata_seconds(test: MetadataTest, threads: int) -> Span:
 
 
 def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
-    return MetadataSpec(str(directory), threads, test.files_per_thread, tuple(test.ops))
+    return MetadataSpec(str(directory), threads, test.files_per_thread, _fio_ops(test)[0])
+
+
+def _fio_ops(test: MetadataTest) -> tuple[tuple[str, ...], list[str]]:
+    """The operations fio runs, and what it leaves out: all asked, but where `auto` fell back
+    to fio, those this fio cannot time (directories before fio 3.37), each said."""
+    if test.engine != "auto":
+        return tuple(test.ops), []
+    try:
+        supported, _ = supported_ops()
+    except ArraybenchError:  # no fio: the engine's own check says so, once
+        return tuple(test.ops), []
+    kept = tuple(op for op in test.ops if op in supported)
+    return kept, [op for op in test.ops if op not in supported]
 
 
 def _mdtest_spec(plan: Plan, test: MetadataTest, tasks: int, directory: Path) -> MdtestSpec:
@@ -131,8 +151,15 @@ def _tool_said(meta: MetadataTest) -> str:
     if tool == "mdtest":
         return f"on mdtest through mpirun, {meta.repetitions} iteration(s) each"
     if meta.engine == "auto":
+        left = ", ".join(_fio_ops(meta)[1])
         return (
             "on fio's file engines (mdtest or mpirun not found: install IOR's mdtest and "
             "Open MPI to run CSCS's tool)"
+            + (
+                f"; left out: {left} (this fio has no engine for them; fio's directory engines "
+                f"since {DIR_ENGINES_SINCE})"
+                if left
+                else ""
+            )
         )
     return "on fio's file engines"
