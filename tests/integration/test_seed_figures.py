@@ -307,21 +307,23 @@ def test_cscs_with_mdtest_draws_its_metadata_figures_everywhere(
                  "metadata.threads=[1,2,4]", "--set", "metadata.files_per_thread=10", "--only",
                  "iops-4k-read")  # fmt: skip
     bars = _figure(model, "Metadata test: operations per second by tasks")
-    dirs = _figure(model, "Metadata test: directory operations per second by tasks")
-    files = _figure(model, "Metadata test: file operations per second by tasks")
-    assert (bars.form, dirs.form, files.form) == ("bars", "lines", "lines")
+    dirs = _figure(model, "Metadata test: create operations per second by tasks")
+    files = _figure(model, "Metadata test: remove operations per second by tasks")
+    stat = _figure(model, "Metadata test: stat operations per second by tasks")
+    assert (bars.form, dirs.form, files.form, stat.form) == ("bars", "lines", "lines", "lines")
     assert bars.x_ticks == dirs.x_ticks == ["1", "2", "4"] and bars.x_label == "tasks per node"
-    assert [s.label for s in dirs.series] == ["Directory creation", "Directory stat",
-                                              "Directory removal"]  # fmt: skip
-    assert [s.label for s in files.series] == ["File creation", "File stat", "File removal"]
-    assert [s.label for s in bars.series] == [*(s.label for s in dirs.series),
-                                              *(s.label for s in files.series)]  # fmt: skip
+    assert [s.label for s in dirs.series] == ["Directory creation", "File creation"]
+    assert [s.label for s in files.series] == ["Directory removal", "File removal"]
+    assert [s.label for s in bars.series] == ["Directory creation", "Directory stat",
+                                              "Directory removal", "File creation", "File stat",
+                                              "File removal"]  # fmt: skip
     store = Store(tmp_path / "res", create=False)
     ((run, _),) = store.list_runs()
     means = {(r["op"], f.data["threads"]): r["ops_per_s"]
              for f in store.findings(run.id, "metadata") for r in f.data["rows"]}  # fmt: skip
     assert all(f.data["rows"][0]["tool"] == "mdtest" for f in store.findings(run.id, "metadata"))
-    assert files.series[0].values == [means[("create", t)] for t in (1, 2, 4)]
+    assert dirs.series[1].values == [means[("create", t)] for t in (1, 2, 4)]
+    assert bars.series[4].values == [means[("stat", t)] for t in (1, 2, 4)]
     assert not [f for f in model.figures if "latency" in f.title and "Metadata" in f.title]
     html = _html(model, bars)
     for lines in (dirs, files):  # the lines' hover texts give each value as ops/s
