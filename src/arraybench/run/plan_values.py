@@ -17,7 +17,7 @@ from pathlib import Path
 
 from arraybench.engines import registry  # loaded first: the plan's parser knows the engines
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
-from arraybench.engines.mdtest.argv import mdtest_arg
+from arraybench.engines.mdtest.argv import mdtest_arg, ssh_config
 from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.errors import PlanError
 from arraybench.hosts.address import check_address, check_ssh_user
@@ -104,8 +104,7 @@ def check_engine_parts(plan: Plan) -> None:
         mdtest_arg(meta.mdtest, "metadata.mdtest")
         if meta.directory is not None:
             mdtest_arg(meta.directory, "metadata.directory", "@")
-        for i, host in enumerate(plan.hosts):
-            mdtest_arg(host.address, f"hosts[{i}].address", ",:")
+        ssh_config(plan.hosts)  # every host value mpirun's ssh launcher is given
         MdtestEngine(meta.mdtest).check()  # mdtest or mpirun missing: one line, exit 2
 
 

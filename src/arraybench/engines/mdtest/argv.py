@@ -14,9 +14,11 @@ a value mpirun or mdtest would read as something else is refused with a located 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arraybench.errors import PlanError
+from arraybench.plan.machines import Host
 
 # mdtest's order of phases: directories, then files; create -> stat -> read -> remove
 ALL_OPS = ("dir-create", "dir-stat", "dir-delete", "create", "stat", "read", "delete")
@@ -51,6 +53,8 @@ _SPLITS = {
     "@": "mdtest's -d reads as a list of directories",
     ",": "mpirun's --host reads as a list of hosts",
     ":": "mpirun's --host reads as a host's slot count",
+    " ": "Open MPI splits plm_rsh_agent (its ssh command) at",
+    '"': "ends a quoted value of an ssh_config file",
 }
 
 
@@ -67,6 +71,7 @@ class MdtestSpec:
     hosts: tuple[str, ...] = ()  # empty: this machine only
     mdtest: str = "mdtest"
     mpirun: str = "mpirun"
+    ssh_config: str = ""  # the hosts' ssh settings (`ssh_config`), for mpirun's ssh launcher
 
     @property
     def ordered_ops(self) -> tuple[str, ...]:
@@ -104,6 +109,9 @@ def mpirun_args(spec: MdtestSpec, open_mpi: bool = True, root: bool = False) -> 
         args.append("--oversubscribe")
         if root:
             args.append("--allow-run-as-root")
+    if spec.hosts and spec.ssh_config:  # mpirun's own launcher, with the plan's keys
+        config = mdtest_arg(spec.ssh_config, "the hosts' ssh_config", " ")
+        args += ["--mca", "plm_rsh_agent", f"ssh -F {config}"]
     if spec.hosts:
         hosts = [mdtest_arg(h, f"hosts[{i}]", ",:") for i, h in enumerate(spec.hosts)]
         args += ["--host", ",".join(f"{h}:{spec.tasks}" for h in hosts),
@@ -114,3 +122,29 @@ def mpirun_args(spec: MdtestSpec, open_mpi: bool = True, root: bool = False) -> 
 
 def command(spec: MdtestSpec, open_mpi: bool = True, root: bool = False) -> list[str]:
     return [*mpirun_args(spec, open_mpi, root), *mdtest_args(spec)]
+
+
+def ssh_config(hosts: Sequence[Host]) -> str:
+    """An ssh_config for mpirun's launcher (`ssh -F`): per host its user, port, key and known
+    hosts from the plan (`hosts[].ssh`); key login only (BatchMode: never a password
+    prompt). Every value passes the gate; paths are quoted."""
+    word, path = ' "', '"'  # a blank ends a bare word, a quote ends a quoted path
+    lines = []
+    for i, host in enumerate(hosts):
+        where = f"hosts[{i}].ssh"
+        lines.append(f"Host {mdtest_arg(host.address, f'hosts[{i}].address', ',:' + word)}")
+        ssh = host.ssh
+        if ssh is not None:
+            if ssh.host is not None:
+                lines.append(f"  HostName {mdtest_arg(ssh.host, f'{where}.host', word)}")
+            if ssh.user is not None:
+                lines.append(f"  User {mdtest_arg(ssh.user, f'{where}.user', word)}")
+            lines.append(f"  Port {ssh.port}")
+            if ssh.key is not None:
+                key = mdtest_arg(ssh.key, f"{where}.key", path)
+                lines.append(f'  IdentityFile "{key}"')
+            if ssh.known_hosts is not None:
+                known = mdtest_arg(ssh.known_hosts, f"{where}.known_hosts", path)
+                lines += [f'  UserKnownHostsFile "{known}"', "  StrictHostKeyChecking yes"]
+        lines.append("  BatchMode yes")
+    return "\n".join(lines) + "\n"

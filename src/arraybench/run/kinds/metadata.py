@@ -17,7 +17,7 @@ from arraybench.engines.fio.metadata import (
     render_metadata_jobfile,
     supported_ops,
 )
-from arraybench.engines.mdtest.argv import MdtestSpec
+from arraybench.engines.mdtest.argv import MdtestSpec, ssh_config
 from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.engines.measurement import FioDocument
 from arraybench.errors import ArraybenchError
@@ -63,10 +63,17 @@ def _fio_ops(test: MetadataTest) -> tuple[tuple[str, ...], list[str]]:
 
 
 def _mdtest_spec(plan: Plan, test: MetadataTest, tasks: int, directory: Path) -> MdtestSpec:
-    """mdtest in its own folder per level (`-d`), on the plan's hosts when it has some."""
+    """mdtest in its own folder per level (`-d`), on the plan's hosts when it has some
+    (mpirun's ssh launcher with their keys: an ssh_config beside, written here)."""
     hosts = tuple(h.address for h in plan.hosts)
+    config = ""
+    if plan.hosts:
+        path = directory / "mdtest-ssh_config"
+        path.write_text(ssh_config(plan.hosts))
+        config = str(path)
     return MdtestSpec(str(directory / f"mdtest-t{tasks}"), tasks, test.files_per_thread,
-                      tuple(test.ops), test.repetitions, hosts, test.mdtest)  # fmt: skip
+                      tuple(test.ops), test.repetitions, hosts, test.mdtest, "mpirun",
+                      config)  # fmt: skip
 
 
 class MetadataKind:
