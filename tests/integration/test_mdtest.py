@@ -7,16 +7,26 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from arraybench.analysis.metadata import OP_LABELS
-from arraybench.engines.mdtest.argv import MdtestSpec, command, mdtest_arg, mdtest_args
+from arraybench.engines.base import RunSpec
+from arraybench.engines.mdtest.argv import (
+    MdtestSpec,
+    command,
+    mdtest_arg,
+    mdtest_args,
+    ssh_config,
+)
+from arraybench.engines.mdtest.engine import MdtestEngine
 from arraybench.engines.mdtest.summary import OPS, parse_mdtest
-from arraybench.errors import PlanError
+from arraybench.errors import FioRunError, PlanError
 from arraybench.importer import import_paths
 from arraybench.plan.catalog import resolve
+from arraybench.plan.machines import Host
 from arraybench.run.campaign import Campaign
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio, small_plan
@@ -179,3 +189,74 @@ def test_plan_check_says_the_tool_and_refuses_in_one_line(tmp_path: Path) -> Non
     plan.write_text(plan.read_text().replace("scenario: test\n", "scenario: t\nengine: mdtest\n"))
     wrong = main_cli("plan", "check", str(plan))
     assert wrong.returncode == 2 and "runs only the metadata test" in wrong.stderr
+
+
+# ------------------------------------------------------------------ stopping, failing
+
+
+def _mdtest_processes(folder: Path) -> list[int]:
+    """mpirun and mdtest processes working in `folder` (their cwd)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            name = (entry / "comm").read_text().strip() if entry.name.isdigit() else ""
+            if name in ("mpirun", "mdtest", "orted") and (entry / "cwd").resolve() == folder:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _job(tmp_path: Path, items: int, directory: Path) -> tuple[MdtestEngine, Path]:
+    engine = MdtestEngine(str(MDTEST))
+    folder = tmp_path / "point"
+    folder.mkdir()
+    job = folder / engine.job_name
+    job.write_text(engine.job(MdtestSpec(str(directory), 2, items, ("create", "stat", "delete"),
+                                         mdtest=str(MDTEST))))  # fmt: skip
+    return engine, job
+
+
+@needs_mdtest
+def test_the_watchdog_and_an_interrupt_stop_mpirun_and_its_tasks(tmp_path: Path) -> None:
+    engine, job = _job(tmp_path, 2_000_000, tmp_path / "md")  # far longer than the test
+    with pytest.raises(FioRunError, match=r"point t: mdtest ran \d+s, past its watchdog of 1s"):
+        engine.run(job, RunSpec("t", 1.0))
+    assert _mdtest_processes(job.parent) == []
+
+    def interrupt(elapsed: float) -> None:
+        if elapsed > 1.0:
+            raise KeyboardInterrupt
+
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        engine.run(job, RunSpec("t", 600.0, on_tick=interrupt))
+    assert time.monotonic() - began < 30 and _mdtest_processes(job.parent) == []
+
+
+@needs_mdtest
+def test_a_failing_mdtest_is_one_line_naming_the_point(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")  # -d under a regular file: mdtest cannot make its tree
+    engine, job = _job(tmp_path, 5, blocker / "md")
+    with pytest.raises(FioRunError) as info:
+        engine.results(engine.run(job, RunSpec("metadata/t2", 60.0)), "metadata/t2")
+    line = info.value.one_line()
+    assert line.startswith("point metadata/t2: mpirun exited with code ") and "\n" not in line
+    assert "FAILED" in line or "ERROR" in line or "mpirun" in line
+
+
+def test_the_hosts_ssh_config_passes_the_gate() -> None:
+    host = Host.model_validate({"name": "h0", "address": "10.0.0.2", "targets": [],
+                                "ssh": {"user": "root", "key": "/k/id key", "port": 2222,
+                                        "known_hosts": "/k/known"}})  # fmt: skip
+    text = ssh_config([host])
+    assert text.splitlines() == ["Host 10.0.0.2", "  User root", "  Port 2222",
+                                 '  IdentityFile "/k/id key"', '  UserKnownHostsFile "/k/known"',
+                                 "  StrictHostKeyChecking yes", "  BatchMode yes"]  # fmt: skip
+    assert host.ssh is not None
+    evil = host.model_copy(
+        update={"ssh": host.ssh.model_copy(update={"user": "root\n  ProxyCommand x"})}
+    )
+    with pytest.raises(PlanError, match="control character"):
+        ssh_config([evil])
