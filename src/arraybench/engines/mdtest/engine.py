@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from arraybench.engines.base import EngineFacts, RunOutcome, RunSpec
@@ -86,8 +87,12 @@ class MdtestEngine:
         return "Open MPI" in (self._mpi or "") or "OpenRTE" in (self._mpi or "")
 
     def job(self, spec: argv.MdtestSpec) -> str:
-        """The job file of one mdtest run: comments, then its argv one argument per line."""
+        """The job file of one mdtest run: comments, then its argv one argument per line.
+        mdtest and mpirun by their absolute paths: mpirun runs in the point's folder, where a
+        relative path would name another file (the hosts need mdtest at that path too)."""
         self.check()
+        spec = replace(spec, mdtest=os.path.abspath(find(spec.mdtest, "")),
+                       mpirun=os.path.abspath(find(spec.mpirun, "")))  # fmt: skip
         args = argv.command(spec, self.open_mpi, os.geteuid() == 0)
         head = [f"# arraybench metadata test on mdtest: {spec.tasks} task(s) per node x "
                 f"{spec.items} items each, {spec.iterations} iteration(s), "

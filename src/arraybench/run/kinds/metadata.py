@@ -98,7 +98,8 @@ class MetadataKind:
         for threads in meta.threads:
             identity, seq = PointIdentity("metadata", f"t{threads}"), first_seq + threads
             ops = ", ".join(meta.ops)
-            phase = f"{identity.key}: {ops} x {meta.files_per_thread} files per thread"
+            each = "items per task" if meta.engine != "fio" else "files per thread"
+            phase = f"{identity.key}: {ops} x {meta.files_per_thread} {each}"
             # generous watchdog: slow metadata servers
             expected = 10 + threads * meta.files_per_thread / 500
             steps.append(KindStep(identity, seq, f"{seq:03d}-metadata-t{threads}", phase,
