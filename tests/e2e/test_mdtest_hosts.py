@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arraybench.analysis.metadata import OP_LABELS
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.integration.test_mdtest import ALL, MDTEST, _tables, needs_mdtest
@@ -78,7 +79,4 @@ def test_mdtest_runs_on_two_hosts_over_ssh(
         (finding,) = [f for f in store.findings(run.id, "metadata") if f.point_id == point.id]
         for row in finding.data["rows"]:
             assert row["hosts"] == 2 and row["files"] == 2 * tasks * 10
-            label = {"dir-create": "Directory creation", "dir-stat": "Directory stat",
-                     "dir-delete": "Directory removal", "create": "File creation",
-                     "stat": "File stat", "delete": "File removal"}[row["op"]]  # fmt: skip
-            assert row["ops_per_s"] == table[label][2]
+            assert row["ops_per_s"] == table[OP_LABELS[row["op"]]][2]

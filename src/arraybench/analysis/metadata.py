@@ -37,7 +37,10 @@ OP_LABELS = {  # mdtest's names for the phases
     "stat": "File stat",
     "read": "File read",
     "delete": "File removal",
+    "tree-create": "Tree creation",  # mdtest's own: the directory tree its tasks work in
+    "tree-delete": "Tree removal",
 }
+TREE_OPS = ("tree-create", "tree-delete")
 TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us", "ops_min", "ops_max")
 
 
@@ -125,9 +128,11 @@ def mdtest_rows(
     summary: MdtestSummary, ops: Sequence[str], tasks_per_node: int
 ) -> list[MetadataRow]:
     """One row per asked operation (run order) of mdtest's SUMMARY rate, its figures as mdtest
-    printed them; an asked operation missing from the table is refused (FioRunError)."""
+    printed them, then mdtest's tree creation and removal where it timed them; an asked
+    operation missing from the table is refused (FioRunError)."""
     rows = []
-    for op in (op for op in ALL_OPS if op in ops):
+    timed_trees = [op for op in TREE_OPS if (rate := summary.rate(op)) and rate.max > 0]
+    for op in [*(op for op in ALL_OPS if op in ops), *timed_trees]:
         rate = summary.rate(op)
         if rate is None:
             raise FioRunError(f"metadata test: mdtest's SUMMARY has no {OP_LABELS[op]!r} row",
@@ -148,7 +153,7 @@ def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> li
     if metric not in TABLE_METRICS:
         raise ValueError(f"metric must be one of {', '.join(TABLE_METRICS)}, got {metric!r}")
     threads = sorted({row.threads for row in rows})
-    ops = [op for op in ALL_OPS if any(row.op == op for row in rows)]
+    ops = [op for op in (*ALL_OPS, *TREE_OPS) if any(row.op == op for row in rows)]
     cells = {(row.op, row.threads): getattr(row, metric) for row in rows}
     fmt = format_latency if metric.startswith("lat_") else format_ops
     noun = "task" if any(row.tool == "mdtest" for row in rows) else "thread"
