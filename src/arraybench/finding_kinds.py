@@ -267,6 +267,11 @@ class MetadataRowData(TypedDict):
     elapsed_ms: NotRequired[int]
     fio_iops: NotRequired[float]
     hosts: NotRequired[int]
+    tool: NotRequired[str]  # "mdtest": ops_per_s is its SUMMARY's Mean, these the rest
+    iterations: NotRequired[int]
+    ops_min: NotRequired[float | None]
+    ops_max: NotRequired[float | None]
+    ops_std: NotRequired[float | None]
 
 
 class MetadataFinding(TypedDict):

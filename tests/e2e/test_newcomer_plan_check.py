@@ -23,7 +23,11 @@ EXPECTED = {
     "quick": ["points", "report"],
     "inout": ["points", "report"],
     "aerodisk": ["points", "report"],
-    "cscs": ["points", "metadata", "metadata test: create, stat, delete"],
+    "cscs": [
+        "points",
+        "metadata",
+        "metadata test: dir-create, dir-stat, dir-delete, create, stat, delete",
+    ],
     "dbi-db": ["points", "interference", "5 background steps"],
     "hus-fmd": ["points", "bytes written / GC throughput", "analysis cliff"],
     "snia-pts": ["purge", "precondition", "rounds", "5 to 25 rounds", "points"],

@@ -50,8 +50,9 @@ def test_each_host_brings_its_links() -> None:
 
 def _headline(mbps: float) -> Headline:
     top = CurvePoint(4.0, mbps, 900.0, 2000.0, key="r/w4")
-    return Headline(optimal=top, maximum=top, min_latency=top, bounded=None, bound_us=1000.0,
-                    bound_stat="mean", at_first=top)  # fmt: skip
+    low = CurvePoint(1.0, mbps / 2, 300.0, 800.0, key="r/w1")  # the maximum named on its own
+    return Headline(optimal=low, maximum=top, min_latency=low, bounded=None, bound_us=1000.0,
+                    bound_stat="mean", at_first=low)  # fmt: skip
 
 
 def test_the_summary_says_a_maximum_beyond_the_fabric() -> None:

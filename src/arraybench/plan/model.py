@@ -134,8 +134,8 @@ class Plan(Strict):
     engine: EngineName = Field(
         "fio",
         description=(
-            "The load engine that runs the points (docs/engines.md); `hosts`, "
-            "`interference` and `metadata` run on fio only."
+            "The load engine that runs the points (docs/engines.md); `hosts` and "
+            "`interference` run on fio only, `metadata` on the tool it names."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")
@@ -244,7 +244,10 @@ class Plan(Strict):
     )
     metadata: MetadataTest | None = Field(
         None,
-        description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
+        description=(
+            "CSCS's metadata test (create, stat, delete files and directories) on fio's file "
+            "engines or mdtest."
+        ),
     )
     curve: CurveTest | None = Field(
         None,

@@ -96,6 +96,17 @@ def metadata_report(findings: list[Finding]) -> list[ReportTable]:
     if not rows:
         return []
     tables = []
+    if any(r.tool == "mdtest" for r in rows):  # rates only, over iterations
+        n = max(r.iterations for r in rows)
+        wanted = [("ops_per_s", "operations per second", f"mdtest's SUMMARY rate: the mean "
+                   f"over {n} iteration(s), all tasks together"),
+                  ("ops_min", "slowest iteration's ops/s", "mdtest's Min"),
+                  ("ops_max", "fastest iteration's ops/s", "mdtest's Max")]  # fmt: skip
+        for metric, title, caption in wanted:
+            header, *body = metadata_table(rows, metric)
+            tables.append(ReportTable(f"Metadata test (mdtest): {title} by tasks", header, body,
+                                      caption))  # fmt: skip
+        return tables
     for metric, title in (("ops_per_s", "operations per second"),
                           ("lat_mean_us", "mean latency (µs)")):  # fmt: skip
         header, *body = metadata_table(rows, metric)

@@ -1,14 +1,26 @@
 """CSCS's metadata test as a test kind: create, stat and delete many small files at each
-thread level; one stored point and one `metadata` finding per level."""
+thread level; one stored point and one `metadata` finding per level. The test names its
+tool (`metadata.engine`): fio's file engines write the job file here; mdtest is an engine of
+its own (`engines/mdtest`), which this kind hands the run to (`engine_of`)."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from arraybench.analysis.metadata import metadata_results
-from arraybench.engines.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
+from arraybench.analysis.metadata import mdtest_rows, metadata_results
+from arraybench.engines.base import Engine
+from arraybench.engines.fio.metadata import (
+    DIR_ENGINES_SINCE,
+    MetadataSpec,
+    leftovers,
+    render_metadata_jobfile,
+    supported_ops,
+)
+from arraybench.engines.mdtest.argv import MdtestSpec, ssh_config
+from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.engines.measurement import FioDocument
+from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
 from arraybench.point_identity import PointIdentity
@@ -35,13 +47,46 @@ def metadata_seconds(test: MetadataTest, threads: int) -> Span:
 
 
 def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
-    return MetadataSpec(str(directory), threads, test.files_per_thread, tuple(test.ops))
+    return MetadataSpec(str(directory), threads, test.files_per_thread, _fio_ops(test)[0])
+
+
+def _fio_ops(test: MetadataTest) -> tuple[tuple[str, ...], list[str]]:
+    """The operations fio runs, and what it leaves out: all asked, but where `auto` fell back
+    to fio, those this fio cannot time (directories before fio 3.37), each said."""
+    if test.engine != "auto":
+        return tuple(test.ops), []
+    try:
+        supported, _ = supported_ops()
+    except ArraybenchError:  # no fio: the engine's own check says so, once
+        return tuple(test.ops), []
+    kept = tuple(op for op in test.ops if op in supported)
+    return kept, [op for op in test.ops if op not in supported]
+
+
+def _mdtest_spec(plan: Plan, test: MetadataTest, tasks: int, directory: Path) -> MdtestSpec:
+    """mdtest in its own folder per level (`-d`), on the plan's hosts when it has some
+    (mpirun's ssh launcher with their keys: an ssh_config beside, written here)."""
+    hosts = tuple(h.address for h in plan.hosts)
+    config = ""
+    if plan.hosts:
+        path = directory / "mdtest-ssh_config"
+        path.write_text(ssh_config(plan.hosts))
+        config = str(path)
+    return MdtestSpec(str(directory / f"mdtest-t{tasks}"), tasks, test.files_per_thread,
+                      tuple(test.ops), test.repetitions, hosts, test.mdtest, "mpirun",
+                      config)  # fmt: skip
 
 
 class MetadataKind:
     name = METADATA.name  # the phase kind and the finding kind
     report_section = "report.sections.special.metadata_report"
     touches_targets = False  # it works in its own directory
+
+    def engine_of(self, ctx: RunContext) -> Engine:
+        meta = ctx.plan.metadata
+        if meta is not None and metadata_tool(meta.engine, meta.mdtest) == "mdtest":
+            return MdtestEngine(meta.mdtest)
+        return ctx.engine
 
     def slots(self, plan: Plan) -> int:
         return 1 + max(plan.metadata.threads) if plan.metadata else 1
@@ -54,7 +99,8 @@ class MetadataKind:
         for threads in meta.threads:
             identity, seq = PointIdentity("metadata", f"t{threads}"), first_seq + threads
             ops = ", ".join(meta.ops)
-            phase = f"{identity.key}: {ops} x {meta.files_per_thread} files per thread"
+            each = "items per task" if meta.engine != "fio" else "files per thread"
+            phase = f"{identity.key}: {ops} x {meta.files_per_thread} {each}"
             # generous watchdog: slow metadata servers
             expected = 10 + threads * meta.files_per_thread / 500
             steps.append(KindStep(identity, seq, f"{seq:03d}-metadata-t{threads}", phase,
@@ -70,7 +116,8 @@ class MetadataKind:
         for threads in meta.threads:
             span = span + metadata_seconds(meta, threads)
         title = (f"metadata test: {', '.join(meta.ops)} of {meta.files_per_thread} files per "
-                 f"thread at {', '.join(map(str, meta.threads))} threads")  # fmt: skip
+                 f"thread at {', '.join(map(str, meta.threads))} threads, "
+                 f"{_tool_said(meta)}")  # fmt: skip
         return Phase("metadata", title, span, len(meta.threads))
 
     def job_file(self, step: KindStep, ctx: RunContext) -> str:
@@ -78,6 +125,12 @@ class MetadataKind:
         assert meta is not None  # steps() gave this step
         directory = metadata_directory(ctx.plan, meta, ctx.results_dir)
         directory.mkdir(parents=True, exist_ok=True)
+        engine = self.engine_of(ctx)
+        if isinstance(engine, MdtestEngine):
+            md = _mdtest_spec(ctx.plan, meta, step.workers, directory)
+            if Path(md.directory).exists():  # a killed run's tree: create would time opens
+                shutil.rmtree(md.directory)
+            return engine.job(md)
         spec = _spec(meta, step.workers, directory)
         stale = leftovers(spec)
         if stale:  # a create phase over existing files would only time opens
@@ -90,6 +143,32 @@ class MetadataKind:
     ) -> MetadataFinding:
         meta = ctx.plan.metadata
         assert meta is not None
+        engine = self.engine_of(ctx)
+        if isinstance(engine, MdtestEngine):
+            summary = engine.summary(folder, step.key)
+            rows = mdtest_rows(summary, meta.ops, step.workers)
+            return {"threads": step.workers,
+                    "rows": [fields_of(MetadataRowData, r) for r in rows]}  # fmt: skip
         spec = _spec(meta, step.workers, metadata_directory(ctx.plan, meta, ctx.results_dir))
         rows = metadata_results(document, spec)
         return {"threads": step.workers, "rows": [fields_of(MetadataRowData, r) for r in rows]}
+
+
+def _tool_said(meta: MetadataTest) -> str:
+    """The tool the test will run on, and why where `auto` chose fio."""
+    tool = metadata_tool(meta.engine, meta.mdtest)
+    if tool == "mdtest":
+        return f"on mdtest through mpirun, {meta.repetitions} iteration(s) each"
+    if meta.engine == "auto":
+        left = ", ".join(_fio_ops(meta)[1])
+        return (
+            "on fio's file engines (mdtest or mpirun not found: install IOR's mdtest and "
+            "Open MPI to run CSCS's tool)"
+            + (
+                f"; left out: {left} (this fio has no engine for them; fio's directory engines "
+                f"since {DIR_ENGINES_SINCE})"
+                if left
+                else ""
+            )
+        )
+    return "on fio's file engines"
