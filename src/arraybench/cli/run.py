@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import typing
 from pathlib import Path
 
@@ -20,6 +21,7 @@ def add(sub: typing.Any) -> None:
     arg("--target", **MANY, metavar="PATH",
         help="file or block device to test (repeatable); default: a scratch file")
     results_option(arg)
+    fio_option(arg)
     arg("--scale", type=cli.scale_factor, default=1.0, metavar="FACTOR",
         help="multiply durations and sizes (e.g. 0.2 for a fast try)")
     arg("--repeat", type=cli.repeat_count, metavar="N", help="measure each point N times, the "
@@ -54,6 +56,7 @@ def add(sub: typing.Any) -> None:
     arg("--allow-destroy", **MANY, metavar="DEVICE",
         help="consent to overwrite this exact block device, as `run`")
     results_option(arg)
+    fio_option(arg)
     arg = command(plan, "schema", cmd_plan_schema,
                   help="print the plan's JSON Schema (editors validate YAML plans with it)")
     arg("--markdown", action="store_true", help="print the plan reference (docs/plan.md) instead")
@@ -64,8 +67,24 @@ def add(sub: typing.Any) -> None:
     arg("plan", help="PLAN.yaml or TEMPLATE name with a hosts list")
     arg("--set", **MANY, metavar="KEY=VALUE", dest="overrides",
         help="change the plan, as `run --set`")
+    fio_option(arg)
     command(sub, "templates", cmd_templates, help="list the built-in plans")
+
+
+FIO_ENV = "ARRAYBENCH_FIO"  # engines.fio.runner.FIO_ENV: the fio binary a run uses
+
+
+def fio_option(arg: cli.Arg) -> None:
+    arg("--fio", metavar="PATH", help=f"the fio binary to run (default: ${FIO_ENV}, else fio "
+        "on PATH); recorded with the run")
 # fmt: on
+
+
+def _choose_fio(args: argparse.Namespace) -> None:
+    """--fio: the fio of this command and of every process it starts (the environment is
+    where `engines.fio.runner.fio_binary` and child processes look)."""
+    if getattr(args, "fio", None):
+        os.environ[FIO_ENV] = args.fio
 
 
 def _request(args: argparse.Namespace) -> PlanRequest:
@@ -78,6 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arraybench.live.session import LiveSession
     from arraybench.report.files import report_files
 
+    _choose_fio(args)
     if args.report:
         console.print_note("--report is the old spelling of -o/--output")
     outputs = [Path(p) for p in [*args.output, *args.report]]
@@ -100,6 +120,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_plan_check(args: argparse.Namespace) -> None:
     from arraybench.run.checks import check_plan
 
+    _choose_fio(args)
     console.print_plan_check(check_plan(_request(args), Path(args.results), args.all_jobs))
 
 
@@ -112,6 +133,7 @@ def cmd_plan_schema(args: argparse.Namespace) -> None:
 def cmd_hosts_check(args: argparse.Namespace) -> int:
     from arraybench.run.checks import check_plan_hosts
 
+    _choose_fio(args)
     return console.print_hosts_check(check_plan_hosts(args.plan, args.overrides))
 
 

@@ -33,8 +33,13 @@ class Precondition(Strict):
 
     passes: Passes = Field(2.0, description="How many times the targets are written over.")
     bs: BlockSize = Field(128 * 1024, description="Block size of the preconditioning writes.")
-    pattern: Literal["sequential", "random"] = Field(
-        "sequential", description="Access pattern of the preconditioning writes."
+    pattern: Literal["sequential", "random", "sprandom"] = Field(
+        "sequential",
+        description=(
+            "Access pattern of the preconditioning writes; `sprandom` (fio >= 3.41): fio's "
+            "SanDisk pseudo-random preconditioning, random writes that leave the device in its "
+            "random-write steady state in one pass over its capacity (`passes` is not used)."
+        ),
     )
 
 

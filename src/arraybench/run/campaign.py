@@ -92,7 +92,7 @@ class Campaign:
         try:
             self.store.create_run(run)
             self.run_id = run.id
-            found = provenance.collect(plan, targets.sizes, tuning.applied())
+            found = provenance.collect(plan, targets.sizes, tuning.applied(), facts)
             self.store.add_finding(run.id, PROVENANCE.new(found))
             return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:

@@ -56,7 +56,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.engines.fio.runner import available_engines, fio_version
+from arraybench.engines.fio.features import DIR_OPS as DIR_FEATURE
+from arraybench.engines.fio.runner import available_engines, fio_binary, fio_version
 from arraybench.engines.fio.values import fio_comment, fio_path
 from arraybench.errors import FioMissingError
 from arraybench.units import fio_size
@@ -77,7 +78,7 @@ FILE_PREFIX = "mdfile"
 DIR_PREFIX = "mddir"
 # One fake I/O of this size per file: total_ios == files. Never written (the engines do no I/O).
 OBJECT_SIZE = 4096
-DIR_ENGINES_SINCE = "fio 3.37"
+DIR_ENGINES_SINCE = DIR_FEATURE.needs
 
 
 @dataclass(frozen=True)
@@ -175,14 +176,16 @@ def render_metadata_jobfile(spec: MetadataSpec) -> str:
     return "\n".join(lines)
 
 
-def supported_ops(fio_binary: str = "fio") -> tuple[set[str], list[str]]:
-    """Operations this fio can time (from ``fio --enghelp``), and a note per missing one."""
+def supported_ops(binary: str | None = None) -> tuple[set[str], list[str]]:
+    """Operations this fio (default: the chosen one, `runner.fio_binary`) can time (from
+    ``fio --enghelp``), and a note per missing one."""
+    binary = binary or fio_binary()
     try:
-        engines = available_engines(fio_binary)
-        version = fio_version(fio_binary)
+        engines = available_engines(binary)
+        version = fio_version(binary)
     except OSError as exc:
         raise FioMissingError(
-            f"cannot run {fio_binary}: {exc.strerror or exc}",
+            f"cannot run {binary}: {exc.strerror or exc}",
             "install fio (apt-get install fio) or give its path",
         ) from exc
     supported = {op for op, engine in ENGINES.items() if engine in engines}
@@ -194,7 +197,8 @@ def supported_ops(fio_binary: str = "fio") -> tuple[set[str], list[str]]:
         if op in DIR_OPS:
             notes.append(
                 f"{op}: {version} has no '{engine}' engine (fio's directory engines first "
-                f"shipped in {DIR_ENGINES_SINCE}); no engine of this fio times a directory "
+                f"shipped in fio {DIR_FEATURE.since[0]}.{DIR_FEATURE.since[1]}: these figures "
+                f"need {DIR_FEATURE.needs}); no engine of this fio times a directory "
                 "operation, so directory phases are left out rather than approximated"
             )
         else:

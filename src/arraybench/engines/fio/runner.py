@@ -44,12 +44,27 @@ class FioOutcome:
     stderr: str
 
 
+FIO_ENV = "ARRAYBENCH_FIO"  # the fio binary to run (`--fio PATH` sets it), else fio on PATH
+
+
 def fio_binary() -> str:
+    """The fio that runs the load: $ARRAYBENCH_FIO (a path, or a name looked up on PATH),
+    else `fio` on PATH. FioMissingError (one line, exit 2) when it names no executable."""
+    chosen = os.environ.get(FIO_ENV, "")
+    if chosen:
+        path = shutil.which(chosen)
+        if path is None:
+            raise FioMissingError(
+                f"{FIO_ENV}={chosen!r} (or --fio) names no executable file",
+                "give the path of a fio binary, e.g. --fio /opt/fio-3.42/fio",
+            )
+        return os.path.abspath(path)
     path = shutil.which("fio")
     if path is None:
         raise FioMissingError(
             "fio is not installed (not found on PATH)",
-            "install it: apt-get install fio (or ./scripts/install.sh)",
+            f"install it: apt-get install fio (or ./scripts/install.sh), or name one with "
+            f"--fio PATH / {FIO_ENV}",
         )
     return path
 

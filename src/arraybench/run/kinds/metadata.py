@@ -3,12 +3,20 @@ thread level; one stored point and one `metadata` finding per level."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
 from arraybench.analysis.metadata import metadata_results
-from arraybench.engines.fio.metadata import MetadataSpec, leftovers, render_metadata_jobfile
+from arraybench.engines.fio.metadata import (
+    MetadataSpec,
+    leftovers,
+    render_metadata_jobfile,
+    supported_ops,
+)
+from arraybench.engines.fio.runner import fio_binary
 from arraybench.engines.measurement import FioDocument
+from arraybench.errors import FioMissingError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
 from arraybench.point_identity import PointIdentity
@@ -33,8 +41,28 @@ def metadata_seconds(test: MetadataTest, threads: int) -> Span:
     return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
 
 
+@functools.cache
+def _supported(binary: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    ops, notes = supported_ops(binary)
+    return frozenset(ops), tuple(notes)
+
+
+def runnable_ops(test: MetadataTest) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The plan's operations this fio can time, and a note per one left out (the directory
+    phases before fio 3.37: `engines/fio/features.py`)."""
+    supported, notes = _supported(fio_binary())
+    ops = tuple(op for op in test.ops if op in supported)
+    return ops, tuple(n for n in notes if n.split(":", 1)[0] in test.ops)
+
+
 def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
-    return MetadataSpec(str(directory), threads, test.files_per_thread, tuple(test.ops))
+    ops, notes = runnable_ops(test)
+    if not ops:
+        hint = notes[0] if notes else "name another fio with --fio PATH"
+        raise FioMissingError(
+            f"metadata test: this fio can time none of {', '.join(test.ops)}", hint
+        )
+    return MetadataSpec(str(directory), threads, test.files_per_thread, ops)
 
 
 class MetadataKind:
@@ -78,6 +106,9 @@ class MetadataKind:
         directory = metadata_directory(ctx.plan, meta, ctx.results_dir)
         directory.mkdir(parents=True, exist_ok=True)
         spec = _spec(meta, step.workers, directory)
+        if step.workers == meta.threads[0]:  # said once, at the first level
+            for note in runnable_ops(meta)[1]:
+                ctx.observer.warning(f"metadata test: {note}")
         stale = leftovers(spec)
         if stale:  # a create phase over existing files would only time opens
             for path in stale:
