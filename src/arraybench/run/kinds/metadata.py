@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from arraybench.analysis.metadata import metadata_results
+from arraybench.engines.fio.features import DIR_OPS
 from arraybench.engines.fio.metadata import (
     MetadataSpec,
     leftovers,
@@ -53,6 +54,20 @@ def runnable_ops(test: MetadataTest) -> tuple[tuple[str, ...], tuple[str, ...]]:
     supported, notes = _supported(fio_binary())
     ops = tuple(op for op in test.ops if op in supported)
     return ops, tuple(n for n in notes if n.split(":", 1)[0] in test.ops)
+
+
+def left_out_line(test: MetadataTest) -> str | None:
+    """One line for the operations this fio cannot time, or None when it times them all."""
+    ops, notes = runnable_ops(test)
+    left = [op for op in test.ops if op not in ops]
+    if not left:
+        return None
+    if all(op.startswith("dir-") for op in left):
+        version = notes[0].split(": ", 1)[1].split(" has no ", 1)[0] if notes else "this fio"
+        return (f"metadata test: {', '.join(left)} left out: {version} has no directory "
+                f"engines (these figures need {DIR_OPS.needs}); name a newer fio with "
+                "--fio PATH")  # fmt: skip
+    return f"metadata test: {'; '.join(notes)}"
 
 
 def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
@@ -106,9 +121,8 @@ class MetadataKind:
         directory = metadata_directory(ctx.plan, meta, ctx.results_dir)
         directory.mkdir(parents=True, exist_ok=True)
         spec = _spec(meta, step.workers, directory)
-        if step.workers == meta.threads[0]:  # said once, at the first level
-            for note in runnable_ops(meta)[1]:
-                ctx.observer.warning(f"metadata test: {note}")
+        if step.workers == meta.threads[0] and (line := left_out_line(meta)):  # said once
+            ctx.observer.warning(line)
         stale = leftovers(spec)
         if stale:  # a create phase over existing files would only time opens
             for path in stale:
