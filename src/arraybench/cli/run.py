@@ -80,11 +80,21 @@ def fio_option(arg: cli.Arg) -> None:
 # fmt: on
 
 
-def _choose_fio(args: argparse.Namespace) -> None:
+@contextlib.contextmanager
+def _chosen_fio(args: argparse.Namespace) -> typing.Iterator[None]:
     """--fio: the fio of this command and of every process it starts (the environment is
-    where `engines.fio.runner.fio_binary` and child processes look)."""
-    if getattr(args, "fio", None):
-        os.environ[FIO_ENV] = args.fio
+    where `engines.fio.runner.fio_binary` and child processes look), as it was after it."""
+    given = getattr(args, "fio", None)
+    before = os.environ.get(FIO_ENV)
+    if given:
+        os.environ[FIO_ENV] = given
+    try:
+        yield
+    finally:
+        if given and before is None:
+            os.environ.pop(FIO_ENV, None)
+        elif given and before is not None:
+            os.environ[FIO_ENV] = before
 
 
 def _request(args: argparse.Namespace) -> PlanRequest:
@@ -97,13 +107,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arraybench.live.session import LiveSession
     from arraybench.report.files import report_files
 
-    _choose_fio(args)
     if args.report:
         console.print_note("--report is the old spelling of -o/--output")
     outputs = [Path(p) for p in [*args.output, *args.report]]
     refuse_early(outputs, args.serve)
     # closed on return: the run's lock is not kept by a library caller's process
-    with contextlib.closing(Store(Path(args.results))) as store:
+    with contextlib.closing(Store(Path(args.results))) as store, _chosen_fio(args):
         live = LiveSession(console.ProgressObserver(), args.serve, store, seconds=not args.no_live)
         console.print_served(live.served())
         ended = run_campaign(store, args.results, live, _request(args), args.resume,
@@ -120,8 +129,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_plan_check(args: argparse.Namespace) -> None:
     from arraybench.run.checks import check_plan
 
-    _choose_fio(args)
-    console.print_plan_check(check_plan(_request(args), Path(args.results), args.all_jobs))
+    with _chosen_fio(args):
+        check = check_plan(_request(args), Path(args.results), args.all_jobs)
+    console.print_plan_check(check)
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> None:
@@ -133,8 +143,9 @@ def cmd_plan_schema(args: argparse.Namespace) -> None:
 def cmd_hosts_check(args: argparse.Namespace) -> int:
     from arraybench.run.checks import check_plan_hosts
 
-    _choose_fio(args)
-    return console.print_hosts_check(check_plan_hosts(args.plan, args.overrides))
+    with _chosen_fio(args):
+        check = check_plan_hosts(args.plan, args.overrides)
+    return console.print_hosts_check(check)
 
 
 def cmd_templates(_: argparse.Namespace) -> None:
