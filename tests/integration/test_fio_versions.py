@@ -99,6 +99,11 @@ def test_plan_check_on_an_older_fio_says_which_figures_need_which_fio(tmp_path: 
         assert done.stderr.count("\n") == 1
         assert f"needs fio >= {needs}; found {SYSTEM}" in done.stderr
         assert "--fio PATH" in done.stderr
+        # `run` without `plan check` refuses the same, before a target is written
+        ran = main_cli("run", str(_plan(tmp_path, extra, workload)),
+                       "--results", str(tmp_path / "res"))  # fmt: skip
+        assert ran.returncode == 2 and ran.stderr == done.stderr
+        assert not (tmp_path / "t.dat").exists()
 
 
 @needs_fio_342

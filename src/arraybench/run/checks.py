@@ -85,11 +85,11 @@ def check_fio(plan: Plan, points: list[Point]) -> FioFound:
     and server refuse a peer of another protocol, so the run would fail at its first point."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from arraybench.engines.fio.features import feature_uses
     from arraybench.engines.fio.runner import FIO_ENV, fio_binary, fio_version
     from arraybench.errors import FioMissingError
     from arraybench.hosts.server import HostError, probe_fio_release
     from arraybench.run.fleet import host_spec
+    from arraybench.run.plan_values import check_fio_features
 
     try:
         binary = fio_binary()
@@ -98,10 +98,7 @@ def check_fio(plan: Plan, points: list[Point]) -> FioFound:
             raise
         return FioFound("", f"not found ({exc.message})", [], [])
     version = fio_version(binary)
-    uses = feature_uses(plan, points, version)
-    refused = [u.line() for u in uses if not u.present and not u.feature.left_out]
-    if refused:
-        raise PlanError("; ".join(refused), f"name a newer fio with --fio PATH ({FIO_ENV})")
+    uses = check_fio_features(plan, points, version)
     specs = [host_spec(h) for h in plan.hosts]
     with ThreadPoolExecutor(max_workers=max(1, min(16, len(specs)))) as pool:
         found = list(pool.map(lambda s: probe_fio_release(s, version, binary), specs))
