@@ -31,7 +31,7 @@ needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not i
 
 # A current fio beside the distribution's: `../shared/tools/fio-3.42/fio` from the project's
 # root (CI has the same layout). The core fio tests run on both (`each_fio`).
-FIO_ENV = "ARRAYBENCH_FIO"  # engines.fio.runner.FIO_ENV
+FIO_ENV = "ARRAYBENCH_FIO"  # engines.fio.choice.FIO_ENV
 FIO_342 = Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "fio-3.42" / "fio"
 FIO_342_MISSING = (f"fio 3.42 is not at {FIO_342} (../shared/tools/fio-3.42/fio from the "
                    "project's root): the tests on a current fio are skipped")  # fmt: skip

@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only f
     from arraybench.report.model import ReportModel, ReportTable
     from arraybench.report.render.text import Line, TextTable
     from arraybench.report.show import ShowFacts
-    from arraybench.run.checks import FioFound, HostsCheck, PlanCheck
+    from arraybench.run.checks import HostsCheck, PlanCheck
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.run.progress import RunProgress
     from arraybench.run.revert import Reverted
@@ -557,12 +557,14 @@ def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str, as_json: boo
 
 
 def print_plan_check(check: PlanCheck) -> None:
-    """plan check: the outline, the host tuning, the points, then their job files."""
+    """plan check: the outline, the host tuning, the fio, the points, then their job files."""
+    from arraybench.report.render.text import fio_found_lines
+
     print_outline(check.plan, check.outline, check.facts)
     for line in check.tuning:  # restored after the run
         out.print(line, markup=False)
-    if check.fio is not None:
-        print_fio_found(check.fio)
+    for line in fio_found_lines(check.fio) if check.fio is not None else []:
+        out.print(line, markup=False)
     out.print("points:" if check.points else "no points outside the rounds")
     for point in check.points:
         out.print(f"  {point.seq:3d}  {point.key:32s} {point.expected_seconds:6.0f}s")
@@ -573,18 +575,6 @@ def print_plan_check(check: PlanCheck) -> None:
     for whose, job in check.jobs:
         out.rule(f"job file of {whose}")
         out.print(job, markup=False)
-
-
-def print_fio_found(fio: FioFound) -> None:
-    """plan check: the fio chosen, each feature the plan asks of it, each host's fio."""
-    where = f"{fio.binary} " if fio.binary else ""
-    out.print(f"fio: {where}({fio.version}); another one: --fio PATH or $ARRAYBENCH_FIO",
-              markup=False)  # fmt: skip
-    for use in fio.features:
-        mark = ("ok", "green") if use.present else ("missing:", "yellow")
-        out.print(styled("  ", mark, f" {use.line()}"))
-    for host, version in fio.hosts:
-        out.print(f"  host {host}: {version}", markup=False)
 
 
 def print_hosts_check(check: HostsCheck) -> int:

@@ -85,7 +85,8 @@ def check_fio(plan: Plan, points: list[Point]) -> FioFound:
     and server refuse a peer of another protocol, so the run would fail at its first point."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from arraybench.engines.fio.runner import FIO_ENV, fio_binary, fio_version
+    from arraybench.engines.fio.choice import FIO_ENV, fio_binary
+    from arraybench.engines.fio.runner import fio_version
     from arraybench.errors import FioMissingError
     from arraybench.hosts.server import HostError, probe_fio_release
     from arraybench.run.fleet import host_spec

@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 
 from arraybench.engines import registry  # loaded first: the plan's parser knows the engines
+from arraybench.engines.fio.choice import FIO_ENV
 from arraybench.engines.fio.features import FeatureUse, feature_uses
-from arraybench.engines.fio.runner import FIO_ENV
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.errors import PlanError
 from arraybench.hosts.address import check_address, check_ssh_user

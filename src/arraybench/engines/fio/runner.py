@@ -7,7 +7,6 @@ import ctypes
 import os
 import re
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -17,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arraybench.engines.fio.choice import fio_binary
 from arraybench.engines.fio.jobfile import pin_filenames
 from arraybench.engines.fio.results import Measurement
-from arraybench.errors import FioMissingError, FioRunError
+from arraybench.errors import FioRunError
 from arraybench.system.procs import (
     PROC,
     command_bytes,
@@ -42,31 +42,6 @@ class FioOutcome:
     elapsed_s: float
     json_path: Path
     stderr: str
-
-
-FIO_ENV = "ARRAYBENCH_FIO"  # the fio binary to run (`--fio PATH` sets it), else fio on PATH
-
-
-def fio_binary() -> str:
-    """The fio that runs the load: $ARRAYBENCH_FIO (a path, or a name looked up on PATH),
-    else `fio` on PATH. FioMissingError (one line, exit 2) when it names no executable."""
-    chosen = os.environ.get(FIO_ENV, "")
-    if chosen:
-        path = shutil.which(chosen)
-        if path is None:
-            raise FioMissingError(
-                f"{FIO_ENV}={chosen!r} (or --fio) names no executable file",
-                "give the path of a fio binary, e.g. --fio /opt/fio-3.42/fio",
-            )
-        return os.path.abspath(path)
-    path = shutil.which("fio")
-    if path is None:
-        raise FioMissingError(
-            "fio is not installed (not found on PATH)",
-            f"install it: apt-get install fio (or ./scripts/install.sh), or name one with "
-            f"--fio PATH / {FIO_ENV}",
-        )
-    return path
 
 
 def fio_version(binary: str) -> str:

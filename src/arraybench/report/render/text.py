@@ -17,7 +17,7 @@ from arraybench.units import format_latency, format_size, format_throughput
 if typing.TYPE_CHECKING:
     from arraybench.plan.model import Plan
     from arraybench.report.show import ShowFacts
-    from arraybench.run.checks import HostsCheck
+    from arraybench.run.checks import FioFound, HostsCheck
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.store.db import PointRecord, RunRecord
 
@@ -174,6 +174,15 @@ def runs_table(rows: Sequence[tuple[RunRecord, int]], results: str, width: int) 
              for run, done in rows]  # fmt: skip
     columns = ["run id", "plan", "scenario", "status", "points", "started"]
     return TextTable(f"runs in {results}", columns, table, narrow=width < NARROW_BOX)
+
+
+def fio_found_lines(fio: FioFound) -> list[str]:
+    """plan check: the fio chosen, each feature the plan asks of it (`ok` or `missing:`, the
+    release it needs and the one found), each host's fio."""
+    where = f"{fio.binary} " if fio.binary else ""
+    lines = [f"fio: {where}({fio.version}); another one: --fio PATH or $ARRAYBENCH_FIO"]
+    lines += [f"  {'ok' if u.present else 'missing:'} {u.line()}" for u in fio.features]
+    return lines + [f"  host {host}: {version}" for host, version in fio.hosts]
 
 
 def hosts_table(check: HostsCheck) -> TextTable:
