@@ -353,15 +353,18 @@ def version_problem(
 
 
 def probe_fio_release(
-    spec: HostSpec, controller_version: str, binary: str, timeout_s: float = 10.0
+    spec: HostSpec, controller_version: str, binary: str, timeout_s: float = 5.0
 ) -> tuple[str | None, str | None]:
     """(the host's fio version, a mismatch line) from one null job through fio's client; (None,
-    None) when the server does not answer (the run's host check says why, `check_host`)."""
+    None) when no fio answers there, not even with its protocol (the run's host check says
+    why, `check_host`): only a release known to differ is refused before the run."""
     if tcp_problem(spec.address, spec.port, min(CONNECT_TIMEOUT_S, 1.0)) is not None:
         return None, None
     with tempfile.TemporaryDirectory(prefix="arraybench-probe-") as tmp:
         run = run_client_job(binary, spec.address, spec.port, PROBE_JOB, Path(tmp), timeout_s)
     version = probe_version(run.output)
+    if version is None and not _OTHER_PROTOCOL_RE.search(run.output):
+        return None, None
     return version, version_problem(spec, version, controller_version, run.output)
 
 

@@ -106,7 +106,7 @@ def check_fio(plan: Plan, points: list[Point]) -> FioFound:
     mismatched = [problem for _, problem in found if problem]
     if mismatched:
         raise HostError(mismatched[0])
-    hosts = [(s.name, v or "not running yet: checked when the run starts it")
+    hosts = [(s.name, v or "no fio server answering yet: checked when the run starts")
              for s, (v, _) in zip(specs, found, strict=True)]  # fmt: skip
     return FioFound(binary, version, uses, hosts)
 

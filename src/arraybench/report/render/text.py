@@ -181,7 +181,9 @@ def fio_found_lines(fio: FioFound) -> list[str]:
     release it needs and the one found), each host's fio."""
     where = f"{fio.binary} " if fio.binary else ""
     lines = [f"fio: {where}({fio.version}); another one: --fio PATH or $ARRAYBENCH_FIO"]
-    lines += [f"  {'ok' if u.present else 'missing:'} {u.line()}" for u in fio.features]
+    for use in fio.features:  # wrapped as the outline above: 100 columns
+        said = f"  {'ok' if use.present else 'missing:'} {use.line()}"
+        lines += textwrap.wrap(said, 100, subsequent_indent="    ", break_on_hyphens=False)
     return lines + [f"  host {host}: {version}" for host, version in fio.hosts]
 
 

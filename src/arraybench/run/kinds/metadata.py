@@ -38,7 +38,7 @@ def metadata_directory(plan: Plan, test: MetadataTest, results_dir: Path) -> Pat
 
 def metadata_seconds(test: MetadataTest, threads: int) -> Span:
     """A thread level of the metadata test; the high end is the runner's own expectation."""
-    ops = threads * test.files_per_thread * len(test.ops)
+    ops = threads * test.files_per_thread * len(planned_ops(test))
     return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
 
 
@@ -54,6 +54,15 @@ def runnable_ops(test: MetadataTest) -> tuple[tuple[str, ...], tuple[str, ...]]:
     supported, notes = _supported(fio_binary())
     ops = tuple(op for op in test.ops if op in supported)
     return ops, tuple(n for n in notes if n.split(":", 1)[0] in test.ops)
+
+
+def planned_ops(test: MetadataTest) -> tuple[str, ...]:
+    """The operations a run will time: those this fio can (all of the plan's when no fio is
+    found here, as for a plan checked on another machine)."""
+    try:
+        return runnable_ops(test)[0] or tuple(test.ops)
+    except FioMissingError:
+        return tuple(test.ops)
 
 
 def left_out_line(test: MetadataTest) -> str | None:
@@ -95,7 +104,7 @@ class MetadataKind:
         steps = []
         for threads in meta.threads:
             identity, seq = PointIdentity("metadata", f"t{threads}"), first_seq + threads
-            ops = ", ".join(meta.ops)
+            ops = ", ".join(planned_ops(meta))
             phase = f"{identity.key}: {ops} x {meta.files_per_thread} files per thread"
             # generous watchdog: slow metadata servers
             expected = 10 + threads * meta.files_per_thread / 500
@@ -111,8 +120,9 @@ class MetadataKind:
         span = ZERO
         for threads in meta.threads:
             span = span + metadata_seconds(meta, threads)
-        title = (f"metadata test: {', '.join(meta.ops)} of {meta.files_per_thread} files per "
-                 f"thread at {', '.join(map(str, meta.threads))} threads")  # fmt: skip
+        ops = ", ".join(planned_ops(meta))
+        title = (f"metadata test: {ops} of {meta.files_per_thread} files per thread at "
+                 f"{', '.join(map(str, meta.threads))} threads")  # fmt: skip
         return Phase("metadata", title, span, len(meta.threads))
 
     def job_file(self, step: KindStep, ctx: RunContext) -> str:
