@@ -209,10 +209,12 @@ def test_many_hosts_on_fio_342_and_a_mismatch_refused_at_plan_check(
     assert "fio-3.42 (protocol 120) on the host" in done.stderr
     assert f"{SYSTEM} ({protocol_of(SYSTEM)}) on the controller" in done.stderr
     # the same fio on the controller: each host's release listed, then the run on 3.42
-    monkeypatch.setenv(FIO_ENV, str(FIO_342))
-    done = main_cli("plan", "check", str(plan), "--results", str(tmp_path))
+    done = main_cli("plan", "check", str(plan), "--fio", str(FIO_342), "--results", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "host h0: fio-3.42" in done.stdout and "host h1: fio-3.42" in done.stdout
+    checked = main_cli("hosts", "check", str(plan), "--fio", str(FIO_342))
+    assert checked.stdout.count("fio-3.42") == 2 and "mismatch" not in checked.stdout
+    monkeypatch.setenv(FIO_ENV, str(FIO_342))
     results = tmp_path / "res"
     done = main_cli("run", str(plan), "--results", str(results))
     assert done.returncode == 0, done.stderr
