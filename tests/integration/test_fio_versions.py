@@ -109,6 +109,21 @@ def test_plan_check_on_an_older_fio_says_which_figures_need_which_fio(tmp_path: 
         assert not (tmp_path / "t.dat").exists()
 
 
+@needs_old_fio
+def test_a_run_on_an_older_fio_leaves_the_directory_figures_out_and_says_so(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "res"
+    done = main_cli("run", str(_plan(tmp_path, DIRS_PLAN)), "--set", "timing.duration=1s",
+                    "--results", str(results))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (f"warning: metadata test: dir-create, dir-stat, dir-delete left out: {SYSTEM} has "
+            "no directory engines (these figures need fio >= 3.37)") in done.stderr  # fmt: skip
+    [metadata] = stored_findings(results, "metadata")
+    assert [r["op"] for r in metadata["rows"]] == ["create", "stat", "delete"]
+    assert "Directory" not in done.stdout and "File creation" in done.stdout
+
+
 @needs_fio_342
 def test_plan_check_on_fio_342_finds_every_feature(tmp_path: Path) -> None:
     plan = _plan(tmp_path, SPRANDOM_PLAN + DIRS_PLAN, STEADY_LAT_PLAN)

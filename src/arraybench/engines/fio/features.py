@@ -92,21 +92,13 @@ class FeatureUse:
     found: str  # the fio's version text
     present: bool
 
-    @property
-    def verdict(self) -> str:
-        if self.present:
-            return "yes"
-        return "left out" if self.feature.left_out else "refused"
-
     def line(self) -> str:
-        """One line: what needs which release, what was found, what happens."""
+        """One line: what needs which release, what was found (and, for figures left out
+        without it, that they are)."""
         said = (f"{self.asked_by}: {self.feature.what} needs {self.feature.needs}; "
                 f"found {self.found}")  # fmt: skip
-        if self.present:
-            return said
-        if self.feature.left_out:
-            return f"{said}: these figures are left out"
-        return said
+        left_out = not self.present and self.feature.left_out
+        return f"{said}: these figures are left out" if left_out else said
 
 
 def asked(plan: Plan, points: list[Point]) -> list[tuple[Feature, str]]:

@@ -15,7 +15,7 @@ from arraybench.engines.fio.metadata import (
     render_metadata_jobfile,
     supported_ops,
 )
-from arraybench.engines.fio.runner import fio_binary
+from arraybench.engines.fio.runner import fio_binary, fio_version
 from arraybench.engines.measurement import FioDocument
 from arraybench.errors import FioMissingError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
@@ -43,15 +43,16 @@ def metadata_seconds(test: MetadataTest, threads: int) -> Span:
 
 
 @functools.cache
-def _supported(binary: str) -> tuple[frozenset[str], tuple[str, ...]]:
+def _supported(binary: str) -> tuple[frozenset[str], tuple[str, ...], str]:
+    """What this fio times, a note per operation it cannot, its version: asked once."""
     ops, notes = supported_ops(binary)
-    return frozenset(ops), tuple(notes)
+    return frozenset(ops), tuple(notes), fio_version(binary)
 
 
 def runnable_ops(test: MetadataTest) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The plan's operations this fio can time, and a note per one left out (the directory
     phases before fio 3.37: `engines/fio/features.py`)."""
-    supported, notes = _supported(fio_binary())
+    supported, notes, _ = _supported(fio_binary())
     ops = tuple(op for op in test.ops if op in supported)
     return ops, tuple(n for n in notes if n.split(":", 1)[0] in test.ops)
 
@@ -72,7 +73,7 @@ def left_out_line(test: MetadataTest) -> str | None:
     if not left:
         return None
     if all(op.startswith("dir-") for op in left):
-        version = notes[0].split(": ", 1)[1].split(" has no ", 1)[0] if notes else "this fio"
+        version = _supported(fio_binary())[2]
         return (f"metadata test: {', '.join(left)} left out: {version} has no directory "
                 f"engines (these figures need {DIR_OPS.needs}); name a newer fio with "
                 "--fio PATH")  # fmt: skip
