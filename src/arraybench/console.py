@@ -345,9 +345,13 @@ def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str, as_json: boo
 
 
 def print_plan_check(check: PlanCheck) -> None:
-    """plan check: the outline, the host tuning, the points, then their job files."""
+    """plan check: the outline, the host tuning, the fio, the points, then their job files."""
+    from arraybench.report.render.text import fio_found_lines
+
     print_outline(check.plan, check.outline, check.facts)
     for line in check.tuning:  # restored after the run
+        out.print(line, markup=False)
+    for line in fio_found_lines(check.fio) if check.fio is not None else []:
         out.print(line, markup=False)
     out.print("points:" if check.points else "no points outside the rounds")
     for point in check.points:

@@ -330,6 +330,7 @@ class ProvenanceFinding(TypedDict):
     targets: list[dict[str, Any]]
     hosts: list[dict[str, Any]]
     host_tuning: NotRequired[list[dict[str, str]]]
+    engine: NotRequired[dict[str, str]]  # the load tool: name, version, binary (its path)
 
 
 class AdaptiveFinding(TypedDict):

@@ -34,9 +34,26 @@ class Precondition(Strict):
 
     passes: Passes = Field(2.0, description="How many times the targets are written over.")
     bs: BlockSize = Field(128 * 1024, description="Block size of the preconditioning writes.")
-    pattern: Literal["sequential", "random"] = Field(
-        "sequential", description="Access pattern of the preconditioning writes."
+    pattern: Literal["sequential", "random", "sprandom"] = Field(
+        "sequential",
+        description=(
+            "Access pattern of the preconditioning writes; `sprandom` (fio >= 3.41): fio's "
+            "SanDisk pseudo-random preconditioning, random writes that leave the device in its "
+            "random-write steady state in one pass over its capacity (`passes`: 1)."
+        ),
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sprandom_is_one_pass(cls, data: object) -> object:
+        """fio's sprandom decides what it writes (one pass, less its over-provisioning):
+        another count of passes would be a promise the run does not keep."""
+        if isinstance(data, dict) and data.get("pattern") == "sprandom":
+            if data.get("passes", 1) != 1:
+                raise ValueError("pattern sprandom writes the targets once (fio decides how "
+                                 "much): leave passes out, or give 1")  # fmt: skip
+            data = {**data, "passes": 1.0}
+        return data
 
 
 class Rounds(Strict):

@@ -16,11 +16,14 @@ import os
 from pathlib import Path
 
 from arraybench.engines import registry  # loaded first: the plan's parser knows the engines
+from arraybench.engines.fio.choice import FIO_ENV
+from arraybench.engines.fio.features import FeatureUse, feature_uses
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.engines.mdtest.argv import mdtest_arg, ssh_config
 from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.errors import PlanError
 from arraybench.hosts.address import check_address, check_ssh_user
+from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
 from arraybench.run.host_verify import check_verify_hosts
 from arraybench.run.kinds.metadata import metadata_directory
@@ -125,3 +128,14 @@ def resolve_targets(plan: Plan) -> Plan:
         fio_path(directory, "metadata.directory resolves to")
         update["metadata"] = plan.metadata.model_copy(update={"directory": directory})
     return plan.model_copy(update=update)
+
+
+def check_fio_features(plan: Plan, points: list[Point], version: str) -> list[FeatureUse]:
+    """Each feature the plan asks of the fio of `version` (engines/fio/features.py); PlanError
+    (exit 2), one line naming the release each needs and the one found, for those the run
+    cannot do without (a figure that is only left out is not refused: it is said)."""
+    uses = feature_uses(plan, points, version)
+    refused = [u.line() for u in uses if not u.present and not u.feature.left_out]
+    if refused:
+        raise PlanError("; ".join(refused), f"name a newer fio with --fio PATH ({FIO_ENV})")
+    return uses

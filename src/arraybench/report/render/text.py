@@ -17,7 +17,7 @@ from arraybench.units import format_latency, format_size, format_throughput
 if typing.TYPE_CHECKING:
     from arraybench.plan.model import Plan
     from arraybench.report.show import ShowFacts
-    from arraybench.run.checks import HostsCheck
+    from arraybench.run.checks import FioFound, HostsCheck
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.store.db import PointRecord, RunRecord
 
@@ -176,6 +176,17 @@ def runs_table(rows: Sequence[tuple[RunRecord, int]], results: str, width: int) 
              for run, done in rows]  # fmt: skip
     columns = ["run id", "plan", "scenario", "status", "points", "started"]
     return TextTable(f"runs in {results}", columns, table, narrow=width < NARROW_BOX)
+
+
+def fio_found_lines(fio: FioFound) -> list[str]:
+    """plan check: the fio chosen, each feature the plan asks of it (`ok` or `missing:`, the
+    release it needs and the one found), each host's fio."""
+    where = f"{fio.binary} " if fio.binary else ""
+    lines = [f"fio: {where}({fio.version}); another one: --fio PATH or $ARRAYBENCH_FIO"]
+    for use in fio.features:  # wrapped as the outline above: 100 columns
+        said = f"  {'ok' if use.present else 'missing:'} {use.line()}"
+        lines += textwrap.wrap(said, 100, subsequent_indent="    ", break_on_hyphens=False)
+    return lines + [f"  host {host}: {version}" for host, version in fio.hosts]
 
 
 def hosts_table(check: HostsCheck) -> TextTable:

@@ -5,11 +5,13 @@ its own (`engines/mdtest`), which this kind hands the run to (`engine_of`)."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
 from arraybench.analysis.metadata import mdtest_rows, metadata_results
 from arraybench.engines.base import Engine
+from arraybench.engines.fio.features import DIR_OPS
 from arraybench.engines.fio.metadata import (
     DIR_ENGINES_SINCE,
     MetadataSpec,
@@ -17,10 +19,11 @@ from arraybench.engines.fio.metadata import (
     render_metadata_jobfile,
     supported_ops,
 )
+from arraybench.engines.fio.runner import fio_binary, fio_version
 from arraybench.engines.mdtest.argv import MdtestSpec, ssh_config
 from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.engines.measurement import FioDocument
-from arraybench.errors import ArraybenchError
+from arraybench.errors import ArraybenchError, FioMissingError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
 from arraybench.point_identity import PointIdentity
@@ -42,25 +45,69 @@ def metadata_directory(plan: Plan, test: MetadataTest, results_dir: Path) -> Pat
 
 def metadata_seconds(test: MetadataTest, threads: int) -> Span:
     """A thread level of the metadata test; the high end is the runner's own expectation."""
-    ops = threads * test.files_per_thread * len(test.ops)
+    ops = threads * test.files_per_thread * len(planned_ops(test))
     return Span(0.3, 0.5 + ops / 20000, 10 + threads * test.files_per_thread / 500)
 
 
+@functools.cache
+def _supported(binary: str) -> tuple[frozenset[str], tuple[str, ...], str]:
+    """What this fio times, a note per operation it cannot, its version: asked once."""
+    ops, notes = supported_ops(binary)
+    return frozenset(ops), tuple(notes), fio_version(binary)
+
+
+def runnable_ops(test: MetadataTest) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The plan's operations this fio can time, and a note per one left out (the directory
+    phases before fio 3.37: `engines/fio/features.py`)."""
+    supported, notes, _ = _supported(fio_binary())
+    ops = tuple(op for op in test.ops if op in supported)
+    return ops, tuple(n for n in notes if n.split(":", 1)[0] in test.ops)
+
+
+def planned_ops(test: MetadataTest) -> tuple[str, ...]:
+    """The operations a run will time: those this fio can (all of the plan's when no fio is
+    found here, as for a plan checked on another machine)."""
+    if metadata_tool(test.engine, test.mdtest) == "mdtest":  # mdtest times every one
+        return tuple(test.ops)
+    try:
+        return runnable_ops(test)[0] or tuple(test.ops)
+    except FioMissingError:
+        return tuple(test.ops)
+
+
+def left_out_line(test: MetadataTest) -> str | None:
+    """One line for the operations this fio cannot time, or None when it times them all."""
+    ops, notes = runnable_ops(test)
+    left = [op for op in test.ops if op not in ops]
+    if not left:
+        return None
+    if all(op.startswith("dir-") for op in left):
+        version = _supported(fio_binary())[2]
+        return (f"metadata test: {', '.join(left)} left out: {version} has no directory "
+                f"engines (these figures need {DIR_OPS.needs}); name a newer fio with "
+                "--fio PATH")  # fmt: skip
+    return f"metadata test: {'; '.join(notes)}"
+
+
 def _spec(test: MetadataTest, threads: int, directory: Path) -> MetadataSpec:
-    return MetadataSpec(str(directory), threads, test.files_per_thread, _fio_ops(test)[0])
+    ops, notes = runnable_ops(test)
+    if not ops:
+        hint = notes[0] if notes else "name another fio with --fio PATH"
+        raise FioMissingError(
+            f"metadata test: this fio can time none of {', '.join(test.ops)}", hint
+        )
+    return MetadataSpec(str(directory), threads, test.files_per_thread, ops)
 
 
 def _fio_ops(test: MetadataTest) -> tuple[tuple[str, ...], list[str]]:
-    """The operations fio runs, and what it leaves out: all asked, but where `auto` fell back
-    to fio, those this fio cannot time (directories before fio 3.37), each said."""
-    if test.engine != "auto":
-        return tuple(test.ops), []
+    """The operations fio runs, and what it leaves out: those this fio cannot time
+    (directories before fio 3.37), each said; all asked when no fio is found here (the
+    engine's own check says so, once)."""
     try:
-        supported, _ = supported_ops()
-    except ArraybenchError:  # no fio: the engine's own check says so, once
+        ops = runnable_ops(test)[0]
+    except ArraybenchError:
         return tuple(test.ops), []
-    kept = tuple(op for op in test.ops if op in supported)
-    return kept, [op for op in test.ops if op not in supported]
+    return ops, [op for op in test.ops if op not in ops]
 
 
 def _mdtest_spec(plan: Plan, test: MetadataTest, tasks: int, directory: Path) -> MdtestSpec:
@@ -98,7 +145,7 @@ class MetadataKind:
         steps = []
         for threads in meta.threads:
             identity, seq = PointIdentity("metadata", f"t{threads}"), first_seq + threads
-            ops = ", ".join(meta.ops)
+            ops = ", ".join(planned_ops(meta))
             each = "items per task" if meta.engine != "fio" else "files per thread"
             phase = f"{identity.key}: {ops} x {meta.files_per_thread} {each}"
             # generous watchdog: slow metadata servers
@@ -115,8 +162,8 @@ class MetadataKind:
         span = ZERO
         for threads in meta.threads:
             span = span + metadata_seconds(meta, threads)
-        title = (f"metadata test: {', '.join(meta.ops)} of {meta.files_per_thread} files per "
-                 f"thread at {', '.join(map(str, meta.threads))} threads, "
+        title = (f"metadata test: {', '.join(planned_ops(meta))} of {meta.files_per_thread} "
+                 f"files per thread at {', '.join(map(str, meta.threads))} threads, "
                  f"{_tool_said(meta)}")  # fmt: skip
         return Phase("metadata", title, span, len(meta.threads))
 
@@ -132,6 +179,8 @@ class MetadataKind:
                 shutil.rmtree(md.directory)
             return engine.job(md)
         spec = _spec(meta, step.workers, directory)
+        if step.workers == meta.threads[0] and (line := left_out_line(meta)):  # said once
+            ctx.observer.warning(line)
         stale = leftovers(spec)
         if stale:  # a create phase over existing files would only time opens
             for path in stale:
