@@ -83,6 +83,33 @@ class ValidityFinding(TypedDict):
     flags: list[FlagData]
 
 
+class ReductionData(TypedDict):
+    """Ratios x:1 at a granule (engines.fio.datasample.Reduction.as_dict)."""
+
+    compression: float
+    dedupe: float
+    granule_bytes: int
+
+
+class WorkloadData(TypedDict):
+    """One writing workload's data: the ratios requested and those its fio sample reached."""
+
+    requested: ReductionData
+    preset: str | None
+    bs: int
+    achieved: ReductionData | None  # None: the sample could not be written (error)
+    seconds: float  # writing and measuring the sample
+    error: str | None
+    misses: list[str]  # each ratio more than 10 % from the requested one
+
+
+class DataReductionFinding(TypedDict):
+    """`data_reduction`: per writing workload, its data requested and achieved, measured
+    before the run (run.data_reduction)."""
+
+    workloads: dict[str, WorkloadData]
+
+
 class HostsFinding(TypedDict):
     """`hosts`: one point on many hosts (run.fleet)."""
 
@@ -487,6 +514,7 @@ ARRAY_PULL = FindingKind("array_pull", ArrayPullFinding)
 SCENARIO_STEP = FindingKind("scenario_step", ScenarioStepFinding)
 SCENARIO_PATHS = FindingKind("scenario_paths", ScenarioPathsFinding)
 WARMUP = FindingKind("warmup", WarmupFinding)
+DATA_REDUCTION = FindingKind("data_reduction", DataReductionFinding)
 
 
 def fields_of(shape: type[T], record: Any) -> T:

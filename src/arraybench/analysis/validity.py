@@ -59,6 +59,7 @@ REMARK_KINDS = frozenset({
     "split-io",  # ... in more requests
     "host-busy",  # the host was busy, but mostly with others: fio's own share was small
     "start-skew",  # the hosts started out of step by a small share of the window
+    "data-drift",  # incompressible data asked, the sample reduced (not a reduction study)
 })  # fmt: skip
 
 
@@ -107,6 +108,12 @@ THRESHOLDS = {
                  "max_sectors_kb 64: 16 x the requests, 1.00-1.06 x the bytes"),
     "host-busy": (f"host >= {BUSY_PCT:.0f} % busy, fio's own share small", "2 jobs beside "
                   "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
+    "data-missed": ("the workload's data, sampled through fio before the run, > 10 % from a "
+                    "requested compression or dedupe ratio", "a reduction study's figure is "
+                    "the ratio's: fio's repeat-mode dedupe at 2:1 reached 1.94-2.04:1, and a "
+                    "block smaller than the granule 1.15:1"),
+    "data-drift": ("incompressible data asked, its sample > 10 % reducible",
+                   "the figure is still the storage's, on data an array could reduce"),
     "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
                    "they overlapped for 98 % of it or more"),
 }  # fmt: skip
@@ -341,6 +348,16 @@ def point_flags(facts: PointFacts) -> list[Flag]:
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
+def data_flags(point: Point, misses: Sequence[str]) -> list[Flag]:
+    """A workload's data that missed its ratios: invalidating when the workload asked for
+    reduction (its figure is the ratio's), a remark on data asked incompressible."""
+    if not misses or not point.writes:
+        return []
+    kind = "data-missed" if point.data.reduced else "data-drift"
+    return [Flag(kind, f"the data sampled before the run: {'; '.join(misses)}",
+                 "ask for a ratio fio reaches at this block size (plan check --data)")]  # fmt: skip
+
+
 def finding_data(flags: Sequence[Flag]) -> ValidityFinding:
     return {"flags": [f.as_dict() for f in flags]}
 
@@ -378,8 +395,10 @@ def point_finding(
     cpus: int | None = None,
     file_target: bool = False,
     max_start_spread_ms: float | None = None,
+    data_misses: Sequence[str] = (),
 ) -> Finding | None:
-    """The `validity` finding of a point just measured (None when nothing is wrong)."""
+    """The `validity` finding of a point just measured (None when nothing is wrong);
+    `data_misses`: how its workload's sampled data missed the requested ratios."""
     facts = PointFacts(
         jobs=record.jobs or 0, iodepth=record.iodepth or 1,
         usr_cpu=record.usr_cpu,
@@ -393,7 +412,7 @@ def point_finding(
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
         read_share_pct=read_share_pct(samples),
     )  # fmt: skip
-    flags = point_flags(facts)
+    flags = point_flags(facts) + data_flags(point, data_misses)
     return VALIDITY.new(finding_data(flags)) if flags else None
 
 

@@ -47,6 +47,8 @@ def add(sub: typing.Any) -> None:
     arg("--scale", type=cli.scale_factor, default=1.0, metavar="FACTOR",
         help="multiply durations and sizes, as `run --scale`")
     arg("--all-jobs", action="store_true", help="print every point's job file")
+    arg("--data", action="store_true", help="sample each writing workload's data through fio "
+        "and measure the compression and dedupe ratios it reaches (docs/data.md)")
     arg("--set", **MANY, metavar="KEY=VALUE", dest="overrides",
         help="change the plan, as `run --set` (repeatable)")
     arg("--only", **MANY, metavar="GLOB",
@@ -100,7 +102,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_plan_check(args: argparse.Namespace) -> None:
     from arraybench.run.checks import check_plan
 
-    console.print_plan_check(check_plan(_request(args), Path(args.results), args.all_jobs))
+    console.print_plan_check(
+        check_plan(_request(args), Path(args.results), args.all_jobs, args.data)
+    )
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> None:

@@ -13,6 +13,7 @@ from pydantic import (
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
+    _REAL,
     MAX_SIZE,
     Blocks,
     BlockSize,
@@ -20,6 +21,7 @@ from arraybench.plan.types import (
     Count,
     Duration,
     Engine,
+    InRange,
     IoDepth,
     Jobs,
     Label,
@@ -37,16 +39,77 @@ from arraybench.plan.types import (
     _pair,
 )
 
+# the ratios a named preset stands for: (compression, dedupe); `zeros` writes zero buffers
+DATA_PRESETS: dict[str, tuple[float, float]] = {
+    "incompressible": (1.0, 1.0),
+    "zeros": (1.0, 1.0),  # fio's zero_buffers: every granule reduces to nothing
+    "db": (2.0, 1.0),  # database pages: about 2:1 compression, little dedupe
+    "vdi": (2.0, 3.0),  # cloned desktops: 2:1 compression, 3:1 dedupe
+}
+# fio writes at most 99 % of a buffer compressible (or repeated): 100:1
+MAX_RATIO = 100.0
+Ratio = Annotated[float, _REAL, InRange(1.0, MAX_RATIO, "x:1 factors; 1.0 = none")]
+
+
+def _data_form(value: object) -> object:
+    """A preset's name, or the percentages of earlier versions (``compressibility``: % of a
+    buffer that compresses; with it ``dedupe`` is a % of repeated buffers), as ratios."""
+    if isinstance(value, str):
+        if value not in DATA_PRESETS:
+            raise ValueError(f"unknown preset {value!r}: use one of {', '.join(DATA_PRESETS)} "
+                             "or {compression: 2.0, dedupe: 1.5, granule: 8k}")  # fmt: skip
+        return {"preset": value}
+    if isinstance(value, dict) and "compressibility" in value:
+        old = dict(value)
+        percents = {k: old.pop(k, 0) for k in ("compressibility", "dedupe")}
+        for key, pct in percents.items():
+            if isinstance(pct, bool) or not isinstance(pct, int) or not 0 <= pct <= 99:
+                raise ValueError(f"{key}: {pct!r} is not a percentage from 0 to 99; write "
+                                 "ratios now: {compression: 2.0, dedupe: 1.5}")  # fmt: skip
+        old["compression"] = round(100 / (100 - percents["compressibility"]), 3)
+        old["dedupe"] = round(100 / (100 - percents["dedupe"]), 3)
+        return old
+    return value
+
 
 class DataPattern(Strict):
-    """What the written buffers contain. Incompressible unless asked otherwise."""
+    """What the written buffers contain, as the ratios an array's inline reduction would
+    reach on them: incompressible and unique unless asked otherwise (docs/data.md)."""
 
-    # % of each buffer that compresses
-    compressibility: Percent = Field(
-        0, description=("Percent of each written buffer that compresses (0: incompressible).")
+    compression: Ratio = Field(
+        1.0, description="Compression ratio of each granule, x:1 (1.0: incompressible)."
     )
-    # % of buffers that repeat
-    dedupe: Percent = Field(0, description="Percent of written buffers that repeat (deduplicable).")
+    dedupe: Ratio = Field(
+        1.0, description="Dedupe ratio over aligned granules, x:1 (1.0: every granule unique)."
+    )
+    granule: BlockSize = Field(
+        8192, description="The block at which the array compresses and deduplicates."
+    )
+    preset: Literal["incompressible", "zeros", "db", "vdi"] | None = Field(
+        None,
+        description=(
+            "A named data pattern, written `data: NAME` (incompressible, zeros, db = 2:1 "
+            "compression, vdi = 2:1 compression and 3:1 dedupe); sets the ratios."
+        ),
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _forms(cls, value: object) -> object:
+        value = _data_form(value)
+        if isinstance(value, dict) and value.get("preset") in DATA_PRESETS:
+            ratios = DATA_PRESETS[value["preset"]]
+            value = {"compression": ratios[0], "dedupe": ratios[1], **value}
+        return value
+
+    @property
+    def zeros(self) -> bool:
+        return self.preset == "zeros"
+
+    @property
+    def reduced(self) -> bool:
+        """Whether the data is anything but incompressible and unique."""
+        return self.zeros or self.compression > 1.0 or self.dedupe > 1.0
 
 
 class SteadyStop(Strict):

@@ -14,12 +14,21 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
+from arraybench.engines import registry
 from arraybench.engines.base import Engine, EngineFacts
+from arraybench.engines.fio.runner import fio_binary
 from arraybench.engines.measurement import FioDocument
 from arraybench.engines.registry import engine_for
 from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
-from arraybench.finding_kinds import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
+from arraybench.finding_kinds import (
+    ADAPTIVE,
+    DATA_REDUCTION,
+    PROVENANCE,
+    ROUNDS,
+    AdaptiveFinding,
+    RoundsFinding,
+)
 from arraybench.hosts import HostError
 from arraybench.plan.expand import Point, check_resolved, expand, round_points
 from arraybench.plan.load import parse_plan_text
@@ -28,6 +37,13 @@ from arraybench.run import provenance, setup
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.array_pull import ArrayPull
 from arraybench.run.context import Observer, RunContext, RunSettings
+from arraybench.run.data_reduction import (
+    data_finding,
+    sample_lines,
+    sample_workloads,
+    stored_misses,
+    wants_sample,
+)
 from arraybench.run.fleet import Fleet, fleet_binary, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.interrupts import raise_if_swallowed
@@ -94,9 +110,21 @@ class Campaign:
             self.run_id = run.id
             found = provenance.collect(plan, targets.sizes, tuning.applied())
             self.store.add_finding(run.id, PROVENANCE.new(found))
+            self._sample_data(plan, run)
             return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
             self._restore(tuning)
+
+    def _sample_data(self, plan: Plan, run: RunRecord) -> None:
+        """The data each writing workload will give the array, sampled through fio and
+        measured, stored before the first point (docs/data.md); only when some workload asks
+        for reduction (incompressible data needs no sample)."""
+        if plan.engine != registry.DEFAULT or not wants_sample(plan):
+            return
+        samples = sample_workloads(plan, fio_binary(), Path(run.folder))
+        self.store.add_finding(run.id, data_finding(samples))
+        for line in sample_lines(samples):
+            self.observer.note(line)
 
     def _prepare(
         self, plan: Plan, engine: Engine
@@ -123,6 +151,7 @@ class Campaign:
             run=run, plan=plan, sizes=targets.sizes, engine=engine, results_dir=self.results_dir,
             store=self.store, observer=self.observer, guard=self.guard, settings=settings,
             target_kinds=targets.kinds, interactive=self.interactive,
+            data_misses=stored_misses(self.store.findings(run.id, DATA_REDUCTION.name)),
         )  # fmt: skip
 
     def _restore(self, tuning: HostTuningSession) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -112,6 +112,8 @@ class RunContext:
     interactive: bool = False  # prompts ask the operator (observer.confirm) when True
     fleet: Fleet | None = None  # the plan's hosts, once started
     array: ArrayPull | None = None  # the plan's array_monitor sources, once started
+    # workload -> how its sampled data missed the ratios asked (run.data_reduction)
+    data_misses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def prompt_with(self) -> Callable[[str], None] | None:
         """How a prompt asks the operator: the observer's `confirm` when the run is

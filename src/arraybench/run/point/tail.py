@@ -90,7 +90,8 @@ def store_point(
     findings += sidecars.findings(result)
     flags = point_finding(point, record, result.samples, monitor_flags=seen.flags,
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
-                          max_start_spread_ms=result.max_start_spread_ms)  # fmt: skip
+                          max_start_spread_ms=result.max_start_spread_ms,
+                          data_misses=ctx.data_misses.get(point.workload.name, ()))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,

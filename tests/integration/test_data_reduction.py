@@ -1,0 +1,142 @@
+"""`data:` ratios through real fio: what arraybench reports it reached is what the target holds.
+
+A run writes a 32 MiB file target with one sequential writing workload (at 280 MB/s here it
+wraps the file many times in its 2 seconds); the ratios `show --format json` carries for it (measured on a sample fio
+wrote before the run) are compared with the requested ones (10 %) and with an independent
+measurement of the target file (5 %): each 8 KiB granule compressed with zlib at its default
+level, distinct granules counted by SHA-256 (not the code under test's BLAKE2b and level 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from pathlib import Path
+
+import pytest
+
+from arraybench.engines.fio.datasample import sample_data
+from arraybench.plan.workload import DataPattern
+from tests.conftest import main_cli, needs_fio
+
+FIO_342 = Path("/work/shared/tools/fio-3.42/fio")
+GRANULE = 8192
+CASES = [(c, d) for c in (1.0, 2.0, 4.0) for d in (1.0, 2.0)]
+
+
+def independent_ratios(path: Path) -> tuple[float, float]:
+    """(compression, dedupe) of a file as an array would reduce it, written apart from
+    arraybench's own: per aligned 8 KiB granule, zlib's default level, SHA-256."""
+    blob = path.read_bytes()
+    granules = [blob[i : i + GRANULE] for i in range(0, len(blob) - GRANULE + 1, GRANULE)]
+    unique = {hashlib.sha256(g).digest(): g for g in granules}
+    stored = sum(min(GRANULE, len(zlib.compress(g))) for g in unique.values())
+    return len(unique) * GRANULE / stored, len(granules) / len(unique)
+
+
+def data_plan(tmp_path: Path, data: str, bs: str = "8k") -> Path:
+    path = tmp_path / "plan.yaml"
+    path.write_text(
+        "name: data\n"
+        f"targets:\n  - {{path: {tmp_path / 'target.dat'}, size: 32m}}\n"
+        "timing: {ramp: 0s, duration: 2s}\n"
+        "load: {workers: [1], iodepth: [4]}\n"
+        f"data: {data}\n"
+        f"workloads:\n  - {{name: fill, pattern: sequential, bs: {bs}, read: 0}}\n"
+    )
+    return path
+
+
+@needs_fio
+@pytest.mark.slow
+@pytest.mark.parametrize(("compression", "dedupe"), CASES)
+def test_reported_ratios_are_the_targets(tmp_path: Path, compression: float, dedupe: float):
+    results = tmp_path / "results"
+    plan = data_plan(tmp_path, f"{{compression: {compression}, dedupe: {dedupe}, granule: 8k}}")
+    done = main_cli("run", str(plan), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    assert "data of fill: requested" in done.stdout + done.stderr
+    shown = json.loads(main_cli("show", "latest", "--results", str(results),
+                                "--format", "json").stdout)  # fmt: skip
+    [point] = shown["points"]
+    data = point["data"]
+    assert data["requested"] == {"compression": compression, "dedupe": dedupe,
+                                 "granule_bytes": GRANULE}  # fmt: skip
+    achieved = data["achieved"]
+    assert achieved["granule_bytes"] == GRANULE
+    assert achieved["compression"] == pytest.approx(compression, rel=0.10)
+    assert achieved["dedupe"] == pytest.approx(dedupe, rel=0.10)
+    assert not [f for f in point["flags"] if f["kind"].startswith("data-")]
+    on_target = independent_ratios(tmp_path / "target.dat")
+    assert achieved["compression"] == pytest.approx(on_target[0], rel=0.05)
+    assert achieved["dedupe"] == pytest.approx(on_target[1], rel=0.05)
+
+
+@needs_fio
+@pytest.mark.skipif(not FIO_342.exists(), reason="no fio 3.42 in ../shared/tools")
+@pytest.mark.parametrize(("compression", "dedupe"), CASES)
+def test_fio_342_reaches_the_same_ratios(tmp_path: Path, compression: float, dedupe: float):
+    """The options chosen for fio 3.33 reach the ratios on the current fio too."""
+    sample = sample_data(str(FIO_342), DataPattern(compression=compression, dedupe=dedupe),
+                         GRANULE, tmp_path)  # fmt: skip
+    assert sample.error is None and sample.achieved is not None
+    assert sample.achieved.compression == pytest.approx(compression, rel=0.10)
+    assert sample.achieved.dedupe == pytest.approx(dedupe, rel=0.10)
+    assert sample.misses == []
+
+
+@needs_fio
+def test_plan_check_data_prints_requested_and_achieved(tmp_path: Path):
+    plan = data_plan(tmp_path, "vdi")
+    done = main_cli("plan", "check", str(plan), "--data", "--results", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    [line] = [x for x in done.stdout.splitlines() if x.startswith("data of fill")]
+    assert "requested compression 2.00:1, dedupe 3.00:1 at 8 KiB; achieved" in line
+    assert "MISSED" not in line
+    assert "dedupe_percentage=67" in done.stdout  # the job file: 1 / (1 - 0.67) = 3.0
+    assert not any((tmp_path / "r" / "scratch").iterdir())  # the sample is removed
+
+
+@pytest.mark.parametrize(
+    ("data", "bs", "said"),
+    [
+        ("{dedupe: 2.0}", "4k", "dedupe 2:1 at 8 KiB granules needs a block size that is a "
+         "multiple of the granule, not 4 KiB"),
+        ("{compression: 100}", "8k", "compression 100:1 at 8 KiB granules: fio's nearest is"),
+        ("{dedupe: 2, granule: 16k}", "8k", "not 8 KiB"),
+    ],
+)  # fmt: skip
+def test_plan_check_refuses_a_ratio_fio_cannot_reach(tmp_path: Path, data: str, bs: str,
+                                                     said: str):  # fmt: skip
+    done = main_cli("plan", "check", str(data_plan(tmp_path, data, bs)), "--results",
+                    str(tmp_path / "r"))  # fmt: skip
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: data (workload 'fill'): ") and said in line
+    assert "Traceback" not in done.stderr
+
+
+def test_percentages_of_earlier_versions_are_read_as_ratios(tmp_path: Path):
+    done = main_cli("plan", "check", str(data_plan(tmp_path, "{compressibility: 50, dedupe: 50}")),
+                    "--results", str(tmp_path / "r"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "buffer_compress_percentage=51" in done.stdout  # 2:1 measured with zlib
+    assert "dedupe_percentage=50" in done.stdout
+    bad = main_cli("plan", "check", str(data_plan(tmp_path, "{compressibility: 100}")),
+                   "--results", str(tmp_path / "r"))  # fmt: skip
+    assert bad.returncode == 2
+    [line] = bad.stderr.strip().splitlines()
+    assert "data" in line and "write ratios now: {compression: 2.0, dedupe: 1.5}" in line
+
+
+def test_presets_and_zeros(tmp_path: Path):
+    zeros = main_cli("plan", "check", str(data_plan(tmp_path, "zeros")), "--results",
+                     str(tmp_path / "r"))  # fmt: skip
+    assert zeros.returncode == 0, zeros.stderr
+    assert "zero_buffers=1" in zeros.stdout and "refill_buffers" not in zeros.stdout
+    unknown = main_cli("plan", "check", str(data_plan(tmp_path, "random")), "--results",
+                       str(tmp_path / "r"))  # fmt: skip
+    assert unknown.returncode == 2
+    assert "unknown preset 'random'" in unknown.stderr
+    assert DataPattern.model_validate("db").compression == 2.0
