@@ -1,10 +1,11 @@
 """`data:` ratios through real fio: what arraybench reports it reached is what the target holds.
 
 A run writes a 32 MiB file target with one sequential writing workload (at 280 MB/s here it
-wraps the file many times in its 2 seconds); the ratios `show --format json` carries for it (measured on a sample fio
-wrote before the run) are compared with the requested ones (10 %) and with an independent
-measurement of the target file (5 %): each 8 KiB granule compressed with zlib at its default
-level, distinct granules counted by SHA-256 (not the code under test's BLAKE2b and level 1).
+wraps the file many times in its 2 seconds); the ratios `show --format json` carries for it
+(measured on a sample fio wrote before the run) are compared with the requested ones (10 %)
+and with an independent measurement of the target file (5 %): each 8 KiB granule compressed
+with zlib at its default level, distinct granules counted by SHA-256 (not the code under
+test's BLAKE2b and level 1).
 """
 
 from __future__ import annotations

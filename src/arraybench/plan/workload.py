@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -56,7 +56,7 @@ def _data_form(value: object) -> object:
     buffer that compresses; with it ``dedupe`` is a % of repeated buffers), as ratios."""
     if isinstance(value, str):
         if value not in DATA_PRESETS:
-            raise ValueError(f"unknown preset {value!r}: use one of {', '.join(DATA_PRESETS)} "
+            raise ValueError(f"unknown preset {value[:40]!r}: use one of {', '.join(DATA_PRESETS)} "
                              "or {compression: 2.0, dedupe: 1.5, granule: 8k}")  # fmt: skip
         return {"preset": value}
     if isinstance(value, dict) and "compressibility" in value:
@@ -70,6 +70,12 @@ def _data_form(value: object) -> object:
         old["dedupe"] = round(100 / (100 - percents["dedupe"]), 3)
         return old
     return value
+
+
+def data_schema(schema: dict[str, Any]) -> None:
+    """A `data:` key's JSON Schema: the object, or a preset's name (`data: zeros`)."""
+    branches = schema.pop("anyOf", None) or [{"$ref": schema.pop("$ref")}]
+    schema["anyOf"] = [*branches, {"enum": list(DATA_PRESETS)}]
 
 
 class DataPattern(Strict):
@@ -281,7 +287,9 @@ class Workload(Strict):
         None, description="O_DIRECT for this workload (default: the plan's)."
     )
     data: DataPattern | None = Field(
-        None, description="What this workload's buffers contain (default: the plan's)."
+        None,
+        description="What this workload's buffers contain (default: the plan's).",
+        json_schema_extra=data_schema,
     )
     # overrides the plan's load
     load: Load | None = Field(
