@@ -16,7 +16,6 @@ from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
 from arraybench.engines import registry
 from arraybench.engines.base import Engine, EngineFacts
-from arraybench.engines.fio.runner import fio_binary
 from arraybench.engines.measurement import FioDocument
 from arraybench.engines.registry import engine_for
 from arraybench.errors import FioRunError
@@ -121,7 +120,7 @@ class Campaign:
         for reduction (incompressible data needs no sample)."""
         if plan.engine != registry.DEFAULT or not wants_sample(plan):
             return
-        samples = sample_workloads(plan, fio_binary(), Path(run.folder))
+        samples = sample_workloads(plan, Path(run.folder))
         self.store.add_finding(run.id, data_finding(samples))
         for line in sample_lines(samples):
             self.observer.note(line)

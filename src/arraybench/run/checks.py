@@ -71,10 +71,9 @@ def check_plan(
 
 
 def _data_samples(plan: Plan, results: Path) -> list[WorkloadSample]:
-    from arraybench.engines.fio.runner import fio_binary
     from arraybench.run.data_reduction import sample_workloads
 
-    return sample_workloads(plan, fio_binary(), results / "scratch")
+    return sample_workloads(plan, results / "scratch")
 
 
 def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:

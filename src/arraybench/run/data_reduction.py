@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.engines.fio.datasample import Sample, sample_data
+from arraybench.engines.fio.runner import fio_binary
 from arraybench.finding_kinds import DATA_REDUCTION, DataReductionFinding, WorkloadData
 from arraybench.plan.model import Plan
 from arraybench.plan.workload import DataPattern
@@ -35,9 +36,10 @@ def wants_sample(plan: Plan) -> bool:
     return said and bool(writing_data(plan))
 
 
-def sample_workloads(plan: Plan, fio: str, scratch: Path) -> list[WorkloadSample]:
-    """Each writing workload's data sampled once (workloads with the same data and block
-    size share one sample)."""
+def sample_workloads(plan: Plan, scratch: Path) -> list[WorkloadSample]:
+    """Each writing workload's data sampled once by the fio on PATH, in a folder under
+    `scratch` (workloads with the same data and block size share one sample)."""
+    fio = fio_binary()
     done: dict[tuple[DataPattern, int], Sample] = {}
     found = []
     for name, data, bs in writing_data(plan):
