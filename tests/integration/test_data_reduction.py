@@ -20,6 +20,7 @@ import pytest
 from arraybench.engines.fio.datasample import sample_data
 from arraybench.plan.workload import DataPattern
 from tests.conftest import main_cli, needs_fio
+from tests.loopdev import attached, sparse_file
 
 FIO_342 = Path("/work/shared/tools/fio-3.42/fio")
 GRANULE = 8192
@@ -27,20 +28,22 @@ CASES = [(c, d) for c in (1.0, 2.0, 4.0) for d in (1.0, 2.0)]
 
 
 def independent_ratios(path: Path) -> tuple[float, float]:
-    """(compression, dedupe) of a file as an array would reduce it, written apart from
-    arraybench's own: per aligned 8 KiB granule, zlib's default level, SHA-256."""
-    blob = path.read_bytes()
+    """(compression, dedupe) of a file or device as an array would reduce it, written apart
+    from arraybench's own: per aligned 8 KiB granule, zlib's default level, SHA-256."""
+    with path.open("rb") as f:
+        blob = f.read()
     granules = [blob[i : i + GRANULE] for i in range(0, len(blob) - GRANULE + 1, GRANULE)]
     unique = {hashlib.sha256(g).digest(): g for g in granules}
     stored = sum(min(GRANULE, len(zlib.compress(g))) for g in unique.values())
     return len(unique) * GRANULE / stored, len(granules) / len(unique)
 
 
-def data_plan(tmp_path: Path, data: str, bs: str = "8k") -> Path:
+def data_plan(tmp_path: Path, data: str, bs: str = "8k", target: str = "") -> Path:
     path = tmp_path / "plan.yaml"
+    target = target or f"{{path: {tmp_path / 'target.dat'}, size: 32m}}"
     path.write_text(
         "name: data\n"
-        f"targets:\n  - {{path: {tmp_path / 'target.dat'}, size: 32m}}\n"
+        f"targets:\n  - {target}\n"
         "timing: {ramp: 0s, duration: 2s}\n"
         "load: {workers: [1], iodepth: [4]}\n"
         f"data: {data}\n"
@@ -75,6 +78,27 @@ def test_reported_ratios_are_the_targets(tmp_path: Path, compression: float, ded
 
 
 @needs_fio
+@pytest.mark.slow
+@pytest.mark.parametrize(("compression", "dedupe"), [(2.0, 2.0), (4.0, 1.0)])
+def test_reported_ratios_are_a_loop_devices(tmp_path: Path, compression: float, dedupe: float):
+    """The same on a block device: 32 MiB of loop device over a sparse file, read back."""
+    with attached(sparse_file(tmp_path / "backing.img", 32 << 20)) as dev:
+        plan = data_plan(tmp_path, f"{{compression: {compression}, dedupe: {dedupe}}}",
+                         target=f"{{path: {dev}}}")  # fmt: skip
+        results = tmp_path / "results"
+        done = main_cli("run", str(plan), "--results", str(results), "--allow-destroy", dev)
+        assert done.returncode == 0, done.stderr
+        shown = json.loads(main_cli("show", "latest", "--results", str(results),
+                                    "--format", "json").stdout)  # fmt: skip
+        achieved = shown["points"][0]["data"]["achieved"]
+        on_device = independent_ratios(Path(dev))
+    assert achieved["compression"] == pytest.approx(compression, rel=0.10)
+    assert achieved["dedupe"] == pytest.approx(dedupe, rel=0.10)
+    assert achieved["compression"] == pytest.approx(on_device[0], rel=0.05)
+    assert achieved["dedupe"] == pytest.approx(on_device[1], rel=0.05)
+
+
+@needs_fio
 @pytest.mark.skipif(not FIO_342.exists(), reason="no fio 3.42 in ../shared/tools")
 @pytest.mark.parametrize(("compression", "dedupe"), CASES)
 def test_fio_342_reaches_the_same_ratios(tmp_path: Path, compression: float, dedupe: float):
@@ -102,10 +126,12 @@ def test_plan_check_data_prints_requested_and_achieved(tmp_path: Path):
 @pytest.mark.parametrize(
     ("data", "bs", "said"),
     [
-        ("{dedupe: 2.0}", "4k", "dedupe 2:1 at 8 KiB granules needs a block size that is a "
-         "multiple of the granule, not 4 KiB"),
-        ("{compression: 100}", "8k", "compression 100:1 at 8 KiB granules: fio's nearest is"),
-        ("{dedupe: 2, granule: 16k}", "8k", "not 8 KiB"),
+        ("{dedupe: 2.0}", "4k", "data (workload 'fill'): dedupe 2:1 at 8 KiB granules needs a "
+         "block size that is a multiple of the granule, not 4 KiB"),
+        ("{compression: 100}", "8k", "data (workload 'fill'): compression 100:1 at 8 KiB "
+         "granules: fio's nearest is"),
+        ("{dedupe: 2, granule: 16k}", "8k", "data (workload 'fill'): dedupe 2:1 at 16 KiB"),
+        ("{granule: 256}", "8k", "data.granule: 256 is out of range: use 512 to 1m"),
     ],
 )  # fmt: skip
 def test_plan_check_refuses_a_ratio_fio_cannot_reach(tmp_path: Path, data: str, bs: str,
@@ -114,7 +140,7 @@ def test_plan_check_refuses_a_ratio_fio_cannot_reach(tmp_path: Path, data: str, 
                     str(tmp_path / "r"))  # fmt: skip
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
-    assert line.startswith("error: data (workload 'fill'): ") and said in line
+    assert line.startswith("error: ") and said in line
     assert "Traceback" not in done.stderr
 
 
@@ -141,3 +167,11 @@ def test_presets_and_zeros(tmp_path: Path):
     assert unknown.returncode == 2
     assert "unknown preset 'random'" in unknown.stderr
     assert DataPattern.model_validate("db").compression == 2.0
+
+
+def test_a_huge_block_is_sampled_in_blocks_of_at_most_1_mib():
+    from arraybench.engines.fio.datasample import sample_block
+
+    assert sample_block(DataPattern(dedupe=2.0), 1 << 30) == 1 << 20
+    assert sample_block(DataPattern(compression=2.0, granule=8192), 3 << 19) == 1 << 20
+    assert sample_block(DataPattern(compression=2.0), 8192) == 8192

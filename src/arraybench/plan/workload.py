@@ -14,6 +14,7 @@ from arraybench.plan.confidence import steady_limit
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
     _REAL,
+    _SIZE,
     MAX_SIZE,
     Blocks,
     BlockSize,
@@ -49,6 +50,8 @@ DATA_PRESETS: dict[str, tuple[float, float]] = {
 # fio writes at most 99 % of a buffer compressible (or repeated): 100:1
 MAX_RATIO = 100.0
 Ratio = Annotated[float, _REAL, InRange(1.0, MAX_RATIO, "x:1 factors; 1.0 = none")]
+# arrays reduce 4-32 KiB blocks; below 512 B the sample's hashing is the cost, not the data
+Granule = Annotated[int, _SIZE, InRange(512, 1 << 20, "an array's reduction block", unit="B")]
 
 
 def _data_form(value: object) -> object:
@@ -88,7 +91,7 @@ class DataPattern(Strict):
     dedupe: Ratio = Field(
         1.0, description="Dedupe ratio over aligned granules, x:1 (1.0: every granule unique)."
     )
-    granule: BlockSize = Field(
+    granule: Granule = Field(
         8192, description="The block at which the array compresses and deduplicates."
     )
     preset: Literal["incompressible", "zeros", "db", "vdi"] | None = Field(

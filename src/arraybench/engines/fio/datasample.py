@@ -4,14 +4,13 @@ options into a scratch file, measured the way an array would (`reduction` says h
 from __future__ import annotations
 
 import hashlib
-import math
 import tempfile
 import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.engines.fio.reduction import TOLERANCE, ZLIB_LEVEL, data_options
+from arraybench.engines.fio.reduction import TOLERANCE, ZLIB_LEVEL, chunk, data_options
 from arraybench.engines.fio.runner import first_error_line, run_captured
 from arraybench.plan.workload import DataPattern
 from arraybench.units import fio_size
@@ -21,6 +20,7 @@ from arraybench.units import fio_size
 # deviation) at 32 MiB, 3.1 % at 16 MiB; 32 MiB took 0.4-1 s to write and measure
 SAMPLE_BYTES = 32 << 20
 _READ = 1 << 20
+SAMPLE_MAX_BS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,17 @@ def sample_command(fio: str, data: DataPattern, bs: int, path: Path, size: int) 
     ]
 
 
+def sample_block(data: DataPattern, bs: int) -> int:
+    """The sample's block size: the workload's, or under 1 MiB the largest multiple of the
+    granule (of fio's compressible chunk when the granule does not divide the block): the
+    same buffers in kind (each repeated or not, each chunk as full of zeros), without a
+    1 GiB block making the sample 1 GiB."""
+    if bs <= SAMPLE_MAX_BS:
+        return bs
+    step = data.granule if bs % data.granule == 0 else chunk(data, bs)
+    return max(step, SAMPLE_MAX_BS // step * step)
+
+
 @dataclass(frozen=True)
 class Sample:
     requested: DataPattern
@@ -104,16 +115,16 @@ def sample_data(
     fio: str, data: DataPattern, bs: int, scratch: Path, size: int = SAMPLE_BYTES
 ) -> Sample:
     """Have fio write a sample of the data into a scratch file under `scratch` (removed after)
-    and measure it. At least 64 granules, whole blocks."""
+    and measure it. At least 64 granules, whole blocks (of at most 1 MiB: `sample_block`)."""
+    block = sample_block(data, bs)
     size = max(size, 64 * data.granule)
-    size -= size % math.lcm(bs, data.granule) or 0
-    size = max(size, math.lcm(bs, data.granule))
+    size = max(block, size - size % block)
     start = time.monotonic()
     scratch = scratch.resolve()  # fio runs in the scratch folder: a relative path is not there
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="arraybench-data-", dir=scratch) as tmp:
         path = Path(tmp) / "sample"
-        code, output = run_captured(sample_command(fio, data, bs, path, size), Path(tmp))
+        code, output = run_captured(sample_command(fio, data, block, path, size), Path(tmp))
         if code != 0:
             return Sample(data, bs, None, time.monotonic() - start, first_error_line(output))
         achieved = measure(path, data.granule)
