@@ -13,7 +13,7 @@ fio's data holds (docs/data.md gives the figures measured).
 from __future__ import annotations
 
 import math
-import os
+import random
 import zlib
 from functools import cache
 
@@ -31,9 +31,10 @@ def chunk(data: DataPattern, bs: int) -> int:
 
 
 def _compressed(granule: int, zero_pct: int) -> int:
-    """zlib's size of one granule whose chunks are `zero_pct` % zeros after random bytes."""
-    random = granule * (100 - zero_pct) // 100
-    block = os.urandom(random) + bytes(granule - random)
+    """zlib's size of one granule whose chunks are `zero_pct` % zeros after random bytes
+    (seeded: `plan check` and the run choose the same percentage)."""
+    size = granule * (100 - zero_pct) // 100
+    block = random.Random(granule * 100 + zero_pct).randbytes(size) + bytes(granule - size)
     return min(granule, len(zlib.compress(block, ZLIB_LEVEL)))
 
 
