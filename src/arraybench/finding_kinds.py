@@ -103,6 +103,26 @@ class WorkloadData(TypedDict):
     misses: list[str]  # each ratio more than 10 % from the requested one
 
 
+class TargetReadBack(TypedDict):
+    """One target read back: its ratios over the bytes read (run.data_reduction)."""
+
+    compression: float
+    dedupe: float  # the sample's own: the target's when `whole`, else a lower bound
+    granule_bytes: int
+    bytes_read: int
+    whole: bool  # the whole target was read
+    seconds: float
+
+
+class DataReadBackFinding(TypedDict):
+    """`data_read_back`: the targets read back after a writing workload's last point."""
+
+    workload: str
+    scenario: str | None
+    targets: dict[str, TargetReadBack]
+    skipped: str | None  # why no target was read (a many-host point: hosts' targets)
+
+
 class DataReductionFinding(TypedDict):
     """`data_reduction`: per writing workload, its data requested and achieved, measured
     before the run (run.data_reduction)."""
@@ -515,6 +535,7 @@ SCENARIO_STEP = FindingKind("scenario_step", ScenarioStepFinding)
 SCENARIO_PATHS = FindingKind("scenario_paths", ScenarioPathsFinding)
 WARMUP = FindingKind("warmup", WarmupFinding)
 DATA_REDUCTION = FindingKind("data_reduction", DataReductionFinding)
+DATA_READ_BACK = FindingKind("data_read_back", DataReadBackFinding)
 
 
 def fields_of(shape: type[T], record: Any) -> T:

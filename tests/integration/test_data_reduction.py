@@ -175,3 +175,35 @@ def test_a_huge_block_is_sampled_in_blocks_of_at_most_1_mib():
     assert sample_block(DataPattern(dedupe=2.0), 1 << 30) == 1 << 20
     assert sample_block(DataPattern(compression=2.0, granule=8192), 3 << 19) == 1 << 20
     assert sample_block(DataPattern(compression=2.0), 8192) == 8192
+
+
+@needs_fio
+@pytest.mark.slow
+def test_read_back_measures_what_the_workload_left_on_the_target(tmp_path: Path):
+    """`read_back` as large as the target reads all of it after the workload's last point:
+    the ratios stored are the file's (random overwrites leave less dedupe than the stream's,
+    so the test writes with random 8 KiB writes, where the two differ)."""
+    plan = data_plan(tmp_path, "{compression: 2.0, dedupe: 2.0, read_back: 32m}")
+    plan.write_text(plan.read_text().replace("pattern: sequential", "pattern: random"))
+    results = tmp_path / "results"
+    done = main_cli("run", str(plan), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    assert f"data of fill read back from {tmp_path / 'target.dat'}: compression" in done.stdout
+    shown = json.loads(main_cli("show", "latest", "--results", str(results),
+                                "--format", "json").stdout)  # fmt: skip
+    back = shown["points"][0]["data"]["on_target"][str(tmp_path / "target.dat")]
+    assert back["whole"] and back["bytes_read"] == 32 << 20 and back["granule_bytes"] == GRANULE
+    compression, dedupe = independent_ratios(tmp_path / "target.dat")
+    assert back["compression"] == pytest.approx(compression, rel=0.01)
+    assert back["dedupe"] == pytest.approx(dedupe, rel=0.01)
+
+
+def test_read_back_regions_are_whole_granules_inside_the_target():
+    from arraybench.engines.fio.datasample import read_back_regions
+
+    assert read_back_regions(32 << 20, 64 << 20, 8192, 1) == [(0, 32 << 20)]
+    regions = read_back_regions(1 << 30, 8 << 20, 8192, 7)
+    assert len(regions) == 8 and all(length == 1 << 20 for _, length in regions)
+    assert all(offset % 8192 == 0 and offset + (1 << 20) <= 1 << 30 for offset, _ in regions)
+    assert len({offset for offset, _ in regions}) == 8
+    assert regions == read_back_regions(1 << 30, 8 << 20, 8192, 7)  # seeded

@@ -94,6 +94,14 @@ class DataPattern(Strict):
     granule: Granule = Field(
         8192, description="The block at which the array compresses and deduplicates."
     )
+    read_back: Size | None = Field(
+        None,
+        description=(
+            "After the last point of a writing workload, read this many bytes of each local "
+            "target back (all of it when the target is no larger; else 1 MiB regions at "
+            "random) and measure its ratios: what the array was given (docs/data.md)."
+        ),
+    )
     preset: Literal["incompressible", "zeros", "db", "vdi"] | None = Field(
         None,
         description=(

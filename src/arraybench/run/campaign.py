@@ -22,6 +22,7 @@ from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.finding_kinds import (
     ADAPTIVE,
+    DATA_READ_BACK,
     DATA_REDUCTION,
     PROVENANCE,
     ROUNDS,
@@ -38,6 +39,9 @@ from arraybench.run.array_pull import ArrayPull
 from arraybench.run.context import Observer, RunContext, RunSettings
 from arraybench.run.data_reduction import (
     data_finding,
+    last_of_workloads,
+    read_back,
+    read_back_lines,
     sample_lines,
     sample_workloads,
     stored_misses,
@@ -234,12 +238,15 @@ class Campaign:
     ) -> None:
         """Points in order; an adaptive series runs where its first point is."""
         run = ctx.run
+        last = last_of_workloads(points)
 
         def run_one(point: Point) -> None:
             if point.key not in done:
                 counter[0] += 1
                 self.observer.point_started(point, counter[0], total)
                 run_point(ctx, point)
+                if point.adaptive == "off" and last.get(point.workload.name) == point.key:
+                    self._read_back(ctx, point)
 
         def measure(point: Point) -> PointRecord | None:  # the adaptive search's view
             run_one(point)
@@ -255,7 +262,16 @@ class Campaign:
                 outcome = run_adaptive(series, point.adaptive, run.latency_bound_us,
                                        run.latency_stat, measure, self.store.samples)  # fmt: skip
                 self._record_series(run, outcome.finding)
+                if point.workload.name in last and last[point.workload.name] not in done:
+                    self._read_back(ctx, series[-1])  # the series' last point may be skipped
                 self.observer.points_skipped([p for p in outcome.skipped if p.key not in done])
+
+    def _read_back(self, ctx: RunContext, point: Point) -> None:
+        """What a writing workload left on its targets, read back and stored (docs/data.md)."""
+        found = read_back(point, ctx.sizes, seed=point.seq)
+        self.store.add_finding(ctx.run.id, found)
+        for line in read_back_lines(DATA_READ_BACK.of(found)):
+            self.observer.note(line)
 
     def _record_series(self, run: RunRecord, finding: AdaptiveFinding) -> None:
         """One `adaptive` finding per series (a resumed run does not repeat it)."""

@@ -3,12 +3,20 @@ run (and by `plan check --data`): the ratios requested beside those reached."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.engines.fio.datasample import Sample, sample_data
+from arraybench.engines.fio.datasample import Sample, measure, read_back_regions, sample_data
 from arraybench.engines.fio.runner import fio_binary
-from arraybench.finding_kinds import DATA_REDUCTION, DataReductionFinding, WorkloadData
+from arraybench.finding_kinds import (
+    DATA_READ_BACK,
+    DATA_REDUCTION,
+    DataReadBackFinding,
+    DataReductionFinding,
+    WorkloadData,
+)
+from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
 from arraybench.plan.workload import DataPattern
 from arraybench.records import Finding
@@ -93,3 +101,41 @@ def sample_lines(samples: list[WorkloadSample]) -> list[str]:
                      f"(fio sample of {format_size(got.granules * got.granule_bytes)}, "
                      f"{s.sample.seconds:.1f} s){missed}")  # fmt: skip
     return lines
+
+
+def read_back(point: Point, sizes: dict[str, int], seed: int) -> Finding:
+    """The point's local targets read back as `data.read_back` asks and measured (called
+    after the last point of a writing workload)."""
+    amount = point.data.read_back or 0
+    found: DataReadBackFinding = {"workload": point.workload.name, "scenario": point.scenario,
+                                  "targets": {}, "skipped": None}  # fmt: skip
+    if point.level.hosts:
+        found["skipped"] = "a many-host point: the targets are on the hosts"
+        return DATA_READ_BACK.new(found)
+    granule = point.data.granule
+    for target in point.targets:
+        size = sizes.get(target.path, 0)
+        regions = read_back_regions(size, amount, granule, seed)
+        began = time.monotonic()
+        got = measure(Path(target.path), granule, regions)
+        found["targets"][target.path] = {
+            "compression": round(got.compression, 3), "dedupe": round(got.dedupe, 3),
+            "granule_bytes": granule, "bytes_read": got.granules * granule,
+            "whole": amount >= size, "seconds": round(time.monotonic() - began, 3),
+        }  # fmt: skip
+    return DATA_READ_BACK.new(found)
+
+
+def read_back_lines(found: DataReadBackFinding) -> list[str]:
+    if found["skipped"]:
+        return [f"data of {found['workload']} not read back: {found['skipped']}"]
+    partial = " (a sample: its dedupe is a lower bound)"
+    return [f"data of {found['workload']} read back from {path}: "
+            f"{ratio_text(t['compression'], t['dedupe'])} over "
+            f"{format_size(t['bytes_read'])}{'' if t['whole'] else partial}"
+            for path, t in found["targets"].items()]  # fmt: skip
+
+
+def last_of_workloads(points: list[Point]) -> dict[str, str]:
+    """Key of the last point of each writing workload that asks for a read-back."""
+    return {p.workload.name: p.key for p in points if p.writes and p.data.read_back}

@@ -4,6 +4,8 @@ options into a scratch file, measured the way an array would (`reduction` says h
 from __future__ import annotations
 
 import hashlib
+import os
+import random
 import tempfile
 import time
 import zlib
@@ -33,33 +35,60 @@ class Reduction:
     granules: int  # measured (whole granules only)
 
 
-def measure(path: Path, granule: int, limit: int | None = None) -> Reduction:
-    """The ratios of the first `limit` bytes of `path` (all of it: None), granule by granule."""
-    seen: set[bytes] = set()
-    count = raw = packed = 0
+class _Tally:
+    """Granules seen so far: their count, the distinct ones' bytes raw and compressed."""
+
+    def __init__(self, granule: int) -> None:
+        self.granule = granule
+        self.seen: set[bytes] = set()
+        self.count = self.raw = self.packed = 0
+
+    def add(self, block: bytes) -> None:
+        """Every whole granule of `block` (which starts on a granule boundary)."""
+        g = self.granule
+        for at in range(0, len(block) - len(block) % g, g):
+            piece = block[at : at + g]
+            self.count += 1
+            digest = hashlib.blake2b(piece, digest_size=16).digest()
+            if digest not in self.seen:
+                self.seen.add(digest)
+                self.raw += g
+                self.packed += min(g, len(zlib.compress(piece, ZLIB_LEVEL)))
+
+    def result(self) -> Reduction:
+        if self.count == 0:
+            return Reduction(1.0, 1.0, self.granule, 0)
+        return Reduction(self.raw / max(self.packed, 1), self.count / len(self.seen),
+                         self.granule, self.count)  # fmt: skip
+
+
+def measure(path: Path, granule: int, regions: list[tuple[int, int]] | None = None) -> Reduction:
+    """The ratios of `path` granule by granule: all of it, or the (offset, length) regions
+    (granule-aligned) taken together."""
+    tally = _Tally(granule)
     with path.open("rb", buffering=0) as f:
-        left = limit
-        tail = b""
-        while left is None or left > 0:
-            block = f.read(_READ if left is None else min(_READ, left))
-            if not block:
-                break
-            if left is not None:
-                left -= len(block)
-            block = tail + block
-            whole = len(block) - len(block) % granule
-            for at in range(0, whole, granule):
-                g = block[at : at + granule]
-                count += 1
-                digest = hashlib.blake2b(g, digest_size=16).digest()
-                if digest not in seen:
-                    seen.add(digest)
-                    raw += granule
-                    packed += min(granule, len(zlib.compress(g, ZLIB_LEVEL)))
-            tail = block[whole:]
-    if count == 0:
-        return Reduction(1.0, 1.0, granule, 0)
-    return Reduction(raw / max(packed, 1), count / len(seen), granule, count)
+        fd = f.fileno()
+        for offset, length in regions if regions is not None else [(0, None)]:
+            at = offset
+            while length is None or at < offset + length:
+                want = _READ if length is None else min(_READ, offset + length - at)
+                block = os.pread(fd, want - want % granule or granule, at)
+                if len(block) < granule:
+                    break
+                tally.add(block)
+                at += len(block) - len(block) % granule
+    return tally.result()
+
+
+def read_back_regions(size: int, amount: int, granule: int, seed: int) -> list[tuple[int, int]]:
+    """Where to read `amount` bytes of a target of `size` bytes back: all of it when it is no
+    larger, else 1 MiB regions (whole granules) at random aligned offsets, without overlap."""
+    region = max(granule, _READ - _READ % granule)
+    if amount >= size:
+        return [(0, size - size % granule)]
+    slots = size // region
+    chosen = sorted(random.Random(seed).sample(range(slots), min(slots, max(1, amount // region))))
+    return [(slot * region, region) for slot in chosen]
 
 
 def sample_command(fio: str, data: DataPattern, bs: int, path: Path, size: int) -> list[str]:
