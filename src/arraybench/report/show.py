@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 
 from arraybench.analysis.validity import KIND, flags_by_point
 from arraybench.finding_kinds import DATA_READ_BACK, DATA_REDUCTION, EVENTS, INTEGRITY, PROVENANCE
+from arraybench.report.sections.datareduction import array_reduction
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 
 if typing.TYPE_CHECKING:
@@ -90,6 +91,7 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
     events = {f.point_id: EVENTS.of(f) for f in store.findings(run.id, EVENTS.name)}
     reduction = DATA_REDUCTION.among(store.findings(run.id, DATA_REDUCTION.name))
     data = {name: entry for found in reduction for name, entry in found["workloads"].items()}
+    reported = array_reduction(store, run.id, points)
     backs = {
         (f["workload"], f["scenario"]): f["targets"]
         for f in DATA_READ_BACK.among(store.findings(run.id, DATA_READ_BACK.name))
@@ -103,6 +105,8 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
             shown = {k: data[p.workload][k] for k in ("requested", "achieved")}
         if (p.workload, p.scenario) in backs:  # what the workload left on its targets
             shown["on_target"] = backs[p.workload, p.scenario]
+        if p.id in reported:  # the array's own ratio over the point's seconds
+            shown["array_reported"] = {"reduction": round(reported[p.id], 3)}
         if shown:
             d["data"] = shown
     provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))

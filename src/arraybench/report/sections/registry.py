@@ -16,6 +16,7 @@ from arraybench.report.sections import (
     adaptive,
     appendix,
     arrayside,
+    datareduction,
     distribution,
     failures,
     histograms,
@@ -56,6 +57,7 @@ SECTIONS: list[Section] = [
     failures.section,  # failure under load: events, paths, integrity
     spread.section,  # which level won; per-point spreads, flags, thresholds (appendix)
     arrayside.section,  # `arraybench attach`: the array's view beside fio's
+    datareduction.section,  # data: requested, achieved, read back, the array's ratio
     seedfigures.section,  # the seed reports' figure forms (replacing curves they draw)
     histograms.section,  # latency bars per series
     verdicts.section,  # acceptance criteria and integrity verdicts
