@@ -363,6 +363,12 @@ def print_plan_check(check: PlanCheck) -> None:
     for whose, job in check.jobs:
         out.rule(f"job file of {whose}")
         out.print(job, markup=False)
+    if check.data is not None:
+        from arraybench.run.data_reduction import sample_lines
+
+        out.rule("data (sampled through fio, measured with zlib level 1 per granule)")
+        for line in sample_lines(check.data) or ["no workload writes"]:
+            out.print(line, markup=False)
 
 
 def print_hosts_check(check: HostsCheck) -> int:

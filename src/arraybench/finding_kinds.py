@@ -97,6 +97,53 @@ class ValidityFinding(TypedDict):
     flags: list[FlagData]
 
 
+class ReductionData(TypedDict):
+    """Ratios x:1 at a granule (engines.fio.datasample.Reduction.as_dict)."""
+
+    compression: float
+    dedupe: float
+    granule_bytes: int
+
+
+class WorkloadData(TypedDict):
+    """One writing workload's data: the ratios requested and those its fio sample reached."""
+
+    requested: ReductionData
+    preset: str | None
+    bs: int
+    achieved: ReductionData | None  # None: the sample could not be written (error)
+    seconds: float  # writing and measuring the sample
+    error: str | None
+    misses: list[str]  # each ratio more than 10 % from the requested one
+
+
+class TargetReadBack(TypedDict):
+    """One target read back: its ratios over the bytes read (run.data_reduction)."""
+
+    compression: float
+    dedupe: float  # the sample's own: the target's when `whole`, else a lower bound
+    granule_bytes: int
+    bytes_read: int
+    whole: bool  # the whole target was read
+    seconds: float
+
+
+class DataReadBackFinding(TypedDict):
+    """`data_read_back`: the targets read back after a writing workload's last point."""
+
+    workload: str
+    scenario: str | None
+    targets: dict[str, TargetReadBack]
+    skipped: str | None  # why no target was read (a many-host point: hosts' targets)
+
+
+class DataReductionFinding(TypedDict):
+    """`data_reduction`: per writing workload, its data requested and achieved, measured
+    before the run (run.data_reduction)."""
+
+    workloads: dict[str, WorkloadData]
+
+
 class HostsFinding(TypedDict):
     """`hosts`: one point on many hosts (run.fleet)."""
 
@@ -507,6 +554,8 @@ ARRAY_PULL = FindingKind("array_pull", ArrayPullFinding)
 SCENARIO_STEP = FindingKind("scenario_step", ScenarioStepFinding)
 SCENARIO_PATHS = FindingKind("scenario_paths", ScenarioPathsFinding)
 WARMUP = FindingKind("warmup", WarmupFinding)
+DATA_REDUCTION = FindingKind("data_reduction", DataReductionFinding)
+DATA_READ_BACK = FindingKind("data_read_back", DataReadBackFinding)
 
 
 def fields_of(shape: type[T], record: Any) -> T:

@@ -37,7 +37,7 @@ from arraybench.analysis.validity import (
 from arraybench.report.assemble import report_for_run
 from arraybench.store.db import CpuSample, Store
 from arraybench.system.blockdev import block_name
-from tests.conftest import needs_fio
+from tests.conftest import needs_fio, small_plan
 
 
 def kinds(facts: PointFacts) -> list[str]:
@@ -203,7 +203,7 @@ def test_flags_are_graded_by_what_they_do_to_the_figure() -> None:
 def test_every_kind_states_its_threshold_and_evidence() -> None:
     kinds = {"generator-bound", "page-cache", "ramp", "not-steady", "stopped-early",
              "rate-not-reached", "rate-not-kept", "fio-kernel", "start-spread", "above-ceiling",
-             *REMARK_KINDS}  # fmt: skip
+             "data-missed", *REMARK_KINDS}  # fmt: skip
     assert set(THRESHOLDS) == kinds and all(a and b for a, b in THRESHOLDS.values())
 
 
@@ -372,3 +372,32 @@ def test_nothing_on_either_side_agrees() -> None:
     other = KernelView(seconds=8, fio_iops=0.0, kernel_iops=50.0, fio_mbps=0.0, kernel_mbps=2.0)
     [flag] = point_flags(PointFacts(jobs=1, kernel=other))
     assert flag.kind == "fio-kernel" and "where fio reported none" in flag.why
+
+
+def test_data_missing_its_ratio_is_flagged_by_what_the_workload_asked(tmp_path: Path) -> None:
+    """A reduction study's point whose sampled data missed the ratio leaves the headline; a
+    point asking incompressible data gets a remark; a read-only point none."""
+    from arraybench.analysis.validity import data_flags
+    from arraybench.plan.catalog import resolve
+    from arraybench.plan.expand import expand
+
+    plan = resolve(
+        str(
+            small_plan(
+                tmp_path,
+                workers="[1]",
+                extra="data: {compression: 2}\n",
+                workloads="  - {name: w, pattern: random, bs: 8k, read: 0}\n"
+                "  - {name: plain, pattern: random, bs: 8k, read: 0, "
+                "data: incompressible}\n"
+                "  - {name: r, pattern: random, bs: 8k, read: 100}\n",
+            )
+        )
+    )
+    w, plain, r = expand(plan)
+    missed = ["compression 1.50:1 of the 2:1 requested (-25%)"]
+    [flag] = data_flags(w, missed)
+    assert flag.kind == "data-missed" and missed[0] in flag.why and leaves_headline([flag])
+    [remark] = data_flags(plain, missed)
+    assert remark.kind == "data-drift" and not leaves_headline([remark])
+    assert data_flags(r, missed) == [] and data_flags(w, []) == []

@@ -21,6 +21,7 @@ FIO_BY_DESIGN = {
     "run/injections.py": "revert ends the fio a killed run left before undoing its events",
     "run/kinds/interference.py": "the interference test writes fio job files of its own",
     "run/kinds/metadata.py": "the metadata test writes fio job files of its own",
+    "run/data_reduction.py": "`data:` is fio's buffer options: fio itself writes the sample",
 }
 
 

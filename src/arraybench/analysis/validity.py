@@ -77,6 +77,7 @@ REMARK_KINDS = frozenset({
     # reads of blocks this run did not write: maybe written before it, maybe not (a thin
     # LUN's unwritten blocks come from metadata): said, not judged
     "unwritten-region",
+    "data-drift",  # incompressible data asked, the sample reduced (not a reduction study)
 })  # fmt: skip
 
 
@@ -134,6 +135,12 @@ THRESHOLDS = {
                  "max_sectors_kb 64: 16 x the requests, 1.00-1.06 x the bytes"),
     "host-busy": (f"host >= {BUSY_PCT:.0f} % busy, fio's own share small", "2 jobs beside "
                   "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
+    "data-missed": ("the workload's data, sampled through fio before the run, > 10 % from a "
+                    "requested compression or dedupe ratio", "a reduction study's figure is "
+                    "the ratio's: fio's repeat-mode dedupe at 2:1 reached 1.94-2.04:1, and a "
+                    "block smaller than the granule 1.15:1"),
+    "data-drift": ("incompressible data asked, its sample > 10 % reducible",
+                   "the figure is still the storage's, on data an array could reduce"),
     "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
                    "they overlapped for 98 % of it or more"),
     "unwritten-region": (f"a read point on a block device whose region this run's earlier "
@@ -489,6 +496,16 @@ def point_flags(facts: PointFacts) -> list[Flag]:
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
+def data_flags(point: Point, misses: Sequence[str]) -> list[Flag]:
+    """A workload's data that missed its ratios: invalidating when the workload asked for
+    reduction (its figure is the ratio's), a remark on data asked incompressible."""
+    if not misses or not point.writes:
+        return []
+    kind = "data-missed" if point.data.reduced else "data-drift"
+    return [Flag(kind, f"the data sampled before the run: {'; '.join(misses)}",
+                 "ask for a ratio fio reaches at this block size (plan check --data)")]  # fmt: skip
+
+
 def finding_data(flags: Sequence[Flag]) -> ValidityFinding:
     return {"flags": [f.as_dict() for f in flags]}
 
@@ -531,9 +548,11 @@ def point_finding(
     mb_per_s: float | None = None,
     ceiling: WorkloadCeiling | None = None,
     unwritten_share: float | None = None,
+    data_misses: Sequence[str] = (),
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong).
-    `warmup_apart`: its ramp ran as a logged fio run of its own before the measured one."""
+    `warmup_apart`: its ramp ran as a logged fio run of its own before the measured one;
+    `data_misses`: how its workload's sampled data missed the requested ratios."""
     facts = PointFacts(
         jobs=record.jobs or 0, iodepth=record.iodepth or 1,
         usr_cpu=record.usr_cpu,
@@ -550,7 +569,7 @@ def point_finding(
         warmup_apart=warmup_apart,
         mb_per_s=mb_per_s, ceiling=ceiling, unwritten_share=unwritten_share,
     )  # fmt: skip
-    flags = point_flags(facts)
+    flags = point_flags(facts) + data_flags(point, data_misses)
     return VALIDITY.new(finding_data(flags)) if flags else None
 
 

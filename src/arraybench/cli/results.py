@@ -28,7 +28,7 @@ def add(sub: typing.Any) -> None:
     arg("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     arg("file", metavar="FILE", help="CSV exported from the array's monitor")
     arg("--map", required=True, metavar="FIELD=COLUMN,...",
-        help="time=COL and any of iops, mbps, latency_us, cpu_pct")
+        help="time=COL and any of iops, mbps, latency_us, cpu_pct, reduction_ratio")
     arg("--offset", type=float, default=0.0, metavar="SECONDS",
         help="added to the array's times (its clock behind: positive)")
     arg("--format", choices=("csv",), default="csv",

@@ -35,6 +35,8 @@ def add(sub: typing.Any) -> None:
     arg("plan", help="PLAN.yaml or TEMPLATE name")
     plan_options(arg)
     arg("--all-jobs", action="store_true", help="print every point's job file")
+    arg("--data", action="store_true", help="sample each writing workload's data through fio "
+        "and measure the compression and dedupe ratios it reaches (docs/data.md)")
     arg = command(plan, "schema", cmd_plan_schema,
                   help="print the plan's JSON Schema (editors validate YAML plans with it)")
     arg("--markdown", action="store_true", help="print the plan reference (docs/plan.md) instead")
@@ -98,7 +100,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_plan_check(args: argparse.Namespace) -> None:
     from arraybench.run.checks import check_plan
 
-    console.print_plan_check(check_plan(_request(args), Path(args.results), args.all_jobs))
+    console.print_plan_check(
+        check_plan(_request(args), Path(args.results), args.all_jobs, args.data)
+    )
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> None:

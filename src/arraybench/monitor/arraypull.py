@@ -31,7 +31,8 @@ from typing import IO, Any
 
 from arraybench.monitor.arrayside import ArraySample, parse_time
 
-FIELD_OF_QUERY = {"iops": "iops", "mbps": "mbps", "latency_us": "latency_us", "cpu": "cpu_pct"}
+FIELD_OF_QUERY = {"iops": "iops", "mbps": "mbps", "latency_us": "latency_us", "cpu": "cpu_pct",
+                  "reduction": "reduction_ratio"}  # fmt: skip
 MAX_ANSWER = 16 << 20  # bytes read of one answer at most
 KEPT_SAMPLES = 200_000  # of a command, in memory (a day at 1 s is 86,400)
 MAX_LINE = 4096  # bytes of a command's line read at most; the rest of a longer one skipped
@@ -208,7 +209,7 @@ def parse_line(line: str, header: Sequence[str] | None, now: float) -> ArraySamp
     values = {FIELD_OF_QUERY.get(k, k): _finite(v) for k, v in data.items()
               if FIELD_OF_QUERY.get(k, k) in known and v not in ("", None)}  # fmt: skip
     if not values:
-        raise ValueError("no iops, mbps, latency_us or cpu value")
+        raise ValueError("no iops, mbps, latency_us, cpu or reduction value")
     return ArraySample(t, values)
 
 

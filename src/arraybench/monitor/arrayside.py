@@ -6,7 +6,8 @@ Expected format (any column order, a header row, one row per sample; other colum
     2026-11-24T09:01:05+00:00,20511,84.0,48.2,31
     1795510865,20470,83.8,48.9,30            # Unix seconds work too (milliseconds as well)
 
-`--map time=Time,iops=Total IOPS,mbps=...,latency_us=...,cpu_pct=...` names the columns;
+`--map time=Time,iops=Total IOPS,mbps=...,latency_us=...,cpu_pct=...,reduction_ratio=...`
+names the columns (reduction_ratio: the array's data-reduction ratio, x:1);
 `time` and at least one value are required. A time without a zone is read as UTC; `--offset`
 seconds are added to every time (an array clock 2 s behind: `--offset 2`), and stated.
 
@@ -29,7 +30,7 @@ from pathlib import Path
 from arraybench.errors import ArraybenchError
 from arraybench.userfiles import read_whole
 
-FIELDS = ("iops", "mbps", "latency_us", "cpu_pct")
+FIELDS = ("iops", "mbps", "latency_us", "cpu_pct", "reduction_ratio")
 DISAGREE_PCT = 10.0  # as the kernel check: beyond this the point is flagged
 MAX_CSV_BYTES = 64 << 20  # read whole: about a million rows, 12 days of 1-second samples
 MAX_VALUE = 1e15  # IOPS, MB/s, us, %: no array reports more; sums over a point stay finite

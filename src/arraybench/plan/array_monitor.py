@@ -47,11 +47,18 @@ class PrometheusQueries(Strict):
         None, description="PromQL giving the array's mean latency in microseconds."
     )
     cpu: Query | None = Field(None, description="PromQL giving the array's CPU busy in %.")
+    reduction: Query | None = Field(
+        None,
+        description=(
+            "PromQL giving the array's data-reduction ratio, x:1 (logical / physical bytes), "
+            "shown beside the ratio arraybench measured (docs/data.md)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _some(self) -> PrometheusQueries:
-        if not any((self.iops, self.mbps, self.latency_us, self.cpu)):
-            raise ValueError("name at least one query: iops, mbps, latency_us or cpu")
+        if not any((self.iops, self.mbps, self.latency_us, self.cpu, self.reduction)):
+            raise ValueError("name at least one query: iops, mbps, latency_us, cpu or reduction")
         return self
 
 
@@ -98,7 +105,7 @@ class ArrayMonitor(Strict):
         None,
         description="A command run for the whole run that prints one line per sample: JSON "
         '({"time": ..., "iops": ...}) or CSV with a header line (time,iops,mbps,latency_us,'
-        "cpu); a line without a time is stamped when it is read.",
+        "cpu,reduction); a line without a time is stamped when it is read.",
     )
 
     @model_validator(mode="after")

@@ -64,6 +64,7 @@ from arraybench.plan.workload import SteadyStop as SteadyStop
 from arraybench.plan.workload import Timing as Timing
 from arraybench.plan.workload import Verify as Verify
 from arraybench.plan.workload import Workload as Workload
+from arraybench.plan.workload import data_schema
 
 
 class ReportOptions(Strict):
@@ -142,7 +143,11 @@ class Plan(Strict):
     direct: Bool = Field(True, description="O_DIRECT I/O (bypass the page cache).")
     data: DataPattern = Field(
         DataPattern(),
-        description=("What the written buffers contain (incompressible unless asked otherwise)."),
+        description=(
+            "What the written buffers contain, as the compression and dedupe ratios an array "
+            "would reach (incompressible unless asked otherwise; docs/data.md)."
+        ),
+        json_schema_extra=data_schema,
     )
     timing: Timing = Field(Timing(), description="Ramp and measured time of each point.")
     load: Load = Field(

@@ -154,7 +154,7 @@ workloads:
   - {name: rand-8k-write, pattern: random, bs: 8k, read: 0, ioengine: libaio, direct: true,
      rate_iops: 2000, metric: iops, region: frontend, frontend_blocks: 1000,
      timing: {ramp: 2s, duration: 60s, steady: {metric: iops, limit: 20, window: 60s}},
-     data: {compressibility: 50, dedupe: 30},
+     data: {compression: 2.0, dedupe: 1.5, granule: 8k},
      verify: {region: 64m, block_size: 4k, iops: 500},
      events: [{at: 10s, duration: 10s, netem: {interface: veth1, delay: 2ms, netns: load1}},
               {at: 5s, duration: 3s, signal: {pid_file: /run/iscsid.pid}},

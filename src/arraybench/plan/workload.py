@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -13,6 +13,8 @@ from pydantic import (
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
+    _REAL,
+    _SIZE,
     MAX_SIZE,
     Blocks,
     BlockSize,
@@ -20,6 +22,7 @@ from arraybench.plan.types import (
     Count,
     Duration,
     Engine,
+    InRange,
     IoDepth,
     Jobs,
     Label,
@@ -37,16 +40,93 @@ from arraybench.plan.types import (
     _pair,
 )
 
+# the ratios a named preset stands for: (compression, dedupe); `zeros` writes zero buffers
+DATA_PRESETS: dict[str, tuple[float, float]] = {
+    "incompressible": (1.0, 1.0),
+    "zeros": (1.0, 1.0),  # fio's zero_buffers: every granule reduces to nothing
+    "db": (2.0, 1.0),  # database pages: about 2:1 compression, little dedupe
+    "vdi": (2.0, 3.0),  # cloned desktops: 2:1 compression, 3:1 dedupe
+}
+# fio writes at most 99 % of a buffer compressible (or repeated): 100:1
+MAX_RATIO = 100.0
+Ratio = Annotated[float, _REAL, InRange(1.0, MAX_RATIO, "x:1 factors; 1.0 = none")]
+# arrays reduce 4-32 KiB blocks; below 512 B the sample's hashing is the cost, not the data
+Granule = Annotated[int, _SIZE, InRange(512, 1 << 20, "an array's reduction block", unit="B")]
+
+
+def _data_form(value: object) -> object:
+    """A preset's name, or the percentages of earlier versions (``compressibility``: % of a
+    buffer that compresses; with it ``dedupe`` is a % of repeated buffers), as ratios."""
+    if isinstance(value, str):
+        if value not in DATA_PRESETS:
+            raise ValueError(f"unknown preset {value[:40]!r}: use one of {', '.join(DATA_PRESETS)} "
+                             "or {compression: 2.0, dedupe: 1.5, granule: 8k}")  # fmt: skip
+        return {"preset": value}
+    if isinstance(value, dict) and "compressibility" in value:
+        old = dict(value)
+        percents = {k: old.pop(k, 0) for k in ("compressibility", "dedupe")}
+        for key, pct in percents.items():
+            if isinstance(pct, bool) or not isinstance(pct, int) or not 0 <= pct <= 99:
+                raise ValueError(f"{key}: {pct!r} is not a percentage from 0 to 99; write "
+                                 "ratios now: {compression: 2.0, dedupe: 1.5}")  # fmt: skip
+        old["compression"] = round(100 / (100 - percents["compressibility"]), 3)
+        old["dedupe"] = round(100 / (100 - percents["dedupe"]), 3)
+        return old
+    return value
+
+
+def data_schema(schema: dict[str, Any]) -> None:
+    """A `data:` key's JSON Schema: the object, or a preset's name (`data: zeros`)."""
+    branches = schema.pop("anyOf", None) or [{"$ref": schema.pop("$ref")}]
+    schema["anyOf"] = [*branches, {"enum": list(DATA_PRESETS)}]
+
 
 class DataPattern(Strict):
-    """What the written buffers contain. Incompressible unless asked otherwise."""
+    """What the written buffers contain, as the ratios an array's inline reduction would
+    reach on them: incompressible and unique unless asked otherwise (docs/data.md)."""
 
-    # % of each buffer that compresses
-    compressibility: Percent = Field(
-        0, description=("Percent of each written buffer that compresses (0: incompressible).")
+    compression: Ratio = Field(
+        1.0, description="Compression ratio of each granule, x:1 (1.0: incompressible)."
     )
-    # % of buffers that repeat
-    dedupe: Percent = Field(0, description="Percent of written buffers that repeat (deduplicable).")
+    dedupe: Ratio = Field(
+        1.0, description="Dedupe ratio over aligned granules, x:1 (1.0: every granule unique)."
+    )
+    granule: Granule = Field(
+        8192, description="The block at which the array compresses and deduplicates."
+    )
+    read_back: Size | None = Field(
+        None,
+        description=(
+            "After the last point of a writing workload, read this many bytes of each local "
+            "target back (all of it when the target is no larger; else 1 MiB regions at "
+            "random) and measure its ratios: what the array was given (docs/data.md)."
+        ),
+    )
+    preset: Literal["incompressible", "zeros", "db", "vdi"] | None = Field(
+        None,
+        description=(
+            "A named data pattern, written `data: NAME` (incompressible, zeros, db = 2:1 "
+            "compression, vdi = 2:1 compression and 3:1 dedupe); sets the ratios."
+        ),
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _forms(cls, value: object) -> object:
+        value = _data_form(value)
+        if isinstance(value, dict) and value.get("preset") in DATA_PRESETS:
+            ratios = DATA_PRESETS[value["preset"]]
+            value = {"compression": ratios[0], "dedupe": ratios[1], **value}
+        return value
+
+    @property
+    def zeros(self) -> bool:
+        return self.preset == "zeros"
+
+    @property
+    def reduced(self) -> bool:
+        """Whether the data is anything but incompressible and unique."""
+        return self.zeros or self.compression > 1.0 or self.dedupe > 1.0
 
 
 class SteadyStop(Strict):
@@ -221,7 +301,9 @@ class Workload(Strict):
         None, description="O_DIRECT for this workload (default: the plan's)."
     )
     data: DataPattern | None = Field(
-        None, description="What this workload's buffers contain (default: the plan's)."
+        None,
+        description="What this workload's buffers contain (default: the plan's).",
+        json_schema_extra=data_schema,
     )
     # overrides the plan's load
     load: Load | None = Field(

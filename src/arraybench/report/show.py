@@ -12,7 +12,15 @@ from dataclasses import asdict, dataclass, fields
 
 from arraybench.analysis.kernelcheck import views_by_point
 from arraybench.analysis.validity import KIND, flags_by_point
-from arraybench.finding_kinds import EVENTS, INTEGRITY, MONITOR, PROVENANCE
+from arraybench.finding_kinds import (
+    DATA_READ_BACK,
+    DATA_REDUCTION,
+    EVENTS,
+    INTEGRITY,
+    MONITOR,
+    PROVENANCE,
+)
+from arraybench.report.sections.datareduction import array_reduction
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 
 if typing.TYPE_CHECKING:
@@ -89,10 +97,26 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
     dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
     spreads = point_spreads(points)
     events = {f.point_id: EVENTS.of(f) for f in store.findings(run.id, EVENTS.name)}
+    reduction = DATA_REDUCTION.among(store.findings(run.id, DATA_REDUCTION.name))
+    data = {name: entry for found in reduction for name, entry in found["workloads"].items()}
+    reported = array_reduction(store, run.id, points)
+    backs = {
+        (f["workload"], f["scenario"]): f["targets"]
+        for f in DATA_READ_BACK.among(store.findings(run.id, DATA_READ_BACK.name))
+    }
     for p, d in zip(points, dicts, strict=True):
         d |= asdict(spreads[p.id])
         if p.id in events:  # each event's impact, on the total and on each host
             d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
+        shown: dict[str, object] = {}
+        if p.workload in data:  # the data requested and the sample's ratios before the run
+            shown = {k: data[p.workload][k] for k in ("requested", "achieved")}
+        if (p.workload, p.scenario) in backs:  # what the workload left on its targets
+            shown["on_target"] = backs[p.workload, p.scenario]
+        if p.id in reported:  # the array's own ratio over the point's seconds
+            shown["array_reported"] = {"reduction": round(reported[p.id], 3)}
+        if shown:
+            d["data"] = shown
     provenance = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
     integrity = integrity_rows(points, store.findings(run.id, INTEGRITY.name))
     heads = stored_headlines(run, points, store.findings(run.id, KIND))

@@ -14,12 +14,21 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
+from arraybench.engines import registry
 from arraybench.engines.base import Engine, EngineFacts
 from arraybench.engines.measurement import FioDocument
 from arraybench.engines.registry import engine_for
 from arraybench.errors import FioRunError
 from arraybench.events.tuning import HostTuningSession, check_tuning
-from arraybench.finding_kinds import ADAPTIVE, PROVENANCE, ROUNDS, AdaptiveFinding, RoundsFinding
+from arraybench.finding_kinds import (
+    ADAPTIVE,
+    DATA_READ_BACK,
+    DATA_REDUCTION,
+    PROVENANCE,
+    ROUNDS,
+    AdaptiveFinding,
+    RoundsFinding,
+)
 from arraybench.hosts import HostError
 from arraybench.plan.expand import Point, check_resolved, expand, round_points
 from arraybench.plan.load import parse_plan_text
@@ -28,6 +37,16 @@ from arraybench.run import provenance, setup
 from arraybench.run.adaptive_series import run_adaptive
 from arraybench.run.array_pull import ArrayPull
 from arraybench.run.context import Observer, RunContext, RunSettings
+from arraybench.run.data_reduction import (
+    data_finding,
+    last_of_workloads,
+    read_back,
+    read_back_lines,
+    sample_lines,
+    sample_workloads,
+    stored_misses,
+    wants_sample,
+)
 from arraybench.run.fleet import Fleet, fleet_binary, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.interrupts import raise_if_swallowed
@@ -94,9 +113,21 @@ class Campaign:
             self.run_id = run.id
             found = provenance.collect(plan, targets.sizes, tuning.applied(), facts)
             self.store.add_finding(run.id, PROVENANCE.new(found))
+            self._sample_data(plan, run)
             return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
             self._restore(tuning)
+
+    def _sample_data(self, plan: Plan, run: RunRecord) -> None:
+        """The data each writing workload will give the array, sampled through fio and
+        measured, stored before the first point (docs/data.md); only when some workload asks
+        for reduction (incompressible data needs no sample)."""
+        if plan.engine != registry.DEFAULT or not wants_sample(plan):
+            return
+        samples = sample_workloads(plan, Path(run.folder))
+        self.store.add_finding(run.id, data_finding(samples))
+        for line in sample_lines(samples):
+            self.observer.note(line)
 
     def _prepare(
         self, plan: Plan, engine: Engine
@@ -125,6 +156,7 @@ class Campaign:
             run=run, plan=plan, sizes=targets.sizes, engine=engine, results_dir=self.results_dir,
             store=self.store, observer=self.observer, guard=self.guard, settings=settings,
             target_kinds=targets.kinds, interactive=self.interactive,
+            data_misses=stored_misses(self.store.findings(run.id, DATA_REDUCTION.name)),
         )  # fmt: skip
 
     def _restore(self, tuning: HostTuningSession) -> None:
@@ -208,12 +240,15 @@ class Campaign:
     ) -> None:
         """Points in order; an adaptive series runs where its first point is."""
         run = ctx.run
+        last = last_of_workloads(points)
 
         def run_one(point: Point) -> None:
             if point.key not in done:
                 counter[0] += 1
                 self.observer.point_started(point, counter[0], total)
                 run_point(ctx, point)
+                if point.adaptive == "off" and last.get(point.workload.name) == point.key:
+                    self._read_back(ctx, point)
 
         def measure(point: Point) -> PointRecord | None:  # the adaptive search's view
             run_one(point)
@@ -229,7 +264,16 @@ class Campaign:
                 outcome = run_adaptive(series, point.adaptive, run.latency_bound_us,
                                        run.latency_stat, measure, self.store.samples)  # fmt: skip
                 self._record_series(run, outcome.finding)
+                if point.workload.name in last and last[point.workload.name] not in done:
+                    self._read_back(ctx, series[-1])  # the series' last point may be skipped
                 self.observer.points_skipped([p for p in outcome.skipped if p.key not in done])
+
+    def _read_back(self, ctx: RunContext, point: Point) -> None:
+        """What a writing workload left on its targets, read back and stored (docs/data.md)."""
+        found = read_back(point, ctx.sizes, seed=point.seq)
+        self.store.add_finding(ctx.run.id, found)
+        for line in read_back_lines(DATA_READ_BACK.of(found)):
+            self.observer.note(line)
 
     def _record_series(self, run: RunRecord, finding: AdaptiveFinding) -> None:
         """One `adaptive` finding per series (a resumed run does not repeat it)."""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from arraybench.hosts.server import HostCheck, HostSpec
     from arraybench.plan.expand import Point
     from arraybench.plan.model import Plan
+    from arraybench.run.data_reduction import WorkloadSample
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.run.request import PlanRequest
 
@@ -40,12 +41,16 @@ class PlanCheck:
     per_round: list[Point]  # each SNIA round's points (none without rounds)
     jobs: list[tuple[str, str]]  # (whose, job file text) for the points shown
     fio: FioFound | None = None  # None: the plan runs another engine
+    data: list[WorkloadSample] | None = None  # `--data`: each writing workload's sample
 
 
-def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck:
+def check_plan(
+    request: PlanRequest, results: Path, all_jobs: bool, data: bool = False
+) -> PlanCheck:
     """The plan asked for, with the verdict `run` gives (a target or tuning value it would
     refuse is refused here), the phases with their time, the points and their job files (the
-    first of each workload unless `all_jobs`)."""
+    first of each workload unless `all_jobs`); with `data`, each writing workload's data
+    sampled through fio into a scratch folder under `results` and measured."""
     from arraybench.engines.fio.jobfile import render_jobfile
     from arraybench.engines.registry import engine_for
     from arraybench.events.tuning import change_lines, plan_changes
@@ -75,7 +80,8 @@ def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck
         else:  # each host runs its own job file on its own targets: the first one's shown
             job = render_jobfile(host_point(point, hosts[first]), sizes)
             jobs.append((f"{point.key} on {first}", job))
-    return PlanCheck(plan, outline, facts, tuning, points, per_round, jobs, fio)
+    samples = _data_samples(plan, results) if data else None
+    return PlanCheck(plan, outline, facts, tuning, points, per_round, jobs, fio, samples)
 
 
 def check_fio(plan: Plan, points: list[Point]) -> FioFound:
@@ -109,6 +115,12 @@ def check_fio(plan: Plan, points: list[Point]) -> FioFound:
     hosts = [(s.name, v or "no fio server answering yet: checked when the run starts")
              for s, (v, _) in zip(specs, found, strict=True)]  # fmt: skip
     return FioFound(binary, version, uses, hosts)
+
+
+def _data_samples(plan: Plan, results: Path) -> list[WorkloadSample]:
+    from arraybench.run.data_reduction import sample_workloads
+
+    return sample_workloads(plan, results / "scratch")
 
 
 def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:

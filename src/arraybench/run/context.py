@@ -117,6 +117,8 @@ class RunContext:
     said: set[str] = field(default_factory=set)
     # local block device -> (region bytes, sequential) -> density written so far (run/written.py)
     written: dict[str, dict[tuple[int, bool], float]] = field(default_factory=dict)
+    # workload -> how its sampled data missed the ratios asked (run.data_reduction)
+    data_misses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def prompt_with(self) -> Callable[[str], None] | None:
         """How a prompt asks the operator: the observer's `confirm` when the run is

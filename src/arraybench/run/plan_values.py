@@ -18,6 +18,7 @@ from pathlib import Path
 from arraybench.engines import registry  # loaded first: the plan's parser knows the engines
 from arraybench.engines.fio.choice import FIO_ENV
 from arraybench.engines.fio.features import FeatureUse, feature_uses
+from arraybench.engines.fio.reduction import unreachable
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.engines.mdtest.argv import mdtest_arg, ssh_config
 from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
@@ -85,6 +86,19 @@ def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
                                 "give a path without spaces")  # fmt: skip
     check_verify_hosts(plan)
     check_engine_parts(plan)
+    check_data(plan)
+
+
+def check_data(plan: Plan) -> None:
+    """PlanError naming the first writing workload whose `data:` fio cannot write with its
+    block size (docs/data.md), before anything runs rather than after the run."""
+    for i, workload in enumerate(plan.workloads):
+        if workload.read == 100:
+            continue
+        where = f"workloads[{i}].data" if workload.data is not None else "data"
+        if (why := unreachable(workload.data or plan.data, workload.bs)) is not None:
+            raise PlanError(f"{where} (workload {workload.name!r}): {why}",
+                            "change the ratio, the granule or the block size")  # fmt: skip
 
 
 def check_engine_parts(plan: Plan) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from arraybench.engines.fio.reduction import data_options
 from arraybench.engines.fio.values import fio_comment, fio_path, fio_value
 from arraybench.plan.expand import Point, describe_level
 from arraybench.plan.rate import IOPS, JobRate, job_rate
@@ -61,18 +62,7 @@ def _rw(point: Point) -> list[str]:
 
 
 def _data_options(point: Point) -> list[str]:
-    if not point.writes:
-        return []
-    data = point.data
-    options = ["refill_buffers=1"]  # fresh random bytes per write: incompressible, no dedupe
-    if data.compressibility:
-        options += [
-            f"buffer_compress_percentage={data.compressibility}",
-            f"buffer_compress_chunk={fio_size(min(point.workload.bs, 4096))}",
-        ]
-    if data.dedupe:
-        options.append(f"dedupe_percentage={data.dedupe}")
-    return options
+    return data_options(point.data, point.workload.bs) if point.writes else []
 
 
 def _global(point: Point) -> list[str]:

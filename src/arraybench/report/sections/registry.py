@@ -17,6 +17,7 @@ from arraybench.report.sections import (
     appendix,
     arrayside,
     controllercpu,
+    datareduction,
     distribution,
     failures,
     histograms,
@@ -59,6 +60,7 @@ SECTIONS: list[Section] = [
     failures.section,  # failure under load: events, paths, integrity
     spread.section,  # which level won; per-point spreads, flags, thresholds (appendix)
     arrayside.section,  # `arraybench attach`: the array's view beside fio's
+    datareduction.section,  # data: requested, achieved, read back, the array's ratio
     seedfigures.section,  # the seed reports' figure forms (replacing curves they draw)
     histograms.section,  # latency bars per series
     verdicts.section,  # acceptance criteria and integrity verdicts

@@ -109,7 +109,8 @@ def store_point(
                           warmup_apart=logs_ramp(point), kernel=kernel_view(seen),
                           mb_per_s=metrics.total.mbps,
                           ceiling=point_ceiling(ctx, point, record.hosts),
-                          unwritten_share=unwritten_before(ctx, point, record.hosts))  # fmt: skip
+                          unwritten_share=unwritten_before(ctx, point, record.hosts),
+                          data_misses=ctx.data_misses.get(point.workload.name, ()))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
