@@ -61,6 +61,16 @@ def refused(text: str) -> str:
         ("name: t\nx: 2001-13-45\n" + W, "p.yaml:2 YAML syntax error: cannot read '2001-13-45'"),
         ("name: t\nscenario: a\x00b\n" + W, "p.yaml:2 YAML syntax error: unacceptable character"),
         ("name: t\nx: &a [*a]\n" + W, "p.yaml:2 the plan nests deeper than 32 levels"),
+        # the integrity writer's sectors: said at plan check, located, not when the run starts
+        ("name: t\nworkloads:\n - {name: a, pattern: random, bs: 4k, read: 0,\n"
+         "    verify: {block_size: 3}}\n",
+         "p.yaml:4 workloads[0].verify.block_size: 3 B is not a whole number of 512-byte"),
+        ("name: t\nworkloads:\n - {name: a, pattern: random, bs: 4k, read: 0,\n"
+         "    verify: {region: 1000}}\n",
+         "p.yaml:4 workloads[0].verify.region: 1000 B is not a whole number of 512-byte"),
+        ("name: t\nworkloads:\n - {name: a, pattern: random, bs: 4k, read: 0,\n"
+         "    verify: {region: 1k, block_size: 4k}}\n",
+         "p.yaml:4 workloads[0].verify: region (1024 B) is smaller than one block (4096 B)"),
         ("name: t\nx: " + "[" * 5000 + "\n", "p.yaml:2 the plan nests deeper than 32 levels"),
     ],
 )  # fmt: skip
