@@ -20,6 +20,10 @@ def add(sub: typing.Any) -> None:
                   help="undo what a killed run left in place: host_tuning, event injections")
     arg("run_id", nargs="?", default=None, metavar="RUN",
         help="only this run's injections (default: every run's)")
+    arg("--mark-undone", dest="mark_undone", type=int, action="append", default=[],
+        metavar="ENTRY",
+        help="record that journal entry ENTRY (as `revert` and `run` name it) was undone by "
+             "hand; nothing is run (repeatable)")
     results_option(arg)
     arg = command(sub, "watch", cmd_watch,
                   help="follow a run started elsewhere, live, until it ends")
@@ -114,8 +118,11 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from arraybench.run.revert import revert_left_in_place
+    from arraybench.run.revert import mark_undone_by_hand, revert_left_in_place
 
+    if args.mark_undone:
+        marked = mark_undone_by_hand(args.results, args.run_id, args.mark_undone)
+        return console.print_marked_undone(marked)
     reverted = revert_left_in_place(args.results, args.run_id)
     return console.print_reverted(reverted, args.results, Path(args.results) / DB_NAME)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from arraybench.errors import StoreError
+from arraybench.run.injections import MarkedUndone
 from arraybench.run.request import stored_run_id
 from arraybench.store.db import DB_NAME, Store
 
@@ -33,3 +35,20 @@ def revert_left_in_place(results: str, run_id: str | None) -> Reverted:
     events = revert_leftovers(store, stored_run_id(store, run_id, results) if run_id else None)
     return Reverted(tuning.done + events.done, tuning.problems + events.problems,
                     dict(events.found.running))  # fmt: skip
+
+
+def mark_undone_by_hand(results: str, run_id: str | None, entries: list[int]) -> MarkedUndone:
+    """`revert --mark-undone ENTRY`: journal entries the user undid by hand, marked so (a new
+    run no longer waits for them); nothing is run. `run_id`: only that run's entries."""
+    from arraybench.run.injections import mark_undone
+
+    folder = Path(results)
+    if not (folder / DB_NAME).is_file():
+        raise StoreError(f"{results}: no results store, so no journal entry to mark",
+                         "give the --results folder of the run that left it")  # fmt: skip
+    store = Store(folder, create=False)
+    try:
+        run = stored_run_id(store, run_id, results) if run_id else None
+        return mark_undone(store, entries, run)
+    finally:
+        store.close()
