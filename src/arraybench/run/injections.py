@@ -217,9 +217,8 @@ def left_line(row: InjectionRow) -> str:
 
 
 def left_by_run(store: Store, run_id: str) -> list[str]:
-    """At the end of a run that was not interrupted: its injections still pending are those
-    whose revert failed; marked so in the journal, one line each (the run then ends with
-    EXIT_LEFT_IN_PLACE, said by the CLI)."""
+    """At the end of a run: its injections whose revert failed (the campaign marked them),
+    one line each (the run then ends with EXIT_LEFT_IN_PLACE, said by the CLI)."""
     return [left_line(row) for row in store.injections_revert_failed(run_id)]
 
 

@@ -419,12 +419,18 @@ class Store:
             db.execute("UPDATE injections SET state = ?, reverted = ? WHERE id = ?",
                        (INJECTION_REVERTED, when, entry))  # fmt: skip
 
-    def injections_revert_failed(self, run_id: str) -> list[InjectionRow]:
-        """A run that ended (not killed) with entries still pending: their revert failed. They
-        are marked so (`revert` and the next run say it as it was) and returned."""
+    def mark_reverts_failed(self, run_id: str, owner_pid: int) -> None:
+        """A run's process, its points ended (completed, failed or interrupted) and every
+        revert tried: the entries it journaled and still pending failed to revert. Marked so:
+        `revert` and the next run say it as it was (not a killed controller's)."""
         with self._transaction() as db:
-            db.execute("UPDATE injections SET state = ? WHERE run_id = ? AND state = ?",
-                       (INJECTION_REVERT_FAILED, run_id, INJECTION_APPLYING))  # fmt: skip
+            db.execute(
+                "UPDATE injections SET state = ? WHERE run_id = ? AND state = ? AND owner_pid = ?",
+                (INJECTION_REVERT_FAILED, run_id, INJECTION_APPLYING, owner_pid),
+            )
+
+    def injections_revert_failed(self, run_id: str) -> list[InjectionRow]:
+        """The run's entries whose revert failed and that are still pending."""
         return [r for r in self.pending_injections(run_id) if r.state == INJECTION_REVERT_FAILED]
 
     def injection_undone_by_hand(self, entry: int, when: str) -> InjectionRow | None:
