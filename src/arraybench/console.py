@@ -15,7 +15,6 @@ import textwrap
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import rich.box
@@ -35,7 +34,7 @@ from rich.progress import (
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
-from arraybench.errors import EXIT_LEFT_IN_PLACE, interruption, utf8_safe
+from arraybench.errors import interruption, utf8_safe
 from arraybench.live.terminal import second_line, view_lines
 from arraybench.units import format_duration, format_latency, format_size, format_throughput
 
@@ -50,7 +49,6 @@ if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only f
     from arraybench.report.render.text import Line, TextTable
     from arraybench.report.show import ShowFacts
     from arraybench.run.checks import HostsCheck, PlanCheck
-    from arraybench.run.injections import MarkedUndone
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.run.progress import RunProgress
     from arraybench.run.revert import Reverted
@@ -621,48 +619,20 @@ def print_attached(attached: Attached, file: str, run_id: str) -> None:
                   f"({a.diff_pct:+.1f} %) {verdict}", markup=False)  # fmt: skip
 
 
-def print_reverted(reverted: Reverted, results: str, db: Path) -> int:
-    """Each thing undone, each not undone as an error, and how to let a leftover go; the exit
-    code: 1 when anything is left in place."""
+def print_reverted(reverted: Reverted) -> int:
+    """Each thing undone, each not undone as an error, and how to let a leftover go (its
+    `note`); the exit code: its `code` when anything is left, else 0."""
     for other, pid in reverted.running.items():
         print_note(f"run {other} is running (pid {pid}): its events are reverted "
                    "when it ends; stop it first to revert them here")  # fmt: skip
     problems = reverted.problems
-    for line in reverted.done or ([] if problems else [f"nothing to revert in {results}"]):
+    for line in reverted.done or ([] if problems or not reverted.nothing else [reverted.nothing]):
         out.print(one_line(line), markup=False)
     for line in problems:
         print_error(line)
-    if problems:  # a run refuses to start while any is left: say how to let it go
-        print_note(
-            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
-            "then `arraybench revert` again; or, once it is undone, record that: a journal "
-            f"entry N with `arraybench revert --mark-undone N --results {results}`, a "
-            "host-tuning journal's line by removing it from its file"
-        )
-    return 1 if problems else 0
-
-
-def print_marked_undone(marked: MarkedUndone) -> int:
-    """`revert --mark-undone`: each entry marked; each that was not, as an error (exit 2: the
-    entry number was the user's)."""
-    for line in marked.marked:
-        out.print(one_line(line), markup=False)
-    for line in marked.problems:
-        print_error(line)
-    return 2 if marked.problems else 0
-
-
-def print_left_in_place(lines: list[str], run_id: str, results: str) -> int:
-    """The end of a run whose event reverts failed: what is left in place, how to let it go;
-    EXIT_LEFT_IN_PLACE."""
-    for line in lines:
-        print_error(f"left in place by run {run_id}: {line}")
-    print_note(
-        "undo it by hand, or run `arraybench revert --results "
-        f"{results}` to try again; once undone by hand, record it with `arraybench revert "
-        f"--mark-undone ENTRY --results {results}` (a new run in {results} waits until then)"
-    )
-    return EXIT_LEFT_IN_PLACE
+    if problems and reverted.note:  # a run refuses to start while any is left: how to go on
+        print_note(reverted.note)
+    return reverted.code if problems else 0
 
 
 def print_compare(model: ReportModel) -> None:

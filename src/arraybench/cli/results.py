@@ -8,22 +8,18 @@ import typing
 from pathlib import Path
 
 from arraybench import cli, console
-from arraybench.cli import LATEST, RUN_ID_HELP, command, output_options, results_option
+from arraybench.cli import LATEST, MANY, RUN_ID_HELP, command, output_options, results_option
 from arraybench.errors import EXIT_INTERRUPTED
 from arraybench.importer.registry import described  # import's formats, listed once
-from arraybench.store.db import DB_NAME, Store
+from arraybench.store.db import Store
 
 
 # fmt: off
 def add(sub: typing.Any) -> None:
     arg = command(sub, "revert", cmd_revert,
                   help="undo what a killed run left in place: host_tuning, event injections")
-    arg("run_id", nargs="?", default=None, metavar="RUN",
-        help="only this run's injections (default: every run's)")
-    arg("--mark-undone", dest="mark_undone", type=int, action="append", default=[],
-        metavar="ENTRY",
-        help="record that journal entry ENTRY (as `revert` and `run` name it) was undone by "
-             "hand; nothing is run (repeatable)")
+    arg("run_id", nargs="?", metavar="RUN", help="only this run's entries (default: every run's)")
+    arg("--mark-undone", type=int, metavar="N", help="record entry N as undone by hand", **MANY)
     results_option(arg)
     arg = command(sub, "watch", cmd_watch,
                   help="follow a run started elsewhere, live, until it ends")
@@ -118,13 +114,9 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from arraybench.run.revert import mark_undone_by_hand, revert_left_in_place
+    from arraybench.run.revert import revert_or_mark
 
-    if args.mark_undone:
-        marked = mark_undone_by_hand(args.results, args.run_id, args.mark_undone)
-        return console.print_marked_undone(marked)
-    reverted = revert_left_in_place(args.results, args.run_id)
-    return console.print_reverted(reverted, args.results, Path(args.results) / DB_NAME)
+    return console.print_reverted(revert_or_mark(args.results, args.run_id, args.mark_undone))
 
 
 def cmd_attach(args: argparse.Namespace) -> None:

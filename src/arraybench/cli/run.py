@@ -77,7 +77,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from arraybench.live.launch import refuse_early, run_campaign
     from arraybench.live.session import LiveSession
     from arraybench.report.files import report_files
-    from arraybench.run.injections import left_by_run
 
     if args.report:
         console.print_note("--report is the old spelling of -o/--output")
@@ -92,12 +91,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if ended.interrupted is not None:
             return console.print_interrupted(ended.interrupted, ended.run_id, args.results)
         run = store.get_run(ended.run_id or "")
-        left = left_by_run(store, run.id)  # event reverts that failed: said last, exit 4
         try:
             code = cli.verdict_exit(report_files(store, run, outputs, None, None, console))
         except KeyboardInterrupt as exc:  # the run is stored whole: only its report is missing
             code = console.print_interrupted(exc, run.id, args.results, reporting=True)
-        return console.print_left_in_place(left, run.id, args.results) if left else code
+        return console.print_reverted(ended.left) or code  # what failed reverts left: last
 
 
 def cmd_plan_check(args: argparse.Namespace) -> None:
