@@ -14,7 +14,6 @@ import sys
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import rich.box
@@ -419,25 +418,20 @@ def print_attached(attached: Attached, file: str, run_id: str) -> None:
                   f"({a.diff_pct:+.1f} %{said}) {a.verdict}", markup=False)  # fmt: skip
 
 
-def print_reverted(reverted: Reverted, results: str, db: Path) -> int:
-    """Each thing undone, each not undone as an error, and how to let a leftover go; the exit
-    code: 1 when anything is left in place."""
+def print_reverted(reverted: Reverted) -> int:
+    """Each thing undone, each not undone as an error, and how to let a leftover go (its
+    `note`); the exit code: its `code` when anything is left, else 0."""
     for other, pid in reverted.running.items():
         print_note(f"run {other} is running (pid {pid}): its events are reverted "
                    "when it ends; stop it first to revert them here")  # fmt: skip
     problems = reverted.problems
-    for line in reverted.done or ([] if problems else [f"nothing to revert in {results}"]):
+    for line in reverted.done or ([] if problems or not reverted.nothing else [reverted.nothing]):
         out.print(one_line(line), markup=False)
     for line in problems:
         print_error(line)
-    if problems:  # a run refuses to start while any is left: say how to let it go
-        print_note(
-            "what was not undone stays journaled (and a new run waits for it): undo it by hand, "
-            "then `arraybench revert` again; or, once it is undone, drop the entry: a "
-            "host-tuning journal's line from its file, a journal entry N with "
-            f"`sqlite3 {db} \"UPDATE injections SET state = 'reverted' WHERE id = N\"`"
-        )
-    return 1 if problems else 0
+    if problems and reverted.note:  # a run refuses to start while any is left: how to go on
+        print_note(reverted.note)
+    return reverted.code if problems else 0
 
 
 def print_compare(model: ReportModel) -> None:

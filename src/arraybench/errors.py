@@ -72,6 +72,9 @@ class Terminated(KeyboardInterrupt):
 
 
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report it
+# the run completed, but an event's injection could not be undone (its revert failed): the
+# machine is not as the run found it; before EXIT_NOT_ACCEPTED (cli), which it outranks
+EXIT_LEFT_IN_PLACE = 4
 
 
 def interruption(exc: KeyboardInterrupt) -> tuple[str, int]:

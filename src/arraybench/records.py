@@ -198,6 +198,15 @@ class Damaged:
         return self.why
 
 
+# an injection journal entry's state: written before it is applied; undone by arraybench (a
+# point's end, or `revert`); left by a run that ended normally because undoing it failed;
+# undone by the user and so marked with `revert --mark-undone`
+INJECTION_APPLYING = "applying"
+INJECTION_REVERTED = "reverted"
+INJECTION_REVERT_FAILED = "revert failed"
+INJECTION_UNDONE_BY_HAND = "undone by hand"
+
+
 @dataclass(frozen=True)
 class InjectionRow:
     """One journaled injection (events.journal.Injection plus where and when). The JSON
@@ -212,6 +221,6 @@ class InjectionRow:
     host: str  # "" = the controller
     reach: object
     undo: object
-    state: str  # "applying" until reverted, then "reverted"
+    state: str  # INJECTION_APPLYING until reverted, then one of the other states below
     created: str
     owner_pid: int

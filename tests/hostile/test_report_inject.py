@@ -153,3 +153,59 @@ def test_xlsx_cells_never_start_a_formula(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_for_spreadsheet(value: object, out: object) -> None:
     assert for_spreadsheet(value) == out
+
+
+# ------------------------------------------------- the Figures sheet of real workbooks
+
+_FIGURE_PLAN = """\
+{engine}name: {name}
+scenario: {name}
+targets:
+  - path: {dir}/t.dat
+    size: 32m
+timing: {{ramp: 0s, duration: 1s}}
+load: {{workers: [1, 2], iodepth: [1]}}
+workloads:
+  - {{name: rr-4k, group: "=1+1", chart: '=HYPERLINK("http://evil.example","x")',
+      pattern: random, bs: 4k, read: 100}}
+  - {{name: rr-64k, group: "@SUM(1)", chart: '=HYPERLINK("http://evil.example","x")',
+      pattern: random, bs: 64k, read: 100}}
+"""
+
+
+def _figures_formulas(path: Path) -> tuple[list[str], list[str]]:
+    """(cells that are formulas, formula-like texts) of the workbook's Figures sheet."""
+    ws = load_workbook(path)["Figures"]
+    cells = [c for row in ws.iter_rows() for c in row if c.value is not None]
+    formulas = [f"{c.coordinate}={c.value!r}" for c in cells if c.data_type == "f"]
+    texts = [c.value for c in cells if _formula_like(c.value) and c.quotePrefix]
+    return formulas, texts
+
+
+@pytest.mark.usefixtures("fake_engine")
+def test_figures_sheet_of_run_and_compare_workbooks_holds_no_formula(tmp_path: Path) -> None:
+    """A workload's `chart:` name and a compare label starting with = + - @ reach the Figures
+    sheet's titles, headers and series as text (Excel's quote prefix), never as formulas."""
+    from arraybench.store.db import Store
+    from tests.conftest import main_cli
+    from tests.fake_engine import PLAN_LINES
+
+    results = tmp_path / "res"
+    for name in ("a", "b"):
+        plan = tmp_path / f"{name}.yaml"
+        plan.write_text(_FIGURE_PLAN.format(engine=PLAN_LINES, name=name, dir=tmp_path))
+        done = main_cli("run", str(plan), "--results", str(results))
+        assert done.returncode == 0, done.stderr
+    runs = sorted(r.id for r, _ in Store(results, create=False).list_runs())
+    run_book, cmp_book = tmp_path / "run.xlsx", tmp_path / "cmp.xlsx"
+    done = main_cli("report", runs[0], "--results", str(results), "-o", str(run_book))
+    assert done.returncode == 0, done.stderr
+    done = main_cli("compare", f"{runs[0]}:=1+1", f"{runs[1]}:@SUM(A1)", "--results",
+                    str(results), "-o", str(cmp_book))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    formulas, texts = _figures_formulas(run_book)
+    assert not formulas, formulas
+    assert any(t.startswith('=HYPERLINK("http://evil.example"') for t in texts), texts
+    formulas, texts = _figures_formulas(cmp_book)
+    assert not formulas, formulas
+    assert any(t.startswith("=1+1") for t in texts) and any("@SUM(A1)" in t for t in texts)

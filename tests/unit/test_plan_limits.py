@@ -61,6 +61,16 @@ def refused(text: str) -> str:
         ("name: t\nx: 2001-13-45\n" + W, "p.yaml:2 YAML syntax error: cannot read '2001-13-45'"),
         ("name: t\nscenario: a\x00b\n" + W, "p.yaml:2 YAML syntax error: unacceptable character"),
         ("name: t\nx: &a [*a]\n" + W, "p.yaml:2 the plan nests deeper than 32 levels"),
+        # the integrity writer's sectors: said at plan check, located, not when the run starts
+        ("name: t\nworkloads:\n - {name: a, pattern: random, bs: 4k, read: 0,\n"
+         "    verify: {block_size: 3}}\n",
+         "p.yaml:4 workloads[0].verify.block_size: 3 B is not a whole number of 512-byte"),
+        ("name: t\nworkloads:\n - {name: a, pattern: random, bs: 4k, read: 0,\n"
+         "    verify: {region: 1000}}\n",
+         "p.yaml:4 workloads[0].verify.region: 1000 B is not a whole number of 512-byte"),
+        ("name: t\nworkloads:\n - {name: a, pattern: random, bs: 4k, read: 0,\n"
+         "    verify: {region: 1k, block_size: 4k}}\n",
+         "p.yaml:4 workloads[0].verify: region (1024 B) is smaller than one block (4096 B)"),
         ("name: t\nx: " + "[" * 5000 + "\n", "p.yaml:2 the plan nests deeper than 32 levels"),
     ],
 )  # fmt: skip
@@ -122,6 +132,16 @@ def _checked(text: str, targets: list[str] | None = None) -> str:
         ("name: t\ntargets: [{path: /a, size: 16m}]\n"
          "workloads: [{name: a, pattern: random, bs: 4k, read: 0, verify: {region: 64m}}]\n",
          "verify.region: 64 MiB leaves nothing"),
+        # 32 sequential workers each start one 1 MiB stripe further: fio cannot grow /a
+        ("name: t\ntargets: [{path: /a, size: 16m}]\nload: {workers: [1, 32]}\n"
+         "workloads: [{name: s, pattern: sequential, bs: 1m, read: 100}]\n",
+         "target /a: 16 MiB is too small: workloads[0] (s): 32 sequential workers x 1 MiB need "
+         "32 MiB on each target, and fio cannot grow a target mid-run"),
+        ("name: t\ntargets: [{path: /a, size: 40m}]\n"
+         "workloads: [{name: s, pattern: sequential, bs: 1m, read: 0, load: {workers: [2]},\n"
+         "             verify: {region: 39m}}]\n",
+         "target /a: 40 MiB is too small: workloads[0] (s): 2 sequential workers x 1 MiB + the "
+         "39 MiB verify region need 41 MiB"),
         ("name: t\ntiming: {duration: 10s, steady: {window: 20s}}\n" + W,
          "the steady-state window (20s) is longer than the point (10s)"),
         ("name: t\ntiming: {ramp: 1s, duration: 5s}\nworkloads: [{name: a, pattern: random, "
@@ -176,3 +196,21 @@ def test_a_target_path_that_cannot_be_one_is_one_line(path, expected):
     plan = parse_plan_text("name: t\n" + W, "p.yaml")
     with pytest.raises(PlanError, match=expected):
         with_targets(plan, [path], "/tmp/scratch.dat")
+
+
+def test_a_scaled_scratch_file_holds_every_points_stripes() -> None:
+    """cscs at --scale 0.02 scaled its 1 GiB scratch file to 21 MiB, and its 32 sequential
+    1 MiB workers need 32 MiB: fio failed at the third point (EPERM on unlink of the pinned
+    /dev/fd/N). The file arraybench creates, and a size the plan gave scaled down, keep what
+    the points need."""
+    from arraybench.plan import catalog
+
+    cscs = scale_plan(with_targets(catalog.load_template("cscs"), [], "/tmp/s.dat"), 0.02)
+    assert cscs.targets[0].size == 32 << 20
+    check_runnable(cscs, aio_max=65536)
+    text = ("name: t\ntargets: [{path: /a, size: 1g}]\nload: {workers: [64]}\n"
+            "workloads: [{name: s, pattern: sequential, bs: 1m, read: 100}]\n")  # fmt: skip
+    assert scale_plan(parse_plan_text(text, "p.yaml"), 0.01).targets[0].size == 64 << 20
+    big = ("name: t\nload: {workers: [2048]}\n"
+           "workloads: [{name: s, pattern: sequential, bs: 1m, read: 0}]\n")  # fmt: skip
+    assert with_targets(parse_plan_text(big, "p.yaml"), [], "/s").targets[0].size == 2 << 30

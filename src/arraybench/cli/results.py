@@ -8,18 +8,18 @@ import typing
 from pathlib import Path
 
 from arraybench import cli, console
-from arraybench.cli import LATEST, RUN_ID_HELP, command, output_options, results_option
+from arraybench.cli import LATEST, MANY, RUN_ID_HELP, command, output_options, results_option
 from arraybench.errors import EXIT_INTERRUPTED
 from arraybench.importer.registry import described  # import's formats, listed once
-from arraybench.store.db import DB_NAME, Store
+from arraybench.store.db import Store
 
 
 # fmt: off
 def add(sub: typing.Any) -> None:
     arg = command(sub, "revert", cmd_revert,
                   help="undo what a killed run left in place: host_tuning, event injections")
-    arg("run_id", nargs="?", default=None, metavar="RUN",
-        help="only this run's injections (default: every run's)")
+    arg("run_id", nargs="?", metavar="RUN", help="only this run's entries (default: every run's)")
+    arg("--mark-undone", type=int, metavar="N", help="record entry N as undone by hand", **MANY)
     results_option(arg)
     arg = command(sub, "watch", cmd_watch, help="follow a run started elsewhere, live, to its end")
     arg("run_id", nargs="?", default="latest", metavar="RUN_ID", help=RUN_ID_HELP)
@@ -118,10 +118,9 @@ def cmd_import(args: argparse.Namespace) -> None:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from arraybench.run.revert import revert_left_in_place
+    from arraybench.run.revert import revert_or_mark
 
-    reverted = revert_left_in_place(args.results, args.run_id)
-    return console.print_reverted(reverted, args.results, Path(args.results) / DB_NAME)
+    return console.print_reverted(revert_or_mark(args.results, args.run_id, args.mark_undone))
 
 
 def cmd_attach(args: argparse.Namespace) -> None:

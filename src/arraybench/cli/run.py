@@ -92,9 +92,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             return console.print_interrupted(ended.interrupted, ended.run_id, args.results)
         run = store.get_run(ended.run_id or "")
         try:
-            return cli.verdict_exit(report_files(store, run, outputs, None, None, console))
+            code = cli.verdict_exit(report_files(store, run, outputs, None, None, console))
         except KeyboardInterrupt as exc:  # the run is stored whole: only its report is missing
-            return console.print_interrupted(exc, run.id, args.results, reporting=True)
+            code = console.print_interrupted(exc, run.id, args.results, reporting=True)
+        return console.print_reverted(ended.left) or code  # what failed reverts left: last
 
 
 def cmd_plan_check(args: argparse.Namespace) -> None:

@@ -203,6 +203,10 @@ def ssh_command(spec: HostSpec, remote_command: str) -> list[str]:
         command += ["-o", argv_value(option, f"{where}: ssh option")]
     if "\0" in remote_command:  # the remote script has line breaks; only NUL cannot pass
         raise HostError(f"{where}: the remote command contains a NUL byte", None)
+    if remote_command.startswith(("-", "+")):
+        # sshd runs `$SHELL -c COMMAND`: a first word like --version or +O would be the shell's
+        # own option (`bash: --: invalid option`); after a space it is the command it is
+        remote_command = " " + remote_command
     return [*command, "--", ssh_destination(spec), remote_command]
 
 

@@ -23,6 +23,7 @@ from arraybench.engines.fio.results import FioDocument, Measurement
 from arraybench.errors import utf8_safe, utf8_safe_all
 from arraybench.finding_kinds import IMPLAUSIBLE, IMPORT
 from arraybench.importer.candidate import Candidate
+from arraybench.importer.group_rate import as_one_group
 from arraybench.importer.limits import (
     check_document,
     check_jobs,
@@ -147,7 +148,8 @@ def ready(seq: int, c: Candidate) -> Ready:
     check_samples(c.where, c.samples)
     try:
         record = _storable(_record("", seq, c))
-        metrics = point_metrics(c.jobs)
+        # fio's group total (its "Run status group" line), not a sum of the jobs' own rates
+        metrics = point_metrics(as_one_group(c.jobs, client=_client(c)))
         findings = [_finding(c)]
         if c.implausible:
             findings.append(IMPLAUSIBLE.new({"reasons": utf8_safe_all(c.implausible)}))
@@ -155,6 +157,11 @@ def ready(seq: int, c: Candidate) -> Ready:
         raise refuse(c.where, "this point", f"cannot be stored: {_why(exc)}") from None
     check_record(f"{c.where}: point {c.key}", record, metrics.as_dict())
     return Ready(c, record, metrics, findings)
+
+
+def _client(c: Candidate) -> bool:
+    """Whether the point's jobs ran on fio servers (`fio --client`, one or many)."""
+    return (c.hosts or 1) > 1 or c.doc.all_clients is not None
 
 
 def _why(exc: Exception) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from arraybench.errors import PlanError
 from arraybench.run.request import PlanRequest, requested_plan, stored_run_id
+from arraybench.run.revert import Reverted
 
 if TYPE_CHECKING:
     from arraybench.live.session import LiveSession
@@ -28,10 +29,14 @@ def refuse_early(outputs: list[Path], serve: str | None) -> None:
         parse_serve(serve)
 
 
+EMPTY = Reverted([], [], {})  # nothing left in place
+
+
 @dataclass(frozen=True)
 class Ended:
     run_id: str | None  # None: interrupted before the run was created
     interrupted: KeyboardInterrupt | None = None  # Ctrl-C or a signal: the run is resumable
+    left: Reverted = EMPTY  # the injections its failed reverts left in place (exit 4)
 
 
 def run_campaign(
@@ -41,6 +46,7 @@ def run_campaign(
     """The run to its end, or to an interruption (marked interrupted, its completed points
     saved). `interactive`: an operator can answer prompts (else they are assumed done)."""
     from arraybench.run.campaign import Campaign
+    from arraybench.run.revert import left_in_place
 
     campaign = Campaign(store, Path(results), live.observer)
     campaign.interactive = interactive
@@ -63,4 +69,4 @@ def run_campaign(
     finally:
         live.observer.stop()
         live.close(ended)
-    return Ended(result.run_id)
+    return Ended(result.run_id, left=left_in_place(store, result.run_id, results))

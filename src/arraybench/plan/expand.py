@@ -250,10 +250,15 @@ def _scaled(plan: Plan, factor: float) -> Plan:
     workloads = [
         w.model_copy(update={"timing": timing(w.timing)}) if w.timing else w for w in plan.workloads
     ]
+    # a smaller trial never shrinks a target below what its points need (target_need), up to
+    # the size the plan gave: fio cannot grow a file in the middle of a point
+    needs = [target_need(plan, first=i == 0) for i in range(len(plan.targets))]
     targets = [
-        t.model_copy(update={"size": _scaled_size(t.size, factor)}) if t.size else t
-        for t in plan.targets
-    ]
+        t.model_copy(update={"size": max(_scaled_size(t.size, factor),
+                                         min(t.size, _whole_mib(need.size) if need else 0))})
+        if t.size else t
+        for t, need in zip(plan.targets, needs, strict=True)
+    ]  # fmt: skip
     update: dict[str, object] = {
         "timing": timing(plan.timing), "workloads": workloads, "targets": targets,
     }  # fmt: skip
@@ -280,27 +285,74 @@ def host_point(point: Point, host: Host) -> Point:
     return replace(point, targets=tuple(host.targets[:devices] if devices else host.targets))
 
 
+@dataclass(frozen=True)
+class TargetNeed:
+    """The fewest bytes a target must hold for every point of the plan, and why."""
+
+    size: int
+    why: str  # "workloads[2] (bw-1m-read): 32 sequential workers x 1 MiB"
+
+
+def target_need(plan: Plan, first: bool = True) -> TargetNeed | None:
+    """What one target (the first one with `first`: it also holds a verify region) must hold.
+
+    Sequential workers each read or write their own stripe of at least one block, one after
+    the other (fio's offset_increment), so W workers need W blocks; random workers share the
+    region and need one block. fio cannot grow a target in the middle of a point (it is given
+    a pinned /dev/fd/N and fails with EPERM on unlink), so a target too small for a point's
+    stripes has to be found before the run: made big enough when arraybench creates it, else
+    refused by `plan check` (feasible.py).
+    """
+    need: TargetNeed | None = None
+    for index, w in enumerate(plan.workloads):
+        load = effective_load(plan.load, w.load)
+        pairs = load.pairs or [(n, 1) for n in (load.workers or [1])]
+        workers = max(n for n, _ in pairs)
+        sequential = w.pattern == "sequential" and workers > 1
+        size = workers * w.bs if sequential else w.bs
+        why = (f"{workers} sequential workers x {format_size(w.bs)}" if sequential
+               else f"one {format_size(w.bs)} block")  # fmt: skip
+        if first and w.verify:  # kept at the end of the first target, out of fio's load
+            size += w.verify.region
+            why += f" + the {format_size(w.verify.region)} verify region"
+        if need is None or size > need.size:
+            need = TargetNeed(size, f"workloads[{index}] ({w.name}): {why}")
+    return need
+
+
+def _new_file_size(plan: Plan) -> int:
+    """A file arraybench creates: the default size, or more when a point needs more."""
+    need = target_need(plan)
+    return max(DEFAULT_SCRATCH_SIZE, _whole_mib(need.size) if need else 0)
+
+
+def _whole_mib(size: int) -> int:
+    mib = 1 << 20
+    return -(-size // mib) * mib
+
+
 def with_targets(
     plan: Plan, paths: list[str], scratch: str, exists: Callable[[str], bool] = lambda _: False
 ) -> Plan:
     """Apply `--target` paths, or the default scratch file when the plan names no target.
 
-    New files get the default size (scaled later with the rest of the plan by `scale_plan`);
-    existing files and devices are used at their own size.
+    New files get the default size, or what the plan's points need when that is more
+    (`target_need`; scaled later with the rest of the plan by `scale_plan`, never below that
+    need); existing files and devices are used at their own size.
     """
     if paths:
-        targets = [_target(p, exists) for p in paths]
+        targets = [_target(p, exists, _new_file_size(plan)) for p in paths]
     elif not plan.targets and not (plan.hosts and all(h.targets for h in plan.hosts)):
-        targets = [Target(path=scratch, size=DEFAULT_SCRATCH_SIZE)]
+        targets = [Target(path=scratch, size=_new_file_size(plan))]
     else:
         return plan
     return plan.model_copy(update={"targets": targets})
 
 
-def _target(path: str, exists: Callable[[str], bool]) -> Target:
+def _target(path: str, exists: Callable[[str], bool], new_size: int) -> Target:
     """A `--target` path as a plan target, or one line saying why it cannot be one."""
     try:
-        return Target(path=path, size=None if exists(path) else DEFAULT_SCRATCH_SIZE)
+        return Target(path=path, size=None if exists(path) else new_size)
     except ValidationError as exc:
         problem = "an empty path" if not path else str(exc.errors()[0]["msg"]).lower()
         raise PlanError(

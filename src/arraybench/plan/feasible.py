@@ -9,12 +9,12 @@ whose size the plan gives, and campaigns too large to list.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.errors import PlanError
-from arraybench.plan.expand import effective_load, host_sets, in_rounds, target_count
+from arraybench.plan.expand import effective_load, host_sets, in_rounds, target_count, target_need
 from arraybench.plan.model import Load, Plan, Workload
 from arraybench.plan.types import MAX_JOBS
 from arraybench.units import format_size
@@ -141,6 +141,23 @@ def _check_regions(plan: Plan, workload: Workload, where: str) -> None:
         )
 
 
+def check_target_sizes(plan: Plan, sizes: Mapping[str, int]) -> None:
+    """PlanError when a target (its stated size, or `sizes`: files and devices as measured)
+    is too small for a point's regions (expand.target_need): fio would find it mid-run."""
+    hosts = [t for h in plan.hosts for t in h.targets]
+    for index, target in enumerate([*plan.targets, *hosts]):
+        size = target.size or sizes.get(target.path, 0)
+        need = target_need(plan, first=index == 0)
+        if size <= 0 or need is None or need.size <= size:
+            continue
+        raise PlanError(
+            f"target {target.path}: {format_size(size)} is too small: {need.why} need "
+            f"{format_size(need.size)} on each target, and fio cannot grow a target mid-run",
+            f"give a target of at least {format_size(need.size)} (size: for a file "
+            "arraybench creates), or fewer workers, or a smaller block size",
+        )
+
+
 def _check_timing(plan: Plan, workload: Workload, where: str) -> None:
     timing = workload.timing or plan.timing
     if timing.steady and timing.steady.window > timing.duration:
@@ -188,4 +205,5 @@ def check_runnable(plan: Plan, aio_max: int | None = None) -> None:
         _check_direct(plan, shape.workload, shape.where)
         _check_regions(plan, shape.workload, shape.where)
         _check_timing(plan, shape.workload, shape.where)
+    check_target_sizes(plan, {})  # the sizes the plan states; measured ones: run/checks.py
     _check_expectations(plan)

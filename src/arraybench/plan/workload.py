@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BeforeValidator,
     Field,
+    field_validator,
     model_validator,
 )
 
@@ -250,6 +251,9 @@ class Load(Strict):
         return self
 
 
+_SECTOR = 512  # integrity/layout.py's SECTOR
+
+
 class Verify(Strict):
     """Integrity mode: beside the load, a writer puts checkable blocks (offset, generation,
     time, checksum) in a region reserved at the end of the first target and journals every
@@ -273,6 +277,25 @@ class Verify(Strict):
             "it goes, one write at a time)."
         ),
     )
+
+    # the integrity writer does direct I/O in whole sectors (integrity/layout.py refuses
+    # anything else when the run starts); said here so the plan error carries FILE:LINE
+    @field_validator("block_size", "region")
+    @classmethod
+    def _whole_sectors(cls, value: int) -> int:
+        if value % _SECTOR:
+            raise ValueError(
+                f"{value} B is not a whole number of {_SECTOR}-byte sectors: use e.g. 4k"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_block_fits(self) -> Verify:
+        if self.region < self.block_size:
+            raise ValueError(
+                f"region ({self.region} B) is smaller than one block ({self.block_size} B)"
+            )
+        return self
 
 
 class Workload(Strict):

@@ -7,6 +7,7 @@ Library code: it reports progress to an observer and raises ArraybenchError; it 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -218,6 +219,9 @@ class Campaign:
                 fleet.stop()
             for line in ctx.array.close() if ctx.array else []:
                 self.observer.warning(line)
+            # every revert of this process has run (failed ones warned): what is left pending
+            # is a failed revert, not a killed controller's (run/injections.left_line)
+            self.store.mark_reverts_failed(run.id, os.getpid())
             self.store.set_run_status(run.id, status, now_iso())
         ran = len(self.store.completed_keys(run.id)) - len(done)
         return CampaignResult(run.id, status, ran, len(done))

@@ -3,7 +3,9 @@ ready, without running anything."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +57,7 @@ def check_plan(
     from arraybench.engines.registry import engine_for
     from arraybench.events.tuning import change_lines, plan_changes
     from arraybench.plan.expand import check_resolved, expand, host_point, round_points
+    from arraybench.plan.feasible import check_target_sizes
     from arraybench.run.fleet import host_spec
     from arraybench.run.outline import plan_outline, target_facts
     from arraybench.run.request import requested_plan
@@ -68,7 +71,9 @@ def check_plan(
     points = expand(plan)
     per_round = round_points(plan, 1) if plan.rounds else []
     every = [*plan.targets, *(t for h in plan.hosts for t in h.targets)]
-    sizes = {t.path: t.size or facts.blocks.get(t.path, 0) for t in every}
+    sizes = {t.path: t.size or facts.blocks.get(t.path, 0) or _existing_size(t.path)
+             for t in every}  # fmt: skip
+    check_target_sizes(plan, sizes)  # a device or an existing file too small for a point
     hosts = {h.name: h for h in plan.hosts}
     jobs = []
     every_point = [*points, *per_round]
@@ -121,6 +126,15 @@ def _data_samples(plan: Plan, results: Path) -> list[WorkloadSample]:
     from arraybench.run.data_reduction import sample_workloads
 
     return sample_workloads(plan, results / "scratch")
+
+
+def _existing_size(path: str) -> int:
+    """An existing regular file's size (0 for anything else): fio uses it as it is."""
+    with contextlib.suppress(OSError):
+        info = os.stat(path)
+        if stat.S_ISREG(info.st_mode):
+            return info.st_size
+    return 0
 
 
 def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:

@@ -33,6 +33,7 @@ from arraybench.events.leftovers import undo
 from arraybench.events.tuning import HostsOf
 from arraybench.hosts.server import HostSpec
 from arraybench.plan.load import parse_plan_text
+from arraybench.records import INJECTION_REVERT_FAILED
 from arraybench.run.fleet import host_spec
 from arraybench.store.db import InjectionRow, Store
 
@@ -194,12 +195,58 @@ def revert_leftovers(store: Store, run_id: str | None = None) -> RevertResult:
 
 
 def refuse_leftovers(store: Store, results_dir: Path) -> None:
-    """Before a run: PlanError when a killed run left injections in place (a throttle, a
-    stopped process would distort this run's figures)."""
+    """Before a run: PlanError when a run left injections in place (a throttle, a stopped
+    process would distort this run's figures): one whose revert failed, or a killed one's."""
     found = leftovers(store)
     if found.rows:
         row = found.rows[0]
-        where = f" on host {row.host}" if row.host else ""
-        raise PlanError(f"run {row.run_id} left {len(found.rows)} event injection(s) in place "
-                        f"({row.label}{where}) when it was killed",
-                        f"run `arraybench revert --results {results_dir}` first")  # fmt: skip
+        raise PlanError(f"run {row.run_id} left {len(found.rows)} event injection(s) in place: "
+                        f"{left_line(row)}",
+                        f"run `arraybench revert --results {results_dir}` first (it tries to "
+                        "undo them again); one you undid by hand: `arraybench revert "
+                        f"--mark-undone {row.id} --results {results_dir}`")  # fmt: skip
+
+
+def left_line(row: InjectionRow) -> str:
+    """What one entry left in place, and how it came to be left (its state says it)."""
+    where = f" on host {row.host}" if row.host else ""
+    how = ("undoing it failed when its event ended" if row.state == INJECTION_REVERT_FAILED
+           else "the run was killed before it undid it")  # fmt: skip
+    point = f", point {row.point_key}" if row.point_key else ""  # a fio server: no point
+    return f"{row.label}{where} (journal entry {row.id}{point}): {how}"
+
+
+def left_by_run(store: Store, run_id: str) -> list[str]:
+    """At the end of a run: its injections whose revert failed (the campaign marked them),
+    one line each (the run then ends with EXIT_LEFT_IN_PLACE, said by the CLI)."""
+    return [left_line(row) for row in store.injections_revert_failed(run_id)]
+
+
+@dataclass(frozen=True)
+class MarkedUndone:
+    marked: list[str]  # one line per entry marked undone by hand
+    problems: list[str]  # one line per entry that could not be marked, and why
+
+
+def mark_undone(store: Store, entries: list[int], run_id: str | None) -> MarkedUndone:
+    """`revert --mark-undone ENTRY`: the user undid these injections by hand; each pending
+    entry (of `run_id` when given) not held by a live run is marked so. Nothing is run."""
+    marked: list[str] = []
+    problems: list[str] = []
+    pending = {row.id: row for row in store.pending_injections(run_id)}
+    for entry in entries:
+        row = pending.get(entry)
+        if row is None:
+            of = f" of run {run_id}" if run_id else ""
+            problems.append(f"--mark-undone {entry}: no journal entry {entry}{of} is left to "
+                            "undo (see `arraybench revert` for those that are)")  # fmt: skip
+            continue
+        holder = store.run_locked_by_other(row.run_id)
+        if holder is not None:
+            problems.append(f"--mark-undone {entry}: run {row.run_id} is running (pid "
+                            f"{holder}); it undoes its own injections when it ends")  # fmt: skip
+            continue
+        store.injection_undone_by_hand(entry, _now())
+        marked.append(f"{row.run_id}: {row.label} (journal entry {entry}) marked undone by hand; "
+                      "nothing was run")  # fmt: skip
+    return MarkedUndone(marked, problems)

@@ -16,6 +16,7 @@ from arraybench.engines.base import Engine, EngineFacts
 from arraybench.errors import FioMissingError, PlanError
 from arraybench.finding_kinds import PRECONDITION, PURGE
 from arraybench.plan.expand import Point
+from arraybench.plan.feasible import check_target_sizes
 from arraybench.plan.model import Plan
 from arraybench.records import RunRecord
 from arraybench.run.context import Observer, RunContext, RunSettings
@@ -108,6 +109,7 @@ def prepare_targets(
             observer.target_preparing(target.path, want)
             guard.lay_out(target.path, want, engine)
         sizes[target.path] = min(want, file_size(path))
+    check_target_sizes(plan, sizes)  # as plan check does: never found by fio mid-run
     return PreparedTargets(sizes, kinds)
 
 

@@ -19,6 +19,10 @@ from arraybench.errors import RunLockedError, StoreError, StoreMachineError, utf
 from arraybench.finding_kinds import check_finding
 from arraybench.point_identity import from_key
 from arraybench.records import (
+    INJECTION_APPLYING,
+    INJECTION_REVERT_FAILED,
+    INJECTION_REVERTED,
+    INJECTION_UNDONE_BY_HAND,
     CpuSample,
     Finding,
     HostSample,
@@ -397,10 +401,9 @@ class Store:
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO injections (run_id, point_key, kind, label, host, reach_json, "
-                "undo_json, state, created, owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, 'applying', "
-                "?, ?)",
+                "undo_json, state, created, owner_pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, point_key, kind, label, host, json.dumps(reach), json.dumps(undo),
-                 created, os.getpid()),
+                 INJECTION_APPLYING, created, os.getpid()),
             )  # fmt: skip
             return int(cursor.lastrowid or 0)
 
@@ -415,14 +418,40 @@ class Store:
 
     def injection_reverted(self, entry: int, when: str) -> None:
         with self._transaction() as db:
-            db.execute("UPDATE injections SET state = 'reverted', reverted = ? WHERE id = ?",
-                       (when, entry))  # fmt: skip
+            db.execute("UPDATE injections SET state = ?, reverted = ? WHERE id = ?",
+                       (INJECTION_REVERTED, when, entry))  # fmt: skip
+
+    def mark_reverts_failed(self, run_id: str, owner_pid: int) -> None:
+        """A run's process, its points ended (completed, failed or interrupted) and every
+        revert tried: the entries it journaled and still pending failed to revert. Marked so:
+        `revert` and the next run say it as it was (not a killed controller's)."""
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE injections SET state = ? WHERE run_id = ? AND state = ? AND owner_pid = ?",
+                (INJECTION_REVERT_FAILED, run_id, INJECTION_APPLYING, owner_pid),
+            )
+
+    def injections_revert_failed(self, run_id: str) -> list[InjectionRow]:
+        """The run's entries whose revert failed and that are still pending."""
+        return [r for r in self.pending_injections(run_id) if r.state == INJECTION_REVERT_FAILED]
+
+    def injection_undone_by_hand(self, entry: int, when: str) -> InjectionRow | None:
+        """`revert --mark-undone ENTRY`: the user undid it; nothing is run. The entry as it
+        was, or None when no pending entry has that id."""
+        pending = [r for r in self.pending_injections() if r.id == entry]
+        if not pending:
+            return None
+        with self._transaction() as db:
+            db.execute("UPDATE injections SET state = ?, reverted = ? WHERE id = ?",
+                       (INJECTION_UNDONE_BY_HAND, when, entry))  # fmt: skip
+        return pending[0]
 
     def pending_injections(self, run_id: str | None = None) -> list[InjectionRow]:
-        """Injections not marked reverted (of one run, or of all), oldest first."""
+        """Injections not marked reverted nor undone by hand (of one run, or of all), oldest
+        first."""
         found = self._db.execute(
-            "SELECT * FROM injections WHERE state != 'reverted' AND (? IS NULL OR run_id = ?) "
-            "ORDER BY id", (run_id, run_id),
+            "SELECT * FROM injections WHERE state NOT IN (?, ?) AND (? IS NULL OR run_id = ?) "
+            "ORDER BY id", (INJECTION_REVERTED, INJECTION_UNDONE_BY_HAND, run_id, run_id),
         )  # fmt: skip
         return [rows.injection_row(r) for r in found]
 

@@ -18,6 +18,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.model import Figure
 from arraybench.report.render.figsvg import series_colour
+from arraybench.report.render.xlsxcells import _put
 
 CHART_W, CHART_H = 16.0, 7.5  # cm, as the workload sheets' charts
 FIGURE_ROWS = 17  # rows a figure takes at least: its chart's height and a gap
@@ -44,19 +45,23 @@ def visible_marker(symbol: str, color: str, size: int = 7) -> Marker:
 
 
 def _cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str = "#,##0.0") -> None:
-    if value is None:
-        return
-    cell = ws.cell(row, col, value)
-    if isinstance(value, float | int):
-        cell.number_format = fmt
+    """A number with its format; text (a compare label, a workload's chart name) goes
+    through xlsxcells' _put, so "=1+1" or "@x" stays text and never becomes a formula."""
+    _put(ws, row, col, value, fmt if isinstance(value, float | int) else None)
+
+
+def _text(ws: Worksheet, row: int, col: int, text: str, font: Font | None = None) -> None:
+    _put(ws, row, col, text)
+    if font is not None:
+        ws.cell(row, col).font = font
 
 
 def _table(ws: Worksheet, row: int, fig: Figure) -> tuple[int, int]:
     """The figure's numbers from `row`: x in column 1, one column per series; returns the
     first and last data rows."""
-    ws.cell(row, 1, fig.title).font = HEADING
+    _text(ws, row, 1, fig.title, HEADING)
     if fig.caption:
-        ws.cell(row + 1, 1, fig.caption).font = MUTED
+        _text(ws, row + 1, 1, fig.caption, MUTED)
     head = row + 2
     x_title = fig.x_label if fig.form != "heatmap" else f"{fig.y_label or 'row'} \\ {fig.x_label}"
     heads = [x_title] + [f"{s.label} ({fig.unit})" for s in fig.series]
@@ -65,12 +70,12 @@ def _table(ws: Worksheet, row: int, fig: Figure) -> tuple[int, int]:
     elif _ceiling(fig) is not None:
         heads.append(f"fabric ceiling ({fig.unit})")
     for col, text in enumerate(heads, start=1):
-        cell = ws.cell(head, col, text)
-        cell.font, cell.fill = BOLD, HEAD_FILL
+        _text(ws, head, col, text, BOLD)
+        ws.cell(head, col).fill = HEAD_FILL
     first = head + 1
     if fig.form == "heatmap":
         for i, s in enumerate(fig.series):
-            ws.cell(first + i, 1, s.label)
+            _text(ws, first + i, 1, s.label)
             for j, v in enumerate(s.values):
                 _cell(ws, first + i, 2 + j, v)
         return first, first + max(len(fig.series), 1) - 1
@@ -81,7 +86,7 @@ def _table(ws: Worksheet, row: int, fig: Figure) -> tuple[int, int]:
             x = fig.series[0].x[i] if fig.series and fig.series[0].x else None
             _cell(ws, first + row, 1, x)
         else:
-            ws.cell(first + row, 1, fig.x_ticks[i] if i < len(fig.x_ticks) else "")
+            _text(ws, first + row, 1, fig.x_ticks[i] if i < len(fig.x_ticks) else "")
         for j, s in enumerate(fig.series):
             _cell(ws, first + row, 2 + j, s.values[i] if i < len(s.values) else None)
         if (ceiling := _ceiling(fig)) is not None:  # a constant column: the chart's line
