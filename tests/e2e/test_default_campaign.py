@@ -68,7 +68,8 @@ TABLES = [
 def _tables(out: str) -> list[str]:
     """Each row of the printed tables, cells joined by ' | ', with the figures taken out:
     numbers '#', unit prefixes and time units dropped (12.5 kIOPS and 800 IOPS: '# IOPS';
-    µs and ms: 'T'), `worker(s)` for either number."""
+    µs and ms: 'T'), `worker(s)` for either number, the saturation remark (a verdict on the
+    figures: the last step's gain) dropped."""
     rows = []
     for line in out.splitlines():
         if line[:1] in "┃│":
@@ -76,6 +77,7 @@ def _tables(out: str) -> list[str]:
             row = re.sub(r"\d[\d.,]*", "#", " | ".join(cells))
             row = re.sub(r"# (?:k|M)?IOPS", "# IOPS", row)
             row = re.sub(r"# (?:µs|ms|s)\b", "# T", row)
+            row = row.replace(" (top level, may not be saturated)", "")  # the figures' verdict
             rows.append(re.sub(r"\bworkers?\b", "worker(s)", row))
     return rows
 
