@@ -1,4 +1,5 @@
-"""The commands on stored runs: revert, watch, attach, runs, show, report, compare, import."""
+"""The commands on stored runs: revert, watch, attach, runs, show, report, compare, import,
+bundle."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from arraybench import cli, console
 from arraybench.cli import LATEST, RUN_ID_HELP, command, output_options, results_option
-from arraybench.errors import EXIT_INTERRUPTED
+from arraybench.errors import EXIT_INTERRUPTED, ArraybenchError
 from arraybench.importer.registry import described  # import's formats, listed once
 from arraybench.store.db import DB_NAME, Store
 
@@ -65,6 +66,16 @@ def add(sub: typing.Any) -> None:
         "iodepth, devices, hosts, scenario, label_<name>, read from file names (RE2 syntax, "
         "matched in linear time), e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'")
     results_option(arg)
+    arg = command(sub, "bundle", cmd_bundle, help="a run's evidence in one file (a zip with a "
+                  "manifest of SHA-256s, optionally signed), or `bundle verify FILE`")
+    arg("run_id", metavar="RUN|verify", help=f"{RUN_ID_HELP}; or `verify` to check a bundle")
+    arg("file", nargs="?", metavar="FILE", help="with verify: the bundle to check")
+    arg("-o", "--output", metavar="FILE", help="the bundle to write (.zip)")
+    arg("--sign", metavar="KEY", help="sign it with this private SSH key (ssh-keygen -Y sign)")
+    arg("--public-key", metavar="FILE", help="with verify: the signer's SSH public key")
+    arg("--allowed-signers", metavar="FILE",
+        help="with verify: ssh-keygen's allowed-signers file naming who may sign")
+    results_option(arg)
 # fmt: on
 
 
@@ -102,6 +113,10 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from arraybench.bundle.load import is_bundle
+
+    if len(args.paths) == 1 and is_bundle(Path(args.paths[0])):
+        return _import_bundle(args)
     # imported here: its readers cost every other command (`run` above all) a fifth of a second
     from arraybench.importer import prepare_import, store_import
 
@@ -111,6 +126,67 @@ def cmd_import(args: argparse.Namespace) -> None:
     with contextlib.closing(Store(Path(args.results))) as store:
         result = store_import(store, prepared)
     console.print_import(result, args.results)
+
+
+def _import_bundle(args: argparse.Namespace) -> None:
+    from arraybench.bundle.load import load_bundle
+
+    if args.pattern:
+        raise ArraybenchError("--pattern reads result files' names; a bundle has its own run",
+                              "import the bundle without --pattern")  # fmt: skip
+    loaded = load_bundle(Path(args.paths[0]), Path(args.results))
+    console.print_line(
+        f"imported run {loaded.run_id} ({loaded.points} point(s), "
+        f"{loaded.files} file(s) of its folder) into {args.results}; see "
+        f"`arraybench show {loaded.run_id} --results {args.results}`"
+    )
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    if args.run_id == "verify":
+        return _verify(args)
+    if args.file is not None:
+        raise ArraybenchError(f"unexpected argument {args.file!r}",
+                              "bundle a run with `arraybench bundle RUN -o FILE`")  # fmt: skip
+    if not args.output or args.public_key or args.allowed_signers:
+        raise ArraybenchError("`arraybench bundle RUN` needs -o FILE (and takes no key to check)",
+                              "e.g. arraybench bundle latest -o run.zip")  # fmt: skip
+    from arraybench.bundle.make import make_bundle
+
+    store, run = cli.stored_run(args)
+    with contextlib.closing(store):
+        made = make_bundle(store, run, Path(args.output), Path(args.sign) if args.sign else None)
+    for skipped in made.skipped:
+        console.print_note(f"left out of the bundle: {skipped}")
+    signed = ", signed" if made.signed else ""
+    console.print_line(
+        f"bundle {made.path}: run {run.id}, {made.members} files, "
+        f"{made.bytes_in / 2**20:.1f} MiB in {made.bytes_out / 2**20:.1f} MiB"
+        f"{signed}; check it with `arraybench bundle verify {made.path}`"
+    )
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from arraybench.bundle.verify import verify_bundle
+
+    if args.file is None or args.output or args.sign:
+        raise ArraybenchError("`arraybench bundle verify` takes the bundle, and no -o or --sign",
+                              "e.g. arraybench bundle verify run.zip")  # fmt: skip
+    if args.public_key and args.allowed_signers:
+        raise ArraybenchError("give --public-key or --allowed-signers, not both")
+    key = Path(args.public_key) if args.public_key else None
+    signers = Path(args.allowed_signers) if args.allowed_signers else None
+    verified = verify_bundle(Path(args.file), key, signers)
+    for problem in verified.problems:
+        console.print_error(f"{args.file}: {problem}")
+    if verified.problems:
+        return 1
+    console.print_line(
+        f"{args.file}: run {verified.run_id}, {verified.members} files, every "
+        f"one as its manifest says; {verified.signature}"
+    )
+    return 0
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
