@@ -94,7 +94,8 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
     mode = info.external_attr >> 16
     if info.is_dir():
         return "a directory entry"
-    if info.create_system == 3 and mode and not stat.S_ISREG(mode):
+    # no file type in the mode (many zip writers leave it out): a regular file
+    if info.create_system == 3 and stat.S_IFMT(mode) and not stat.S_ISREG(mode):
         return next((kind for test, kind in _KINDS if test(mode)), "a special file")
     if info.flag_bits & 0x1:
         return "encrypted"
