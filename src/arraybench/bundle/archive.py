@@ -89,11 +89,11 @@ def _refuse(path: Path, what: str) -> BundleRefused:
 
 
 def _member_problem(info: zipfile.ZipInfo) -> str | None:
+    if info.is_dir():
+        return "a directory entry"
     if why := name_problem(info.filename):
         return why
     mode = info.external_attr >> 16
-    if info.is_dir():
-        return "a directory entry"
     # no file type in the mode (many zip writers leave it out): a regular file
     if info.create_system == 3 and stat.S_IFMT(mode) and not stat.S_ISREG(mode):
         return next((kind for test, kind in _KINDS if test(mode)), "a special file")
