@@ -8,6 +8,8 @@ The campaign runs on the fake engine (tests/fake_engine.py): the bundle is the s
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import zipfile
 from collections.abc import Iterator, Mapping
@@ -192,3 +194,29 @@ def test_a_signed_bundle_verifies_with_its_key_and_not_with_another(
     assert refused.returncode == 1 and "signature:" in refused.stderr, refused.stderr
     unsigned = main_cli("bundle", "verify", str(made[1]), "--public-key", f"{mine}.pub")
     assert unsigned.returncode == 1 and "unsigned:" in unsigned.stderr
+
+
+def test_links_and_the_bundle_itself_are_left_out_of_the_run_folder(
+    made: tuple[Path, Path], tmp_path: Path
+) -> None:
+    results = tmp_path / "r"
+    shutil.copytree(made[0], results, symlinks=True)
+    (run,) = (results / "runs").iterdir()
+    (run / "passwd").symlink_to("/etc/passwd")
+    inside = run / "evidence.zip"  # -o in the run's own folder: never read into itself
+    done = main_cli("bundle", "latest", "--results", str(results), "-o", str(inside))
+    assert done.returncode == 0, done.stderr
+    assert "left out of the bundle: passwd: not a regular file" in done.stderr
+    with zipfile.ZipFile(inside) as z:
+        names = z.namelist()
+        manifest = json.loads(z.read("manifest.json"))
+    assert not any("passwd" in n or n.endswith(".zip") or ".tmp" in n for n in names), names
+    assert manifest["skipped"] == ["passwd: not a regular file (a link or a special file)"]
+    assert main_cli("bundle", "verify", str(inside)).returncode == 0
+
+
+def test_a_fifo_given_to_import_is_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "run.zip"
+    os.mkfifo(fifo)
+    done = main_cli("import", str(fifo), "--results", str(tmp_path / "r"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr

@@ -52,10 +52,13 @@ def is_bundle(path: Path) -> bool:
     """A zip file: what `arraybench import` reads as a bundle (no result file of a tool it
     imports starts so)."""
     try:
-        with path.open("rb") as file:
-            return path.is_file() and file.read(4) == b"PK\x03\x04"
+        if not path.is_file():  # a FIFO is never opened, so never waited on
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
+    with os.fdopen(fd, "rb") as file:
+        return file.read(4) == b"PK\x03\x04"
 
 
 def load_bundle(path: Path, results: Path) -> Loaded:
@@ -69,6 +72,8 @@ def load_bundle(path: Path, results: Path) -> Loaded:
         if limits.ROWS not in bundle.members:
             raise _refused(bundle, f"it holds no {limits.ROWS}")
         rows = _rows(bundle)
+        if results.exists() and not results.is_dir():
+            Store(results)  # its one line: a file, not a directory
         runs = results / "runs"
         runs.mkdir(parents=True, exist_ok=True)
         final = runs / run_id

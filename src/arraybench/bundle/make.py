@@ -99,7 +99,7 @@ def make_bundle(store: Store, run: RunRecord, out: Path, key: Path | None) -> Ma
         writer.add(limits.ROWS, _json(rows.as_data()))
         writer.add("findings.json", _json(_findings(rows.tables)))
         writer.add("provenance.json", _json(_provenance(store, run)))
-        for path, name, why in _run_files(folder):
+        for path, name, why in _run_files(folder, {spare.resolve(), out.resolve()}):
             if why:
                 skipped.append(f"{name}: {why}")
                 continue
@@ -161,16 +161,17 @@ def _provenance(store: Store, run: RunRecord) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _run_files(folder: Path) -> Iterator[tuple[Path, str, str | None]]:
-    """Every file under the run's folder (links not followed): path, its member name, and
-    why it is left out (None: it is not)."""
+def _run_files(folder: Path, bundle: set[Path]) -> Iterator[tuple[Path, str, str | None]]:
+    """Every file under the run's folder (links not followed) but the bundle being written
+    (`-o` inside the run's folder): path, its member name, and why it is left out (None: it
+    is not)."""
     for top, dirs, files in os.walk(folder, followlinks=False):
         dirs.sort()
         for name in sorted(files) + [d for d in dirs if Path(top, d).is_symlink()]:
             path = Path(top, name)
             rel = path.relative_to(folder).as_posix()
             mode = path.lstat().st_mode
-            if name in SKIPPED:
+            if name in SKIPPED or path.resolve() in bundle:
                 continue
             if not stat.S_ISREG(mode):
                 yield path, rel, "not a regular file (a link or a special file)"

@@ -68,9 +68,12 @@ def check(data: bytes, signature: bytes, public_key: Path | None,
             principals = found.stdout.decode(errors="replace").split()
             if found.returncode != 0 or not principals:
                 return f"signed by no key of {allowed_signers}"
+        said = ""
         for principal in principals:
             args = ["-Y", "verify", "-f", str(allowed), "-I", principal, "-n", NAMESPACE,
                     "-s", str(sig)]  # fmt: skip
-            if _ssh_keygen(args, data).returncode == 0:
+            done = _ssh_keygen(args, data)
+            if done.returncode == 0:
                 return None
-        return f"not signed by {public_key or allowed_signers} ({_said(_ssh_keygen(args, data))})"
+            said = _said(done)
+        return f"not signed by {public_key or allowed_signers} ({said})"

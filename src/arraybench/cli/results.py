@@ -59,8 +59,9 @@ def add(sub: typing.Any) -> None:
         "overlaid from each run's start (default) or from its first event (a failover lined up "
         "across runs)")
     arg = command(sub, "import", cmd_import,
-                  help=f"existing results ({described()}) into a run, to report and compare")
-    arg("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
+                  help=f"existing results ({described()}) into a run, to report and compare; "
+                  "or a run's bundle (a .zip of `arraybench bundle`), recreated as it was")
+    arg("paths", nargs="+", metavar="PATH", help="files or folders (recursive); or one bundle")
     arg("--name", default="imported", help="the run's name (default: imported)")
     arg("--pattern", metavar="REGEX", help="named groups: workload, bs, rw, workers, threads, "
         "iodepth, devices, hosts, scenario, label_<name>, read from file names (RE2 syntax, "
