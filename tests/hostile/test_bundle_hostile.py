@@ -33,9 +33,12 @@ def _info(name: str, mode: int = stat.S_IFREG | 0o644) -> zipfile.ZipInfo:
     return info
 
 
+def _jsonl(*lines: object) -> bytes:
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
 def _rows(run_id: str = RUN_ID) -> bytes:
-    return json.dumps({"schema": 7, "tables": {"runs": {"columns": ["id"], "rows": [[run_id]]}}})\
-        .encode()  # fmt: skip
+    return _jsonl({"schema": 7, "columns": {"runs": ["id"]}}, ["runs", [run_id]])
 
 
 def _bundle(
@@ -183,30 +186,38 @@ def test_a_run_id_that_is_no_folder_name_is_refused(
     _refused(tmp_path, _bundle(tmp_path / "b.zip", [], run_id=run_id), words)
 
 
+HEAD = {"schema": 7, "columns": {"runs": ["id"]}}
+
+
 @pytest.mark.parametrize(
     ("rows", "words"),
     [
-        ({"schema": 7, "tables": {"runs; DROP TABLE runs": {"columns": [], "rows": []}}},
-         "which a store has not"),
-        ({"schema": 7, "tables": {"runs": {"columns": ["id", "evil) VALUES (1); --"],
-                                           "rows": [[RUN_ID, 1]]}}}, "this store has not"),
-        ({"schema": 7, "tables": {"runs": {"columns": ["id"], "rows": [[{"a": 1}]]}}},
-         "not text, a number or null"),
-        ({"schema": 99, "tables": {"runs": {"columns": ["id"], "rows": [[RUN_ID]]}}},
-         "schema 99"),
-        ({"schema": 7, "tables": {"runs": {"columns": ["id"], "rows": [[RUN_ID]]}}},
-         "break the store's rules"),  # NOT NULL columns missing
+        ([{"schema": 7, "columns": {"runs; DROP TABLE runs": []}}], "which a store has not"),
+        ([{"schema": 7, "columns": {"runs": ["id", "evil) VALUES (1); --"]}},
+          ["runs", [RUN_ID, 1]]], "this store has not"),
+        ([HEAD, ["runs", [{"a": 1}]]], "not text, a number or null"),
+        ([HEAD, ["runs", [True]]], "not text, a number or null"),
+        ([HEAD, ["points", [1]]], "not named first"),
+        ([HEAD, ["runs", ["20260101-000000-other"]]], "not the one row of run"),
+        ([{"schema": 99, "columns": {"runs": ["id"]}}], "schema 99"),
+        ([HEAD, ["runs", [RUN_ID]]], "break the store's rules"),  # NOT NULL columns missing
+        ([HEAD], "do not hold run"),
+        (["not a header"], "names no columns"),
     ],
-    ids=["table", "column", "nested", "schema", "constraint"],
+    ids=["table", "column", "nested", "bool", "unnamed", "other-run", "schema", "constraint",
+         "no-run", "no-header"],
 )  # fmt: skip
 def test_rows_the_store_cannot_take_are_refused_whole(
-    tmp_path: Path, rows: dict[str, object], words: str
+    tmp_path: Path, rows: list[object], words: str
 ) -> None:
-    bundle = _bundle(tmp_path / "b.zip", [], rows=json.dumps(rows).encode())
+    bundle = _bundle(tmp_path / "b.zip", [(_info("run/points/1/fio.json"), b"{}")],
+                     rows=_jsonl(*rows))  # fmt: skip
     done = main_cli("import", str(bundle), "--results", str(tmp_path / "res"))
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and words in lines[0], done.stderr
-    assert not [p for p in (tmp_path / "res").rglob("*") if p.is_file() and p.suffix != ".db"]
+    left = [p for p in (tmp_path / "res").rglob("*") if p.is_file()]
+    assert all(p.name.startswith("arraybench.db") for p in left), left  # an empty store at most
+    assert not list((tmp_path / "res" / "runs").iterdir())
 
 
 def test_a_file_that_is_no_zip_or_no_bundle_is_refused(tmp_path: Path) -> None:

@@ -97,9 +97,12 @@ def test_a_bundle_holds_the_plan_rows_findings_provenance_and_manifest(
         provenance = json.loads(z.read("provenance.json"))
         findings = json.loads(z.read("findings.json"))
         resolved = z.read("plan/resolved.yaml").decode()
-    assert {"plan/given.yaml", "plan/resolved.yaml", "store/run.json", RUN_FILE,
+        rows = [json.loads(line) for line in z.read("store/rows.jsonl").splitlines()]
+    assert {"plan/given.yaml", "plan/resolved.yaml", "store/rows.jsonl", RUN_FILE,
             "run/report.html", "run/plan.yaml"} <= names  # fmt: skip
     assert not any(n.endswith(".arraybench.lock") for n in names)
+    assert {"runs", "points", "samples", "findings"} <= rows[0]["columns"].keys()
+    assert [r[0] for r in rows[1:]].count("points") == 4  # one line a row, every point
     listed = {m["name"] for m in manifest["members"]}
     assert listed == names - {"manifest.json"}
     assert all(len(m["sha256"]) == 64 for m in manifest["members"])

@@ -162,6 +162,20 @@ def chunks(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Itera
         raise _refuse(path, f"member {info.filename!r} holds less than its size")
 
 
+def lines(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, longest: int,
+          sha: hashlib._Hash) -> Iterator[bytes]:  # fmt: skip
+    """The member's lines, none longer than `longest` bytes; `sha` fed every byte."""
+    held = b""
+    for chunk in chunks(path, archive, info):
+        sha.update(chunk)
+        *whole, held = (held + chunk).split(b"\n")
+        if len(held) > longest or any(len(line) > longest for line in whole):
+            raise _refuse(path, f"member {info.filename!r} has a line over {longest} bytes")
+        yield from (line for line in whole if line)
+    if held:
+        yield held
+
+
 def read_whole(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:
     if info.file_size > limit:
         raise _refuse(path, f"member {info.filename!r} is {info.file_size} bytes, over the "

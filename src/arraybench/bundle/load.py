@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,13 +29,13 @@ from arraybench.bundle.archive import (
     BundleRefused,
     chunks,
     digest,
+    lines,
     open_bundle,
-    read_whole,
 )
 from arraybench.bundle.verify import plan_problem
 from arraybench.events.tuning import JOURNAL_NAME
 from arraybench.store.db import Store
-from arraybench.store.portable import RunRows, add_run_rows, parse_rows
+from arraybench.store.portable import MAX_LINE_BYTES, add_run_lines
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 IMPORTED_JOURNAL = f"{JOURNAL_NAME}.imported"
@@ -71,7 +71,6 @@ def load_bundle(path: Path, results: Path) -> Loaded:
             raise _refused(bundle, f"member {added[0]!r} is not in its manifest")
         if limits.ROWS not in bundle.members:
             raise _refused(bundle, f"it holds no {limits.ROWS}")
-        rows = _rows(bundle)
         if results.exists() and not results.is_dir():
             Store(results)  # its one line: a file, not a directory
         runs = results / "runs"
@@ -89,7 +88,7 @@ def load_bundle(path: Path, results: Path) -> Loaded:
             with contextlib.closing(Store(results)) as store:
                 os.rename(staging, final)
                 try:
-                    points = add_run_rows(store, rows, run_id)
+                    points = add_run_lines(store, _rows(bundle), run_id)
                 except BaseException:
                     shutil.rmtree(final, ignore_errors=True)
                     raise
@@ -116,15 +115,14 @@ def _refused(bundle: Bundle, why: str) -> BundleRefused:
     )
 
 
-def _rows(bundle: Bundle) -> RunRows:
-    raw = read_whole(bundle.path, bundle.zip, bundle.members[limits.ROWS], limits.MAX_ROWS_BYTES)
-    if hashlib.sha256(raw).hexdigest() != bundle.manifest.members[limits.ROWS].sha256:
+def _rows(bundle: Bundle) -> Iterator[bytes]:
+    """The rows' lines, read as they are stored; BundleRefused after the last one when they
+    are not what the manifest hashed (the transaction storing them then stores nothing)."""
+    sha = hashlib.sha256()
+    info = bundle.members[limits.ROWS]
+    yield from lines(bundle.path, bundle.zip, info, MAX_LINE_BYTES, sha)
+    if sha.hexdigest() != bundle.manifest.members[limits.ROWS].sha256:
         raise _refused(bundle, f"changed: {limits.ROWS} (its SHA-256 is not the manifest's)")
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise _refused(bundle, f"{limits.ROWS} is not JSON ({exc})") from None
-    return parse_rows(data, f"{bundle.path}: {limits.ROWS}")
 
 
 def _extract(bundle: Bundle, staging: Path) -> int:

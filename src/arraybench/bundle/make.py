@@ -2,7 +2,7 @@
 
 Members: the plan as given (`plan/given.yaml`, the run's stored plan) and as resolved
 (`plan/resolved.yaml`, every default filled in), the store's rows of the run
-(`store/run.json`), its findings and flags (`findings.json`), its provenance
+(`store/rows.jsonl`), its findings and flags (`findings.json`), its provenance
 (`provenance.json`), and the run's folder whole under `run/` (each point's job file, the
 engine's raw outputs and logs, the tuning journal, the reports written there). The manifest
 (`manifest.json`) lists every member with its size and SHA-256 and the plan's SHA-256; the
@@ -33,7 +33,7 @@ from arraybench.finding_kinds import PROVENANCE
 from arraybench.outfiles import replacing
 from arraybench.plan.load import parse_plan_text
 from arraybench.store.db import LOCK_NAME, RunRecord, Store
-from arraybench.store.portable import run_rows
+from arraybench.store.portable import columns, run_lines, table_rows
 
 SKIPPED = (LOCK_NAME,)  # held by a running process: not evidence
 
@@ -95,9 +95,8 @@ def make_bundle(store: Store, run: RunRecord, out: Path, key: Path | None) -> Ma
         writer.add("plan/given.yaml", given)
         if resolved := _resolved(run):
             writer.add("plan/resolved.yaml", resolved.encode())
-        rows = run_rows(store, run.id)
-        writer.add(limits.ROWS, _json(rows.as_data()))
-        writer.add("findings.json", _json(_findings(rows.tables)))
+        writer.add(limits.ROWS, run_lines(store, run.id))
+        writer.add("findings.json", _json(_findings(store, run.id)))
         writer.add("provenance.json", _json(_provenance(store, run)))
         for path, name, why in _run_files(folder, {spare.resolve(), out.resolve()}):
             if why:
@@ -134,13 +133,16 @@ def _resolved(run: RunRecord) -> str | None:
     return yaml.safe_dump(plan.model_dump(mode="json"), sort_keys=False)
 
 
-def _findings(tables: dict[str, tuple[list[str], list[list[Any]]]]) -> list[dict[str, Any]]:
+def _findings(store: Store, run_id: str) -> list[dict[str, Any]]:
     """Every finding and validity flag of the run, with its point's key (null: the run's)."""
-    cols, points = tables["points"]
-    keys = {row[cols.index("id")]: row[cols.index("key")] for row in points}
-    cols, found = tables["findings"]
+    keys: dict[Any, Any] = {}
+    cols = columns(store, "points")
+    for _, row in table_rows(store, run_id, ["points"]):
+        point = dict(zip(cols, row, strict=True))
+        keys[point["id"]] = point["key"]
+    cols = columns(store, "findings")
     out = []
-    for row in found:
+    for _, row in table_rows(store, run_id, ["findings"]):
         values = dict(zip(cols, row, strict=True))
         try:
             data = json.loads(str(values["data_json"]))
