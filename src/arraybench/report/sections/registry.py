@@ -16,6 +16,7 @@ from arraybench.report.sections import (
     adaptive,
     appendix,
     arrayside,
+    conformance,
     distribution,
     failures,
     histograms,
@@ -59,6 +60,7 @@ SECTIONS: list[Section] = [
     seedfigures.section,  # the seed reports' figure forms (replacing curves they draw)
     histograms.section,  # latency bars per series
     verdicts.section,  # acceptance criteria and integrity verdicts
+    conformance.section,  # the claimed methodology's rules: kept, broken, not applicable
     provenance.section,  # versions, controller, times, folder, recorded provenance
     runnotes.section,  # partial points, purge, preconditioning, fio against the kernel
     appendix.section,  # the notes box, last: it counts every note above

@@ -1,0 +1,30 @@
+"""The Conformance table: each rule of the methodology the run claims (a built-in template's
+name; analysis/conformance.py), kept, broken with why, or not applicable; its caption says
+"conforms to X" only when no rule is broken."""
+
+from __future__ import annotations
+
+from arraybench.analysis.conformance import RULES, RunFacts, conforms, judge
+from arraybench.errors import ArraybenchError
+from arraybench.plan.catalog import load_template
+from arraybench.report.model import ReportModel, ReportTable
+from arraybench.report.sections.inputs import RunInputs
+
+
+def section(model: ReportModel, run: RunInputs) -> None:
+    if run.plan is None or run.plan.name not in RULES:
+        return
+    try:
+        template = load_template(run.plan.name)
+    except ArraybenchError:  # a template this arraybench no longer ships
+        return
+    facts = RunFacts(run.plan, template, run.run.scale, run.findings,
+                     frozenset(p.workload for p in run.points))  # fmt: skip
+    judged = judge(run.plan.name, facts)
+    rows = [[j.rule.text, j.verdict, j.why, j.rule.source] for j in judged]
+    broken = [j.rule.id for j in judged if j.verdict == "broken"]
+    caption = (f"conforms to {run.plan.name}: every rule kept" if conforms(judged) else
+               f"does not conform to {run.plan.name}: {len(broken)} of {len(judged)} rules "
+               f"broken ({', '.join(broken)})")  # fmt: skip
+    columns = ["Rule", "Verdict", "Why", "Source"]
+    model.tables.append(ReportTable(f"Conformance: {run.plan.name}", columns, rows, caption))
