@@ -62,8 +62,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "snia-pts": (
         Rule("purge", "the device purged before the test", f"{PTS}: purge", "purged"),
         Rule("precondition", "workload-independent preconditioning: at least twice the "
-             "capacity written with 128 KiB sequential writes", f"{PTS}: workload-independent preconditioning",
-             "preconditioned", {"passes": 2.0}),
+             "capacity written with 128 KiB sequential writes",
+             f"{PTS}: workload-independent preconditioning", "preconditioned", {"passes": 2.0}),
         Rule("matrix", "the whole IOPS matrix (8 block sizes x 7 read/write mixes), the "
              "throughput and latency tests", f"{PTS}: IOPS, throughput and latency tests",
              "workloads_complete", {"match": ["iops-*", "tp-*", "lat-*"]}),
