@@ -1,0 +1,120 @@
+"""Conformance (docs/bundle.md): a built-in methodology's rules judged on a run, in every
+report format; `--scale`, `--only` and `--set` name the rules they broke, and "conforms to X"
+is said only when every rule is kept. The campaigns run on the fake engine: the rules are
+the subject, not fio."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from arraybench.analysis.conformance import BROKEN, KEPT, RunFacts, conforms, judge
+from arraybench.finding_kinds import PRECONDITION, PURGE, ROUNDS
+from arraybench.plan.catalog import load_template
+from tests.conftest import main_cli
+
+FAKE = ["--set", "engine=fake", "--set", "monitor=false"]
+
+
+def _report(tmp_path: Path, template: str, *args: str, fmt: str = "md") -> str:
+    out = tmp_path / f"report.{fmt}"
+    done = main_cli("run", template, "--target", str(tmp_path / "t.dat"), *FAKE, *args,
+                    "--results", str(tmp_path / "r"), "-o", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out.read_text() if fmt != "xlsx" else ""
+
+
+def _rows(markdown: str) -> list[str]:
+    """The Conformance table's verdicts, in its order."""
+    section = markdown.split("### Conformance:")[1].split("\n##")[0]
+    cells = [line.split(" | ") for line in section.splitlines() if line.startswith("| ")]
+    return [c[1] for c in cells if len(c) > 2 and c[1] in (KEPT, BROKEN)]
+
+
+@pytest.mark.usefixtures("fake_engine")
+def test_quick_at_full_scale_conforms(tmp_path: Path) -> None:
+    text = _report(tmp_path, "quick")
+    assert "_conforms to quick: every rule kept_" in text
+    assert _rows(text) == [KEPT] * 4
+
+
+@pytest.mark.usefixtures("fake_engine")
+@pytest.mark.parametrize(
+    ("args", "broken"),
+    [
+        (["--scale", "0.2"], "2 of 4 rules broken (duration, scale)"),
+        (["--only", "rand-*"], "1 of 4 rules broken (workloads)"),
+        (["--set", "load.workers=[1,4]"], "1 of 4 rules broken (ladder)"),
+    ],
+    ids=["scale", "only", "set"],
+)
+def test_quick_cut_scaled_or_overridden_names_the_rules_it_broke(
+    tmp_path: Path, args: list[str], broken: str
+) -> None:
+    text = _report(tmp_path, "quick", *args)
+    assert f"_does not conform to quick: {broken}_" in text, text.split("### Conformance")[1][:600]
+    assert "conforms to quick: every rule kept" not in text
+
+
+@pytest.mark.usefixtures("fake_engine")
+def test_snia_pts_scaled_down_names_scaling_and_the_purge_in_every_format(
+    tmp_path: Path,
+) -> None:
+    text = _report(tmp_path, "snia-pts", "--scale", "0.01")
+    assert "does not conform to snia-pts: 3 of 8 rules broken (purge, round, scale)" in text
+    assert "70 workload(s) shorter (--scale 0.01)" in text
+    html = tmp_path / "report.html"
+    assert main_cli("report", "latest", "--results", str(tmp_path / "r"), "-o", str(html),
+                    "-o", str(tmp_path / "report.xlsx")).returncode == 0  # fmt: skip
+    assert "Conformance: snia-pts" in html.read_text()
+    book = openpyxl.load_workbook(tmp_path / "report.xlsx", read_only=True)
+    cells = {str(c) for ws in book.worksheets for row in ws.iter_rows(values_only=True)
+             for c in row if c}  # fmt: skip
+    assert any("does not conform to snia-pts" in c for c in cells)
+
+
+def _full_scale(passes: float = 2.0, steady: bool = True, purged: bool = True) -> RunFacts:
+    """A full-scale snia-pts run as its findings would record it (hours long: not run here)."""
+    plan = load_template("snia-pts")
+    findings = [
+        PURGE.new({"targets": [{"target": "/dev/x", "purged": purged, "how": "blkdiscard"}]}),
+        PRECONDITION.new(
+            {
+                "bytes": 2 << 40,
+                "seconds": 3600.0,
+                "passes": passes,
+                "pattern": "sequential",
+                "bs": 131072,
+                "folder": "p",
+            }
+        ),
+        ROUNDS.new(
+            {
+                "round": 7,
+                "track": "iops-4k-w",
+                "window": 5,
+                "values": [1.0] * 7,
+                "steady": steady,
+                "window_start": 2,
+                "window_end": 6,
+                "average": 1.0,
+                "range_excursion": 0.0,
+                "slope": 0.0,
+                "slope_excursion": 0.0,
+                "intercept": 1.0,
+            }
+        ),
+    ]
+    return RunFacts(plan, plan, 1.0, findings, frozenset(w.name for w in plan.workloads))
+
+
+def test_a_full_scale_snia_pts_run_conforms_or_names_the_rule_it_broke() -> None:
+    assert conforms(judge("snia-pts", _full_scale()))
+    broken = [(_full_scale(passes=1.0), "precondition"), (_full_scale(steady=False), "steady"),
+              (_full_scale(purged=False), "purge")]  # fmt: skip
+    for facts, rule in broken:
+        judged = judge("snia-pts", facts)
+        assert not conforms(judged)
+        assert [j.rule.id for j in judged if j.verdict == BROKEN] == [rule]
