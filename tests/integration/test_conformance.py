@@ -1,4 +1,4 @@
-"""Conformance (docs/bundle.md): a built-in methodology's rules judged on a run, in every
+"""Conformance (docs/conformance.md): a built-in methodology's rules judged on a run, in every
 report format; `--scale`, `--only` and `--set` name the rules they broke, and "conforms to X"
 is said only when every rule is kept. The campaigns run on the fake engine: the rules are
 the subject, not fio."""
@@ -118,3 +118,14 @@ def test_a_full_scale_snia_pts_run_conforms_or_names_the_rule_it_broke() -> None
         judged = judge("snia-pts", facts)
         assert not conforms(judged)
         assert [j.rule.id for j in judged if j.verdict == BROKEN] == [rule]
+
+
+def test_every_rule_is_documented_with_its_source() -> None:
+    from arraybench.analysis.conformance import CHECKS, RULES
+
+    doc = (Path(__file__).parents[2] / "docs" / "conformance.md").read_text()
+    for name, rules in RULES.items():
+        assert f"## `{name}`" in doc
+        for r in rules:
+            assert f"| `{r.id}` | {r.text} | `{r.check}` | {r.source} |" in doc, r.id
+    assert all(f"| `{check}` |" in doc for check in CHECKS)

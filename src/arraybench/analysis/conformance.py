@@ -1,8 +1,9 @@
-"""Conformance: does a run keep the rules of the methodology it claims? (docs/bundle.md,
-"Conformance"). Each built-in methodology's rules are data (`RULES`): a rule's words, its
-source, and the name of the check that judges it with its arguments; the checks compare the
-plan the run ran (after `--scale`, `--only` and `--set`) with the template's own, and read what
-the run recorded (purge, preconditioning, SNIA rounds). Pure functions: no store, no I/O.
+"""Conformance: does a run keep the rules of the methodology it claims? (docs/conformance.md)
+
+Each built-in methodology's rules are data (`RULES`): a rule's words, its source, and the name
+of the check that judges it with its arguments; the checks compare the plan the run ran (after
+`--scale`, `--only` and `--set`) with the template's own, and read what the run recorded
+(purge, preconditioning, SNIA rounds). Pure functions: no store, no I/O.
 """
 
 from __future__ import annotations
