@@ -129,3 +129,14 @@ def test_every_rule_is_documented_with_its_source() -> None:
         for r in rules:
             assert f"| `{r.id}` | {r.text} | `{r.check}` | {r.source} |" in doc, r.id
     assert all(f"| `{check}` |" in doc for check in CHECKS)
+
+
+def test_a_cut_snia_pts_keeps_the_load_rule_of_the_workloads_it_ran() -> None:
+    plan = load_template("snia-pts")
+    kept = [w for w in plan.workloads if w.name.startswith(("tp-", "lat-"))]
+    cut = plan.model_copy(update={"workloads": kept})
+    facts = RunFacts(cut, plan, 1.0, _full_scale().findings,
+                     frozenset(w.name for w in cut.workloads))  # fmt: skip
+    verdicts = {j.rule.id: j for j in judge("snia-pts", facts)}
+    assert verdicts["load"].verdict == KEPT, verdicts["load"].why
+    assert verdicts["matrix"].verdict == BROKEN and "56 of 69 not run" in verdicts["matrix"].why

@@ -124,8 +124,13 @@ def load_same(rule: Rule, run: RunFacts) -> tuple[str, str]:
     want = run.template.load.model_dump(exclude_none=True)
     got = run.plan.load.model_dump(exclude_none=True)
     changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
-    per_workload = [w.name for w, t in zip(run.plan.workloads, run.template.workloads, strict=False)
-                    if getattr(w, "load", None) != getattr(t, "load", None)]  # fmt: skip
+    template = {t.name: getattr(t, "load", None) for t in run.template.workloads}
+    # matched by name: --only leaves some out
+    per_workload = [
+        w.name
+        for w in run.plan.workloads
+        if w.name in template and getattr(w, "load", None) != template[w.name]
+    ]
     if not changed and not per_workload:
         return KEPT, "the template's load"
     what = changed[0] if changed else f"{per_workload[0]}'s load"
