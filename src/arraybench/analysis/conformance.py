@@ -16,6 +16,7 @@ from typing import Any
 from arraybench.finding_kinds import PRECONDITION, PURGE, ROUNDS
 from arraybench.plan.model import Plan
 from arraybench.records import Finding
+from arraybench.units import format_size
 
 KEPT, BROKEN, NOT_APPLICABLE = "kept", "broken", "not applicable"
 PTS = "SNIA SSS PTS"  # as docs/methodologies/snia-pts.md reads it
@@ -165,7 +166,8 @@ def preconditioned(rule: Rule, run: RunFacts) -> tuple[str, str]:
     passes = min(float(f["passes"]) for f in found)
     if passes < float(rule.args.get("passes", 2.0)):
         return BROKEN, f"{passes:g} x the capacity written"
-    return KEPT, f"{passes:g} x the capacity written ({sum(f['bytes'] for f in found)} bytes)"
+    written = format_size(sum(int(f["bytes"]) for f in found))
+    return KEPT, f"{passes:g} x the capacity written ({written})"
 
 
 def steady_reached(rule: Rule, run: RunFacts) -> tuple[str, str]:
