@@ -140,3 +140,19 @@ def test_a_cut_snia_pts_keeps_the_load_rule_of_the_workloads_it_ran() -> None:
     verdicts = {j.rule.id: j for j in judge("snia-pts", facts)}
     assert verdicts["load"].verdict == KEPT, verdicts["load"].why
     assert verdicts["matrix"].verdict == BROKEN and "56 of 69 not run" in verdicts["matrix"].why
+
+
+def test_every_built_in_template_has_its_rules_and_kept_them_as_given() -> None:
+    from arraybench.analysis.conformance import RULES
+    from arraybench.plan.catalog import template_names
+
+    assert set(template_names()) == set(RULES)
+    for name in template_names():
+        plan = load_template(name)
+        facts = RunFacts(plan, plan, 1.0, [], frozenset(w.name for w in plan.workloads))
+        judged = {j.rule.id: j.verdict for j in judge(name, facts)}
+        # the template as given keeps every rule of its own plan (what the run records --
+        # purge, preconditioning, steady state -- is not in this bare facts' findings)
+        assert {r for r, v in judged.items() if v == BROKEN} <= {"purge", "precondition", "steady"}
+        scaled = RunFacts(plan, plan, 0.5, [], frozenset())
+        assert "scale" in [j.rule.id for j in judge(name, scaled) if j.verdict == BROKEN]

@@ -84,6 +84,41 @@ RULES: dict[str, tuple[Rule, ...]] = {
 }  # fmt: skip
 
 
+def _seed(name: str, workloads: str, load: str, timing: str) -> tuple[Rule, ...]:
+    """A seed report's template: the workloads, the load and the timing it gives, at full
+    scale (its source: the template and its page)."""
+    source = f"{name} template (docs/methodologies/{name}.md)"
+    return (
+        Rule("workloads", workloads, source, "workloads_complete"),
+        Rule("load", load, source, "load_same"),
+        Rule("duration", timing, source, "timing_at_least"),
+        Rule("scale", "durations and sizes as the template gives them (no --scale)", source,
+             "full_scale"),
+    )  # fmt: skip
+
+
+RULES |= {
+    "inout": _seed("inout", "all 12 workloads: frontend and backend x random 8 KiB and "
+                   "sequential 128 KiB x read, write and 50/50",
+                   "the workers-per-host ladder 1, 2, 4, 8, 16, 32, 64 at iodepth 1, on every "
+                   "target at once", "each point measured 60 s after a 10 s warm-up"),
+    "hus-fmd": _seed("hus-fmd", "all 56 workloads: group 1's two write cliffs and group 2's "
+                     "profile matrix", "the numjobs ladder 1, 2, 4, 8, 16, 32, 64, 128, 160, 192 "
+                     "and each workload's own load (the write cliffs: 64 jobs x iodepth 64)",
+                     "each point measured 60 s after a 10 s warm-up (the write cliffs: 5 h)"),
+    "dbi-db": _seed("dbi-db", "all 6 workloads: 8 KiB random read and write, sequential read "
+                    "and write, 1 MiB read and write", "numjobs per device over 1, 5, 10, 15, "
+                    "20, 30, 40, 50, 75, 100 at iodepth 1, on every device",
+                    "each point measured 60 s after a 5 s warm-up"),
+    "cscs": _seed("cscs", "all 4 workloads: random 4 KiB read and write, sequential 1 MiB "
+                  "read and write", "32 threads at iodepth 8",
+                  "each point measured 60 s after a 10 s warm-up"),
+    "aerodisk": _seed("aerodisk", "all 3 workloads: 4 KiB random 70/30, 128 KiB sequential "
+                      "write and read", "16 jobs at iodepth 32",
+                      "each point measured 1 h after a 15 min warm-up"),
+}  # fmt: skip
+
+
 def _names(plan: Plan, match: Sequence[str] | None) -> list[str]:
     names = [w.name for w in plan.workloads]
     if not match:
