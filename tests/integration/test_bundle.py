@@ -223,3 +223,25 @@ def test_a_fifo_given_to_import_is_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     done = main_cli("import", str(fifo), "--results", str(tmp_path / "r"))
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_an_imported_run_is_marked_and_never_resumed(
+    made: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, bundle = made
+    other = tmp_path / "r"
+    assert main_cli("import", str(bundle), "--results", str(other)).returncode == 0
+    (run,) = (other / "runs").iterdir()
+    mark = json.loads((run / "imported-bundle.json").read_text())
+    assert mark["bundle"] == str(bundle) and len(mark["manifest_sha256"]) == 64
+    resumed = main_cli("run", "--resume", run.name, "--results", str(other))
+    assert resumed.returncode == 2, resumed.stdout
+    assert "was imported from a bundle" in resumed.stderr and "Traceback" not in resumed.stderr
+    # bundled again and imported a third time: the mark says the latest import
+    again = tmp_path / "again.zip"
+    assert main_cli("bundle", "latest", "--results", str(other), "-o", str(again)).returncode == 0
+    assert main_cli("import", str(again), "--results", str(tmp_path / "third")).returncode == 0
+    third = json.loads(
+        (tmp_path / "third" / "runs" / run.name / "imported-bundle.json").read_text()
+    )
+    assert third["bundle"] == str(again)

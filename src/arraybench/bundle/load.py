@@ -15,7 +15,9 @@ machine's sysfs values on this one.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -35,7 +37,7 @@ from arraybench.bundle.archive import (
 from arraybench.bundle.verify import plan_problem
 from arraybench.events.tuning import JOURNAL_NAME
 from arraybench.store.db import Store
-from arraybench.store.portable import MAX_LINE_BYTES, add_run_lines
+from arraybench.store.portable import IMPORTED_MARK, MAX_LINE_BYTES, add_run_lines
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 IMPORTED_JOURNAL = f"{JOURNAL_NAME}.imported"
@@ -85,6 +87,7 @@ def load_bundle(path: Path, results: Path) -> Loaded:
         try:
             files = _extract(bundle, staging)
             _others_checked(bundle)
+            _mark(staging, bundle)
             with contextlib.closing(Store(results)) as store:
                 os.rename(staging, final)
                 try:
@@ -149,6 +152,19 @@ def _extract(bundle: Bundle, staging: Path) -> int:
             raise _refused(bundle, f"changed: {name} (its SHA-256 is not the manifest's)")
         count += 1
     return count
+
+
+def _mark(staging: Path, bundle: Bundle) -> None:
+    """Where the run came from, in its folder (a bundle of an imported run holds the mark of
+    its own import: replaced)."""
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    mark = {"bundle": str(bundle.path), "run_id": bundle.manifest.run_id,
+            "manifest_sha256": hashlib.sha256(bundle.manifest_bytes).hexdigest(),
+            "signed": bundle.signature is not None, "imported": now}  # fmt: skip
+    spare = staging / f".{IMPORTED_MARK}.tmp"
+    with os.fdopen(os.open(spare, _CREATE, 0o644), "w") as out:
+        json.dump(mark, out, indent=1)
+    os.replace(spare, staging / IMPORTED_MARK)
 
 
 def _make_dirs(staging: Path, parts: list[str]) -> None:

@@ -29,6 +29,10 @@ TABLES = (*RUN_TABLES, *POINT_TABLES)
 NOT_IMPORTED = ("injections",)  # evidence only: see the module's docstring
 MAX_LINE_BYTES = 64 << 20  # one row (a job file's text is the longest value)
 BATCH = 5000  # rows inserted at once
+# in the folder of a run imported from a bundle: where it came from. A run so marked is
+# evidence: `run --resume` refuses it (its plan would drive this machine's targets, and its
+# folder's leftovers name another machine's processes)
+IMPORTED_MARK = "imported-bundle.json"
 Value = str | int | float | None
 
 
