@@ -56,6 +56,11 @@ def test_quick_cut_scaled_or_overridden_names_the_rules_it_broke(
     text = _report(tmp_path, "quick", *args)
     assert f"_does not conform to quick: {broken}_" in text, text.split("### Conformance")[1][:600]
     assert "conforms to quick: every rule kept" not in text
+    # the notes box, before the tables, says it too
+    assert (
+        f"does not conform to quick: {broken} (see the Conformance table)"
+        in text.split("### Conformance")[0]
+    )
 
 
 @pytest.mark.usefixtures("fake_engine")

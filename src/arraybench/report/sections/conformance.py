@@ -26,5 +26,7 @@ def section(model: ReportModel, run: RunInputs) -> None:
     caption = (f"conforms to {run.plan.name}: every rule kept" if conforms(judged) else
                f"does not conform to {run.plan.name}: {len(broken)} of {len(judged)} rules "
                f"broken ({', '.join(broken)})")  # fmt: skip
+    # first among the notes: the notes box, read right after the set-up, says it too
+    model.notes.insert(0, f"{caption} (see the Conformance table)")
     columns = ["Rule", "Verdict", "Why", "Source"]
     model.tables.append(ReportTable(f"Conformance: {run.plan.name}", columns, rows, caption))
