@@ -161,3 +161,23 @@ def test_every_built_in_template_has_its_rules_and_kept_them_as_given() -> None:
         assert {r for r, v in judged.items() if v == BROKEN} <= {"purge", "precondition", "steady"}
         scaled = RunFacts(plan, plan, 0.5, [], frozenset())
         assert "scale" in [j.rule.id for j in judge(name, scaled) if j.verdict == BROKEN]
+
+
+@pytest.mark.usefixtures("fake_engine")
+def test_a_user_plan_claiming_a_methodology_gets_the_same_check(tmp_path: Path) -> None:
+    from tests.conftest import small_plan
+    from tests.fake_engine import PLAN_LINES
+
+    plan = small_plan(tmp_path, workers="[1, 2]", extra=PLAN_LINES)
+    plan.write_text(plan.read_text().replace("labels: {purpose: tests}",
+                                             "labels: {conforms_to: quick}"))  # fmt: skip
+    out = tmp_path / "r.md"
+    done = main_cli("run", str(plan), "--results", str(tmp_path / "r"), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert "_does not conform to quick: 3 of 4 rules broken (workloads, ladder, duration)_" in text
+    plan.write_text(plan.read_text().replace("conforms_to: quick", "conforms_to: spc-1"))
+    done = main_cli("run", str(plan), "--results", str(tmp_path / "r"), "-o", str(out))
+    text = out.read_text()
+    assert "### Conformance" not in text
+    assert "claims to conform to 'spc-1', for which arraybench states no rules" in text
