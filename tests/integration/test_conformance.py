@@ -67,9 +67,9 @@ def test_quick_cut_scaled_or_overridden_names_the_rules_it_broke(
 def test_snia_pts_scaled_down_names_scaling_and_the_purge_in_every_format(
     tmp_path: Path,
 ) -> None:
-    text = _report(tmp_path, "snia-pts", "--scale", "0.01")
+    text = _report(tmp_path, "snia-pts", "--scale", "0.05")
     assert "does not conform to snia-pts: 3 of 8 rules broken (purge, round, scale)" in text
-    assert "70 workload(s) shorter (--scale 0.01)" in text
+    assert "70 workload(s) shorter (--scale 0.05)" in text
     html = tmp_path / "report.html"
     assert main_cli("report", "latest", "--results", str(tmp_path / "r"), "-o", str(html),
                     "-o", str(tmp_path / "report.xlsx")).returncode == 0  # fmt: skip
