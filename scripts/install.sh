@@ -23,7 +23,8 @@ if [ "${#packages[@]}" -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
 # --dev: what the tests use beyond fio, each skipped without it: headless Chromium (PDF/PNG
-# reports, interactive charts), pdftotext (the PDF's text), sshd (hosts started over SSH)
+# reports, interactive charts), pdftotext (the PDF's text), sshd (hosts started over SSH),
+# mpirun (mdtest)
 if [ -n "$extras" ]; then
     dev_packages=()
     [ -x /usr/bin/chromium ] || dev_packages+=(chromium)
@@ -32,6 +33,8 @@ if [ -n "$extras" ]; then
     command -v ssh >/dev/null 2>&1 || dev_packages+=(openssh-client)
     command -v prometheus >/dev/null 2>&1 || dev_packages+=(prometheus)  # the live tests' scraper
     [ -x /usr/bin/prometheus-node-exporter ] || dev_packages+=(prometheus-node-exporter)
+    # Open MPI: mdtest (../shared/tools/ior-4.0.0, the metadata engine's tests) runs under mpirun
+    command -v mpirun >/dev/null 2>&1 || dev_packages+=(openmpi-bin)
     if [ "${#dev_packages[@]}" -gt 0 ]; then
         sudo=""
         [ "$(id -u)" -ne 0 ] && sudo="sudo"

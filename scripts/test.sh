@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks
 .venv/bin/mypy src
+# The core fio tests run on the system's fio and on a current one (tests/conftest.py each_fio):
+# say which were found (an absent one's tests are skipped, each with the reason)
+echo "fio: $(fio --version 2>/dev/null || echo none); current fio: $(../shared/tools/fio-3.42/fio \
+    --version 2>/dev/null || echo 'absent at ../shared/tools/fio-3.42/fio: its tests skip')"
 
 phase() {
     local code=0

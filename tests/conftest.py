@@ -29,6 +29,30 @@ if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
 
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
+# A current fio beside the distribution's: `../shared/tools/fio-3.42/fio` from the project's
+# root (CI has the same layout). The core fio tests run on both (`each_fio`).
+FIO_ENV = "ARRAYBENCH_FIO"  # engines.fio.choice.FIO_ENV
+FIO_342 = Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "fio-3.42" / "fio"
+FIO_342_MISSING = (f"fio 3.42 is not at {FIO_342} (../shared/tools/fio-3.42/fio from the "
+                   "project's root): the tests on a current fio are skipped")  # fmt: skip
+needs_fio_342 = pytest.mark.skipif(not os.access(FIO_342, os.X_OK), reason=FIO_342_MISSING)
+
+
+@pytest.fixture(params=["system-fio", "fio-3.42"])
+def each_fio(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test once on the system's fio (PATH) and once on fio 3.42 ($ARRAYBENCH_FIO, as
+    `--fio` sets it: this process and every arraybench it starts): the binary's path."""
+    if request.param == "system-fio":
+        monkeypatch.delenv(FIO_ENV, raising=False)
+        found = shutil.which("fio")
+        if found is None:
+            pytest.skip("fio is not installed")
+        return found
+    if not os.access(FIO_342, os.X_OK):
+        pytest.skip(FIO_342_MISSING)
+    monkeypatch.setenv(FIO_ENV, str(FIO_342))
+    return str(FIO_342)
+
 
 def small_plan(
     tmp_path: Path, *, workers: str = "[1, 2]", extra: str = "", workloads: str = ""

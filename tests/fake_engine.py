@@ -215,13 +215,40 @@ def assert_point_matches_model(point: Mapping[str, object]) -> None:
     assert math.isclose(float(point["total_iops"]), total, rel_tol=1e-6), point["key"]  # type: ignore[arg-type]
 
 
+HOLD_REPORT_ENV = "ARRAYBENCH_TEST_HOLD_REPORT"  # set: every report file's write waits
+
+
+def hold_report_writes(seconds: float = 60.0) -> None:
+    """Every file written through outfiles waits `seconds` before its bytes are written
+    (a FIFO at the report's name held the writer before; such a name is refused now);
+    arraybench's own files (live.json, written unchecked) are not held."""
+    import contextlib
+    import time
+
+    from arraybench import outfiles
+
+    swapped = outfiles._swapped
+
+    @contextlib.contextmanager
+    def held(path: Path, what: str, checked: bool) -> Iterator[tuple[int, Path]]:
+        if checked:  # a user's file (a report), not live.json
+            time.sleep(seconds)
+        with swapped(path, what, checked) as opened:
+            yield opened
+
+    outfiles._swapped = held  # type: ignore[assignment]
+
+
 if __name__ == "__main__":  # `python -m tests.fake_engine ARGS`: `python -m arraybench ARGS`
     # with `engine: fake` known, for a test of arraybench as a process of its own (its
     # signals, its store beside another process) whose subject is not fio
+    import os
     import sys
 
     from arraybench.__main__ import main
 
+    if os.environ.get(HOLD_REPORT_ENV):  # a report writer held, for a signal to land in it
+        hold_report_writes()
     with registered():
         code = main()
     sys.exit(code)

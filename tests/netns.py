@@ -342,10 +342,13 @@ def wait_until(predicate: Callable[[], bool], timeout_s: float, step_s: float = 
     return False
 
 
-def started_or_skip(count: int, workdir: Path, **options: int) -> TestHosts:
-    """`count` hosts up and running, or the calling test skipped with the reason (a kernel or
-    a sandbox without network namespaces). The caller closes them."""
-    hosts = TestHosts(count, workdir, **options)
+def started_or_skip(
+    count: int, workdir: Path, *, port: int = DEFAULT_PORT, binary: str | None = None
+) -> TestHosts:
+    """`count` hosts up and running (their servers `binary`, default the controller's fio),
+    or the calling test skipped with the reason (a kernel or a sandbox without network
+    namespaces). The caller closes them."""
+    hosts = TestHosts(count, workdir, port=port, binary=binary)
     try:
         hosts.__enter__()
     except ArraybenchError as exc:
@@ -355,13 +358,13 @@ def started_or_skip(count: int, workdir: Path, **options: int) -> TestHosts:
 
 @contextlib.contextmanager
 def running_hosts(
-    count: int, workdir: Path, *, port: int, ssh: bool = False
+    count: int, workdir: Path, *, port: int, ssh: bool = False, binary: str | None = None
 ) -> Iterator[TestHosts]:
     """A module fixture's hosts: what a killed run left removed first, `count` fio servers up
     (or the test skipped), with ``ssh`` an sshd on each (keys in ``workdir/ssh-h<i>``, see
     `ssh_hosts_yaml`); all closed on exit, also when a start fails."""
     cleanup_stale()
-    hosts = started_or_skip(count, workdir, port=port)
+    hosts = started_or_skip(count, workdir, port=port, binary=binary)
     try:
         if ssh:
             for i in range(count):

@@ -64,11 +64,25 @@ class SteadyFinding(SteadyFields):
     rounds: NotRequired[int]
 
 
+class KernelCheckData(TypedDict):
+    """fio's and the kernel's means over the same whole seconds (analysis.kernelcheck)."""
+
+    seconds: int
+    fio_iops: float
+    kernel_iops: float
+    fio_mbps: float
+    kernel_mbps: float
+    iops_held: bool  # a gap of the means held second by second (the per-second median too)
+    mbps_held: bool
+
+
 class MonitorFinding(TypedDict):
-    """`monitor`: the kernel's view of the targets disagreeing with fio's."""
+    """`monitor`: the kernel's view of the targets beside fio's: the monitor's own lines, and
+    (since issue 35) the comparison every flag and column reads (`check`)."""
 
     flags: list[str]
     devices: list[str]
+    check: NotRequired[KernelCheckData]
 
 
 class FlagData(TypedDict):
@@ -253,6 +267,11 @@ class MetadataRowData(TypedDict):
     elapsed_ms: NotRequired[int]
     fio_iops: NotRequired[float]
     hosts: NotRequired[int]
+    tool: NotRequired[str]  # "mdtest": ops_per_s is its SUMMARY's Mean, these the rest
+    iterations: NotRequired[int]
+    ops_min: NotRequired[float | None]
+    ops_max: NotRequired[float | None]
+    ops_std: NotRequired[float | None]
 
 
 class MetadataFinding(TypedDict):
@@ -311,6 +330,7 @@ class ProvenanceFinding(TypedDict):
     targets: list[dict[str, Any]]
     hosts: list[dict[str, Any]]
     host_tuning: NotRequired[list[dict[str, str]]]
+    engine: NotRequired[dict[str, str]]  # the load tool: name, version, binary (its path)
 
 
 class AdaptiveFinding(TypedDict):

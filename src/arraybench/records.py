@@ -89,8 +89,9 @@ class PointRecord:
         return self.metrics.get(f"{scope}_{name}")
 
     def throughput(self, scope: str = "total") -> float:
-        """IOPS or MB/s, whichever is the unit of this point's series."""
-        return self.metric(scope, "iops" if self.unit == "IOPS" else "mbps") or 0.0
+        """IOPS or MB/s, whichever is the unit of this point's series (a metadata point's
+        ops/s are counted as fio's I/Os: its iops)."""
+        return self.metric(scope, "mbps" if self.unit == "MB/s" else "iops") or 0.0
 
 
 @dataclass(frozen=True, kw_only=True)

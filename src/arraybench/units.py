@@ -176,6 +176,8 @@ def format_gb(gb: float | None) -> str:
 
 
 def format_throughput(value: float | None, unit: str) -> str:
+    if unit == "ops/s":  # a metadata point's: operations of their kind, not I/Os
+        return format_ops(value)
     return format_mbps(value) if unit == "MB/s" else format_iops(value)
 
 

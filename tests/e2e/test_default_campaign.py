@@ -8,6 +8,8 @@ checks each point against fio's own totals.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -51,17 +53,48 @@ def test_default_campaign_prints_table_writes_report_and_equals_the_model(tmp_pa
         assert_point_matches_model(point)
 
 
+# The tables of the run below, every figure taken out: the same on every fio (3.33, 3.42)
+TABLES = [
+    "Workload | R/W #/#",
+    "Random # KiB | # IOPS @ # T",
+    " | # IOPS max, # T min",
+    " | # IOPS ≤ # T mean; # IOPS at the lowest level",
+    "mix | max throughput @ mean latency | where | min mean latency | where",
+    "R/W #/# | # IOPS @ # T | # KiB random backend, libaio qd# x # worker(s) | # T | # KiB "
+    "random backend, libaio qd# x # worker(s)",
+]
+
+
+def _tables(out: str) -> list[str]:
+    """Each row of the printed tables, cells joined by ' | ', with the figures taken out:
+    numbers '#', unit prefixes and time units dropped (12.5 kIOPS and 800 IOPS: '# IOPS';
+    µs and ms: 'T'), `worker(s)` for either number."""
+    rows = []
+    for line in out.splitlines():
+        if line[:1] in "┃│":
+            cells = [c.strip() for c in line.strip()[1:-1].replace("┃", "│").split("│")]
+            row = re.sub(r"\d[\d.,]*", "#", " | ".join(cells))
+            row = re.sub(r"# (?:k|M)?IOPS", "# IOPS", row)
+            row = re.sub(r"# (?:µs|ms|s)\b", "# T", row)
+            rows.append(re.sub(r"\bworkers?\b", "worker(s)", row))
+    return rows
+
+
 @needs_fio
 @pytest.mark.slow
-def test_part_of_the_default_campaign_equals_fio(tmp_path: Path):
+def test_part_of_the_default_campaign_equals_fio(tmp_path: Path, each_fio: str):
+    """On the system's fio and on fio 3.42 (`each_fio`): the same tables, fio's figures."""
     results = tmp_path / "res"
     done = main_cli("run", "--scale", "0.2", "--only", "rand-8k-rw70", "--set",
                     "load.workers=[1, 4]", "--results", str(results), cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert "R/W 70/30" in done.stdout and "fio-" in Path(done.stdout.split("HTML report:")[1]
-                                                          .strip()).read_text()  # fmt: skip
+    assert _tables(done.stdout) == TABLES
+    version = subprocess.run([each_fio, "--version"], capture_output=True, text=True).stdout
+    assert "R/W 70/30" in done.stdout and version.strip() in Path(
+        done.stdout.split("HTML report:")[1].strip()).read_text()  # fmt: skip
     points = _points(results)["points"]
     assert [p["key"] for p in points] == ["rand-8k-rw70/w1-qd1", "rand-8k-rw70/w4-qd1"]
+    assert {p["fio_version"] for p in points} == {version.strip()}
     for point in points:
         metrics = {k: v for k, v in point.items() if k.startswith(("read_", "write_", "total_"))}
         metrics.pop("read_pct")

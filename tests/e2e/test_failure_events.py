@@ -56,7 +56,10 @@ def test_lost_and_corrupt_writes_are_reported_at_their_offsets(tmp_path: Path):
     assert "FAIL" in done.stdout and "no acknowledged write lost" in done.stdout
 
 
-def test_a_clean_run_reports_no_problem_and_failed_commands_do_not_stop_the_load(tmp_path):
+def test_a_clean_run_reports_no_problem_and_failed_commands_do_not_stop_the_load(
+    tmp_path: Path, each_fio: str
+):
+    """Events and verify on the system's fio and on fio 3.42 (`each_fio`)."""
     events = (
         '      - {at: 1s, label: broken-cli, run: ["false"]}\n'
         "      - {at: 2s, label: hung-cli, run: {argv: [sleep, '30'], timeout: 1s}}\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arraybench import cli, console
+from arraybench.progressbar import ProgressObserver
 from arraybench.report.sections.failures import impact_table
 from arraybench.report.sections.summary import report_title, shown_scenario
 from arraybench.report.sections.timelines import event_lines
@@ -96,7 +97,7 @@ def test_o_is_the_report_file_and_report_still_works(
 
 
 def test_plan_words_in_warnings_are_printed_as_written(capsys: pytest.CaptureFixture[str]):
-    console.ProgressObserver().warning("run a workload with analysis: [cliff] first")
+    ProgressObserver().warning("run a workload with analysis: [cliff] first")
     assert "analysis: [cliff] first" in capsys.readouterr().err
     console.print_error("bad key [x]")
     assert "bad key [x]" in capsys.readouterr().err

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.console import ProgressObserver
 from arraybench.plan.expand import Point
+from arraybench.progressbar import ProgressObserver
 from tests.conftest import main_cli, needs_fio
 from tests.netns import TestHosts, needs_netns, running_hosts, wait_until
 

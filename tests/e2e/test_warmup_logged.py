@@ -71,6 +71,8 @@ def test_aerodisk_warmup_drawn_and_left_out_of_the_figures(tmp_path: Path):
     assert (measured["seconds"], warm["seconds"]) == (11, 3)
     assert {**measured, "seconds": 0, "title": ""} == {**warm, "seconds": 0, "title": ""}
     assert_point_matches_model(point)  # the measured job's figures alone: its 11 s of I/Os
+    # its 11 s of the planned 11 s: the warm-up ran apart, no stop (once read as 11 of 3 + 11)
+    assert "stopped-early" not in [f["kind"] for f in point["flags"]], point["flags"]
     per_job = [round(d.iops / measured["jobs"] * 11) for d in model(measured).values()]
     assert point["total_ios"] == sum(per_job) * measured["jobs"]
     # drawn: the warm-up's seconds before the measured ones, shaded and labelled

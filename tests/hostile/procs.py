@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.fake_engine import HOLD_REPORT_ENV
+
 
 def start_cli(*args: str) -> subprocess.Popen[str]:
     """arraybench in a process of its own, its output piped."""
@@ -19,9 +21,12 @@ def start_cli(*args: str) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-def start_fake_cli(*args: str) -> subprocess.Popen[str]:
-    """As `start_cli`, with the test engine (tests/fake_engine.py) known as `engine: fake`."""
+def start_fake_cli(*args: str, hold_report: bool = False) -> subprocess.Popen[str]:
+    """As `start_cli`, with the test engine (tests/fake_engine.py) known as `engine: fake`;
+    `hold_report`: every report file's write waits a minute first (a signal lands in it)."""
     env = dict(os.environ, COLUMNS="160")
+    if hold_report:
+        env[HOLD_REPORT_ENV] = "1"
     return subprocess.Popen(
         [sys.executable, "-m", "tests.fake_engine", *args], cwd=Path(__file__).parents[2],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

@@ -67,6 +67,7 @@ def _model() -> ReportModel:
         timelines=[Timeline(SCRIPT, [0.0, 1.0], "IOPS", [1.0, 2.0], [3.0, 4.0],
                             events=[(0.5, SCRIPT)], findings=[FORMULA])],
         provenance=[(SCRIPT, FORMULA)], verdicts=[ReportTable(FORMULA, ["a"], [[SCRIPT]])],
+        setup=[("System under test", FORMULA + SCRIPT), ("Fabric", SCRIPT)],
     )  # fmt: skip
 
 

@@ -5,7 +5,6 @@ imports the program (0.1, 0.25, 0.5 s after the start), and while the report is 
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -69,9 +68,9 @@ def test_a_signal_while_the_report_is_written(tmp_path: Path, sig: int, code: in
     plan = small_plan(tmp_path, workers="[1]", extra=PLAN_LINES,
                       workloads="  - {name: r, pattern: random, bs: 4k, read: 100}\n")  # fmt: skip
     results = tmp_path / "res"
-    fifo = tmp_path / "report.html"
-    os.mkfifo(fifo)  # the report's writer blocks in open() until someone reads: it stays there
-    proc = start_fake_cli("run", str(plan), "--results", str(results), "-o", str(fifo))
+    report = tmp_path / "report.html"  # its writer held a minute (a FIFO is refused up front)
+    proc = start_fake_cli("run", str(plan), "--results", str(results), "-o", str(report),
+                          hold_report=True)  # fmt: skip
     out = ""
     deadline = time.monotonic() + 60
     while "optimal" not in out and time.monotonic() < deadline:  # the summary, then the report
@@ -84,6 +83,7 @@ def test_a_signal_while_the_report_is_written(tmp_path: Path, sig: int, code: in
     assert "while the report was written" in err[0] and "is complete" in err[0]
     assert main_cli("runs", "--results", str(results)).stdout.count("complete") == 1
     # the report command itself, held the same way
-    again = start_fake_cli("report", "latest", "--results", str(results), "-o", str(fifo))
+    again = start_fake_cli("report", "latest", "--results", str(results), "-o", str(report),
+                           hold_report=True)  # fmt: skip
     got, err = _signal_at(again, 1.0, sig)
     assert got == code and len(err) == 1 and err[0].startswith("error: interrupted"), err

@@ -53,6 +53,10 @@ def test_report_charts_writes_one_svg_and_png_per_chart(tmp_path: Path) -> None:
     assert sorted(p.stem for p in charts.glob("*.svg")) == sorted(names)
     assert sorted(p.stem for p in charts.glob("*.png")) == sorted(names)
     assert any(n.startswith("curve-random-8-kib") for n in names), names
+    # an image read alone is titled with its workload, not only its mix ("Write")
+    for curve in charts.glob("curve-*.svg"):
+        drawn = re.search(r'class="chart-title"[^>]*>([^<]*)<', curve.read_text())
+        assert drawn and re.match(r"(Random|Sequential) \d+ KiB: ", drawn.group(1)), curve.name
     for name in names:
         assert re.fullmatch(r"[a-z0-9-]+", name)
         with Image.open(charts / f"{name}.png") as im:

@@ -79,7 +79,7 @@ def test_a_fio_only_part_refuses_another_engine(tmp_path: Path) -> None:
 
 
 def test_the_registry_forgets_a_test_engine_but_never_fio() -> None:
-    assert registry.names() == ["fake", "fio"]
+    assert registry.names() == ["fake", "fio", "mdtest"]
     registry.unregister("fio")
     assert "fio" in registry.names()
 

@@ -279,12 +279,13 @@ lat_percentiles=1
 
 
 @needs_fio
-def test_fresh_run_text_and_json_agree(tmp_path: Path) -> None:
+def test_fresh_run_text_and_json_agree(tmp_path: Path, each_fio: str) -> None:
+    """fio's own JSON and text output imported: on the system's fio and on fio 3.42."""
     run = tmp_path / "run"
     run.mkdir()
     (run / "job.fio").write_text(JOB.format(data=tmp_path / "data"))
     out = tmp_path / "both.txt"
-    subprocess.run(["fio", "job.fio", "--output-format=json,normal", f"--output={out}"],
+    subprocess.run([each_fio, "job.fio", "--output-format=json,normal", f"--output={out}"],
                    cwd=run, check=True, capture_output=True, timeout=60)  # fmt: skip
     both = out.read_text()
     (from_json,) = parse_fio_json(both)

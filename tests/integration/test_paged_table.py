@@ -76,7 +76,7 @@ def test_a_users_text_cannot_close_the_block():
 
 def test_the_report_says_how_the_rows_are_shown_and_carries_the_script():
     points = rows(pagedtable.PAGED_ROWS + 1)
-    model = type("M", (), {"points": points})()
+    model = type("M", (), {"points": points, "audience": "engineer"})()
     section = html_appendix.points_section(model)
     assert "Shown 100 rows a page" in section and "paged-data" in section
     assert "div.paged" in pagedtable.SCRIPT and "leafColumns" in pagedtable.SCRIPT

@@ -30,7 +30,7 @@ from tests.loopdev import attached, sparse_file
 pytestmark = [needs_fio, pytest.mark.root, pytest.mark.serial]  # kernel counters of one device
 
 PLAN = """name: counts
-timing: {{ramp: 0s, duration: 4s}}
+timing: {{ramp: 0s, duration: 8s}}
 load: {{pairs: [[1, 1], [1, 4]]}}
 targets: [{{path: {dev}}}]
 workloads:
@@ -104,6 +104,13 @@ def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str
     model = report_for_run(store, run_id)
     flagged = model.sections[0].panels[0].flagged
     assert len(flagged) == 2 and all("fio-kernel" in f for f in flagged), flagged
+    # one comparison, one number: the flag says the points table's "kernel vs fio" figure
+    column = {row.level: row.values["kernel_vs_fio_pct"] for row in model.points}
+    for p in points:
+        [why] = [f["why"] for f in p["flags"] if f["kind"] == "fio-kernel"]
+        figure = column[f"{p['workers']}x{p['iodepth']}"]
+        assert isinstance(figure, float) and figure > 10, (figure, why)
+        assert why.startswith(f"kernel saw {figure:.1f} % more MB/s than fio"), (figure, why)
 
 
 def test_merged_io_is_a_remark(tmp_path: Path) -> None:

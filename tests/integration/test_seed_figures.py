@@ -5,6 +5,7 @@ its write cliff in MB/s over time."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import replace
@@ -20,7 +21,7 @@ from arraybench.report.render.export import write_report
 from arraybench.report.render.figsvg import series_colour
 from arraybench.report.render.html import render_html
 from arraybench.store.db import Store
-from arraybench.units import format_tick
+from arraybench.units import format_ops, format_tick
 from tests.conftest import main_cli, needs_fio
 from tests.fake_engine import PLAN_LINES
 
@@ -136,7 +137,8 @@ def test_cscs_metadata_bars_and_pdf_text(tmp_path: Path) -> None:
                  "iops-*")  # fmt: skip
     meta = _figure(model, "Metadata test: operations per second by threads")
     assert meta.form == "bars" and meta.x_ticks == ["1", "2"]
-    assert [s.label for s in meta.series] == ["create", "stat", "delete"]
+    # fio 3.33 has no directory engines: `auto` fell back to fio, which left them out
+    assert [s.label for s in meta.series] == ["File creation", "File stat", "File removal"]
     _html(model, meta)
     # the one-level workloads are bars now, not sections of one-dot "curves"
     assert _figure(model, "IOPS: random 4 KiB: IOPS per operation").series[0].label == "this set-up"
@@ -165,8 +167,11 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
     cliff = _figure(model, "g1-cliff-4k/w2-qd4: MB/s over time")
     assert cliff.form == "time" and cliff.series[0].x and len(cliff.series[0].x) >= 3
     html = render_html(model)
-    for title in titles:
-        assert f"{title}</text>" in html, title
+    for title in titles:  # each chart named whole (its SVG title, the file --charts writes)
+        assert f"<title>{title}" in html, title
+    # drawn under its group's heading without saying the heading again
+    assert "<h3>Group 2: read, sync</h3>" in html and 'font-weight="700">IOPS</text>' in html
+    assert 'font-weight="700">Group 2: read, sync: IOPS</text>' not in html
     assert "numjobs (iodepth 1) (log2 scale)" in html
     texts, numbers = _xlsx_values(model, tmp_path)
     assert "Group 2: read, sync: MB/s" in texts and "64 KiB (MB/s)" in texts
@@ -282,3 +287,59 @@ def test_compare_bars_per_setup_at_optimal_and_max(tmp_path: Path) -> None:
     write_report(model, tmp_path / "c.pdf", "pdf")
     text = printout._pdf_text((tmp_path / "c.pdf").read_bytes())
     assert "IOPS per set-up: optimal point and maximum" in " ".join(text.split())
+
+
+MDTEST = Path(__file__).resolve().parents[3] / "shared" / "tools" / "ior-4.0.0" / "mdtest"
+needs_mdtest = pytest.mark.skipif(
+    not MDTEST.exists() or shutil.which("mpirun") is None,
+    reason=f"mdtest ({MDTEST}) or mpirun (Debian's openmpi-bin) is not installed",
+)
+
+
+@needs_fio
+@needs_chromium
+@needs_mdtest
+def test_cscs_with_mdtest_draws_its_metadata_figures_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mdtest on PATH: cscs's `engine: auto` runs it; ops/s per operation against tasks, as
+    bars (every operation) and lines (directories, files), in HTML, xlsx, Markdown and PDF,
+    each figure the findings' SUMMARY means."""
+    monkeypatch.setenv("PATH", f"{MDTEST.parent}:{os.environ['PATH']}")
+    model = _run(tmp_path, "cscs", "--scale", "0.02", "--set", "load.pairs=[[2,2]]", "--set",
+                 "metadata.threads=[1,2,4]", "--set", "metadata.files_per_thread=10", "--only",
+                 "iops-4k-read")  # fmt: skip
+    bars = _figure(model, "Metadata test: operations per second by tasks")
+    dirs = _figure(model, "Metadata test: create operations per second by tasks")
+    files = _figure(model, "Metadata test: remove operations per second by tasks")
+    stat = _figure(model, "Metadata test: stat operations per second by tasks")
+    assert (bars.form, dirs.form, files.form, stat.form) == ("bars", "lines", "lines", "lines")
+    assert bars.x_ticks == dirs.x_ticks == ["1", "2", "4"] and bars.x_label == "tasks per node"
+    assert [s.label for s in dirs.series] == ["Directory creation", "File creation"]
+    assert [s.label for s in files.series] == ["Directory removal", "File removal"]
+    assert [s.label for s in bars.series] == ["Directory creation", "Directory stat",
+                                              "Directory removal", "File creation", "File stat",
+                                              "File removal"]  # fmt: skip
+    store = Store(tmp_path / "res", create=False)
+    ((run, _),) = store.list_runs()
+    means = {(r["op"], f.data["threads"]): r["ops_per_s"]
+             for f in store.findings(run.id, "metadata") for r in f.data["rows"]}  # fmt: skip
+    assert all(f.data["rows"][0]["tool"] == "mdtest" for f in store.findings(run.id, "metadata"))
+    assert dirs.series[1].values == [means[("create", t)] for t in (1, 2, 4)]
+    assert bars.series[4].values == [means[("stat", t)] for t in (1, 2, 4)]
+    assert not [f for f in model.figures if "latency" in f.title and "Metadata" in f.title]
+    html = _html(model, bars)
+    for lines in (dirs, files):  # the lines' hover texts give each value as ops/s
+        drawn = lines.title.removeprefix(f"{lines.group}: ")  # under its group's heading
+        at = html.index(f"{drawn}</text>")
+        chart = html[html.rindex("<svg", 0, at) : html.index("</svg>", at)]
+        assert f"{lines.series[0].label}: {format_ops(lines.series[0].values[-1])}" in chart
+    texts, numbers = _xlsx_values(model, tmp_path)
+    assert dirs.title in texts and files.title in texts
+    assert any(v == pytest.approx(files.series[1].values[2]) for v in numbers)
+    write_report(model, tmp_path / "r.md", "md")
+    markdown = (tmp_path / "r.md").read_text()
+    assert bars.title in markdown and files.title in markdown
+    write_report(model, tmp_path / "r.pdf", "pdf")
+    squeezed = re.sub(r"\s+", " ", printout._pdf_text((tmp_path / "r.pdf").read_bytes()))
+    assert dirs.title in squeezed and "Metadata test (mdtest): operations per second" in squeezed

@@ -356,13 +356,26 @@ def test_throughput_axis_reaches_max_without_ceiling() -> None:
 
 
 def test_latency_axis_switches_to_ms() -> None:
-    slow = _svg(WRITE)  # p99 up to 62 500 µs
+    slow = _svg(_panel("Write", [61_000, 71_000], [12_000, 25_000]))  # p99 up to 62 500 µs
     assert _texts(slow, "axis-y2") == ["latency (ms)"]
     top = _num(_texts(slow, "tick-y2")[-1])
     assert 62.5 <= top <= 200  # in ms, not µs
-    fast = _svg(READ)  # p99 up to ~2 000 µs
+    fast = _svg(_panel("Read", [232_000, 328_000], [139, 390]))  # p99 up to 975 µs
     assert _texts(fast, "axis-y2") == ["latency (µs)"]
-    assert _num(_texts(fast, "tick-y2")[-1]) >= 795 * 2.5
+    assert _num(_texts(fast, "tick-y2")[-1]) >= 390 * 2.5
+
+
+def test_latency_lines_spanning_decades_are_drawn_on_a_log_axis() -> None:
+    """WRITE's mean from 900 µs to its p99 at 62.5 ms: on a linear axis the mean's first levels
+    lie on the floor; in decades each line keeps its shape."""
+    svg = _svg(WRITE)
+    assert _texts(svg, "axis-y2") == ["latency (µs, log scale)"]
+    assert [_num(t) for t in _texts(svg, "tick-y2")] == [100, 1_000, 10_000, 100_000]
+    mean = svg.find_all("polyline", "line-mean")[0]
+    first = float(mean.attrs["points"].split()[0].split(",")[1])  # 900 µs
+    ticks = {_num(t.all_text()): float(t.attrs["y"]) - 4 for t in svg.find_all("text", "tick-y2")}
+    assert ticks[1_000] < first < ticks[100]  # between its decades, not on the floor
+    assert WRITE.log_latency and not _panel("R", [1.0, 2.0], [139, 390]).log_latency
 
 
 def test_axes_share_grid_lines() -> None:

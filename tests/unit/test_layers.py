@@ -51,7 +51,7 @@ ORDER: list[list[str]] = [
     ["arraybench.store"],
     ["arraybench.run", "arraybench.importer", "arraybench.bundle"],
     ["arraybench.report", "arraybench.live"],  # the live view draws with the report's charts
-    ["arraybench.console", "arraybench.cli", "arraybench.__main__"],
+    ["arraybench.console", "arraybench.progressbar", "arraybench.cli", "arraybench.__main__"],
 ]
 LAYERS: dict[str, tuple[int, int]] = {
     name: (layer, place) for layer, names in enumerate(ORDER) for place, name in enumerate(names)
@@ -321,4 +321,5 @@ def test_the_cycle_test_sees_a_cycle_through_a_third_package() -> None:
 def test_only_the_edge_and_the_words_are_top_level_modules() -> None:
     top = {p.stem for p in (SRC / PACKAGE).glob("*.py")}
     assert top == {"__init__", "__main__", "console", "errors", "finding_kinds", "outfiles",
-                   "point_identity", "records", "units", "userfiles", "userregex"}  # fmt: skip
+                   "point_identity", "progressbar", "records", "units", "userfiles",
+                   "userregex"}  # fmt: skip

@@ -110,7 +110,7 @@ def test_get_only_fixed_paths_and_stuck_clients() -> None:
         state.change(lines=["x" * 1000] * 4000)
         mute = socket.create_connection((str(host), port))
         mute.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-        mute.sendall(b"GET /live.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        mute.sendall(b"GET /live.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         started = time.monotonic()
         for _ in range(5):
             assert _get(url + "metrics")[0] == 200

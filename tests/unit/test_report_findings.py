@@ -48,3 +48,17 @@ def test_disagreements_are_one_line_per_run() -> None:
     assert found is not None and found.same_bytes == 2
     (note,) = disagreement_notes(found)
     assert "42 of 146 points (2 of them the same bytes in other requests: merged or split" in note
+
+
+def test_the_worst_disagreement_is_a_real_one_when_there_is_one() -> None:
+    """A merged-I/O remark's 83.3 % fewer requests is not worse than other bytes on the
+    device: the note names the flag that left a point out."""
+    merged = ("seq/w16", "kernel saw 83.3 % fewer IOPS than fio on vda (same bytes in fewer "
+              "requests: merged I/O; MB/s +0.0 %, 33 s compared)")  # fmt: skip
+    real = ("rand/w2", "kernel saw 20.7 % more MB/s than fio on vda (other I/O on the device; "
+            "6 s compared): the bytes differ")  # fmt: skip
+    found = summarize_disagreements([merged, real], compared=3)
+    assert found is not None and found.worst_point == "rand/w2" and found.same_bytes == 1
+    assert found.likely_cause == "other I/O on the device"
+    alone = summarize_disagreements([merged], compared=3)
+    assert alone is not None and alone.likely_cause == "same bytes in fewer requests: merged I/O"

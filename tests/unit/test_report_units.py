@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from html import unescape
 from pathlib import Path
 from types import SimpleNamespace
@@ -158,3 +159,44 @@ def test_a_repetitions_row_names_its_repetition() -> None:
     first = keyed(BLANK_POINT, "randread-8k/w2-qd4", workers=2, iodepth=4)
     second = keyed(first, "randread-8k/w2-qd4#2")
     assert [point_row(p).level for p in (first, second)] == ["2x4", "2x4 #2"]
+
+
+def test_a_one_level_series_states_its_figures_once() -> None:
+    """Its optimal point is its maximum and its minimum latency: said once, not three times."""
+    run = SimpleNamespace(latency_bound_us=1000.0, latency_stat="mean")
+    one = summarize([CurvePoint(1.0, 310.0, 3215.0, 9000.0, "p0")], bound_us=1000.0, stat="mean")
+    optimal, extremes, bounded = cell_texts(one, "IOPS", run, levels=1)  # type: ignore[arg-type]
+    assert (optimal, extremes, bounded) == ("310 IOPS @ 3,215 µs", "one load level",
+                                            "none ≤ 1 ms mean")  # fmt: skip
+    fast = summarize([CurvePoint(1.0, 310.0, 215.0, 900.0, "p0")], bound_us=1000.0, stat="mean")
+    cell = cell_texts(fast, "IOPS", run, ceiling=1000.0, levels=1)  # type: ignore[arg-type]
+    assert cell == ("310 IOPS @ 215 µs", "one load level (31% of theoretical)",
+                    "within the bound (1 ms mean)")  # fmt: skip
+    # two levels whose first is every role: named as such, the number still once
+    two = summarize(
+        [CurvePoint(1.0, 310.0, 215.0, 900.0, "p0"), CurvePoint(2.0, 300.0, 400.0, 900.0, "p1")],
+        bound_us=1000.0,
+        stat="mean",
+    )
+    assert cell_texts(two, "IOPS", run, levels=2)[1] == (  # type: ignore[arg-type]
+        "also the maximum and the minimum latency")  # fmt: skip
+
+
+def test_a_latency_figure_spanning_decades_is_drawn_on_a_log_axis(tmp_path: Path) -> None:
+    from arraybench.report.model import Figure, FigureSeries
+    from arraybench.report.render.figsvg import figure_svg
+    from arraybench.report.render.xlsx import write_xlsx
+
+    lines = [FigureSeries("4 KiB", [900.0, 1100.0]), FigureSeries("1 MiB", [90_000.0, 347_000.0])]
+    wide = Figure("lines", "rw70 sync: mean latency", "numjobs", "µs", ["1", "8"], lines)
+    near = Figure("lines", "rw70 sync: mean latency", "numjobs", "µs", ["1", "8"], lines[:1])
+    iops = Figure("lines", "rw70 sync: IOPS", "numjobs", "IOPS", ["1", "8"], lines)
+    assert wide.log_y and not near.log_y and not iops.log_y  # latency only, > 10 x only
+    assert "log scale" in figure_svg(wide) and "log scale" not in figure_svg(near)
+    model = _model()
+    model.figures = [wide]
+    write_xlsx(model, tmp_path / "f.xlsx")
+    with zipfile.ZipFile(tmp_path / "f.xlsx") as book:  # openpyxl reads no charts back
+        charts = [book.read(n).decode() for n in book.namelist() if "charts/chart" in n]
+    figure = [c for c in charts if "numjobs" in c]  # the figure's (the model has curves too)
+    assert len(figure) == 1 and '<logBase val="10"' in figure[0]

@@ -31,7 +31,7 @@ import bisect
 import itertools
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 RECOVERED_FRACTION = 0.8  # recovery: back to >= 80 % of the level before the cliff
@@ -240,3 +240,18 @@ def pause_after(bytes_written: float, gc_bytes_per_s: float) -> float:
     if not gc_bytes_per_s > 0:
         raise ValueError(f"garbage-collection throughput must be > 0 bytes/s, not {gc_bytes_per_s}")
     return max(bytes_written, 0.0) / gc_bytes_per_s
+
+
+def no_gc_rate_why(cliffs: Sequence[Mapping[str, object]]) -> str:
+    """Why no GC rate is known for `pause_after: gc`, truthfully (`cliffs`: the run's stored
+    cliff findings): the cliff test ran and found no cliff to measure it from, or found one
+    without a rate, or none ran before."""
+    if cliffs and not any(c.get("found") for c in cliffs):
+        return (f"no GC throughput is known: the write-cliff test ran ({len(cliffs)} point(s)) "
+                "and found no write cliff to measure it from; set gc_throughput in the plan "
+                "to pause by it")  # fmt: skip
+    if cliffs:
+        return ("no GC throughput is known: the write cliff found gave no GC rate; set "
+                "gc_throughput in the plan to pause by it")  # fmt: skip
+    return ("no GC throughput is known: set gc_throughput in the plan, or run a workload "
+            "with analysis: [cliff] before it")  # fmt: skip

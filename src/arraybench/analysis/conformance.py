@@ -58,7 +58,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
              "quick template", "load_same"),
         Rule("duration", "each point measured 5 s after a 1 s warm-up", "quick template",
              "timing_at_least"),
-        Rule("scale", "durations and sizes as the template gives them (no --scale)",
+        Rule("scale", "durations and sizes at the template's full scale",
              "quick template", "full_scale"),
     ),
     "snia-pts": (
@@ -78,7 +78,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
              "rounds_same"),
         Rule("load", "the thread count and queue depth the template gives (4 x 8; throughput "
              "1 x 32; latency QD1, 1 thread)", f"{PTS}: test parameters", "load_same"),
-        Rule("scale", "durations and sizes as the template gives them (no --scale)",
+        Rule("scale", "durations and sizes at the template's full scale",
              f"{PTS}: every test at full size", "full_scale"),
     ),
 }  # fmt: skip
@@ -92,7 +92,7 @@ def _seed(name: str, workloads: str, load: str, timing: str) -> tuple[Rule, ...]
         Rule("workloads", workloads, source, "workloads_complete"),
         Rule("load", load, source, "load_same"),
         Rule("duration", timing, source, "timing_at_least"),
-        Rule("scale", "durations and sizes as the template gives them (no --scale)", source,
+        Rule("scale", "durations and sizes at the template's full scale", source,
              "full_scale"),
     )  # fmt: skip
 
@@ -177,7 +177,7 @@ def load_same(rule: Rule, run: RunFacts) -> tuple[str, str]:
 def full_scale(rule: Rule, run: RunFacts) -> tuple[str, str]:
     if run.scale == 1:
         return KEPT, "run at full scale"
-    return BROKEN, f"run at --scale {run.scale:g}: durations and sizes x{run.scale:g}"
+    return BROKEN, f"durations and sizes x{run.scale:g} (--scale {run.scale:g})"
 
 
 def purged(rule: Rule, run: RunFacts) -> tuple[str, str]:

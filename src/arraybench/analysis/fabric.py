@@ -293,3 +293,48 @@ def payload_ceiling(
     what = direction if direction != "mixed" else f"mixed {read_fraction:.0%} read"
     note = "; ".join(p[2] for p in parts) + f"; {what}, {efficiency:.1%} of the wire is payload"
     return Ceiling(iops * block_size / 1e6, iops, efficiency, note)
+
+
+# a measured figure this far above the payload ceiling cannot have crossed the links: the
+# model leaves out IDLE primitives and ordered sets (about 1 % of the wire), never adds, so a
+# figure 5 % beyond it is no rounding of the model's but a cache's or a misdeclared fabric's
+ABOVE_CEILING = 1.05
+
+
+@dataclass(frozen=True)
+class WorkloadCeiling:
+    """The fabric's payload ceiling for one workload on `hosts` hosts (each with the declared
+    links), and the fabric named as the plan declared it ("2 x FC 16G")."""
+
+    mb_per_s: float
+    iops: float
+    fabric: str
+    hosts: int = 1
+
+    def in_unit(self, unit: str) -> float:
+        """In a series' unit: IOPS, else MB/s."""
+        return self.iops if unit == "IOPS" else self.mb_per_s
+
+    @property
+    def label(self) -> str:
+        """The line's label on a chart: `fabric 2 x FC 16G` (`x 2 hosts` on many)."""
+        per = f", x {self.hosts} hosts" if self.hosts > 1 else ""
+        return f"fabric {self.fabric}{per}"
+
+
+def workload_ceiling(
+    links: Sequence[str], block_size: int, read_pct: int, *, mtu: int = 1500, hosts: int = 1
+) -> WorkloadCeiling:
+    """The payload ceiling of a workload of `block_size` bytes and `read_pct` % reads over the
+    declared links of each of `hosts` hosts: every host has its own links (plan `fabric:`), so
+    the ceiling of a point run on several is theirs summed."""
+    direction: Direction = "read" if read_pct >= 100 else "write" if read_pct <= 0 else "mixed"
+    top = payload_ceiling(links, block_size, direction, mtu=mtu, read_fraction=read_pct / 100)
+    n = max(hosts, 1)
+    return WorkloadCeiling(top.mb_per_s * n, top.iops * n, " + ".join(links), n)
+
+
+def above_ceiling(mb_per_s: float, ceiling: WorkloadCeiling) -> bool:
+    """Whether a measured figure (user data MB/s, both directions) is beyond what the links
+    can carry, by more than the model's margin (ABOVE_CEILING)."""
+    return ceiling.mb_per_s > 0 and mb_per_s > ABOVE_CEILING * ceiling.mb_per_s

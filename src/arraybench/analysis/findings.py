@@ -94,7 +94,8 @@ def kernel_drop_pct(
 
 
 DISAGREEMENT = re.compile(
-    r"kernel saw (\d+) % (fewer|more) (\S+) than fio(?: on (\S+))?(?: \((.*)\))?"
+    r"kernel saw (\d+(?:\.\d+)?) % (fewer|more) (\S+) than fio(?: on (\S+))?"
+    r"(?: \((.*?)(?:; [^;()]*\d+ s compared)?\))?"
 )
 
 
@@ -107,7 +108,7 @@ class Disagreements:
     worst_point: str
     worst: str  # the worst flag's own words
     likely_cause: str  # the hint given most often
-    same_bytes: int = 0  # points whose every line says the same bytes: merged or split I/O
+    same_bytes: int = 0  # points whose every line is a remark: merged or split I/O, fs journal
 
 
 def summarize_disagreements(
@@ -121,9 +122,14 @@ def summarize_disagreements(
         found = DISAGREEMENT.search(flag)
         return float(found.group(1)) if found else float("inf")  # "where fio reported none"
 
-    key, worst = max(flags, key=lambda kf: size(kf[1]))
-    hints = Counter(m.group(5) for _, f in flags if (m := DISAGREEMENT.search(f)) and m.group(5))
+    def remark(flag: str) -> bool:  # the remarks' words (analysis.validity)
+        return "same bytes" in flag or "a file in a filesystem" in flag
+
+    # the worst and the likely cause among the real disagreements, the remarks' when none
+    real = [(k, f) for k, f in flags if not remark(f)] or list(flags)
+    key, worst = max(real, key=lambda kf: size(kf[1]))
+    hints = Counter(m.group(5) for _, f in real if (m := DISAGREEMENT.search(f)) and m.group(5))
     cause = hints.most_common(1)[0][0] if hints else "see the points' notes"
     points = {k for k, _ in flags}
-    other = {k for k, f in flags if "same bytes" not in f}
+    other = {k for k, f in flags if not remark(f)}
     return Disagreements(len(points), compared, key, worst, cause, len(points - other))

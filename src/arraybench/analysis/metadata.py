@@ -22,8 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arraybench.analysis.aggregate import combine
-from arraybench.engines.fio.metadata import ALL_OPS, MetadataSpec
+from arraybench.engines.fio.metadata import MetadataSpec
 from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.engines.mdtest.argv import ALL_OPS
+from arraybench.engines.mdtest.summary import MdtestSummary
 from arraybench.errors import FioParseError, FioRunError
 from arraybench.units import format_latency, format_ops
 
@@ -33,9 +35,13 @@ OP_LABELS = {  # mdtest's names for the phases
     "dir-delete": "Directory removal",
     "create": "File creation",
     "stat": "File stat",
+    "read": "File read",
     "delete": "File removal",
+    "tree-create": "Tree creation",  # mdtest's own: the directory tree its tasks work in
+    "tree-delete": "Tree removal",
 }
-TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us")
+TREE_OPS = ("tree-create", "tree-delete")
+TABLE_METRICS = ("ops_per_s", "lat_mean_us", "lat_p99_us", "ops_min", "ops_max")
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,12 @@ class MetadataRow:
     elapsed_ms: int = 0  # the phase's wall time: its longest job's runtime
     fio_iops: float = 0.0  # fio's per-job iops summed (cross-check, >= ops_per_s)
     hosts: int = 1
+    # mdtest's: ops_per_s is its SUMMARY's Mean over `iterations`, these its Min/Max/Std Dev
+    tool: str = "fio"
+    iterations: int = 1
+    ops_min: float | None = None
+    ops_max: float | None = None
+    ops_std: float | None = None
 
 
 def _phase_jobs(document: FioDocument, op: str) -> list[Measurement]:
@@ -112,6 +124,27 @@ def metadata_results(document: FioDocument, spec: MetadataSpec) -> list[Metadata
     return [_row(op, jobs, spec, hosts) for op, jobs in phases.items()]
 
 
+def mdtest_rows(
+    summary: MdtestSummary, ops: Sequence[str], tasks_per_node: int
+) -> list[MetadataRow]:
+    """One row per asked operation (run order) of mdtest's SUMMARY rate, its figures as mdtest
+    printed them, then mdtest's tree creation and removal where it timed them; an asked
+    operation missing from the table is refused (FioRunError)."""
+    rows = []
+    timed_trees = [op for op in TREE_OPS if (rate := summary.rate(op)) and rate.max > 0]
+    for op in [*(op for op in ALL_OPS if op in ops), *timed_trees]:
+        rate = summary.rate(op)
+        if rate is None:
+            raise FioRunError(f"metadata test: mdtest's SUMMARY has no {OP_LABELS[op]!r} row",
+                              "see mdtest.txt beside the point")  # fmt: skip
+        rows.append(MetadataRow(op=op, threads=tasks_per_node, ops_per_s=rate.mean,
+                                lat_mean_us=None, lat_p99_us=None, files=summary.items,
+                                hosts=summary.nodes, tool="mdtest",
+                                iterations=summary.iterations, ops_min=rate.min,
+                                ops_max=rate.max, ops_std=rate.std))  # fmt: skip
+    return rows
+
+
 def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> list[list[str]]:
     """Header row, then one row per operation (run order), one column per thread count.
 
@@ -120,10 +153,11 @@ def metadata_table(rows: Sequence[MetadataRow], metric: str = "ops_per_s") -> li
     if metric not in TABLE_METRICS:
         raise ValueError(f"metric must be one of {', '.join(TABLE_METRICS)}, got {metric!r}")
     threads = sorted({row.threads for row in rows})
-    ops = [op for op in ALL_OPS if any(row.op == op for row in rows)]
+    ops = [op for op in (*ALL_OPS, *TREE_OPS) if any(row.op == op for row in rows)]
     cells = {(row.op, row.threads): getattr(row, metric) for row in rows}
-    fmt = format_ops if metric == "ops_per_s" else format_latency
-    header = ["Operation", *(f"{n} thread{'s' if n > 1 else ''}" for n in threads)]
+    fmt = format_latency if metric.startswith("lat_") else format_ops
+    noun = "task" if any(row.tool == "mdtest" for row in rows) else "thread"
+    header = ["Operation", *(f"{n} {noun}{'s' if n > 1 else ''}" for n in threads)]
     table = [header]
     for op in ops:
         table.append([OP_LABELS[op], *(fmt(cells.get((op, n))) for n in threads)])

@@ -19,7 +19,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from arraybench.analysis.fabric import ABOVE_CEILING, WorkloadCeiling, above_ceiling
 from arraybench.analysis.findings import DISAGREEMENT, series
+from arraybench.analysis.kernelcheck import (
+    FILE_WRITE_BAND,
+    MIN_SECONDS,
+    KernelView,
+    bytes_apart,
+    describe,
+    not_judged,
+    requests_apart,
+)
+from arraybench.analysis.written import UNWRITTEN_SHARE
 from arraybench.finding_kinds import VALIDITY, FlagData, ValidityFinding
 from arraybench.records import CpuSample, Finding, NewPoint, Sample
 
@@ -48,6 +59,9 @@ MIX_POINTS = 5.0
 START_SKEW_SHARE = 0.02
 
 KIND = VALIDITY.name  # the findings kind
+FILE_BAND = f"{FILE_WRITE_BAND * 100:.0f} %"  # a file's writes: the journal's allowance
+# the kinds judged from fio against the kernel's counters (analysis.kernelcheck)
+KERNEL_KINDS = frozenset({"fio-kernel", "merged-io", "split-io", "fs-io"})
 
 Grade = Literal["invalidating", "remark"]
 INVALIDATING: Grade = "invalidating"
@@ -59,13 +73,18 @@ REMARK_KINDS = frozenset({
     "split-io",  # ... in more requests
     "host-busy",  # the host was busy, but mostly with others: fio's own share was small
     "start-skew",  # the hosts started out of step by a small share of the window
+    "fs-io",  # a file in a filesystem: its journal's writes beside a writing workload's
+    # reads of blocks this run did not write: maybe written before it, maybe not (a thin
+    # LUN's unwritten blocks come from metadata): said, not judged
+    "unwritten-region",
 })  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Flag:
     # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
-    # rate-not-reached, rate-not-kept, start-spread; remarks: REMARK_KINDS
+    # invalidating: generator-bound, fio-kernel, not-steady, page-cache, ramp, stopped-early,
+    # rate-not-reached, rate-not-kept, start-spread, above-ceiling; remarks: REMARK_KINDS
     kind: str
     why: str
     change: str
@@ -88,17 +107,25 @@ THRESHOLDS = {
     "page-cache": ("buffered I/O on a file target", "the page cache can serve the reads"),
     "ramp": (f"the first {RAMP_HEAD_S} s rising, from below {RAMP_SHORT_BY:.0%} of the rest's "
              "median", "the window's mean is still the warm-up's"),
-    "not-steady": ("timing.steady asked, fio did not attain it", "the plan asked for it"),
-    "stopped-early": (f"fio ran < {STOPPED_SHARE:.0%} of ramp + duration",
+    "not-steady": ("steady state asked, fio did not attain it", "the plan asked for it"),
+    "stopped-early": (f"fio ran < {STOPPED_SHARE:.0%} of warm-up + duration (of the duration "
+                      "after a logged warm-up)",
                       "the point measured less than the plan asked"),
-    "rate-not-reached": (f"< {RATE_SHARE:.0%} of rate_iops x jobs, fio not the limit",
+    "rate-not-reached": (f"< {RATE_SHARE:.0%} of the rate x workers, fio not the limit",
                          "its latency is a saturated device's"),
-    "rate-not-kept": (f"> {RATE_OVER:.0%} of rate_iops x jobs, or the read share > "
+    "rate-not-kept": (f"> {RATE_OVER:.0%} of the rate x workers, or the read share > "
                       f"{MIX_POINTS:g} points off the planned mix",
-                      "rate_iops=N on a 70/30 job: 2 x the rate at 50 % reads"),
-    "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too",
+                      "one cap per direction on a 70/30 job: 2 x the rate at 50 % reads"),
+    "fio-kernel": ("fio and /proc/diskstats > 10 % apart in MB/s, second by second too, "
+                   f"over >= {MIN_SECONDS} s (a file's writes: > +{FILE_BAND})",
                    "a competing writer on a loop device: 1.15-18.7 x fio's bytes; split or "
                    "merged I/O: <= 9 % apart"),
+    "fs-io": (f"a file in a filesystem, a writing workload: the kernel's MB/s +10 % to "
+              f"+{FILE_BAND} over fio's", "the filesystem's journal and metadata "
+              "writes reach the device beside fio's"),
+    "above-ceiling": (f"MB/s > {ABOVE_CEILING:.0%} of the declared fabric's payload ceiling",
+                      "no more can cross the links: a cache's figure, or the declared fabric "
+                      "is wrong"),
     "start-spread": (f"hosts further apart than the plan's bound, > {START_SKEW_SHARE:.0%} "
                      "of the window", "the total is not one load's"),
     "merged-io": ("MB/s within 10 %, fewer requests", "merged 4 KiB reads on a loop device: "
@@ -109,6 +136,9 @@ THRESHOLDS = {
                   "CPU burners: fio used 27 % of the CPUs and measured the idle host's IOPS"),
     "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
                    "they overlapped for 98 % of it or more"),
+    "unwritten-region": (f"a read point on a block device whose region this run's earlier "
+                         f"points left > {UNWRITTEN_SHARE:.0%} unwritten (analysis/written.py)",
+                         "a thin LUN answers unwritten blocks from metadata, not media"),
 }  # fmt: skip
 
 
@@ -138,16 +168,24 @@ class PointFacts:
     steady_attained: int | None = None  # fio's verdict
     direct: bool = True
     file_target: bool = False  # a regular file (the page cache can serve it)
-    monitor_flags: Sequence[str] = ()  # the monitor's lines (fio against the kernel)
+    monitor_flags: Sequence[str] = ()  # the monitor's lines (before `kernel`: its judgments)
+    kernel: KernelView | None = None  # fio against the kernel (analysis.kernelcheck)
+    sequential: bool = False  # the workload's pattern
     iops: Sequence[float] = field(default_factory=list)  # 1-second totals of the window
     start_spread_ms: float | None = None  # many hosts: last host's first I/O - the first's
     max_start_spread_ms: float | None = None  # the plan's bound
-    planned_s: float | None = None  # ramp + duration
+    planned_s: float | None = None  # what the measured fio run was to last: ramp + duration
     measured_s: float | None = None  # duration: the window the figures are from
-    elapsed_s: float | None = None  # fio's wall time
+    elapsed_s: float | None = None  # fio's wall time (the measured run's)
+    warmup_apart: bool = False  # the ramp ran as its own fio run before (timing.log_ramp)
     rate_iops: int | None = None  # the workload's rate_iops (per job, both directions)
     read_pct: int = 100  # the planned mix
     read_share_pct: float | None = None  # the mix achieved: reads in % of the I/Os
+    mb_per_s: float | None = None  # user data moved, both directions (10^6 bytes/s)
+    ceiling: WorkloadCeiling | None = None  # the plan's fabric: what its links can carry
+    # a read point on block devices: the share of its read region this run had not written
+    # before it (analysis/written.py; None: not judged, e.g. a file)
+    unwritten_share: float | None = None
 
 
 FEWER_JOBS = "use fewer jobs per host, more hosts, or a cheaper ioengine"
@@ -206,6 +244,78 @@ def host_busy(f: PointFacts, fio_cpu: float | None) -> Flag:
 
 
 def fio_kernel(f: PointFacts) -> list[Flag]:
+    """fio against the kernel's counters: the stored comparison judged (`kernel_flags`), or,
+    given only the monitor's lines (as it wrote them before the comparison was stored), those."""
+    if f.kernel is not None:
+        return kernel_flags(f, f.kernel)
+    return _monitor_lines(f)
+
+
+NOTHING_TO_CHANGE = ("nothing: the bytes agree (the block layer's request size is the device's, "
+                     "e.g. max_sectors_kb)")  # fmt: skip
+
+
+def kernel_flags(f: PointFacts, v: KernelView) -> list[Flag]:
+    """The comparison judged, bytes first, its one number (`KernelView.bytes_pct`, the points
+    table's column) in the flag's words: not judged on too few seconds or a one-second swing
+    (kernelcheck.not_judged, said in the run's notes); the bytes apart: other I/O on the device
+    (or the page cache), invalidating, except a writing workload's file in a filesystem up to
+    FILE_WRITE_BAND more (its journal, a remark); the same bytes in other requests: merged or
+    split I/O, a remark. The hint and the change follow the job: the page cache and read-ahead
+    only where fio's I/O is buffered, "set direct" only where it is not direct."""
+    if not_judged(v) is not None:
+        return []
+    pct = v.bytes_pct
+    compared = f"{v.seconds} s compared"
+    if bytes_apart(v):
+        more = pct is None or pct > 0
+        text = describe("MB/s", v.fio_mbps, v.kernel_mbps, v)
+        if (f.file_target and f.read_pct < 100 and pct is not None and 0 < pct
+                <= FILE_WRITE_BAND * 100):  # fmt: skip
+            return [Flag("fs-io", f"{text} (a file in a filesystem: its journal and metadata "
+                         f"writes; {compared})", "nothing: expected of a file's writes (a block "
+                         "device target measures the storage's alone)")]  # fmt: skip
+        hint, change = _bytes_hint(f, more)
+        return [Flag("fio-kernel", f"{text} ({hint}; {compared}): the bytes differ", change)]
+    if requests_apart(v):
+        fewer = v.kernel_iops < v.fio_iops
+        text = describe("IOPS", v.fio_iops, v.kernel_iops, v)
+        how = "fewer requests: merged I/O" if fewer else "more requests: split I/O"
+        bytes_said = "" if pct is None else f"MB/s {pct:+.1f} %, "
+        return [Flag("merged-io" if fewer else "split-io",
+                     f"{text} (same bytes in {how}; {bytes_said}{compared})",
+                     NOTHING_TO_CHANGE)]  # fmt: skip
+    return []
+
+
+def _bytes_hint(f: PointFacts, more: bool) -> tuple[str, str]:
+    """Why fio's bytes and the device's differ, as the job file allows, and what to change."""
+    reads, writes = f.read_pct > 0, f.read_pct < 100
+    if not f.direct:  # buffered: the page cache stands between fio and the device
+        change = "set direct: true, then re-run"
+        if not more:
+            return "the page cache served fio", change
+        if reads and f.sequential:
+            return "read-ahead of buffered sequential reads", change
+        if writes:
+            return "writeback of buffered writes", change
+        return "other I/O on the device", change
+    keep_off = "keep other I/O off the device (the point's host samples show when), then re-run"
+    if more and f.file_target and writes:
+        return (f"other I/O on the device, beyond the {FILE_BAND} a filesystem's "
+                "journal may add", keep_off)  # fmt: skip
+    if more:
+        return "other I/O on the device", keep_off
+    if f.file_target and reads:
+        return ("reads of the file's holes or unwritten extents, answered without I/O",
+                "lay the file out fully written before the run")  # fmt: skip
+    return (
+        "fio's I/O counted on another device (a stacked dm, md or multipath device?)",
+        "check the devices behind the targets (`arraybench plan check`)",
+    )
+
+
+def _monitor_lines(f: PointFacts) -> list[Flag]:
     """The monitor's disagreements of fio with the kernel's own counters, bytes first: the
     same bytes (MB/s within the monitor's tolerance) in a different number of requests is the
     block layer merging or splitting them, a remark; different bytes is other I/O on the
@@ -268,14 +378,21 @@ def start_spread(f: PointFacts) -> Flag | None:
 
 
 def stopped_early(f: PointFacts) -> Flag | None:
-    """fio ran for less than STOPPED_SHARE of ramp + duration, and not because steady state
-    ended it (`timing.steady`): the point measured less than the plan asked."""
+    """fio ran for less than STOPPED_SHARE of what its run was planned to last, and not because
+    steady state ended it (`timing.steady`): the point measured less than the plan asked. A
+    logged warm-up (`warmup_apart`) ran as its own fio run before: the measured run was
+    planned for the duration alone (judged on ramp + duration, every such point read as
+    stopped at duration / (ramp + duration), 80 % for AERODISK's 15 min + 1 h)."""
     if not f.planned_s or f.elapsed_s is None or (f.steady_asked and f.steady_attained):
         return None
-    if f.elapsed_s >= STOPPED_SHARE * f.planned_s:
+    planned = f.planned_s
+    if f.warmup_apart and f.measured_s:
+        planned = f.measured_s
+    if f.elapsed_s >= STOPPED_SHARE * planned:
         return None
+    what = "duration; the warm-up ran before it" if f.warmup_apart else "ramp + duration"
     return Flag("stopped-early", f"fio ran {f.elapsed_s:,.1f} s of the planned "
-                f"{f.planned_s:g} s (ramp + duration, < {STOPPED_SHARE:.0%})",
+                f"{planned:g} s ({what}, < {STOPPED_SHARE:.0%})",
                 "see the point's fio output; re-run the point")  # fmt: skip
 
 
@@ -332,12 +449,43 @@ def read_share_pct(samples: Sequence[Sample]) -> float | None:
     return 100.0 * reads / total if total > 0 else None
 
 
+def beyond_fabric(f: PointFacts) -> Flag | None:
+    """More user data than the declared links can carry (analysis/fabric.py): either the
+    figure is a cache's (the host's page cache, a loop device's backing file, a controller
+    answering unwritten blocks from metadata), not the storage's over this fabric, or the plan's
+    `fabric:` names fewer or slower links than there are. Both make the figure unfit to report
+    against the fabric, so it is invalidating."""
+    if f.ceiling is None or f.mb_per_s is None or not above_ceiling(f.mb_per_s, f.ceiling):
+        return None
+    c = f.ceiling
+    hosts = f" x {c.hosts} hosts" if c.hosts > 1 else ""
+    return Flag("above-ceiling", f"{f.mb_per_s:,.0f} MB/s is {f.mb_per_s / c.mb_per_s:.0%} of "
+                f"the payload ceiling of {c.fabric}{hosts} ({c.mb_per_s:,.0f} MB/s): more than "
+                "the links can carry", "check the plan's fabric: (links per host, speed); if "
+                "it is right, the figure is a cache's: use direct I/O on the device and a "
+                "working set larger than the caches")  # fmt: skip
+
+
+def unwritten_region(f: PointFacts) -> Flag | None:
+    """A read point on a block device whose region this run had not (fully) written: if
+    nothing wrote it before the run either, a thin LUN (or an SSD's unmapped blocks) answered
+    from metadata, faster than media. A remark: the run cannot know what was written before it."""
+    if f.unwritten_share is None or f.read_pct <= 0 or f.unwritten_share <= UNWRITTEN_SHARE:
+        return None
+    return Flag("unwritten-region", f"about {f.unwritten_share:.0%} of the region it read was "
+                "not written by this run's earlier points; if nothing wrote it before the run, "
+                "a thin LUN answers those blocks from metadata (zeros), faster than media",
+                "write the target first: precondition: {passes: 1} in the plan, or a write "
+                "workload over the region before the reads")  # fmt: skip
+
+
 def point_flags(facts: PointFacts) -> list[Flag]:
     bound = generator_bound(facts)
     fio_limit = bound is not None and bound.kind == "generator-bound"
     found = [bound, not_steady(facts), page_cache(facts), ramp_too_short(facts),
              start_spread(facts), stopped_early(facts),
-             rate_not_reached(facts, fio_limit)]  # fmt: skip
+             rate_not_reached(facts, fio_limit), beyond_fabric(facts),
+             unwritten_region(facts)]  # fmt: skip
     return [f for f in found if f is not None] + fio_kernel(facts)
 
 
@@ -378,8 +526,14 @@ def point_finding(
     cpus: int | None = None,
     file_target: bool = False,
     max_start_spread_ms: float | None = None,
+    warmup_apart: bool = False,
+    kernel: KernelView | None = None,
+    mb_per_s: float | None = None,
+    ceiling: WorkloadCeiling | None = None,
+    unwritten_share: float | None = None,
 ) -> Finding | None:
-    """The `validity` finding of a point just measured (None when nothing is wrong)."""
+    """The `validity` finding of a point just measured (None when nothing is wrong).
+    `warmup_apart`: its ramp ran as a logged fio run of its own before the measured one."""
     facts = PointFacts(
         jobs=record.jobs or 0, iodepth=record.iodepth or 1,
         usr_cpu=record.usr_cpu,
@@ -387,11 +541,14 @@ def point_finding(
         steady_asked=point.timing.steady is not None,
         steady_attained=record.steady_attained, direct=point.direct,
         file_target=file_target, monitor_flags=monitor_flags, iops=series(samples)[1],
+        kernel=kernel, sequential=point.workload.pattern == "sequential",
         start_spread_ms=record.start_spread_ms, max_start_spread_ms=max_start_spread_ms,
         planned_s=point.timing.ramp + point.timing.duration,
         measured_s=point.timing.duration, elapsed_s=record.runtime_s,
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
         read_share_pct=read_share_pct(samples),
+        warmup_apart=warmup_apart,
+        mb_per_s=mb_per_s, ceiling=ceiling, unwritten_share=unwritten_share,
     )  # fmt: skip
     flags = point_flags(facts)
     return VALIDITY.new(finding_data(flags)) if flags else None

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arraybench import __version__, console
+from arraybench.engines.fio.choice import chosen_fio  # `--fio`: the fio of one command
 from arraybench.errors import ArraybenchError, interruption, last_resort
 from arraybench.report.render.export import FORMATS
 from arraybench.run import interrupts
@@ -28,6 +29,7 @@ RUN_ID_HELP = f"a run id from `arraybench runs`, or {LATEST}"
 MAX_SCALE, MAX_REPEAT = 1000.0, 100  # MAX_REPEAT as plan.model.Repeats
 EXIT_NOT_ACCEPTED = 3  # the run completed but an acceptance criterion did not pass
 MANY: dict[str, typing.Any] = {"action": "append", "default": []}  # a repeatable option
+FIO = {"metavar": "PATH", "help": "the fio to run (default: $ARRAYBENCH_FIO, else PATH's)"}
 OUT_OF_MEMORY = "out of memory: the input is too large for this machine; use a smaller input"
 Handler = typing.Callable[[argparse.Namespace], int | None]  # the exit code; None: 0
 Arg = typing.Callable[..., argparse.Action]  # a command's add_argument
@@ -106,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
-        return int(args.handler(args) or 0)
+        with chosen_fio(getattr(args, "fio", None)):
+            return int(args.handler(args) or 0)
     except ArraybenchError as exc:
         line, code = exc.one_line(), exc.exit_code
     except KeyboardInterrupt as exc:

@@ -22,8 +22,7 @@ def add(sub: typing.Any) -> None:
     arg("run_id", nargs="?", default=None, metavar="RUN",
         help="only this run's injections (default: every run's)")
     results_option(arg)
-    arg = command(sub, "watch", cmd_watch,
-                  help="follow a run started elsewhere, live, until it ends")
+    arg = command(sub, "watch", cmd_watch, help="follow a run started elsewhere, live, to its end")
     arg("run_id", nargs="?", default="latest", metavar="RUN_ID", help=RUN_ID_HELP)
     results_option(arg)
     arg = command(sub, "attach", cmd_attach, help="store the array's own monitor CSV beside a run")
@@ -49,6 +48,10 @@ def add(sub: typing.Any) -> None:
     arg("run_id", metavar="RUN_ID", help=RUN_ID_HELP)
     results_option(arg)
     output_options(arg, formats=True)
+    arg("--audience", choices=("engineer", "customer"), default="engineer",
+        help="engineer (default): every detail, with how to change the plan; customer: the "
+        "report to hand over, without plan keys, commands, docs paths or interactive hints, "
+        "with the plan's customer, system under test and fabric in its set-up")
     arg = command(sub, "compare", cmd_compare, help="runs or scenarios side by side, with deltas")
     arg("scenarios", nargs="+", metavar="RUN[:SCENARIO]", help="RUN, RUN:hN (its points on N "
         f"hosts), RUN:C3 (its plan scenario C3) or RUN:LABEL; RUN may be {LATEST}")
@@ -99,7 +102,8 @@ def cmd_report(args: argparse.Namespace) -> None:
     from arraybench.report.files import report_files
 
     store, run = cli.stored_run(args)
-    report_files(store, run, [Path(p) for p in args.output], args.format, args.charts, console)
+    paths = [Path(p) for p in args.output]
+    report_files(store, run, paths, args.format, args.charts, console, args.audience)
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
@@ -213,8 +217,5 @@ def cmd_watch(args: argparse.Namespace) -> int:
     console.print_watching(run)
     if (ended := watch_run(store, run.id, Path(run.folder), console.watch_view)) is None:
         return EXIT_INTERRUPTED
-    if ended == KILLED:  # the store still says running, but no process holds the run
-        ended = (f"{KILLED} (its process ended without saying how; `arraybench run --resume "
-                 f"{run.id} --results {args.results}` continues it)")  # fmt: skip
-    console.print_line(f"run {run.id}: {ended}")
+    console.print_watch_end(run.id, ended, ended == KILLED, args.results)
     return 0 if ended == "complete" else 1

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arraybench import cli, console
 from arraybench.cli import MANY, RUN_ID_HELP, command, output_options, results_option
+from arraybench.progressbar import ProgressObserver
 from arraybench.run.request import PlanRequest
 from arraybench.store.db import Store
 
@@ -17,43 +18,23 @@ from arraybench.store.db import Store
 def add(sub: typing.Any) -> None:
     arg = command(sub, "run", cmd_run, help="run a plan or template (default: quick)")
     arg("plan", nargs="?", help="PLAN.yaml or TEMPLATE name")
-    arg("--target", **MANY, metavar="PATH",
-        help="file or block device to test (repeatable); default: a scratch file")
-    results_option(arg)
-    arg("--scale", type=cli.scale_factor, default=1.0, metavar="FACTOR",
-        help="multiply durations and sizes (e.g. 0.2 for a fast try)")
+    plan_options(arg)
     arg("--repeat", type=cli.repeat_count, metavar="N", help="measure each point N times, the "
         "ladder once before again (the plan's `repeat`)")
     arg("--resume", metavar="RUN_ID", help=f"continue an interrupted run ({RUN_ID_HELP})")
-    arg("--allow-destroy", **MANY, metavar="DEVICE",
-        help="consent to overwrite this exact block device")
     output_options(arg)
     arg("--serve", metavar="[ADDR:]PORT", help="serve a live page and Prometheus /metrics there "
         "while the run runs (127.0.0.1 unless ADDR is given; port 0: any free port)")
     arg("--no-live", action="store_true", help="no per-second figures while points run (fio "
         "without status reports): the live views show progress and events only")
     arg("--report", **MANY, metavar="FILE", help="old spelling of -o/--output")
-    arg("--set", **MANY, metavar="KEY=VALUE", dest="overrides",
-        help="change the plan, e.g. --set load.workers=[1,8] (repeatable)")
-    arg("--only", **MANY, metavar="GLOB",
-        help="run only the workloads whose names match (repeatable)")
     plan = sub.add_parser("plan", help="plan tools").add_subparsers(dest="plan_command",
                                                                     required=True)
     arg = command(plan, "check", cmd_plan_check,
                   help="validate and dry-run a plan: points, job files, time")
     arg("plan", help="PLAN.yaml or TEMPLATE name")
-    arg("--target", **MANY, metavar="PATH",
-        help="file or block device the run would test (repeatable)")
-    arg("--scale", type=cli.scale_factor, default=1.0, metavar="FACTOR",
-        help="multiply durations and sizes, as `run --scale`")
+    plan_options(arg)
     arg("--all-jobs", action="store_true", help="print every point's job file")
-    arg("--set", **MANY, metavar="KEY=VALUE", dest="overrides",
-        help="change the plan, as `run --set` (repeatable)")
-    arg("--only", **MANY, metavar="GLOB",
-        help="only the workloads whose names match, as `run --only`")
-    arg("--allow-destroy", **MANY, metavar="DEVICE",
-        help="consent to overwrite this exact block device, as `run`")
-    results_option(arg)
     arg = command(plan, "schema", cmd_plan_schema,
                   help="print the plan's JSON Schema (editors validate YAML plans with it)")
     arg("--markdown", action="store_true", help="print the plan reference (docs/plan.md) instead")
@@ -64,7 +45,24 @@ def add(sub: typing.Any) -> None:
     arg("plan", help="PLAN.yaml or TEMPLATE name with a hosts list")
     arg("--set", **MANY, metavar="KEY=VALUE", dest="overrides",
         help="change the plan, as `run --set`")
+    arg("--fio", **cli.FIO)
     command(sub, "templates", cmd_templates, help="list the built-in plans")
+
+
+def plan_options(arg: cli.Arg) -> None:
+    """What makes a run of a plan, the same in `run` and in `plan check`."""
+    arg("--target", **MANY, metavar="PATH",
+        help="file or block device to test (repeatable); default: a scratch file")
+    results_option(arg)
+    arg("--fio", **cli.FIO)
+    arg("--scale", type=cli.scale_factor, default=1.0, metavar="FACTOR",
+        help="multiply durations and sizes (e.g. 0.2 for a fast try)")
+    arg("--allow-destroy", **MANY, metavar="DEVICE",
+        help="consent to overwrite this exact block device")
+    arg("--set", **MANY, metavar="KEY=VALUE", dest="overrides",
+        help="change the plan, e.g. --set load.workers=[1,8] (repeatable)")
+    arg("--only", **MANY, metavar="GLOB",
+        help="run only the workloads whose names match (repeatable)")
 # fmt: on
 
 
@@ -84,7 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     refuse_early(outputs, args.serve)
     # closed on return: the run's lock is not kept by a library caller's process
     with contextlib.closing(Store(Path(args.results))) as store:
-        live = LiveSession(console.ProgressObserver(), args.serve, store, seconds=not args.no_live)
+        live = LiveSession(ProgressObserver(), args.serve, store, seconds=not args.no_live)
         console.print_served(live.served())
         ended = run_campaign(store, args.results, live, _request(args), args.resume,
                              console.interactive())  # fmt: skip

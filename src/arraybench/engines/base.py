@@ -34,6 +34,7 @@ class EngineFacts:
     name: str
     version: str
     ioengines: frozenset[str] = frozenset()
+    binary: str = ""  # the tool's path, recorded with the run ('' where it has none)
 
 
 @dataclass(frozen=True)

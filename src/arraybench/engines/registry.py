@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from arraybench.engines.base import Engine
 from arraybench.engines.fio.engine import FioEngine
+from arraybench.engines.mdtest.engine import MdtestEngine
 from arraybench.errors import PlanError
 from arraybench.plan import engine_choice
 
@@ -48,3 +49,4 @@ def engine_for(name: str) -> Engine:
 
 
 register(engine_choice.DEFAULT, FioEngine)
+register("mdtest", MdtestEngine)  # the metadata test's (`metadata: {engine: mdtest}`)

@@ -17,18 +17,20 @@ import re
 import shlex
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arraybench.engines.fio.features import protocol_of, releases_of_protocol
 from arraybench.engines.fio.runner import fio_binary
 from arraybench.engines.fio.values import argv_value
 from arraybench.errors import ArraybenchError
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.hosts.clock import measure_clock_offset
-from arraybench.hosts.probe import probe_version
+from arraybench.hosts.probe import probe_version, run_client_job
 from arraybench.hosts.remote_safety import (
     judge,
     parse_facts,
@@ -297,7 +299,7 @@ def _check_clock_and_version(
     """One fio run: its probe line gives the version, its ping-pong job the clock offset."""
     clock = measure_clock_offset(binary, spec.address, spec.port, timeout_s)
     check.fio_version = probe_version(clock.output)
-    _judge_version(check, spec, controller_version)
+    _judge_version(check, spec, controller_version, clock.output)
     if check.fio_version is None:
         return
     if clock.estimate is None:
@@ -312,20 +314,58 @@ def _check_clock_and_version(
         )
 
 
-def _judge_version(check: HostCheck, spec: HostSpec, controller_version: str) -> None:
-    if check.fio_version is None:
-        check.problems.append(
-            f"{spec.name}: {spec.endpoint} accepts connections but gave no fio probe answer: "
-            f"not a fio server, or a fio of another protocol version (controller: "
-            f"{controller_version})"
-        )
-        return
-    check.version_matches = check.fio_version == controller_version
-    if not check.version_matches:
-        check.problems.append(
-            f"{spec.name}: fio {check.fio_version} on the host, {controller_version} on the "
-            "controller: install the same fio release on both"
-        )
+_OTHER_PROTOCOL_RE = re.compile(r"bad server cmd version (\d+)")
+PROBE_JOB = "[arraybench-probe]\nioengine=null\nsize=4k\n"  # no file, no I/O: the probe only
+
+
+def _judge_version(
+    check: HostCheck, spec: HostSpec, controller_version: str, output: str = ""
+) -> None:
+    problem = version_problem(spec, check.fio_version, controller_version, output)
+    check.version_matches = problem is None
+    if problem is not None:
+        check.problems.append(problem)
+
+
+def version_problem(
+    spec: HostSpec, host_version: str | None, controller_version: str, output: str
+) -> str | None:
+    """One line naming both fio releases when the host's server is not the controller's
+    (`host_version`: from its probe answer; None: no answer, then fio's client `output` may
+    name the server's protocol, which names its release: `features.SERVER_PROTOCOL`)."""
+    fix = ("install the same fio release on both, or name the host's release on the "
+           "controller with --fio PATH (ARRAYBENCH_FIO)")  # fmt: skip
+    if host_version is None:
+        other = _OTHER_PROTOCOL_RE.search(output)
+        if other is None:
+            return (f"{spec.name}: {spec.endpoint} accepts connections but gave no fio probe "
+                    f"answer: not a fio server, or a fio of another protocol version "
+                    f"(controller: {controller_version})")  # fmt: skip
+        ours = protocol_of(controller_version)
+        return (f"{spec.name}: fio server protocol mismatch: "
+                f"{releases_of_protocol(int(other.group(1)))} (protocol {other.group(1)}) on "
+                f"the host, {controller_version}{f' ({ours})' if ours else ''} on the "
+                f"controller: {fix}")  # fmt: skip
+    if host_version == controller_version:
+        return None
+    return (f"{spec.name}: fio {host_version} on the host, {controller_version} on the "
+            f"controller: {fix}")  # fmt: skip
+
+
+def probe_fio_release(
+    spec: HostSpec, controller_version: str, binary: str, timeout_s: float = 5.0
+) -> tuple[str | None, str | None]:
+    """(the host's fio version, a mismatch line) from one null job through fio's client; (None,
+    None) when no fio answers there, not even with its protocol (the run's host check says
+    why, `check_host`): only a release known to differ is refused before the run."""
+    if tcp_problem(spec.address, spec.port, min(CONNECT_TIMEOUT_S, 1.0)) is not None:
+        return None, None
+    with tempfile.TemporaryDirectory(prefix="arraybench-probe-") as tmp:
+        run = run_client_job(binary, spec.address, spec.port, PROBE_JOB, Path(tmp), timeout_s)
+    version = probe_version(run.output)
+    if version is None and not _OTHER_PROTOCOL_RE.search(run.output):
+        return None, None
+    return version, version_problem(spec, version, controller_version, run.output)
 
 
 def _target_problems(

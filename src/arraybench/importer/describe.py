@@ -173,11 +173,13 @@ def new_candidate(
     if bs is None:
         raise Skip(f"run {index}, group {groupid}: no block size and no I/O to measure it")
     hostnames = {j.hostname for j in jobs if j.hostname}
+    named = options.get("workload", "")  # a tool whose phases are not fio's modes (mdtest)
     return Candidate(
         source=source, doc=doc, doc_index=index, groupid=groupid, jobs=jobs, options=options,
         rw=rw, pattern=pattern, read_pct=read_pct, bs=bs,
         ioengine=options.get("ioengine", ""), workers=workers,
         iodepth=positive_int(options.get("iodepth")) or 1, notes=notes,
+        workload=clean_name(named) if named else "", named=bool(named),
         hosts=len(hostnames) or (positive_int(options.get("hosts"))
                                  if format_named(source.fmt).hosts_in_options else None),
     )  # fmt: skip

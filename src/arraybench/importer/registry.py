@@ -10,7 +10,16 @@ its `Format` (format.py), one line here."""
 
 from __future__ import annotations
 
-from arraybench.importer import diskspd, elbencho, fio_json, fio_logs, fio_terse, fio_text, vdbench
+from arraybench.importer import (
+    diskspd,
+    elbencho,
+    fio_json,
+    fio_logs,
+    fio_terse,
+    fio_text,
+    mdtest,
+    vdbench,
+)
 from arraybench.importer.format import Format
 
 FORMATS: tuple[Format, ...] = (
@@ -18,6 +27,7 @@ FORMATS: tuple[Format, ...] = (
     diskspd.FORMAT,
     vdbench.FORMAT,
     elbencho.FORMAT,
+    mdtest.FORMAT,
     fio_terse.FORMAT,
     fio_json.FORMAT,
     fio_text.FORMAT,

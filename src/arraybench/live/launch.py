@@ -24,7 +24,7 @@ def refuse_early(outputs: list[Path], serve: str | None) -> None:
 
     for path in outputs:  # a link or a FIFO at a report's name too (outfiles.py)
         check_writable(path, f"the {format_for(path, None)} report")
-    if serve:
+    if serve is not None:  # '' too: refused, not taken as no --serve
         parse_serve(serve)
 
 

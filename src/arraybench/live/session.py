@@ -16,11 +16,11 @@ class LiveSession:
     ) -> None:  # fmt: skip
         """`seconds`: fio's status reports read each second (False: `--no-live`, progress,
         events and finished points only)."""
-        self.address: ServeAddress | None = parse_serve(serve_at) if serve_at else None
+        self.address: ServeAddress | None = parse_serve(serve_at) if serve_at is not None else None
         self.observer = LiveObserver(inner, stored=store.points if store else None,
                                      seconds=seconds)  # fmt: skip
         self.server: LiveServer | None = None
-        if serve_at:
+        if serve_at is not None:
             self.server = serve(serve_at, self.observer.state)
 
     def served(self) -> str | None:

@@ -274,7 +274,7 @@ def finished_view(p: PointRecord) -> FinishedView:
 
 
 class ShownObserver(Protocol):
-    """What a `LiveObserver` passes every call on to (`console.py` `ProgressObserver`): the
+    """What a `LiveObserver` passes every call on to (`progressbar.py` `ProgressObserver`): the
     run's Observer steps, the live view's lines, and the stop after an interruption."""
 
     def campaign_started(self, run: RunRecord, todo: Sequence[Point], skipped: int) -> None: ...

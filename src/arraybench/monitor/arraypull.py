@@ -3,23 +3,30 @@ HTTP API (`/api/v1/query_range`) over a point's window, and a command that print
 per line. Both give `ArraySample`s on the run's clock, as `attach` reads from a CSV.
 
 Every failure is an `ArrayPullError` with one line saying what went wrong (refused, timed out,
-not Prometheus' JSON, a value that is no number): the caller records it and goes on.
+not Prometheus' JSON, a value that is no number): the caller records it and goes on. Each
+answer is bounded in time as a whole (a server that drips a byte a second is cut at the
+timeout, not kept by each byte) and in size, each line of a command in length; a URL's
+`user:password@` is sent as HTTP basic authentication and never said (`shown_url`).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import csv
+import http.client
 import json
 import math
+import os
+import signal
+import socket
 import subprocess
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 from arraybench.monitor.arrayside import ArraySample, parse_time
@@ -27,7 +34,8 @@ from arraybench.monitor.arrayside import ArraySample, parse_time
 FIELD_OF_QUERY = {"iops": "iops", "mbps": "mbps", "latency_us": "latency_us", "cpu": "cpu_pct"}
 MAX_ANSWER = 16 << 20  # bytes read of one answer at most
 KEPT_SAMPLES = 200_000  # of a command, in memory (a day at 1 s is 86,400)
-MAX_LINE = 4096
+MAX_LINE = 4096  # bytes of a command's line read at most; the rest of a longer one skipped
+STOP_WAIT_S = 2.0  # for a command's process group to end on SIGTERM, then SIGKILL
 
 
 class ArrayPullError(Exception):
@@ -41,31 +49,109 @@ def _finite(value: object) -> float:
     return number
 
 
-def _said(exc: urllib.error.HTTPError) -> str:
+@dataclass(frozen=True)
+class PromUrl:
+    """A Prometheus base URL split for use: `shown` without credentials (what messages,
+    findings and reports say), `authorization` the basic-auth header its `user:password@`
+    makes (None without)."""
+
+    scheme: str
+    host: str
+    port: int | None
+    path: str
+    shown: str
+    authorization: str | None
+
+
+def parse_url(url: str) -> PromUrl:
+    """ValueError (saying no credential) when `url` is no http(s) URL with a host."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname
+    port = parts.port  # ValueError when out of range or no number
+    if parts.scheme not in ("http", "https") or not host:
+        raise ValueError("not an http:// or https:// URL with a host")
+    where = f"[{host}]" if ":" in host else host
+    netloc = f"{where}:{port}" if port is not None else where
+    shown = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    authorization = None
+    if parts.username is not None or parts.password is not None:
+        pair = f"{urllib.parse.unquote(parts.username or '')}:"
+        pair += urllib.parse.unquote(parts.password or "")
+        authorization = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+    return PromUrl(parts.scheme, host, port, parts.path.rstrip("/"), shown, authorization)
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be said: its credentials left out."""
+    try:
+        return parse_url(url).shown
+    except ValueError:
+        return "the array_monitor URL"  # cannot tell what in it is a password
+
+
+def _said(body: bytes) -> str:
     """Prometheus' own error text (a bad query), when it gave one."""
     try:
-        error = json.loads(exc.read(4096)).get("error")
-    except (OSError, ValueError, AttributeError):
+        error = json.loads(body[:4096]).get("error")
+    except (ValueError, AttributeError):
         return ""
     return f": {str(error)[:200]}" if error else ""
+
+
+def _fetch(where: PromUrl, target: str, timeout: float) -> tuple[int, bytes]:
+    """(status, body) of GET `target`, the whole exchange within `timeout` seconds: the
+    socket's own timeout is per read, so a thread makes the request and is cut off (its
+    socket shut) at the deadline."""
+    kind = http.client.HTTPSConnection if where.scheme == "https" else http.client.HTTPConnection
+    connection = kind(where.host, where.port, timeout=timeout)
+    headers = {"Accept": "application/json", "User-Agent": "arraybench"}
+    if where.authorization:
+        headers["Authorization"] = where.authorization
+    got: list[tuple[int, bytes] | BaseException] = []
+
+    def exchange() -> None:
+        try:
+            connection.request("GET", target, headers=headers)
+            answer = connection.getresponse()
+            got.append((answer.status, answer.read(MAX_ANSWER + 1)))
+        except BaseException as exc:  # said by the caller's thread
+            got.append(exc)
+
+    worker = threading.Thread(target=exchange, name="arraybench-array-fetch", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not got:
+        sock = connection.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # the thread's read ends now
+        raise ArrayPullError(f"{where.shown} took longer than {timeout:g} s")
+    connection.close()
+    result = got[0]
+    if isinstance(result, BaseException):
+        reason = getattr(result, "strerror", None) or type(result).__name__
+        if isinstance(result, TimeoutError):
+            reason = f"no answer within {timeout:g} s"
+        raise ArrayPullError(f"{where.shown} did not answer ({reason})")
+    return result
 
 
 def query_range(
     url: str, query: str, start: float, end: float, step: float, timeout: float
 ) -> dict[int, float]:
     """Second -> value of `query` over [start, end] (several series are added up)."""
+    try:
+        where = parse_url(url)
+    except ValueError as exc:
+        raise ArrayPullError(f"{shown_url(url)}: {exc}") from None
     args = urllib.parse.urlencode({"query": query, "start": f"{start:.3f}", "end": f"{end:.3f}",
                                    "step": f"{step:g}",  # seconds; a duration takes no "1.5s"
                                    "timeout": f"{max(1, int(timeout * 1000))}ms"})  # fmt: skip
-    address = f"{url.rstrip('/')}/api/v1/query_range?{args}"
-    try:
-        with urllib.request.urlopen(address, timeout=timeout) as answer:
-            body = answer.read(MAX_ANSWER)
-    except urllib.error.HTTPError as exc:
-        raise ArrayPullError(f"HTTP {exc.code} from {url}{_said(exc)}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ArrayPullError(f"{url} did not answer ({reason})") from None
+    status, body = _fetch(where, f"{where.path}/api/v1/query_range?{args}", timeout)
+    if status != 200:  # a redirect is not followed: its target could be anywhere
+        raise ArrayPullError(f"HTTP {status} from {where.shown}{_said(body)}")
+    if len(body) > MAX_ANSWER:
+        raise ArrayPullError(f"{where.shown} answered more than {MAX_ANSWER >> 20} MiB")
     try:
         data = json.loads(body)
         if data.get("status") != "success":
@@ -76,7 +162,7 @@ def query_range(
                 t = round(float(stamp))
                 totals[t] = totals.get(t, 0.0) + _finite(value)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ArrayPullError(f"{url} answered no query_range result ({exc})") from None
+        raise ArrayPullError(f"{where.shown} answered no query_range result ({exc})") from None
     return totals
 
 
@@ -92,8 +178,14 @@ def prometheus_samples(
             continue
         left = deadline - time.monotonic()
         if left <= 0:
-            raise ArrayPullError(f"{url} took longer than {timeout:g} s")
-        for t, v in query_range(url, query, start, end, step, left).items():
+            raise ArrayPullError(f"{shown_url(url)} took longer than {timeout:g} s")
+        try:
+            found = query_range(url, query, start, end, step, left)
+        except ArrayPullError:
+            if time.monotonic() >= deadline:  # said with the plan's timeout, not what was left
+                raise ArrayPullError(f"{shown_url(url)} took longer than {timeout:g} s") from None
+            raise
+        for t, v in found.items():
             values.setdefault(t, {})[FIELD_OF_QUERY[name]] = v
     return [ArraySample(float(t), v) for t, v in sorted(values.items())]
 
@@ -131,11 +223,11 @@ class CommandSource:
         self.garbage = 0
         self.first_garbage = ""
         self.failure: str | None = None
-        self.proc: subprocess.Popen[str] | None = None
-        try:
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:  # its own process group: ended whole, with what it started (`stop`)
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
+                stderr=subprocess.DEVNULL, start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
             self.failure = f"{self.argv[0]} did not start ({exc.strerror or exc})"
@@ -144,10 +236,9 @@ class CommandSource:
                                        name="arraybench-array-command")  # fmt: skip
         self.thread.start()
 
-    def _read(self, stream: IO[str] | None) -> None:
+    def _read(self, stream: IO[bytes] | None) -> None:
         header: list[str] | None = None
-        for line in stream or ():
-            line = line[:MAX_LINE]
+        for line in _lines(stream):
             if not line.strip():
                 continue
             if header is None and not line.lstrip().startswith("{") and "time" in line:
@@ -158,7 +249,8 @@ class CommandSource:
             except (ValueError, TypeError) as exc:
                 with self.lock:
                     self.garbage += 1
-                    self.first_garbage = self.first_garbage or f"{line.strip()[:80]!r}: {exc}"
+                    shown = repr(line.strip()[:80])[:80]  # control bytes escaped, then cut
+                    self.first_garbage = self.first_garbage or f"{shown}: {exc}"
                 continue
             with self.lock:
                 self.samples.append(sample)
@@ -179,12 +271,55 @@ class CommandSource:
         return found
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        """The command's whole process group ended (SIGTERM, then SIGKILL after STOP_WAIT_S),
+        also what it started when itself has already ended: nothing it ran outlives the run."""
+        if self.proc is None:
             return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(OSError):
-                self.proc.kill()
-            self.proc.wait(timeout=2)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if not _signal_group(self.proc.pid, sig):
+                break  # no process left in the group
+            deadline = time.monotonic() + STOP_WAIT_S
+            while time.monotonic() < deadline and _group_alive(self.proc):
+                time.sleep(0.05)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=STOP_WAIT_S)
+        self.thread.join(timeout=STOP_WAIT_S)  # at the pipe's end once the group is gone
+        if self.proc.stdout is not None and not self.thread.is_alive():
+            self.proc.stdout.close()  # (one that left the group may still hold it: kept)
+
+
+def _lines(stream: IO[bytes] | None) -> Iterator[str]:
+    """The lines of `stream`, each cut at MAX_LINE bytes (the rest of a longer line read
+    and dropped: an endless line costs no memory), decoded with replacement."""
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError):  # the pipe closed under us: its end
+        yield from _bounded_lines(stream)
+
+
+def _bounded_lines(stream: IO[bytes]) -> Iterator[str]:
+    while chunk := stream.readline(MAX_LINE):
+        line = chunk
+        while not chunk.endswith(b"\n") and (chunk := stream.readline(MAX_LINE)):
+            pass  # the rest of an overlong line
+        yield line.decode(errors="replace")
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """False when no process of the group is left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # a member changed its user: nothing more we may do, nor wait for
+    return True
+
+
+def _group_alive(proc: subprocess.Popen[bytes]) -> bool:
+    proc.poll()  # the leader reaped when it ended, so it is not counted as a zombie
+    try:
+        os.killpg(proc.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

@@ -45,16 +45,40 @@ class ArraySample:
 
 @dataclass(frozen=True)
 class Agreement:
-    """fio against the array over one point's measured seconds."""
+    """fio against the array over one point's measured seconds. Bytes first, as fio against
+    the kernel (docs/validity.md): where both sides give MB/s, they decide; the same bytes in
+    another count of I/Os is the array counting requests its own way (splitting 1 MiB I/O
+    into its stripe's pieces, merging), not a disagreement. IOPS decide only without MB/s."""
 
     fio_iops: float
     array_iops: float
-    diff_pct: float  # (array - fio) / fio, in %
+    diff_pct: float  # (array - fio) / fio IOPS, in %
     samples: int  # array samples inside the point
+    fio_mbps: float | None = None
+    array_mbps: float | None = None
+
+    @property
+    def mbps_diff_pct(self) -> float | None:
+        """(array - fio) / fio MB/s in %, None unless both sides have MB/s."""
+        if self.fio_mbps is None or self.array_mbps is None or not self.fio_mbps:
+            return None
+        return (self.array_mbps - self.fio_mbps) / self.fio_mbps * 100
 
     @property
     def flagged(self) -> bool:
-        return abs(self.diff_pct) > DISAGREE_PCT
+        bytes_pct = self.mbps_diff_pct
+        decides = self.diff_pct if bytes_pct is None else bytes_pct
+        return abs(decides) > DISAGREE_PCT
+
+    @property
+    def verdict(self) -> str:
+        """`agree`, `DISAGREE`, or `agree: same bytes, other I/O count` (MB/s within the
+        tolerance, IOPS not)."""
+        if self.flagged:
+            return "DISAGREE"
+        if self.mbps_diff_pct is not None and abs(self.diff_pct) > DISAGREE_PCT:
+            return "agree: same bytes, other I/O count"
+        return "agree"
 
 
 def parse_map(text: str) -> dict[str, str]:
@@ -191,16 +215,21 @@ def _finite(value: object) -> bool:
 
 
 def agreement(
-    fio_seconds: Sequence[tuple[int, float]], array: Sequence[ArraySample]
-) -> Agreement | None:
-    """fio's per-second IOPS (t, iops) against the array's samples inside those seconds;
-    None when the array has no IOPS sample there."""
+    fio_seconds: Sequence[tuple[int, float]], array: Sequence[ArraySample],
+    fio_mbps: float | None = None,
+) -> Agreement | None:  # fmt: skip
+    """fio's per-second IOPS (t, iops) against the array's samples inside those seconds, and
+    fio's MB/s over them (`fio_mbps`) against the array's where it has MB/s; None when the
+    array has no IOPS sample there."""
     if not fio_seconds:
         return None
     start, end = min(t for t, _ in fio_seconds), max(t for t, _ in fio_seconds) + 1
-    inside = [s.values["iops"] for s in array if start <= s.t < end and "iops" in s.values]
+    within = [s.values for s in array if start <= s.t < end]
+    inside = [v["iops"] for v in within if "iops" in v]
     fio = sum(v for _, v in fio_seconds) / len(fio_seconds)
     if not inside or not fio:
         return None
     mean = sum(inside) / len(inside)
-    return Agreement(fio, mean, (mean - fio) / fio * 100, len(inside))
+    mbps = [v["mbps"] for v in within if "mbps" in v]
+    array_mbps = sum(mbps) / len(mbps) if mbps and fio_mbps is not None else None
+    return Agreement(fio, mean, (mean - fio) / fio * 100, len(inside), fio_mbps, array_mbps)

@@ -17,14 +17,16 @@ the block device. They legitimately differ when:
   fio writes to, with its own merging and splitting.
 
 With direct I/O to a whole block device nobody else uses, both should agree within a few %:
-more than ``threshold`` (10 %) apart is flagged for the report. Bytes come first: MB/s within
-the threshold and IOPS beyond it is the same bytes in more or fewer requests (split or merged
-by the block layer: a remark, `analysis.validity`); MB/s beyond it is other bytes on the
-device (or the page cache): a real disagreement. Measured here (docs/validity.md): 1 MiB
-direct I/O split by a loop device's ``max_sectors_kb`` (64 to 1280) moved 0.98-1.06 x fio's
-bytes in 1.7-17 x its requests; merged 4 KiB sequential reads (iodepth 64 in batches,
-mq-deadline) 0.91-1.07 x in 0.06 x; a 64 KiB sequential write 0.92 x in both (the edges of
-the seconds); a competing ``dd`` writer on the same device 1.15-18.7 x fio's bytes.
+more than ``threshold`` (10 %) apart is a gap. (A point's means are stored and judged in
+``analysis.kernelcheck`` / ``analysis.validity``, where the job and the target kind are known;
+the lines `compare_point` words here are for callers with only the two series.) Bytes come
+first: MB/s within the threshold and IOPS beyond it is the same bytes in more or fewer requests
+(split or merged by the block layer: a remark, `analysis.validity`); MB/s beyond it is other
+bytes on the device (or the page cache): a real disagreement. Measured here (docs/validity.md):
+1 MiB direct I/O split by a loop device's ``max_sectors_kb`` (64 to 1280) moved 0.98-1.06 x
+fio's bytes in 1.7-17 x its requests; merged 4 KiB sequential reads (iodepth 64 in batches,
+mq-deadline) 0.91-1.07 x in 0.06 x; a 64 KiB sequential write 0.92 x in both (the edges of the
+seconds); a competing ``dd`` writer on the same device 1.15-18.7 x fio's bytes.
 
 Comparisons use the mean over the seconds both sides have. The first and the last of those
 seconds are dropped when at least three remain: fio's windows are phase-shifted from the
@@ -98,6 +100,10 @@ class PointComparison:
     fio_mbps: float | None
     kernel_mbps: float | None
     flags: list[str] = field(default_factory=list)
+    # a gap of the means held second by second too (the median of the per-second ratios
+    # beyond the threshold); True where the means agree (nothing to hold)
+    iops_held: bool = True
+    mbps_held: bool = True
 
 
 def kernel_series(
@@ -167,12 +173,14 @@ def compare_point(
     mbps = compare_fio_kernel(f_mbps, k_mbps, threshold, metric="MB/s")
     # a gap of the means must hold second by second: a load that swung in one second shows
     # as a gap there alone (fio's windows and the kernel's seconds are phase-shifted)
-    iops = iops if _apart_each_second(fio_iops, kernel_iops, seconds, threshold) else None
-    mbps = mbps if _apart_each_second(fio_mbps, kernel_mbps, seconds, threshold) else None
+    iops_held = iops is None or _apart_each_second(fio_iops, kernel_iops, seconds, threshold)
+    mbps_held = mbps is None or _apart_each_second(fio_mbps, kernel_mbps, seconds, threshold)
+    iops = iops if iops_held else None
+    mbps = mbps if mbps_held else None
     where = "+".join(devices)
     flags = [
         found.describe(where, _hint(found.metric, found.kernel < found.fio, other is None))
         for found, other in ((iops, mbps), (mbps, iops))
         if found is not None
     ]
-    return PointComparison(seconds, f_iops, k_iops, f_mbps, k_mbps, flags)
+    return PointComparison(seconds, f_iops, k_iops, f_mbps, k_mbps, flags, iops_held, mbps_held)

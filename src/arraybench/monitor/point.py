@@ -1,5 +1,6 @@
 """The host's view of one point: sample the targets' devices and the CPU while fio runs,
-then set the kernel's figures beside fio's (flagging gaps over 10 %)."""
+then set the kernel's figures beside fio's over the same seconds (`comparison`); judging the
+gap is analysis.kernelcheck's and analysis.validity's (the job and the target kind decide)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from dataclasses import dataclass, field
 from types import TracebackType
 
 from arraybench.monitor import sampler as host
-from arraybench.monitor.compare import compare_point, kernel_series
+from arraybench.monitor.compare import PointComparison, compare_point, kernel_series
 from arraybench.records import CpuSample, HostSample, Sample
 from arraybench.system.blockdev import block_name
 
-# fewer 1-second samples than this (a very short point) give no meaningful comparison
-MIN_SECONDS = 3
+# the comparison is made on any second in common and stored: whether it rests on enough
+# seconds to be judged is analysis.kernelcheck's rule (MIN_SECONDS there), said in the report
+MIN_SECONDS = 1
 
 
 @dataclass
@@ -24,8 +26,11 @@ class MonitorResult:
     kernel_iops: float | None = None
     kernel_mbps: float | None = None
     cpu_busy_pct: float | None = None
-    flags: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)  # the monitor's own lines: warnings
     devices: list[str] = field(default_factory=list)
+    # fio's and the kernel's means over the same seconds: judged in analysis (kernelcheck,
+    # validity) against the job and the target, not here
+    comparison: PointComparison | None = None
 
 
 def target_devices(paths: Sequence[str]) -> list[str]:
@@ -95,4 +100,7 @@ class PointMonitor:
         k_iops, k_mbps = kernel_series(self.samples, self.devices)
         found = compare_point(fio_iops, fio_mbps, k_iops, k_mbps, self.devices)
         out.kernel_iops, out.kernel_mbps = found.kernel_iops, found.kernel_mbps
-        out.flags += found.flags
+        if found.seconds:
+            out.comparison = found
+        else:  # "no second in common": said as the monitor's own line
+            out.flags += found.flags

@@ -17,12 +17,24 @@ Both are read beside the run, never in its way (`run/array_pull.py`).
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
+from urllib.parse import urlsplit
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from arraybench.plan.events import Argv
 from arraybench.plan.types import Seconds, Strict, Wait
+
+# the user:password@ of an http(s) URL: everything of its authority up to the last '@'
+_USERINFO = re.compile(r"(?i)\b(https?://)[^\s/?#]*@")
+
+
+def without_credentials(text: str) -> str:
+    """`text` (a plan's YAML) with every http(s) URL's `user:password@` left out: what a
+    report shows of a plan whose array_monitor URL holds a password."""
+    return _USERINFO.sub(r"\1", text)
+
 
 Query = Annotated[str, StringConstraints(min_length=1, max_length=4000)]
 HttpUrl = Annotated[str, StringConstraints(pattern=r"^https?://[^\s/?#]+[^\s]*$", max_length=2000)]
@@ -44,13 +56,35 @@ class PrometheusQueries(Strict):
 
 
 class PrometheusSource(Strict):
-    url: HttpUrl = Field(description="The Prometheus server's base URL (http or https).")
+    url: HttpUrl = Field(
+        description="The Prometheus server's base URL (http or https); a `user:password@` in "
+        "it is sent as HTTP basic authentication (percent-encode `@ / ? # :` in them) and "
+        "never printed."
+    )
     queries: PrometheusQueries = Field(description="One PromQL expression per value.")
     step: Seconds = Field(1.0, description="query_range's step (resolution).")
     lag: Wait = Field(
         5.0, description="How long after a point its window is asked (its last scrapes in)."
     )
-    timeout: Seconds = Field(5.0, description="Longest wait for one answer; then skipped.")
+    timeout: Seconds = Field(
+        5.0, description="Longest time for a point's answers, all queries and bytes; then skipped."
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _readable(cls, url: str) -> str:
+        # the error never quotes the URL: it may hold a password
+        parts = urlsplit(url)
+        try:
+            port = parts.port
+        except ValueError:
+            port = -1
+        if port == -1 or not parts.hostname:
+            raise ValueError(
+                "its host or port cannot be read (a port is 0 to 65535; a password with "
+                "@ / ? # : in it must be percent-encoded)"
+            )
+        return url
 
 
 class ArrayMonitor(Strict):

@@ -27,7 +27,8 @@ class CurveTest(Strict):
         default_factory=lambda: ["*"],
         min_length=1,
         description="The workloads (names or shell patterns) whose curve is run after the "
-        "grid; default: every workload.",
+        "grid; default: every workload. Each must match a workload of the plan (a pattern "
+        "matching none is refused at its line, as acceptance's are).",
     )
     percents: list[CurvePercent] = Field(
         default_factory=lambda: list(DEFAULT_PERCENTS),

@@ -102,6 +102,14 @@ class Plan(Strict):
         max_length=10000,
         description=("What the plan measures, shown by `arraybench templates` and in reports."),
     )
+    customer: str = Field(
+        "",
+        max_length=200,
+        description=(
+            'Who the results are for (e.g. "ACME Bank, Zurich data centre"): named in the '
+            "set-up block of every report (`report --audience customer`)."
+        ),
+    )
     scenario: Label = Field(
         "default",
         description=("Scenario label of the run (e.g. baseline, dedupe-on): compare runs by it."),
@@ -126,8 +134,8 @@ class Plan(Strict):
     engine: EngineName = Field(
         "fio",
         description=(
-            "The load engine that runs the points (docs/engines.md); `hosts`, "
-            "`interference` and `metadata` run on fio only."
+            "The load engine that runs the points (docs/engines.md); `hosts` and "
+            "`interference` run on fio only, `metadata` on the tool it names."
         ),
     )
     ioengine: Engine = Field("libaio", description="fio I/O engine.")
@@ -144,8 +152,20 @@ class Plan(Strict):
     latency_bound: LatencyBound = Field(
         LatencyBound(), description="The bound of the latency-bounded throughput in the summary."
     )
+    # free text, shown in the report's Set-up: what was measured (a customer's report names it)
+    system_under_test: str = Field(
+        "",
+        max_length=1000,
+        description=(
+            "The storage measured, in the report's Set-up: vendor, model, firmware (free text)."
+        ),
+    )
     fabric: Fabric | None = Field(
-        None, description="The links to the storage: a ceiling drawn on the charts."
+        None,
+        description=(
+            "The links to the storage: a ceiling drawn on the charts, named in the report's "
+            "Set-up; a point moving more than they carry is flagged above-ceiling."
+        ),
     )
     # bytes/s of the array's GC, if known (else measured)
     gc_throughput: Size | None = Field(
@@ -224,7 +244,10 @@ class Plan(Strict):
     )
     metadata: MetadataTest | None = Field(
         None,
-        description=("CSCS's metadata test (create, stat, delete files) on fio's file engines."),
+        description=(
+            "CSCS's metadata test (create, stat, delete files and directories) on fio's file "
+            "engines or mdtest."
+        ),
     )
     curve: CurveTest | None = Field(
         None,
@@ -286,6 +309,23 @@ class Plan(Strict):
                     f"acceptance: workload {e.workload!r} matches no workload of the plan "
                     f"({', '.join(names)})"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _curve_names_workloads(self) -> Plan:
+        """A curve pattern that matches no workload would run no curve and say nothing."""
+        names = [w.name for w in self.workloads]
+        patterns = self.curve.workloads if self.curve else []
+        unmatched = [(i, p) for i, p in enumerate(patterns)
+                     if not any(fnmatchcase(n, p) for n in names)]  # fmt: skip
+        if unmatched:  # located at the pattern's own line (a plain ValueError names the plan)
+            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+            raise ValidationError.from_exception_data("Plan", [
+                InitErrorDetails(type=PydanticCustomError(
+                    "curve_workload", "{pattern} matches no workload of the plan ({names})",
+                    {"pattern": repr(p), "names": shown}), loc=("curve", "workloads", i),
+                    input=None)
+                for i, p in unmatched])  # fmt: skip
         return self
 
     @model_validator(mode="after")

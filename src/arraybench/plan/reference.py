@@ -141,6 +141,7 @@ host_sets: [[load1], [load1, load2]]
 on_host_failure: continue
 start_lead: 5s
 fabric: {links: [4 x FC 16G], mtu: 9000}
+system_under_test: "Huawei OceanStor Dorado 6000 V3, 2 controllers, firmware V300R001C21"
 gc_throughput: 200m
 host_tuning: {scheduler: none, nr_requests: 1024, nomerges: 1, read_ahead_kb: 0, rotational: 0,
               max_sectors_kb: 512, write_cache: write through, rq_affinity: 2, add_random: 0,

@@ -22,6 +22,7 @@ from arraybench.plan.types import (
     PathText,
     Percent,
     PositiveInt,
+    Repeats,
     RoundWindow,
     Steps,
     Strict,
@@ -33,9 +34,26 @@ class Precondition(Strict):
 
     passes: Passes = Field(2.0, description="How many times the targets are written over.")
     bs: BlockSize = Field(128 * 1024, description="Block size of the preconditioning writes.")
-    pattern: Literal["sequential", "random"] = Field(
-        "sequential", description="Access pattern of the preconditioning writes."
+    pattern: Literal["sequential", "random", "sprandom"] = Field(
+        "sequential",
+        description=(
+            "Access pattern of the preconditioning writes; `sprandom` (fio >= 3.41): fio's "
+            "SanDisk pseudo-random preconditioning, random writes that leave the device in its "
+            "random-write steady state in one pass over its capacity (`passes`: 1)."
+        ),
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sprandom_is_one_pass(cls, data: object) -> object:
+        """fio's sprandom decides what it writes (one pass, less its over-provisioning):
+        another count of passes would be a promise the run does not keep."""
+        if isinstance(data, dict) and data.get("pattern") == "sprandom":
+            if data.get("passes", 1) != 1:
+                raise ValueError("pattern sprandom writes the targets once (fio decides how "
+                                 "much): leave passes out, or give 1")  # fmt: skip
+            data = {**data, "passes": 1.0}
+        return data
 
 
 class Rounds(Strict):
@@ -107,12 +125,14 @@ class InterferenceTest(Strict):
         return self
 
 
-MetadataOp = Literal["create", "stat", "delete", "dir-create", "dir-stat", "dir-delete"]
+MetadataOp = Literal["create", "stat", "read", "delete", "dir-create", "dir-stat", "dir-delete"]
 FILE_OPS: tuple[MetadataOp, ...] = ("create", "stat", "delete")
+MetadataEngine = Literal["fio", "mdtest", "auto"]
 
 
 class MetadataTest(Strict):
-    """CSCS's mdtest-like test on fio's file engines, in a directory."""
+    """CSCS's metadata test: mdtest over MPI (`engine: mdtest`), or mdtest-like on fio's file
+    engines (the default), in a directory."""
 
     # default: a folder beside the results
     directory: PathText | None = Field(
@@ -120,11 +140,33 @@ class MetadataTest(Strict):
         description=("Directory the files are created in (default: a folder beside the results)."),
     )
     threads: list[Jobs] = Field(
-        default_factory=lambda: [1, 2, 4, 8, 16, 32], description="Thread counts, one level each."
+        default_factory=lambda: [1, 2, 4, 8, 16, 32],
+        description="Thread counts (mdtest: tasks per node), one level each.",
     )
     files_per_thread: Files = Field(
-        1000, description="Files each thread creates, stats and deletes."
+        1000, description="Files each thread creates, stats and deletes (mdtest's -n)."
     )
     ops: list[MetadataOp] = Field(
         default_factory=lambda: list(FILE_OPS), description="Operations measured, in order."
     )
+    engine: MetadataEngine = Field(
+        "fio",
+        description="The tool: `fio` (its file engines), `mdtest` (IOR's mdtest through "
+        "mpirun, docs/engines.md), `auto` (mdtest when mdtest and mpirun are found, else fio).",
+    )
+    repetitions: Repeats = Field(
+        1, description="Iterations of each level (mdtest's -i: min/max/mean stored); mdtest only."
+    )
+    mdtest: PathText = Field(
+        "mdtest", description="mdtest's path (on every host), or its name on PATH."
+    )
+
+    @model_validator(mode="after")
+    def _fio_can_do(self) -> MetadataTest:
+        # `auto` may fall back to fio: what fio cannot do needs mdtest for sure
+        if self.engine != "mdtest":
+            if "read" in self.ops:
+                raise ValueError("ops: `read` (mdtest's file read phase) needs engine: mdtest")
+            if self.repetitions > 1:
+                raise ValueError("repetitions > 1 needs engine: mdtest (fio runs each level once)")
+        return self

@@ -55,8 +55,11 @@ class SteadyStop(Strict):
     Whether it did is recorded per point, with the SNIA PTS check of its last window.
     """
 
-    metric: Literal["iops", "bw"] = Field(
-        "iops", description="What must be steady: iops or bw (bandwidth)."
+    metric: Literal["iops", "bw", "lat"] = Field(
+        "iops",
+        description=(
+            "What must be steady: iops, bw (bandwidth), or lat (mean latency; fio >= 3.42)."
+        ),
     )
     # % max deviation from the window mean
     limit: Share = Field(20.0, description="Maximum deviation from the window mean, in percent.")

@@ -7,6 +7,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.fabric import ABOVE_CEILING
 from arraybench.analysis.headline import Headline
 from arraybench.run.reportable import job_file_texts
 from arraybench.store.db import METRIC_COLUMNS, PointRecord, RunRecord
@@ -120,9 +121,10 @@ def mix_sort_key(mix: str) -> tuple[int, str]:
 
 def cell_texts(
     summary: Headline, unit: str, run: RunRecord, ceiling: float | None = None,
-    spreads: Mapping[str, float] | None = None,
+    spreads: Mapping[str, float] | None = None, levels: int | None = None,
 ) -> tuple[str, str, str]:  # fmt: skip
-    """`spreads`: level key -> the throughput's 95 % half-width in % (repeated levels)."""
+    """`spreads`: level key -> the throughput's 95 % half-width in % (repeated levels);
+    `levels`: how many load levels the series has, when known."""
 
     def pm(point: CurvePoint | None) -> str:  # `±2.1 %` after a repeated level's median
         pct = (spreads or {}).get(point.key) if point else None
@@ -135,7 +137,17 @@ def cell_texts(
                 f"{format_latency(point.lat_mean_us)}")  # fmt: skip
 
     mx, mn = summary.maximum, summary.min_latency
-    share = f" ({mx.throughput / ceiling:.0%} of theoretical)" if mx and ceiling else ""
+    said = []
+    if summary.unsaturated is not None:  # on the ladder's top, still rising (docs/headline.md)
+        said.append("top level, may not be saturated")
+    if mx and ceiling:  # beyond the links (analysis.fabric.ABOVE_CEILING): said, not just a %
+        beyond = mx.throughput > ABOVE_CEILING * ceiling
+        said.append(f"{mx.throughput / ceiling:.0%} of theoretical"
+                    f"{': more than the fabric carries' if beyond else ''}")  # fmt: skip
+    share = f" ({'; '.join(said)})" if said else ""
+    if _one_point(summary):  # one number once, not three times (a single load level)
+        texts = (at(summary.optimal), share, bound_text(run), unit)
+        return _one_point_texts(summary, *texts, levels)
     extremes = (
         f"{format_throughput(mx.throughput if mx else None, unit)}{pm(mx)} max{share}, "
         f"{format_latency(mn.lat_mean_us if mn else None)} min"
@@ -150,6 +162,30 @@ def cell_texts(
     if first is not None and first is not summary.maximum:
         bounded_text += f"; {format_throughput(first.throughput, unit)} at the lowest level"
     return at(summary.optimal), extremes, bounded_text
+
+
+def _one_point(summary: Headline) -> bool:
+    """The optimal point is also the maximum and the minimum latency."""
+    opt, mx, mn = summary.optimal, summary.maximum, summary.min_latency
+    return bool(opt and mx and mn and opt.key == mx.key == mn.key)
+
+
+def _one_point_texts(
+    summary: Headline, at: str, share: str, bound: str, unit: str, levels: int | None
+) -> tuple[str, str, str]:
+    """A cell whose optimal point is its maximum and minimum latency: its figures once, then
+    what they are (the series' one load level, or every role at once) and the bound met or
+    not, without repeating the numbers."""
+    opt, first = summary.optimal, summary.at_first
+    single = levels == 1  # unknown (compare): every role at once, true of one level too
+    extremes = ("one load level" if single else "also the maximum and the minimum latency") + share
+    bounded = summary.bounded
+    if bounded is not None and opt is not None and bounded.key == opt.key:
+        return at, extremes, f"within the bound ({bound})"
+    said = f"none ≤ {bound}"
+    if first is not None and opt is not None and first.key != opt.key:  # another level's
+        said += f"; {format_throughput(first.throughput, unit)} at the lowest level"
+    return at, extremes, said
 
 
 MAX_JOB_FILES = 500  # above this many points the report holds one job file per series

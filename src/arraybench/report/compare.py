@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import Headline, optimal_impact
+from arraybench.analysis.kernelcheck import KernelView, views_by_point
 from arraybench.analysis.repeats import (
     collapse,
     level_throughputs,
@@ -21,7 +22,8 @@ from arraybench.analysis.repeats import (
 )
 from arraybench.analysis.validity import KIND
 from arraybench.errors import ArraybenchError
-from arraybench.finding_kinds import PROVENANCE
+from arraybench.finding_kinds import MONITOR, PROVENANCE
+from arraybench.plan.array_monitor import without_credentials
 from arraybench.report.build import (
     bound_text,
     campaign_scenario,
@@ -74,6 +76,8 @@ class Scenario:
     array: ArrayView | None = None
     # point id -> its job files as its run stored them (empty: read from its folder)
     job_texts: dict[int, dict[str, str]] = field(default_factory=dict)
+    # point id -> fio against the kernel, as its run stored it (analysis.kernelcheck)
+    kernel: dict[int, KernelView] = field(default_factory=dict)
     _headlines: dict[tuple[str, ...], Headline] = field(default_factory=dict, compare=False)
 
     def summary(self, curve: list[PointRecord]) -> Headline:
@@ -109,8 +113,9 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     facts = level_facts(points, validity, include)
     flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     array = array_view(store, run_id, points)
+    kernel = views_by_point(store.findings(run_id, MONITOR.name))
     return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array,
-                    store.job_files(run_id))  # fmt: skip
+                    store.job_files(run_id), kernel)  # fmt: skip
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
@@ -324,7 +329,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     model.points = [
         replace(row, series=f"{s.label} · {row.series}")
         for s in scenarios
-        for row in (point_row(p) for p in sorted(s.points, key=lambda p: p.seq))
+        for row in (point_row(p, s.kernel.get(p.id)) for p in sorted(s.points, key=lambda p: p.seq))
     ]
     model.point_columns = point_columns()
     for s in scenarios:
@@ -450,7 +455,9 @@ def _model(
         sections=[],
         points=[],
         point_columns=[],
-        plan_yaml="\n---\n".join(f"# {s.label} ({s.run.id})\n{s.run.plan_yaml}" for s in scenarios),
+        plan_yaml=without_credentials(  # array_monitor's password
+            "\n---\n".join(f"# {s.label} ({s.run.id})\n{s.run.plan_yaml}" for s in scenarios)
+        ),
         notes=notes,
         tables=[table],
         overlays=overlays,

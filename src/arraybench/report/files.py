@@ -25,15 +25,18 @@ class Terminal(Protocol):
 
 def report_files(
     store: Store, run: RunRecord, paths: list[Path], fmt: str | None, charts: str | None,
-    terminal: Terminal,
+    terminal: Terminal, audience: str = "engineer",
 ) -> ReportModel:  # fmt: skip
-    """A stored run's report: its tables on the terminal, then written to `paths` (default:
-    report.FMT in the run's folder); a bad extension refused before anything."""
+    """A stored run's report for `audience` (model.AUDIENCES): its tables on the terminal,
+    then written to `paths` (default: report.FMT in the run's folder, report-customer.FMT for
+    a customer's, so the engineer's is not overwritten); a bad extension refused before
+    anything."""
     from arraybench.report.assemble import report_for_run
 
-    paths = paths or [Path(run.folder) / f"report.{fmt or 'html'}"]
+    stem = "report" if audience == "engineer" else f"report-{audience}"
+    paths = paths or [Path(run.folder) / f"{stem}.{fmt or 'html'}"]
     check_formats(paths, fmt)
-    model = report_for_run(store, run.id)
+    model = report_for_run(store, run.id, audience)
     terminal.print_model(model)
     write_files(model, paths, fmt, charts, terminal)
     return model

@@ -8,6 +8,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 REMARK_MARK = "†"  # a point kept in the headline figures with a remark (analysis.validity)
+# who reads the report: the engineer who ran it (every detail, how to change the plan) or the
+# customer it is handed to (no plan keys, docs paths, commands or interactive hints:
+# report/audience.py)
+AUDIENCES = ("engineer", "customer")
+LATENCY_UNITS = ("µs", "ms")
+DECADE = 10.0  # values spanning more than this ratio are drawn on a log axis
+
+
+def spans_decades(values: list[float | None]) -> bool:
+    """The positive values span more than a decade (largest > 10 x smallest)."""
+    seen = [v for v in values if v is not None and v > 0 and v == v and v != float("inf")]
+    return bool(seen) and max(seen) > DECADE * min(seen)
+
+
+@dataclass(frozen=True)
+class Internal:
+    """A part of a section's text that is for the engineer who ran the plan only (a plan key,
+    a command, a docs path): `pattern` (a regular expression over the text, declared by the
+    section that writes it) and what a customer reads in its place ("" drops the part; a
+    text left empty leaves the customer's report). report/audience.py applies them."""
+
+    pattern: str
+    customer: str = ""
 
 
 @dataclass(frozen=True)
@@ -26,6 +49,7 @@ class CurvePanel:
     max_index: int | None
     min_latency_index: int | None
     ceiling: float | None = None  # theoretical fabric ceiling in throughput_unit, if declared
+    ceiling_label: str = ""  # what the ceiling is of: "fabric 4 x FC 16G"
     # repeated points (repeat: N): each point's 95 % interval (low, high), None when measured
     # once; drawn as a band (throughput) and error bars (mean latency)
     throughput_ci: list[tuple[float, float] | None] = field(default_factory=list)
@@ -37,6 +61,12 @@ class CurvePanel:
     flagged: list[str] = field(default_factory=list)
     # per point: its remarks' kinds (merged/split I/O, ...): kept in, marked with REMARK_MARK
     remarks: list[str] = field(default_factory=list)
+
+    @property
+    def log_latency(self) -> bool:
+        """The latency axis in decades, in every format, when the mean and p99 lines span more
+        than one: on a linear axis a p99 at 3 ms flattens a mean at 120 µs to the floor."""
+        return spans_decades([*self.lat_mean_us, *self.lat_p99_us])
 
 
 @dataclass(frozen=True)
@@ -155,6 +185,18 @@ class Figure:
     group: str = ""  # the heading it is drawn under
     y_label: str = ""  # the heat map's row dimension
     marks: list[tuple[float, str]] = field(default_factory=list)  # "time": (x, label) lines
+    # "lines": the fabric's payload ceiling (value in `unit`, label naming the fabric), drawn
+    # as a dashed horizontal line
+    ceiling: tuple[float, str] | None = None
+
+    @property
+    def log_y(self) -> bool:
+        """A latency figure whose lines span more than a decade is drawn on a log axis, in
+        every format: on a linear one the slowest line (HUS VM's 1 MiB at 347 ms) flattens
+        the others to the floor."""
+        if self.form != "lines" or self.unit not in LATENCY_UNITS:
+            return False
+        return spans_decades([v for s in self.series for v in s.values])
 
 
 @dataclass(frozen=True)
@@ -228,3 +270,7 @@ class ReportModel:
     figures: list[Figure] = field(default_factory=list)  # the seed reports' own figure forms
     # where `--charts DIR` writes every chart (absolute): the Markdown report links to them
     chart_dir: str | None = None
+    audience: str = "engineer"  # one of AUDIENCES
+    # the set-up block's rows from the plan (customer, system under test, fabric), each
+    # (label, value): drawn first in the set-up of every format
+    setup: list[tuple[str, str]] = field(default_factory=list)

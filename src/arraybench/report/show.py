@@ -10,8 +10,9 @@ import json
 import typing
 from dataclasses import asdict, dataclass, fields
 
+from arraybench.analysis.kernelcheck import views_by_point
 from arraybench.analysis.validity import KIND, flags_by_point
-from arraybench.finding_kinds import EVENTS, INTEGRITY, PROVENANCE
+from arraybench.finding_kinds import EVENTS, INTEGRITY, MONITOR, PROVENANCE
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 
 if typing.TYPE_CHECKING:
@@ -108,4 +109,5 @@ def show_text(store: Store, run: RunRecord, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(show_json(store, run), indent=2) + "\n"
     points = store.points(run.id)
-    return points_csv([point_row(p) for p in points]) if points else ""
+    kernel = views_by_point(store.findings(run.id, MONITOR.name))
+    return points_csv([point_row(p, kernel.get(p.id)) for p in points]) if points else ""

@@ -21,6 +21,7 @@ from arraybench.monitor.arraypull import (
     ArrayPullError,
     CommandSource,
     prometheus_samples,
+    shown_url,
 )
 from arraybench.monitor.arrayside import ArraySample
 from arraybench.plan.array_monitor import ArrayMonitor
@@ -96,7 +97,8 @@ class ArrayPull:
                 time.sleep(wait)
             queries = {k: v for k, v in prom.queries.model_dump().items() if v}
             start, end = window.start - 1, window.end
-            self._store(store, window, f"array_monitor prometheus {prom.url}", queries,
+            source = f"array_monitor prometheus {shown_url(prom.url)}"  # no password in it
+            self._store(store, window, source, queries,
                         lambda: prometheus_samples(prom.url, queries, start, end, prom.step,
                                                    prom.timeout))  # fmt: skip
         if command is not None:

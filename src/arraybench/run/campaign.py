@@ -32,7 +32,7 @@ from arraybench.run.fleet import Fleet, fleet_binary, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
-from arraybench.run.plan_values import check_plan_values, resolve_targets
+from arraybench.run.plan_values import check_fio_features, check_plan_values, resolve_targets
 from arraybench.run.point import run_point
 from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
@@ -93,7 +93,7 @@ class Campaign:
         try:
             self.store.create_run(run)
             self.run_id = run.id
-            found = provenance.collect(plan, targets.sizes, tuning.applied())
+            found = provenance.collect(plan, targets.sizes, tuning.applied(), facts)
             self.store.add_finding(run.id, PROVENANCE.new(found))
             return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
@@ -112,6 +112,8 @@ class Campaign:
         points = all_points(plan)
         facts = engine.check()
         setup.check_engines(points, facts)
+        if facts.name == "fio":  # sprandom, steady state on latency: refused on an older fio
+            check_fio_features(plan, points, facts.version)
         targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
                                         self.results_dir)  # fmt: skip
         return plan, settings, facts, targets

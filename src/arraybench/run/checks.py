@@ -3,6 +3,7 @@ ready, without running anything."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,11 +12,22 @@ from typing import TYPE_CHECKING
 from arraybench.errors import PlanError
 
 if TYPE_CHECKING:
+    from arraybench.engines.fio.features import FeatureUse
     from arraybench.hosts.server import HostCheck, HostSpec
     from arraybench.plan.expand import Point
     from arraybench.plan.model import Plan
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.run.request import PlanRequest
+
+
+@dataclass(frozen=True)
+class FioFound:
+    """The fio a run of the plan would use, and what the plan asks of it."""
+
+    binary: str  # its path ('' when not found)
+    version: str  # `fio --version`, or why it is not known
+    features: list[FeatureUse]  # each feature the plan asks for, found or not
+    hosts: list[tuple[str, str]]  # (host, its fio version or why it is not known yet)
 
 
 @dataclass(frozen=True)
@@ -27,6 +39,7 @@ class PlanCheck:
     points: list[Point]  # the grid's points, outside the rounds
     per_round: list[Point]  # each SNIA round's points (none without rounds)
     jobs: list[tuple[str, str]]  # (whose, job file text) for the points shown
+    fio: FioFound | None = None  # None: the plan runs another engine
 
 
 def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck:
@@ -54,6 +67,7 @@ def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck
     hosts = {h.name: h for h in plan.hosts}
     jobs = []
     every_point = [*points, *per_round]
+    fio = check_fio(plan, every_point) if plan.engine == "fio" else None
     for point in every_point if all_jobs else _first_of_each_workload(every_point):
         first = point.level.hosts[0] if point.level.hosts else None
         if first is None:
@@ -61,7 +75,40 @@ def check_plan(request: PlanRequest, results: Path, all_jobs: bool) -> PlanCheck
         else:  # each host runs its own job file on its own targets: the first one's shown
             job = render_jobfile(host_point(point, hosts[first]), sizes)
             jobs.append((f"{point.key} on {first}", job))
-    return PlanCheck(plan, outline, facts, tuning, points, per_round, jobs)
+    return PlanCheck(plan, outline, facts, tuning, points, per_round, jobs, fio)
+
+
+def check_fio(plan: Plan, points: list[Point]) -> FioFound:
+    """The chosen fio (`--fio`, $ARRAYBENCH_FIO, else PATH), each feature the plan asks of it
+    (one refusal line, exit 2, for one the run cannot do without), and every running host's
+    fio server of the same release (one line naming both, exit 1, when not): fio's client
+    and server refuse a peer of another protocol, so the run would fail at its first point."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arraybench.engines.fio.choice import FIO_ENV, fio_binary
+    from arraybench.engines.fio.runner import fio_version
+    from arraybench.errors import FioMissingError
+    from arraybench.hosts.server import HostError, probe_fio_release
+    from arraybench.run.fleet import host_spec
+    from arraybench.run.plan_values import check_fio_features
+
+    try:
+        binary = fio_binary()
+    except FioMissingError as exc:
+        if os.environ.get(FIO_ENV):
+            raise
+        return FioFound("", f"not found ({exc.message})", [], [])
+    version = fio_version(binary)
+    uses = check_fio_features(plan, points, version)
+    specs = [host_spec(h) for h in plan.hosts]
+    with ThreadPoolExecutor(max_workers=max(1, min(16, len(specs)))) as pool:
+        found = list(pool.map(lambda s: probe_fio_release(s, version, binary), specs))
+    mismatched = [problem for _, problem in found if problem]
+    if mismatched:
+        raise HostError(mismatched[0])
+    hosts = [(s.name, v or "no fio server answering yet: checked when the run starts")
+             for s, (v, _) in zip(specs, found, strict=True)]  # fmt: skip
+    return FioFound(binary, version, uses, hosts)
 
 
 def _first_of_each_workload(points: Sequence[Point]) -> list[Point]:

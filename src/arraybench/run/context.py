@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -112,6 +112,11 @@ class RunContext:
     interactive: bool = False  # prompts ask the operator (observer.confirm) when True
     fleet: Fleet | None = None  # the plan's hosts, once started
     array: ArrayPull | None = None  # the plan's array_monitor sources, once started
+    # warnings that hold for the whole run, said once (their keys): a GC pause skipped for want
+    # of a GC rate is the same news at every point of a 36-point group
+    said: set[str] = field(default_factory=set)
+    # local block device -> (region bytes, sequential) -> density written so far (run/written.py)
+    written: dict[str, dict[tuple[int, bool], float]] = field(default_factory=dict)
 
     def prompt_with(self) -> Callable[[str], None] | None:
         """How a prompt asks the operator: the observer's `confirm` when the run is

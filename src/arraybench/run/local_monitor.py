@@ -4,7 +4,8 @@ beside fio's (`view`), and a `monitor` finding when they disagree."""
 
 from __future__ import annotations
 
-from arraybench.finding_kinds import MONITOR
+from arraybench.analysis.kernelcheck import kernel_view
+from arraybench.finding_kinds import MONITOR, MonitorFinding
 from arraybench.monitor.point import MonitorResult, PointMonitor
 from arraybench.plan.expand import Point
 from arraybench.records import Finding, Sample
@@ -34,12 +35,17 @@ class LocalMonitor(Sidecar):
         if self._view is None:
             self._view = self.monitor.result(samples)
             if not self.keeps_flags:
-                self._view.flags = []
+                self._view.flags, self._view.comparison = [], None
         return self._view
 
     def findings(self, result: LoadResult) -> list[Finding]:
-        # not printed per point: the report says it once per run (report.assemble)
+        # not printed per point: the report says it once per run (report.assemble); the
+        # comparison is stored whenever made: the flag and the column read it (kernelcheck)
         view = self.view(result.samples)
-        if not view.flags:
+        check = kernel_view(view)
+        if not view.flags and check is None:
             return []
-        return [MONITOR.new({"flags": view.flags, "devices": view.devices})]
+        data: MonitorFinding = {"flags": view.flags, "devices": view.devices}
+        if check is not None:
+            data["check"] = check.as_data()
+        return [MONITOR.new(data)]

@@ -249,7 +249,24 @@ def plan_outline(plan: Plan, facts: TargetFacts | None = None) -> Outline:
         phases.append(_grid_phase(plan, grid))
     phases += _special_phases(plan)
     phases.append(Phase("report", "results tables and the HTML report", Span(*FIXED_S)))
-    return Outline(tuple(phases), tuple(_notes(plan)))
+    return Outline(tuple(phases), tuple(_notes(plan) + unwritten_note(plan, grid, facts)))
+
+
+def unwritten_note(plan: Plan, grid: Sequence[Point], facts: TargetFacts | None) -> list[str]:
+    """Block devices read before this run writes them (and no precondition): the reads of
+    never-written blocks that run/written.py marks `unwritten-region`, said before the run."""
+    blocks = sorted((facts.blocks if facts else {}).keys())
+    if not blocks or plan.precondition is not None:
+        return []
+    first_write = next((i for i, p in enumerate(grid) if p.workload.read < 100), len(grid))
+    early = list(dict.fromkeys(p.workload.name for p in grid[:first_write]
+                               if p.workload.read > 0))  # fmt: skip
+    if not early:
+        return []
+    return [f"block device(s) {', '.join(blocks)}: {', '.join(early)} read before any point "
+            "of this run writes: a thin LUN answers blocks nobody wrote from metadata, faster "
+            "than media (marked unwritten-region, docs/validity.md); precondition: "
+            "{passes: 1} writes every target first"]  # fmt: skip
 
 
 def _notes(plan: Plan) -> list[str]:

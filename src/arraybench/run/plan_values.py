@@ -16,9 +16,14 @@ import os
 from pathlib import Path
 
 from arraybench.engines import registry  # loaded first: the plan's parser knows the engines
+from arraybench.engines.fio.choice import FIO_ENV
+from arraybench.engines.fio.features import FeatureUse, feature_uses
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
+from arraybench.engines.mdtest.argv import mdtest_arg, ssh_config
+from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
 from arraybench.errors import PlanError
 from arraybench.hosts.address import check_address, check_ssh_user
+from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan
 from arraybench.run.host_verify import check_verify_hosts
 from arraybench.run.kinds.metadata import metadata_directory
@@ -84,12 +89,26 @@ def check_plan_values(plan: Plan, results_dir: Path | None = None) -> None:
 
 def check_engine_parts(plan: Plan) -> None:
     """Hosts (fio's client/server), interference and metadata (fio job files of their own)
-    run fio: another `engine:` is refused with them (docs/engines.md)."""
+    run fio: another `engine:` is refused with them (docs/engines.md), except a metadata test
+    on mdtest, which names its own tool (`metadata.engine`) and is checked here: mdtest and
+    mpirun found, its values what mpirun and mdtest read (`engines/mdtest/argv.py`)."""
+    if plan.engine == "mdtest":
+        raise PlanError("engine: 'mdtest' runs only the metadata test, not the grid's points",
+                        "leave `engine:` out and write `metadata: {engine: mdtest}`")  # fmt: skip
+    meta = plan.metadata
+    on_mdtest = meta is not None and metadata_tool(meta.engine, meta.mdtest) == "mdtest"
     fio_only = [key for key, asked in (("hosts", plan.hosts), ("interference", plan.interference),
-                                       ("metadata", plan.metadata)) if asked]  # fmt: skip
+                                       ("metadata", plan.metadata and not on_mdtest))
+                if asked]  # fmt: skip
     if plan.engine != registry.DEFAULT and fio_only:
         raise PlanError(f"engine: {plan.engine!r} cannot run `{fio_only[0]}` (fio only)",
                         "remove `engine:` to run fio, or that part of the plan")  # fmt: skip
+    if meta is not None and on_mdtest:
+        mdtest_arg(meta.mdtest, "metadata.mdtest")
+        if meta.directory is not None:
+            mdtest_arg(meta.directory, "metadata.directory", "@")
+        ssh_config(plan.hosts)  # every host value mpirun's ssh launcher is given
+        MdtestEngine(meta.mdtest).check()  # mdtest or mpirun missing: one line, exit 2
 
 
 def resolve_targets(plan: Plan) -> Plan:
@@ -109,3 +128,14 @@ def resolve_targets(plan: Plan) -> Plan:
         fio_path(directory, "metadata.directory resolves to")
         update["metadata"] = plan.metadata.model_copy(update={"directory": directory})
     return plan.model_copy(update=update)
+
+
+def check_fio_features(plan: Plan, points: list[Point], version: str) -> list[FeatureUse]:
+    """Each feature the plan asks of the fio of `version` (engines/fio/features.py); PlanError
+    (exit 2), one line naming the release each needs and the one found, for those the run
+    cannot do without (a figure that is only left out is not refused: it is said)."""
+    uses = feature_uses(plan, points, version)
+    refused = [u.line() for u in uses if not u.present and not u.feature.left_out]
+    if refused:
+        raise PlanError("; ".join(refused), f"name a newer fio with --fio PATH ({FIO_ENV})")
+    return uses

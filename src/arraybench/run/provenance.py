@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arraybench.engines.base import EngineFacts
 from arraybench.errors import TargetError
 from arraybench.finding_kinds import ProvenanceFinding
 from arraybench.plan.model import Plan
@@ -71,10 +72,12 @@ def _remote_queues(plan: Plan) -> dict[str, list[dict[str, Any]] | str]:
 
 
 def collect(
-    plan: Plan, sizes: dict[str, int], tuning: list[dict[str, str]] | None = None
-) -> ProvenanceFinding:
+    plan: Plan, sizes: dict[str, int], tuning: list[dict[str, str]] | None = None,
+    engine: EngineFacts | None = None,
+) -> ProvenanceFinding:  # fmt: skip
     """Everything worth a reader's eye; remote targets are listed as the plan names them.
-    `tuning`: the host_tuning changes in effect (device, attribute, original, value)."""
+    `tuning`: the host_tuning changes in effect (device, attribute, original, value);
+    `engine`: the load tool checked (its version and the binary run, e.g. `--fio PATH`)."""
     targets = [] if plan.hosts else [describe_target(t.path) for t in plan.targets]
     for t in targets:
         t["size_bytes"] = t.get("size_bytes") or sizes.get(t["path"])
@@ -86,7 +89,12 @@ def collect(
     queues = _remote_queues(plan)
     for h in hosts:
         h["queue"] = queues[str(h["name"])]
-    return {"machine": machine(), "targets": targets, "hosts": hosts, "host_tuning": tuning or []}
+    found: ProvenanceFinding = {"machine": machine(), "targets": targets, "hosts": hosts,
+                                "host_tuning": tuning or []}  # fmt: skip
+    if engine is not None:
+        found["engine"] = {"name": engine.name, "version": engine.version,
+                           "binary": engine.binary}  # fmt: skip
+    return found
 
 
 def _size(value: Any) -> str:
@@ -102,6 +110,11 @@ def provenance_rows(data: ProvenanceFinding) -> list[tuple[str, str]]:
         ("controller memory", _size(m.get("memory_bytes"))),
         ("Python", str(m.get("python") or "?")),
     ]
+    engine = data.get("engine")
+    if engine and engine.get("binary"):
+        rows.append(
+            (f"{engine.get('name')} binary", f"{engine['binary']} ({engine.get('version')})")
+        )
     for t in data.get("targets", []):
         text = f"{t.get('kind')}, {_size(t.get('size_bytes'))}"
         if t.get("model"):

@@ -36,7 +36,7 @@ class FioEngine:
 
     def check(self) -> EngineFacts:
         facts = runner.fio_facts(self.binary)
-        return EngineFacts(self.name, facts.version, frozenset(facts.engines))
+        return EngineFacts(self.name, facts.version, frozenset(facts.engines), self.binary)
 
     def watchdog_seconds(self, expected_s: float) -> float:
         return runner.watchdog_seconds(expected_s)

@@ -46,9 +46,14 @@ Traps avoided here:
 Directory operations: the dircreate / dirstat / dirdelete engines (mkdir / stat / rmdir) were
 added to fio in March 2024 and first released in fio 3.37; fio 3.33 has none of them, and no
 fio 3.33 engine times a directory operation (fio only mkdirs untimed during setup), so there is
-no honest equivalent: ``supported_ops`` leaves them out with a note. Where fio has them, their
-sections follow fio's own examples (``filesize`` set, ``unlink=0``); dirstat and dirdelete
-mkdir any missing directory in their setup, so they cannot detect a failed dir-create.
+no honest equivalent: ``supported_ops`` leaves them out with a note. Where fio has them (run on
+fio 3.42, tests/integration/test_fio_versions.py): dirstat and dirdelete mkdir every directory
+of theirs in their engine's ``setup``, which fio's main process runs for every job of the file
+*before the first job starts*; a dir-create over those names fails with EEXIST. So dir-create
+times mkdir of names of its own (``mddir.new.*``, ``create_on_open=1``: at open, timed; fio
+removes them untimed when the phase ends, ``unlink=1``), and dir-stat / dir-delete time stat()
+and rmdir() of the ``mddir.*`` directories the setup made: the same kind of object (an empty
+directory in the shared directory), made untimed at fio's start rather than by dir-create.
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.engines.fio.runner import available_engines, fio_version
+from arraybench.engines.fio.features import DIR_OPS as DIR_FEATURE
+from arraybench.engines.fio.runner import available_engines, fio_binary, fio_version
 from arraybench.engines.fio.values import fio_comment, fio_path
 from arraybench.errors import FioMissingError
 from arraybench.units import fio_size
@@ -77,7 +83,7 @@ FILE_PREFIX = "mdfile"
 DIR_PREFIX = "mddir"
 # One fake I/O of this size per file: total_ios == files. Never written (the engines do no I/O).
 OBJECT_SIZE = 4096
-DIR_ENGINES_SINCE = "fio 3.37"
+DIR_ENGINES_SINCE = DIR_FEATURE.needs
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,8 @@ def _section(op: str, spec: MetadataSpec, first: bool) -> list[str]:
     if not first:
         lines.append("stonewall")  # starts only when every job of the previous phase ended
     prefix = DIR_PREFIX if op in DIR_OPS else FILE_PREFIX
+    if op == "dir-create":  # names of its own: dir-stat's setup has made the others
+        prefix = f"{DIR_PREFIX}.new"
     lines += [
         f"ioengine={ENGINES[op]}",
         f"numjobs={spec.threads}",
@@ -145,6 +153,10 @@ def _section(op: str, spec: MetadataSpec, first: bool) -> list[str]:
     if op in ("stat", "delete"):
         # no layout (it would unlink, re-create and fill the files); a missing file is an error
         lines += ["create_on_open=1", "allow_file_create=0"]
+    if op == "dir-create":
+        # mkdir timed when the job opens each name, not untimed in setup; its directories
+        # are removed (untimed) when it ends: dir-stat and dir-delete time their own
+        lines += ["create_on_open=1", "unlink=1"]
     return [*lines, ""]
 
 
@@ -175,14 +187,16 @@ def render_metadata_jobfile(spec: MetadataSpec) -> str:
     return "\n".join(lines)
 
 
-def supported_ops(fio_binary: str = "fio") -> tuple[set[str], list[str]]:
-    """Operations this fio can time (from ``fio --enghelp``), and a note per missing one."""
+def supported_ops(binary: str | None = None) -> tuple[set[str], list[str]]:
+    """Operations this fio (default: the chosen one, `runner.fio_binary`) can time (from
+    ``fio --enghelp``), and a note per missing one."""
+    binary = binary or fio_binary()
     try:
-        engines = available_engines(fio_binary)
-        version = fio_version(fio_binary)
+        engines = available_engines(binary)
+        version = fio_version(binary)
     except OSError as exc:
         raise FioMissingError(
-            f"cannot run {fio_binary}: {exc.strerror or exc}",
+            f"cannot run {binary}: {exc.strerror or exc}",
             "install fio (apt-get install fio) or give its path",
         ) from exc
     supported = {op for op, engine in ENGINES.items() if engine in engines}
@@ -194,7 +208,8 @@ def supported_ops(fio_binary: str = "fio") -> tuple[set[str], list[str]]:
         if op in DIR_OPS:
             notes.append(
                 f"{op}: {version} has no '{engine}' engine (fio's directory engines first "
-                f"shipped in {DIR_ENGINES_SINCE}); no engine of this fio times a directory "
+                f"shipped in fio {DIR_FEATURE.since[0]}.{DIR_FEATURE.since[1]}: these figures "
+                f"need {DIR_FEATURE.needs}); no engine of this fio times a directory "
                 "operation, so directory phases are left out rather than approximated"
             )
         else:

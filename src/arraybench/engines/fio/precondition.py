@@ -11,8 +11,11 @@ from arraybench.units import fio_size
 
 
 def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int]) -> str:
-    """One job per target writing it `passes` times over (io_size wraps around `size`)."""
+    """One job per target writing it `passes` times over (io_size wraps around `size`);
+    `sprandom` (fio >= 3.41): fio's own pseudo-random preconditioning, which decides how much
+    it writes (one pass over the target, less its over-provisioning estimate), so no io_size."""
     rw = "write" if spec.pattern == "sequential" else "randwrite"
+    sprandom = spec.pattern == "sprandom"
     lines = [
         "; arraybench SNIA workload-independent preconditioning",
         "[global]",
@@ -24,6 +27,7 @@ def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int
         "refill_buffers=1",
         "norandommap=1",
         "randrepeat=0",
+        *(["sprandom=1"] if sprandom else []),
         "",
     ]
     for index, target in enumerate(plan.targets, start=1):
@@ -32,7 +36,11 @@ def precondition_jobfile(plan: Plan, spec: Precondition, sizes: Mapping[str, int
             f"[pc{index}]",
             f"filename={fio_filename(target.path, f'targets[{index - 1}]')}",
             f"size={fio_size(size)}",
-            f"io_size={fio_size(int(size * spec.passes) // spec.bs * spec.bs)}",
+            *(
+                []
+                if sprandom
+                else [f"io_size={fio_size(int(size * spec.passes) // spec.bs * spec.bs)}"]
+            ),
             "",
         ]
     return "\n".join(lines)

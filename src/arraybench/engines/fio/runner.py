@@ -7,7 +7,6 @@ import ctypes
 import os
 import re
 import select
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -17,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arraybench.engines.fio.choice import fio_binary
 from arraybench.engines.fio.jobfile import pin_filenames
 from arraybench.engines.fio.results import Measurement
-from arraybench.errors import FioMissingError, FioRunError
+from arraybench.errors import FioRunError
 from arraybench.system.procs import (
     PROC,
     command_bytes,
@@ -42,16 +42,6 @@ class FioOutcome:
     elapsed_s: float
     json_path: Path
     stderr: str
-
-
-def fio_binary() -> str:
-    path = shutil.which("fio")
-    if path is None:
-        raise FioMissingError(
-            "fio is not installed (not found on PATH)",
-            "install it: apt-get install fio (or ./scripts/install.sh)",
-        )
-    return path
 
 
 def fio_version(binary: str) -> str:

@@ -167,14 +167,17 @@ def _category_axis(labels: list[str]) -> object:
     return axis
 
 
-def lines_svg(fig: Figure) -> str:
-    """One line per series against evenly spaced x ticks (a log2 axis for powers of 2)."""
+def lines_svg(fig: Figure, heading: str | None = None) -> str:
+    """One line per series against evenly spaced x ticks (a log2 axis for powers of 2), on a
+    log latency axis when the lines span decades (`Figure.log_y`); `heading`: the title
+    drawn, when shorter than the figure's (its group's heading above says the rest)."""
     x = [float(i) for i in range(len(fig.x_ticks))]
     lines = [TimeSeries(s.label, s.values, fig.unit, color=COLORS[i % len(COLORS)],
                         flagged=s.flagged) for i, s in enumerate(fig.series)]  # fmt: skip
     title = fig.x_label + (" (log2 scale)" if fig.log_x else "")
     chart = xy_chart(fig.title, x, lines, x_label=title, mark_max=False, x_names=fig.x_ticks,
-                     x_axis=_category_axis(fig.x_ticks))  # type: ignore[arg-type]  # fmt: skip
+                     x_axis=_category_axis(fig.x_ticks),  # type: ignore[arg-type]
+                     ceiling=fig.ceiling, log_y=fig.log_y, heading=heading)  # fmt: skip
     return chart.replace("<svg ", f'<svg data-form="{_form(fig)}" ', 1)
 
 
@@ -196,14 +199,25 @@ def xy_svg(fig: Figure) -> str:
     return chart.replace("<svg ", f'<svg data-form="{_form(fig)}" ', 1)
 
 
-def figure_svg(fig: Figure) -> str:
+def under_heading(fig: Figure) -> str | None:
+    """The title drawn under the figure's group heading: `IOPS` for `Group 2: random 70/30,
+    sync: IOPS` under `Group 2: random 70/30, sync` (the heading is not said twice); None to
+    draw the whole title. The chart's own name (its SVG title, the image's file name) keeps
+    the whole title."""
+    prefix = f"{fig.group}: "
+    if fig.group and fig.title.startswith(prefix) and len(fig.title) > len(prefix):
+        return fig.title[len(prefix) :]
+    return None
+
+
+def figure_svg(fig: Figure, heading: str | None = None) -> str:
     if fig.form in ("bars", "histogram"):  # a histogram: bars per latency bucket
         return bars_svg(fig)
     if fig.form == "heatmap":
         return heatmap_svg(fig)
     if fig.form in ("xy", "time"):
         return xy_svg(fig)
-    return lines_svg(fig)
+    return lines_svg(fig, heading)
 
 
 def figures_html(
@@ -211,6 +225,7 @@ def figures_html(
     anchor: str = "seedfigures",
     title: str = "Figures",
     lazy: Callable[[Figure], str | None] | None = None,
+    every_chart: bool = False,
 ) -> str:
     """A section of figures (the seed figures; the latency histograms), under their group
     headings. `lazy` gives a figure the page draws instead (a big run's heat maps), or None."""
@@ -226,5 +241,7 @@ def figures_html(
         if held := lazy and lazy(fig):
             parts.append(held + caption)
             continue
-        parts.append(f'<figure class="panel">{figure_svg(fig)}{caption}</figure>')
+        # an image read alone (`--charts`, `every_chart`) keeps its whole title
+        drawn = figure_svg(fig, None if every_chart else under_heading(fig))
+        parts.append(f'<figure class="panel">{drawn}{caption}</figure>')
     return f'<section id="{anchor}"><h2>{escape(title)}</h2>' + "".join(parts) + "</section>"

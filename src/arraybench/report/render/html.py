@@ -37,10 +37,12 @@ from arraybench.report.render.timechart import (
     time_chart,
     xy_chart,
 )
-from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
+from arraybench.report.sections.headlines import OPTIMAL_RULE, summary_link
 from arraybench.units import format_number
 
 DASH = "–"
+# an interactive hint: on the screen only, never on paper (every audience)
+OPEN_HINT = '<span class="screen-only-inline"> Click a series to open it.</span>'
 MAX_INLINE_TARGETS = 6
 LADDER_CHART_POINTS = 400
 C_GUIDE = "#9aa0a6"
@@ -112,15 +114,21 @@ def _contents(model: ReportModel) -> list[tuple[str, str]]:
     links += [("histograms", HISTOGRAMS)] if _histograms(model) else []
     links += [("distribution", "Latency distribution")] if model.distributions else []
     links += [("timelines", "Time series")] if model.timelines else []
-    links += [("appendix", APPENDIX)]
+    links += [("appendix", appendix_title(model.audience))]
     return links
 
 
 APPENDIX = "Appendix: flags, points, plan and job files"
+APPENDIX_CUSTOMER = "Appendix: provenance, flags and points"  # no plan, no job files
+
+
+def appendix_title(audience: str) -> str:
+    return APPENDIX if audience == "engineer" else APPENDIX_CUSTOMER
 
 
 def _title(model: ReportModel) -> str:
-    sub = f"arraybench report · run {model.run_id}"
+    tool = "arraybench report" if model.audience == "engineer" else "Measured with arraybench"
+    sub = f"{tool} · run {model.run_id}"
     sub += f" · scenario {model.scenario}" if model.scenario else ""  # only the user's
     links = _contents(model)
     toc = "".join(f'<a href="#{a}">{t}</a>' for a, t in links)
@@ -161,6 +169,7 @@ def _metadata(model: ReportModel) -> str:
     if took:
         finished = f"{finished} ({took})"
     rows = [
+        *[(_e(k), _e(v)) for k, v in model.setup],  # customer, system under test, fabric
         ("Run id", f"<code>{_e(model.run_id)}</code>"),
         *([("Scenario", _e(model.scenario))] if model.scenario else []),
         ("Status", _status(model.status)),
@@ -238,8 +247,9 @@ def _summary(model: ReportModel, anchors: dict[str, str]) -> str:
     caption = (
         f"Bold: optimal point ({OPTIMAL_RULE}), "
         "with its mean latency. Below: maximum throughput and minimum latency; "
-        f"best throughput within the latency bound ({model.latency_bound}). {SUMMARY_LINK}"
-    )
+        f"best throughput within the latency bound ({model.latency_bound}). "
+        f"{summary_link(model.audience)}"
+    ).strip()
     names = ["", *model.summary_columns]
     parts = [
         _summary_part(model, anchors, [names[i] for i in keep[1:]])
@@ -262,25 +272,30 @@ def _single(panel: CurvePanel) -> str:
     )
 
 
-def _panel(p: CurvePanel, lazy: lazycharts.LazyCharts | None) -> str:
+def _panel(p: CurvePanel, lazy: lazycharts.LazyCharts | None, workload: str = "") -> str:
+    """`workload`: named in the chart's own title (the images of `--charts`, read alone)."""
     if len(p.x_values) == 1:
         return _single(p)
     held = None if lazy is None else lazy.panel(p)  # a big run: drawn by the page
-    return held or f'<figure class="panel">{curve_chart(p)}</figure>'
+    return held or f'<figure class="panel">{curve_chart(p, workload=workload)}</figure>'
 
 
 def _section(
-    section: WorkloadSection, anchor: str, lazy: lazycharts.LazyCharts | None = None
-) -> str:
-    figs = "".join(_panel(p, lazy) for p in section.panels)
+    section: WorkloadSection, anchor: str, lazy: lazycharts.LazyCharts | None = None,
+    every_chart: bool = False,
+) -> str:  # fmt: skip
+    named = section.title if every_chart else ""  # on the page, its heading names it
+    figs = "".join(_panel(p, lazy, named) for p in section.panels)
     figs = figs or f'<p class="caption">no series {DASH} nothing measured for this workload</p>'
     return f'<section class="workload" id="{anchor}"><h3>{_e(section.title)}</h3>{figs}</section>'
 
 
-def _sections(model: ReportModel, lazy: lazycharts.LazyCharts | None = None) -> str:
+def _sections(
+    model: ReportModel, lazy: lazycharts.LazyCharts | None = None, every_chart: bool = False
+) -> str:
     if not model.sections:
         return ""
-    parts = [_section(s, f"w{i}", lazy) for i, s in enumerate(model.sections, start=1)]
+    parts = [_section(s, f"w{i}", lazy, every_chart) for i, s in enumerate(model.sections, 1)]
     return (
         '<div id="workloads"><h2>Workloads</h2>'
         + _spread_caption(model)
@@ -368,8 +383,8 @@ def _table(t: ReportTable, verdicts: bool = False) -> str:
     """A plain table; with `verdicts`, a cell that is exactly PASS or FAIL is green or red.
     A table wider than a page is split into parts that repeat its first column."""
     caption = f'<p class="caption">{_e(t.caption)}</p>' if t.caption else ""
-    parts = []
-    for keep in column_chunks(len(t.columns), MAX_TABLE_COLUMNS, t.key_columns):
+    parts = [] if t.rows else [f"<p>{DASH} none</p>"]  # not a heading row over nothing
+    for keep in column_chunks(len(t.columns), MAX_TABLE_COLUMNS, t.key_columns) if t.rows else []:
         head = "".join(f'<th scope="col">{_e(t.columns[i])}</th>' for i in keep)
         body = "".join(
             "<tr>"
@@ -437,8 +452,8 @@ def _distributions(model: ReportModel) -> str:
     return (
         '<section id="distribution"><h2>Latency distribution</h2><p class="caption">Per '
         "series, the latency at each percentile of every load level, from the merged json+ "
-        "histograms of all its jobs (never an average of percentiles). Click a series to open "
-        f"it.</p>{parts}</section>"
+        "histograms of all its jobs (never an average of percentiles)."
+        f"{OPEN_HINT}</p>{parts}</section>"
     )
 
 
@@ -483,7 +498,7 @@ def _timelines(model: ReportModel) -> str:
         folded = (
             f"<h3>Load ladders over time ({len(ladders)})</h3>"
             '<p class="caption">Each series\' levels one after the other, every level marked '
-            "where its logged seconds start; click a series to open it.</p>"
+            f"where its logged seconds start.{OPEN_HINT}</p>"
             '<p class="caption print-only">Not printed: every series\' ladder is in the HTML '
             f'report.</p><div class="screen-only">{folded}</div>'
         )
@@ -510,20 +525,24 @@ def render_html(model: ReportModel, every_chart: bool = False) -> str:
         _verdicts(model),
         _tables(model),
         _overlays(model),
-        figures_html(_seed_figures(model), lazy=None if lazy is None else lazy.figure),
-        _sections(model, lazy),
+        figures_html(
+            _seed_figures(model),
+            lazy=None if lazy is None else lazy.figure,
+            every_chart=every_chart,
+        ),
+        _sections(model, lazy, every_chart),
         # the histograms read after the curves they explain (the seed figures replace curves)
         figures_html(_histograms(model), "histograms", HISTOGRAMS),
         _distributions(model),
         _timelines(model),
-        f'<section id="appendix"><h2>{APPENDIX}</h2>',
+        f'<section id="appendix"><h2>{appendix_title(model.audience)}</h2>',
         html_appendix.unprinted(model),
         html_appendix.provenance_section(model.provenance),
         html_appendix.all_notes(model),
         _appendix_tables(model),
         html_appendix.points_section(model),
-        html_appendix.plan_section(model.plan_yaml),
-        html_appendix.jobs_section(model.job_files, model.job_series),
+        html_appendix.plan_section(model.plan_yaml, model.audience),
+        html_appendix.jobs_section(model.job_files, model.job_series, model.audience),
         "</section>",
         f"<footer>Generated by arraybench {_e(model.arraybench_version)}.</footer>",
     ]

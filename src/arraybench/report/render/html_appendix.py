@@ -74,6 +74,15 @@ def _span(name: str, n: int) -> str:
     return f' {name}="{n}"' if n > 1 else ""
 
 
+def points_hint(audience: str) -> str:
+    """How to use the points table: sorting on the page only (never printed), where every
+    raw column is for the engineer only (a command)."""
+    hint = '<span class="screen-only-inline">Click a column heading to sort. </span>'
+    if audience == "engineer":
+        hint += "All raw columns: <code>arraybench show RUN --format csv</code>."
+    return hint
+
+
 def _points_table(points: list[PointRow], layout: PointsLayout, table: PointsTable) -> str:
     groups = "".join(
         f'<th scope="colgroup" colspan="{len(g.columns)}" class="group">{_e(g.title)}</th>'
@@ -128,8 +137,8 @@ def points_section(model: ReportModel) -> str:
         )
     if len(model.points) > pagedtable.PAGED_ROWS:
         absent += (
-            f'<p class="caption">Shown {pagedtable.PAGE_ROWS} rows a page (the buttons under '
-            "each table); sorting sorts every row.</p>"
+            f'<p class="caption screen-only">Shown {pagedtable.PAGE_ROWS} rows a page (the '
+            "buttons under each table); sorting sorts every row.</p>"
         )
     tables = "".join(_points_table(model.points, layout, t) for t in layout.tables)
     if len(model.points) > PRINTED_POINTS:  # pages of rows: the PDF says where they are
@@ -140,22 +149,28 @@ def points_section(model: ReportModel) -> str:
         tables = f'<div class="screen-only">{tables}</div>'
     return (
         f'<section id="points"><h3>Points ({len(model.points)})</h3>{fixed}'
-        '<p class="caption">Every measured point; level = workers per host x iodepth. Click a '
-        "column heading to sort. All raw columns: <code>arraybench show RUN --format csv</code>."
-        '</p><p class="caption print-only">Printed: each group\'s table without the points that '
-        f"have no figure in it.</p>{absent}{tables}</section>"
+        '<p class="caption">Every measured point; level = workers per host x iodepth. '
+        f'{points_hint(model.audience)}</p><p class="caption print-only">Printed: each '
+        f"group's table without the points that have no figure in it.</p>{absent}{tables}"
+        "</section>"
     )
 
 
-def plan_section(plan_yaml: str) -> str:
+def plan_section(plan_yaml: str, audience: str = "engineer") -> str:
+    if audience != "engineer":  # a customer's report holds no plan keys
+        return ""
     text = _e(plan_yaml) if plan_yaml.strip() else DASH
     return f'<section id="plan"><h3>Plan</h3><pre class="plan">{text}</pre></section>'
 
 
-def jobs_section(job_files: dict[str, str], job_series: dict[str, str]) -> str:
+def jobs_section(
+    job_files: dict[str, str], job_series: dict[str, str], audience: str = "engineer"
+) -> str:
     """Every job file; on paper the first whole and, for each other series, the lines its
     first job file changes (the rest of a series differs in its load level only), so that a
-    long plan does not print pages of the same options."""
+    long plan does not print pages of the same options. None in a customer's report."""
+    if audience != "engineer":
+        return ""
     seen: set[str] = set()
     items, firsts = [], []
     for key, text in job_files.items():

@@ -75,12 +75,19 @@ details summary { cursor:pointer; font-size:12px;
   font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace; }
 footer { margin-top:40px; color:var(--muted); font-size:12px; }
 .print-only { display:none; }
+.screen-only-inline { display:inline; }
 #lookup table, #all-notes { font-size:12px; }
 @media print {
   @page { size:A4; margin:14mm 12mm; }
   .print-only { display:block; }
-  .screen-only { display:none; }
+  .screen-only, .screen-only-inline { display:none; }
   body { font-size:11px; }
+  /* a summary or a seed table is read whole: never split across pages (one taller than a
+     page still breaks), its heading and caption kept with it */
+  table.summary, table.plain, #summary { break-inside:avoid; page-break-inside:avoid; }
+  h3, h3 + p.caption { break-after:avoid; page-break-after:avoid; }
+  /* a series' folded percentiles: the chart's own title names it, the fold's is the same */
+  #distribution details.dist > summary { display:none; }
   main { max-width:none; padding:0; }
   nav.toc { display:none; }
   nav.contents { display:block; margin:8px 0 0; font-size:12px; }

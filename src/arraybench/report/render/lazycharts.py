@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from arraybench.report.model import CurvePanel, Figure, WorkloadSection
 from arraybench.report.render.escape import for_html
-from arraybench.report.render.svg import point_tip
+from arraybench.report.render.svg import ceiling_text, point_tip
 from arraybench.report.render.svgparts import MS_THRESHOLD_US
 from arraybench.units import format_tick
 
@@ -89,6 +89,7 @@ def panel_record(panel: CurvePanel) -> dict[str, object]:
         rec["f"] = flagged
     if panel.ceiling is not None:
         rec["c"] = _r(panel.ceiling)
+        rec["cl"] = ceiling_text(panel)  # what svg.py writes beside the line
     return rec
 
 
@@ -159,8 +160,8 @@ class LazyCharts:
     def _caption(kind: str) -> str:
         what = KINDS[kind]
         return (
-            f'<p class="caption">From here on the {what} are drawn by the page when they '
-            "scroll into view (a big run: one data block instead of thousands of inline "
+            f'<p class="caption screen-only">From here on the {what} are drawn by the page when '
+            "they scroll into view (a big run: one data block instead of thousands of inline "
             "charts); each one's table is a click away. The CSV and Excel reports hold every "
             f'number.</p><p class="caption print-only">The printout carries the first '
             f"{INLINE_FIRST} {what}; the others are in the HTML report only.</p>"
@@ -293,6 +294,15 @@ SCRIPT = """
     if (p.c && p.c <= top1) {
       svg.appendChild(el("line", {x1: L, x2: R, y1: Y1(p.c), y2: Y1(p.c), stroke: C.c,
                                   "stroke-dasharray": "6 3", "class": "ceiling"}));
+      svg.appendChild(el("text", {x: R - 6, y: Y1(p.c) - 5, "text-anchor": "end",
+                                  "class": "label-ceiling", fill: "#5f6368",
+                                  "paint-order": "stroke", stroke: "#fff",
+                                  "stroke-width": 3}, p.cl));
+    } else if (p.c) {  // named at the top edge, as svg.py does
+      svg.appendChild(el("text", {x: R - 6, y: T + 12, "text-anchor": "end",
+                                  "class": "label-ceiling", fill: "#5f6368",
+                                  "paint-order": "stroke", stroke: "#fff", "stroke-width": 3},
+                         p.cl + " \u2191 (off the scale)"));
     }
     if (p.b) {
       var up = [], down = [];

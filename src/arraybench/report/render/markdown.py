@@ -25,7 +25,7 @@ from arraybench.report.pointstable import heading, id_cells, points_layout, valu
 from arraybench.report.render.escape import for_markdown
 from arraybench.report.render.html import DASH, format_value
 from arraybench.report.render.mdfigures import charts_markdown, figures_markdown
-from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
+from arraybench.report.sections.headlines import OPTIMAL_RULE, summary_link
 from arraybench.report.sections.warmup import measured_only
 
 VERDICT_MARK = {"PASS": "✅ PASS", "FAIL": "❌ FAIL"}
@@ -77,6 +77,7 @@ def _metadata(model: ReportModel) -> str:
     targets = ", ".join(_code(t) for t in model.targets) or DASH
     finished = model.finished or DASH
     rows = [
+        *[(escape(k), escape(v)) for k, v in model.setup],  # customer, system under test, fabric
         ("Run id", _code(model.run_id)),
         *([("Scenario", escape(model.scenario))] if model.scenario else []),
         ("Status", f"**{escape(model.status)}**"),
@@ -108,8 +109,9 @@ def _summary(model: ReportModel) -> str:
     caption = (
         f"Bold: optimal point ({OPTIMAL_RULE}), "
         "with its mean latency. Below: maximum throughput and minimum latency; best "
-        f"throughput within the latency bound ({model.latency_bound}). {SUMMARY_LINK}"
-    )
+        f"throughput within the latency bound ({model.latency_bound}). "
+        f"{summary_link(model.audience)}"
+    ).strip()
     table = _table(columns, rows, raw=True) if rows else DASH
     return f"## Summary\n\n{table}\n\n_{escape(caption)}_"
 
@@ -250,7 +252,8 @@ def _points(model: ReportModel) -> str:
             for p in model.points
         ]  # fmt: skip
         parts.append(_table([escape(c) for c in columns], rows, raw=True))
-    parts.append("_Every stored field of every point: `arraybench show RUN --format csv`._")
+    if model.audience == "engineer":  # a command: not in a customer's report
+        parts.append("_Every stored field of every point: `arraybench show RUN --format csv`._")
     return "\n\n".join(parts)
 
 
@@ -282,14 +285,18 @@ def _provenance(model: ReportModel) -> str:
     ]
     known = {k for k, _ in model.provenance}
     rows += [[k, escape(v)] for k, v in versions if k not in known]
+    provenance = f"## Provenance\n\n{_table(['what', 'value'], rows, raw=True)}"
+    if model.audience != "engineer":  # a customer's report holds no plan keys
+        return provenance
     plan = _fence(model.plan_yaml, "yaml") if model.plan_yaml.strip() else DASH
-    return f"## Provenance\n\n{_table(['what', 'value'], rows, raw=True)}\n\n### Plan\n\n{plan}"
+    return f"{provenance}\n\n### Plan\n\n{plan}"
 
 
 def render_markdown(model: ReportModel, base: Path | None = None) -> str:
     """The whole report as one GitHub Markdown document; `base`: the folder it is written to
     (the exported charts are linked relative to it)."""
-    sub = f"arraybench report · run {_code(model.run_id)}"
+    tool = "arraybench report" if model.audience == "engineer" else "Measured with arraybench"
+    sub = f"{tool} · run {_code(model.run_id)}"
     sub += f" · scenario {escape(model.scenario)}" if model.scenario else ""
     parts = [
         f"# {escape(model.title)}",

@@ -65,6 +65,8 @@ def figures_markdown(model: ReportModel, escape: Escape, table: Table) -> str:
         parts.append(f"**{escape(fig.title)}**" + (f": {escape(fig.caption)}" if fig.caption
                                                     else ""))  # fmt: skip
         body = _in_brief(fig, escape) if fig.form == "time" else _rows_table(fig, escape, table)
+        if fig.ceiling is not None:  # the chart's dashed line, said
+            body += f"\n\nFabric ceiling: {escape(fig.ceiling[1])}."
         parts.append(body)
     return "\n\n".join(p for p in parts if p)
 

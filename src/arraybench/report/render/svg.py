@@ -77,6 +77,8 @@ class _Frame:
     y1_top: float
     y2_top: float
     y2_div: float  # 1 for µs, 1000 for ms
+    # the latency axis in decades: (log10 of its lowest, of its highest µs); None: linear
+    y2_log: tuple[float, float] | None = None
 
     def x(self, i: int) -> float:
         band = (self.right - self.left) / max(self.n, 1)
@@ -86,6 +88,10 @@ class _Frame:
         return self.bottom - (self.bottom - self.top) * (v / self.y1_top)
 
     def y2(self, us: float) -> float:
+        if self.y2_log is not None:  # nothing below the axis' lowest decade (nor 0)
+            lo, hi = self.y2_log
+            share = (math.log10(max(us, 10**lo)) - lo) / max(hi - lo, 1e-9)
+            return self.bottom - (self.bottom - self.top) * share
         return self.bottom - (self.bottom - self.top) * (us / self.y2_div / self.y2_top)
 
     def inside(self, box: Box) -> bool:
@@ -319,10 +325,16 @@ def optimal_label(panel: CurvePanel) -> str | None:
     return text + (f" @ {fmt_latency(lat)}" if lat is not None and _finite(lat) else "")
 
 
+def ceiling_text(panel: CurvePanel) -> str:
+    """`theoretical 836 MB/s (fabric 1 x FC 8G)`: the ceiling's label (panel.ceiling set)."""
+    s = f"theoretical {fmt_throughput(panel.ceiling or 0.0, panel.throughput_unit)}"
+    return s + (f" ({panel.ceiling_label})" if panel.ceiling_label else "")
+
+
 def _ceiling(fr: _Frame, panel: CurvePanel, lab: _Labels) -> list[str]:
     if panel.ceiling is None or not _finite(panel.ceiling) or panel.ceiling <= 0:
         return []
-    s = f"theoretical {fmt_throughput(panel.ceiling, panel.throughput_unit)}"
+    s = ceiling_text(panel)
     if not _ceiling_on_scale(panel):  # said at the top edge, above the axis' range
         s += " ↑ (off the scale)"
         pos = (fr.right - 6, fr.top + 12, "end")
@@ -426,12 +438,20 @@ def interval_label(panel: CurvePanel) -> str:
     return f"95 % interval of {panel.repeats} repeats{bars}"
 
 
-def _header(panel: CurvePanel, width: int, left: float) -> tuple[list[str], float]:
+def _header(
+    panel: CurvePanel, width: int, left: float, workload: str = ""
+) -> tuple[list[str], float]:
     items = _legend_items(panel) if panel.throughput else []
     samples: list[tuple[Sample, str]] = [
         (partial(_legend_sample, kind), label) for kind, label in items
     ]
-    return legend_header(panel.mix_label, samples, width, left)
+    return legend_header(_titled(panel, workload), samples, width, left)
+
+
+def _titled(panel: CurvePanel, workload: str) -> str:
+    """`Random 8 KiB: Write` for a chart read alone (an exported image), the mix alone under
+    its workload's heading."""
+    return f"{workload}: {panel.mix_label}" if workload else panel.mix_label
 
 
 CEILING_ON_SCALE = 3.0  # a ceiling further above the curve is named, not drawn to scale
@@ -446,6 +466,12 @@ def _ceiling_on_scale(panel: CurvePanel) -> bool:
     return top <= 0 or panel.ceiling <= CEILING_ON_SCALE * top
 
 
+def _decades(values: list[float]) -> list[float]:
+    """The whole decades (log10 of µs) around the values: 1 (10 µs), 2 (100 µs), ..."""
+    lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    return [float(d) for d in range(lo, max(hi, lo + 1) + 1)]
+
+
 def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], list[float] | None]:
     tvals = [v for v in panel.throughput if _finite(v)]
     tvals += [
@@ -457,6 +483,10 @@ def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], li
     lats = [v for v in [*panel.lat_mean_us, *panel.lat_p99_us] if v is not None and _finite(v)]
     lats += [ci[1] for i in range(len(panel.lat_mean_ci)) if (ci := _ci_at(panel.lat_mean_ci, i))]
     lat_max = max(lats, default=0.0)
+    if panel.log_latency:  # decades of µs, as the percentile charts draw them
+        decades = _decades([v for v in lats if v > 0])
+        fr = _Frame(*box, n, y1[-1], 1.0, 1.0, (decades[0], decades[-1]))
+        return fr, y1, [10**d for d in decades]
     div = 1000.0 if lat_max > MS_THRESHOLD_US else 1.0
     y2 = ticks_with_count(lat_max * HEADROOM / div, len(y1) - 1) if lat_max > 0 else None
     y2_top = y2[-1] if y2 else 1.0
@@ -464,17 +494,19 @@ def _frame(panel: CurvePanel, n: int, box: Box) -> tuple[_Frame, list[float], li
     return fr, y1, y2
 
 
-def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
-    """One panel as an inline `<svg>`: throughput (left axis) and latency (right axis) vs load."""
+def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260, workload: str = "") -> str:
+    """One panel as an inline `<svg>`: throughput (left axis) and latency (right axis) vs load;
+    `workload` names it in its title (a chart read without its section's heading)."""
     n = max(len(panel.throughput), len(panel.x_ticks), len(panel.x_values))
     left, right = 62.0, width - 66.0
-    head, top = _header(panel, width, left)
+    head, top = _header(panel, width, left, workload)
     body: list[str] = []
     if n == 0:
         body.append(_empty(width, height))
     else:
         fr, y1, y2 = _frame(panel, n, (left, top, right, height - 44.0))
         lat_unit = None if y2 is None else ("ms" if fr.y2_div > 1 else "µs")
+        lat_unit = "µs, log scale" if lat_unit and fr.y2_log else lat_unit
         labels = [_x_label(panel, i) for i in range(n)]
         lab = _Labels([], _obstacles(fr, panel))
         body += _y_axes(fr, y1, y2) + _x_axis(fr, labels)
@@ -485,7 +517,7 @@ def curve_chart(panel: CurvePanel, width: int = 720, height: int = 260) -> str:
         body += _optimal(fr, panel, lab) + _maximum(fr, panel, lab)
         body += _min_latency(fr, panel, lab)
         body.append(_hover(fr, panel, labels))
-    title = f"{panel.mix_label}: throughput and latency against {panel.x_label}"
+    title = f"{_titled(panel, workload)}: throughput and latency against {panel.x_label}"
     return (
         f'<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         f'role="img" aria-label="{escape(title)}" font-family="{FONT}" fill="{C_TEXT}">'

@@ -17,7 +17,7 @@ from arraybench.units import format_latency, format_size, format_throughput
 if typing.TYPE_CHECKING:
     from arraybench.plan.model import Plan
     from arraybench.report.show import ShowFacts
-    from arraybench.run.checks import HostsCheck
+    from arraybench.run.checks import FioFound, HostsCheck
     from arraybench.run.outline import Outline, TargetFacts
     from arraybench.store.db import PointRecord, RunRecord
 
@@ -51,11 +51,13 @@ def _point_cells(p: PointRecord) -> list[str]:
     def lat(name: str) -> str:
         return format_latency(p.metric("total", name))
 
+    if p.pattern == "metadata":  # ops/s of their kind; fio's read/write split means nothing
+        total, read, write = format_throughput(p.throughput("total"), "ops/s"), "–", "–"
+    else:
+        total, read, write = (format_throughput(p.throughput(scope), p.unit)
+                              for scope in ("total", "read", "write"))  # fmt: skip
     return [
-        str(p.seq), p.key, str(p.workers), str(p.iodepth),
-        format_throughput(p.throughput("total"), p.unit),
-        format_throughput(p.throughput("read"), p.unit),
-        format_throughput(p.throughput("write"), p.unit),
+        str(p.seq), p.key, str(p.workers), str(p.iodepth), total, read, write,
         lat("lat_mean_us"), lat("lat_p50_us"), lat("lat_p99_us"), lat("lat_p999_us"),
         lat("lat_max_us"),
     ]  # fmt: skip
@@ -174,6 +176,17 @@ def runs_table(rows: Sequence[tuple[RunRecord, int]], results: str, width: int) 
              for run, done in rows]  # fmt: skip
     columns = ["run id", "plan", "scenario", "status", "points", "started"]
     return TextTable(f"runs in {results}", columns, table, narrow=width < NARROW_BOX)
+
+
+def fio_found_lines(fio: FioFound) -> list[str]:
+    """plan check: the fio chosen, each feature the plan asks of it (`ok` or `missing:`, the
+    release it needs and the one found), each host's fio."""
+    where = f"{fio.binary} " if fio.binary else ""
+    lines = [f"fio: {where}({fio.version}); another one: --fio PATH or $ARRAYBENCH_FIO"]
+    for use in fio.features:  # wrapped as the outline above: 100 columns
+        said = f"  {'ok' if use.present else 'missing:'} {use.line()}"
+        lines += textwrap.wrap(said, 100, subsequent_indent="    ", break_on_hyphens=False)
+    return lines + [f"  host {host}: {version}" for host, version in fio.hosts]
 
 
 def hosts_table(check: HostsCheck) -> TextTable:

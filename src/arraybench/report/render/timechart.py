@@ -25,7 +25,20 @@ from collections.abc import Sequence
 from html import escape
 
 from arraybench.report.render.interact import clip_id
-from arraybench.report.render.svgparts import C_AXIS, C_LAT, C_TEXT, C_TPUT, FONT, _empty, _f
+from arraybench.report.render.svgparts import (
+    C_AXIS,
+    C_CEIL,
+    C_LAT,
+    C_TEXT,
+    C_TPUT,
+    FONT,
+    _empty,
+    _f,
+    _halo_label,
+    _hline,
+    _label_box,
+    _text_width,
+)
 from arraybench.report.render.timeaxes import (
     XAxis,
     XAxisFormatter,
@@ -90,9 +103,12 @@ def xy_chart(
     neutral_marks: bool = False,
     shade: tuple[float, float, str] | None = None,
     right_axis: bool = False,
+    ceiling: tuple[float, str] | None = None,
+    heading: str | None = None,
 ) -> str:
     """The generic renderer: `series` on the left axis and `right` on the right axis against
-    `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`.
+    `x` (sorted here if needed), vertical `marks` (x, label), an x axis from `x_axis`,
+    a dashed horizontal `ceiling` (value on the left axis, label) such as the fabric's.
     `x_names` names categorical x values (index -> name) in the hover texts; `log_y` draws
     the left axis in decades (latency percentiles span several)."""
     max_points = max(4, max_points)
@@ -106,7 +122,7 @@ def xy_chart(
     has_data = any(b is not None for s in left_p + right_p for b in s.buckets)
     items = _legend_items(left_p + right_p, has_data, banded, len(xs), len(bounds))
     left = 62.0
-    head, top = _header(title, items, width, left)
+    head, top = _header(heading or title, items, width, left)  # drawn; `title` names it
     if not has_data:
         return _svg(
             width, height, escape(f"{title}: against {x_label}"), [*head, _empty(width, height)]
@@ -114,6 +130,8 @@ def xy_chart(
 
     mark_pts = [(mx, s) for mx, s in marks if math.isfinite(mx)]
     lo, hi = _x_range(xs, mark_pts)
+    ceiling = ceiling if ceiling and math.isfinite(ceiling[0]) and ceiling[0] > 0 else None
+    on_scale = ceiling is not None and _on_scale(ceiling[0], left_p or right_p)
     p, axis, y1, y2 = _plot(
         left_p,
         right_p,
@@ -124,6 +142,7 @@ def xy_chart(
         (width, height),
         (left, top),
         right_axis,  # room for a right axis it lacks: its x axis as a chart's above it
+        ceiling[0] if ceiling and on_scale else None,
     )
     body = _axes(p, axis, (y1, y2), (left_p, right_p), (left_unit, right_unit), height)
     taken = _Taken([])
@@ -143,6 +162,8 @@ def xy_chart(
     for s, side in drawn:
         body += _marks(p, s, side)
     body += event_labels + shade_label
+    if ceiling is not None:
+        body += _ceiling(p, ceiling, on_scale, taken)
     if mark_max:
         for s, side in drawn:
             body += _peak_mark(p, s, side, taken)
@@ -193,13 +214,17 @@ def _plot(
     size: tuple[int, int],
     corner: tuple[float, float],
     right_axis: bool = False,
+    reach: float | None = None,
 ) -> tuple[_Plot, XAxis, list[float], list[float] | None]:
     """The plot area and its scales: y ticks of the first side drawn (decades with `log_y`),
-    the right axis' ticks on the same grid lines, the x axis snapped to a tick at either end."""
+    reaching up to `reach` too (a ceiling drawn to scale), the right axis' ticks on the same
+    grid lines, the x axis snapped to a tick at either end."""
     (width, height), (left, top) = size, corner
     sides = [s for s in (left_p, right_p) if s]
     primary, secondary = sides[0], sides[1] if len(sides) > 1 else None
-    y1 = _log_ticks(*_range(primary)) if log_y else _y_ticks(*_range(primary), unit=primary[0].unit)
+    y_lo, y_hi = _range(primary)
+    y_hi = max(y_hi, reach) if reach is not None else y_hi
+    y1 = _log_ticks(y_lo, y_hi) if log_y else _y_ticks(y_lo, y_hi, unit=primary[0].unit)
     y2 = (_y_ticks(*_range(secondary), count=len(y1) - 1, unit=secondary[0].unit)
           if secondary else None)  # fmt: skip
     plot_right = width - (66.0 if y2 or right_axis else 24.0)
@@ -209,6 +234,37 @@ def _plot(
     y2_range = (y2[0], y2[-1]) if y2 else (0.0, 1.0)
     p = _Plot(left, top, plot_right, height - 44.0, lo, hi, (y1[0], y1[-1]), y2_range)
     return p, axis, y1, y2
+
+
+CEILING_ON_SCALE = 3.0  # as svg.py: a ceiling further above the lines is named, not drawn
+
+
+def _on_scale(value: float, drawn: list[_Prepared]) -> bool:
+    """Whether a ceiling is close enough to the lines to share their axis (a ceiling 20 x the
+    figures would flatten them to the floor)."""
+    top = _range(drawn)[1] if drawn else 0.0
+    return top <= 0 or value <= CEILING_ON_SCALE * top
+
+
+def _ceiling(p: _Plot, ceiling: tuple[float, str], on_scale: bool, taken: _Taken) -> list[str]:
+    """The dashed ceiling across the plot with its label at the right end, above the line; off
+    the scale, the label alone at the top edge."""
+    value, label = ceiling
+    size = 10.5
+    w = _text_width(label, size)
+    if not on_scale:
+        label += " ↑ (off the scale)"
+        w = _text_width(label, size)
+        box = _label_box(p.right - 6, p.top + 12, w, size, "end")
+        taken.boxes.append(box)
+        return [_halo_label((p.right - 6, p.top + 12, "end"), label, C_AXIS, "label-ceiling", size)]
+    y = p.y(value, 0)
+    taken.boxes.append(_label_box(p.right - 6, y - 5, w, size, "end"))
+    return [
+        _hline(p.left, p.right, y, C_CEIL, ' class="ceiling" stroke-width="1.4" '
+               'stroke-dasharray="7 5"'),
+        _halo_label((p.right - 6, y - 5, "end"), label, C_AXIS, "label-ceiling", size),
+    ]  # fmt: skip
 
 
 def _axes(

@@ -48,7 +48,7 @@ from arraybench.report.render.xlsxcharts import _overlay_chart
 from arraybench.report.render.xlsxcurves import _section_sheet
 from arraybench.report.render.xlsxfigures import figures_sheet
 from arraybench.report.render.xlsxtimelines import _timelines_sheet
-from arraybench.report.sections.headlines import OPTIMAL_RULE, SUMMARY_LINK
+from arraybench.report.sections.headlines import OPTIMAL_RULE, summary_link
 
 FIXED_SHEETS = ("Summary", "Sheets", "Figures", "Points", "Tables", "Timelines", "Provenance")
 
@@ -59,6 +59,7 @@ FIXED_SHEETS = ("Summary", "Sheets", "Figures", "Points", "Tables", "Timelines",
 def _metadata(model: ReportModel) -> list[tuple[str, str]]:
     labels = ", ".join(f"{k}={v}" for k, v in model.labels.items())
     return [
+        *model.setup,  # customer, system under test, fabric
         ("Run id", model.run_id),
         ("Scenario", model.scenario or "–"),
         ("Status", model.status),
@@ -132,7 +133,8 @@ def _run_block(ws: Worksheet, model: ReportModel) -> int:
     _put(ws, 1, 1, model.title)
     ws.cell(1, 1).font = TITLE
     scenario = f" · scenario {model.scenario}" if model.scenario else ""
-    _put(ws, 2, 1, f"arraybench report · run {model.run_id}{scenario}")
+    tool = "arraybench report" if model.audience == "engineer" else "Measured with arraybench"
+    _put(ws, 2, 1, f"{tool} · run {model.run_id}{scenario}")
     ws.cell(2, 1).font = MUTED
     row = 4
     for key, value in _metadata(model):
@@ -161,7 +163,8 @@ def _summary_table(ws: Worksheet, row: int, model: ReportModel, sheet_of: dict[s
                 words = [summary.workload, mix, cell.optimal, cell.extremes, cell.bounded]
                 _summary_row(ws, row, words, panel, sheet_of.get(summary.workload))
                 row += 1
-    _put(ws, row, 1, f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets. {SUMMARY_LINK}")
+    link = summary_link(model.audience)
+    _put(ws, row, 1, f"Optimal: {OPTIMAL_RULE}. Numbers in the workload sheets. {link}".strip())
     ws.cell(row, 1).font = MUTED
     return row + 2
 
@@ -265,6 +268,9 @@ def _provenance_sheet(ws: Worksheet, model: ReportModel) -> None:
     ):
         _row(ws, row, [key, value])
         row += 1
+    if model.audience != "engineer":  # no plan keys, no job files (report/audience.py)
+        _widths(ws, {1: 34, 2: 80})
+        return
     row += 1
     _put(ws, row, 1, "Plan (YAML)")
     ws.cell(row, 1).font = HEADING

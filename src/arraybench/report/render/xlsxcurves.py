@@ -160,8 +160,11 @@ def _panel_charts(
                                               f"({panel.repeats} repeats)")  # fmt: skip
     ws.add_chart(throughput, f"{get_column_letter(chart_col)}{row}")
     lat_series = [("mean latency (µs)", ref(4)), ("p99 latency (µs)", ref(5))]
-    latency = _line_chart(f"{panel.mix_label}: latency", panel.x_label, "latency (µs)", ref(1),
+    axis = "latency (µs, log scale)" if panel.log_latency else "latency (µs)"
+    latency = _line_chart(f"{panel.mix_label}: latency", panel.x_label, axis, ref(1),
                           lat_series)  # fmt: skip
+    if panel.log_latency:  # mean and p99 span decades: as the HTML and PDF draw them
+        latency.y_axis.scaling.logBase = 10
     ws.add_chart(latency, f"{get_column_letter(chart_col + 9)}{row}")
 
 

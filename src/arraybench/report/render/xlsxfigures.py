@@ -62,6 +62,8 @@ def _table(ws: Worksheet, row: int, fig: Figure) -> tuple[int, int]:
     heads = [x_title] + [f"{s.label} ({fig.unit})" for s in fig.series]
     if fig.form == "heatmap":
         heads = [x_title, *fig.x_ticks]
+    elif _ceiling(fig) is not None:
+        heads.append(f"fabric ceiling ({fig.unit})")
     for col, text in enumerate(heads, start=1):
         cell = ws.cell(head, col, text)
         cell.font, cell.fill = BOLD, HEAD_FILL
@@ -82,7 +84,14 @@ def _table(ws: Worksheet, row: int, fig: Figure) -> tuple[int, int]:
             ws.cell(first + row, 1, fig.x_ticks[i] if i < len(fig.x_ticks) else "")
         for j, s in enumerate(fig.series):
             _cell(ws, first + row, 2 + j, s.values[i] if i < len(s.values) else None)
+        if (ceiling := _ceiling(fig)) is not None:  # a constant column: the chart's line
+            _cell(ws, first + row, 2 + len(fig.series), ceiling)
     return first, first + max(-(-count // step), 1) - 1
+
+
+def _ceiling(fig: Figure) -> float | None:
+    """The fabric's ceiling a "lines" figure carries (drawn as a dashed grey line)."""
+    return fig.ceiling[0] if fig.ceiling is not None and fig.form == "lines" else None
 
 
 def _flags(ws: Worksheet, fig: Figure, first: int, last: int) -> int | None:
@@ -112,7 +121,9 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
     chart.width, chart.height = CHART_W, CHART_H
     chart.legend.position = "b"
     chart.x_axis.title = fig.x_label + (" (log2 scale)" if fig.log_x else "")
-    chart.y_axis.title = fig.unit
+    chart.y_axis.title = fig.unit + (" (log scale)" if fig.log_y else "")
+    if fig.log_y:  # the lines span decades (model.Figure.log_y): as the HTML and PDF draw it
+        chart.y_axis.scaling.logBase = 10
     chart.x_axis.delete = chart.y_axis.delete = False
     for j in range(cols):
         ref = Reference(ws, min_col=2 + j, min_row=first, max_row=last)
@@ -139,6 +150,14 @@ def _chart(ws: Worksheet, fig: Figure, first: int, last: int) -> Any:
         marks.marker = visible_marker("x", FLAG_COLOR, 10)
         marks.graphicalProperties.line.noFill = True
         chart.series.append(marks)
+    if _ceiling(fig) is not None:
+        chart.add_data(Reference(ws, min_col=2 + cols, min_row=first, max_row=last))
+        line = chart.series[-1]
+        line.tx = SeriesLabel(v=f"fabric ceiling ({fig.unit})")
+        line.smooth = False
+        line.graphicalProperties.line.solidFill = "9AA0A6"
+        line.graphicalProperties.line.dashStyle = "dash"
+        line.marker = Marker(symbol="none")
     if fig.form not in XY:
         chart.set_categories(x)
     return chart

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arraybench.report.model import REMARK_MARK, ReportModel
+from arraybench.report.model import REMARK_MARK, Internal, ReportModel
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.report.sections.spread import RULES, LevelFacts
 from arraybench.store.db import PointRecord
 
+# a customer's report: the plan's key named by what it does (report/audience.py)
+INTERNAL = (Internal(r" \(report\.headline_includes_flagged\)", " (as the plan asks)"),)
 MAX_BOX = 4  # lines in the notes box, the "more in the appendix" line included
 
 

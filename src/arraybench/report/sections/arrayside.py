@@ -50,9 +50,11 @@ def point_agreements(
     array = stored_samples(series["samples"])
     result = []
     for point in points:
-        seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0))
-                   for s in store.samples(point.id)]  # fmt: skip
-        result.append((point, agreement(seconds, array)))
+        logged = store.samples(point.id)
+        seconds = [(s.t, (s.read_iops or 0.0) + (s.write_iops or 0.0)) for s in logged]
+        mbps = [(s.read_mbps or 0.0) + (s.write_mbps or 0.0) for s in logged]
+        fio_mbps = sum(mbps) / len(mbps) if any(mbps) else None  # the same seconds' bytes
+        result.append((point, agreement(seconds, array, fio_mbps)))
     return result
 
 
@@ -65,7 +67,7 @@ def _iops_cells(a: Agreement | None) -> list[str]:
     if a is None:
         return ["–", "–", "–", "no array samples"]
     return [f"{a.fio_iops:,.0f}", f"{a.array_iops:,.0f}", format_pct(a.diff_pct, signed=True),
-            "DISAGREE" if a.flagged else "agree"]  # fmt: skip
+            a.verdict]  # fmt: skip
 
 
 def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[ReportTable]:
@@ -78,7 +80,9 @@ def array_tables(store: Store, run_id: str, points: list[PointRecord]) -> list[R
     caption = (
         f"From {data['file']} (array clock {stored_offset(data['offset_s']):+g} s); mean IOPS "
         "over the "
-        f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged."
+        f"point's logged seconds; disagreement beyond {DISAGREE_PCT:g} % is flagged, bytes "
+        "first: where the array gives MB/s, they decide (the same bytes in another I/O count "
+        "is the array counting requests its own way)."
     )
     return [ReportTable("Array monitor vs fio (IOPS)", ["Point", *IOPS_HEADS], rows, caption),
             *other_tables(store, points, data)]  # fmt: skip

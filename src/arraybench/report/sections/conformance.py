@@ -8,9 +8,13 @@ from arraybench.analysis.conformance import RULES, RunFacts, conforms, judge
 from arraybench.errors import ArraybenchError
 from arraybench.plan.catalog import load_template
 from arraybench.plan.model import Plan
-from arraybench.report.model import ReportModel, ReportTable
+from arraybench.report.model import Internal, ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
 
+# the options that cut, scaled or changed the run, and the engineer's guesses at which:
+# not in a customer's report (the verdicts and the figures stay)
+INTERNAL = (Internal(r" \(--scale [^)]*\)"), Internal(r" \(cut by --only\?\)"),
+            Internal(r" \(--set\?\)"))  # fmt: skip
 CLAIM_LABEL = "conforms_to"  # a user plan's label naming the methodology it claims
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.report.model import Timeline
+from arraybench.report.model import Internal, Timeline
 
+# a customer's report: what is missing, not how to configure the monitor (report/audience.py)
+INTERNAL = (Internal(r"(no controller CPU was collected): give array_monitor .*", r"\1"),)
 NO_CPU = ("no controller CPU was collected: give array_monitor a `cpu` query (Prometheus) or a "
           "command that prints a `cpu` column (docs/live.md)")  # fmt: skip
 

@@ -30,6 +30,11 @@ HOW_COMPUTED = ("how the optimal point, maximum and minimum latency are computed
                 "points they leave out: docs/headline.md")  # fmt: skip
 
 
+def summary_link(audience: str) -> str:
+    """The summary caption's pointer to the rules: a customer has no copy of the docs."""
+    return SUMMARY_LINK if audience == "engineer" else ""
+
+
 def curve_levels(points: list[PointRecord]) -> list[PointRecord]:
     """The points the curves and headlines are drawn from: grid points (not SNIA rounds, not
     interference or metadata), each level once (its repetitions' median point)."""
@@ -79,11 +84,15 @@ def _figure(point: CurvePoint | None) -> dict[str, Any] | None:
 
 
 def headline_dict(h: Headline) -> dict[str, Any]:
-    """A headline as `show --format json` gives it: each figure's point, the rule applied and
-    the points left out with why."""
+    """A headline as `show --format json` gives it: each figure's point, the rule applied, the
+    points left out with why, and the top step when the maximum may not be saturated."""
     return {
         "optimal": _figure(h.optimal), "maximum": _figure(h.maximum),
         "min_latency": _figure(h.min_latency), "bounded": _figure(h.bounded),
         "bound_us": h.bound_us, "bound_stat": h.bound_stat, "lowest_level": _figure(h.at_first),
         "rule": h.rule, "left_out": [{"key": x.point.key, "why": x.why} for x in h.left_out],
+        # the maximum on the ladder's top, still rising (docs/headline.md): may not be saturated
+        "unsaturated": None if h.unsaturated is None else {
+            "from": h.unsaturated.start, "to": h.unsaturated.to,
+            "gain_pct": h.unsaturated.gain_pct, "lat_rise_pct": h.unsaturated.lat_rise_pct},
     }  # fmt: skip

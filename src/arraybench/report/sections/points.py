@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from arraybench.analysis.kernelcheck import KernelView, column_pct, views_by_point
 from arraybench.report.build import HOST_COLUMNS, series_name
 from arraybench.report.model import PointRow, ReportModel
 from arraybench.report.sections.inputs import RunInputs
@@ -15,21 +16,18 @@ RECORD_FIELDS = [f.name for f in fields(PointRecord) if f.name not in ("metrics"
 
 
 def section(model: ReportModel, run: RunInputs) -> None:
-    model.points = [point_row(p) for p in run.points]
+    views = views_by_point(run.findings)
+    model.points = [point_row(p, views.get(p.id)) for p in run.points]
 
 
-def kernel_vs_fio(point: PointRecord) -> float | None:
-    """The kernel's throughput against fio's, in % (+ = the kernel saw more), in the
-    series' unit; None without kernel counters."""
-    mbps = point.unit == "MB/s"
-    kernel = point.kernel_mbps if mbps else point.kernel_iops
-    fio = point.metric("total", "mbps" if mbps else "iops")
-    if kernel is None or not fio:
-        return None
-    return (kernel - fio) / fio * 100
+def kernel_vs_fio(point: PointRecord, view: KernelView | None = None) -> float | None:
+    """The kernel's bytes against fio's, in % (+ = the kernel saw more): the stored comparison
+    the validity flag judged (analysis.kernelcheck), the same number; None without kernel
+    counters."""
+    return column_pct(view, (point.kernel_mbps, point.metric("total", "mbps")))
 
 
-def point_row(point: PointRecord) -> PointRow:
+def point_row(point: PointRecord, view: KernelView | None = None) -> PointRow:
     """One stored point as a row of the points tables (and of the CSV, under raw names)."""
     record: dict[str, str | int | float | None] = {"series": series_name(point)}
     record |= {name: getattr(point, name) for name in RECORD_FIELDS}
@@ -42,7 +40,7 @@ def point_row(point: PointRecord) -> PointRow:
         targets=point.targets,
         values=dict(point.metrics)
         | {c: getattr(point, c) for c in HOST_COLUMNS}
-        | {"kernel_vs_fio_pct": kernel_vs_fio(point)},
+        | {"kernel_vs_fio_pct": kernel_vs_fio(point, view)},
         block_size=format_size(point.bs),
         engine=point.ioengine,
         record=record | dict(point.metrics),

@@ -8,10 +8,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from arraybench.finding_kinds import PROVENANCE
-from arraybench.report.model import ReportModel
+from arraybench.report.model import Internal, ReportModel
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding, PointRecord
 from arraybench.units import format_size
+
+# a customer's report: the finding without the plan's key to change (report/audience.py)
+INTERNAL = (Internal(r"; use a larger target or fewer frontend_blocks"),)
 
 if TYPE_CHECKING:
     from arraybench.plan.model import Plan

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arraybench.report.model import ReportModel
+from arraybench.report.model import Internal, ReportModel
 from arraybench.report.sections import (
     adaptive,
     appendix,
     arrayside,
     conformance,
+    controllercpu,
     distribution,
     failures,
     histograms,
@@ -30,6 +31,7 @@ from arraybench.report.sections import (
     scenarios,
     seedfigures,
     seedtables,
+    setupblock,
     special,
     spread,
     summary,
@@ -41,6 +43,7 @@ from arraybench.report.sections.inputs import RunInputs
 Section = Callable[[ReportModel, RunInputs], None]
 
 SECTIONS: list[Section] = [
+    setupblock.section,  # the set-up block's rows from the plan: customer, system, fabric
     summary.section,  # the summary table and the workload panels; headline notes
     points.section,  # the points table's rows (every stored point)
     scenarios.section,  # plan scenarios: impact tables (first), scenario overlays
@@ -64,4 +67,16 @@ SECTIONS: list[Section] = [
     provenance.section,  # versions, controller, times, folder, recorded provenance
     runnotes.section,  # partial points, purge, preconditioning, fio against the kernel
     appendix.section,  # the notes box, last: it counts every note above
+]
+
+# what each section declares internal to the engineer's report: a customer's leaves it out or
+# reads the section's own customer words instead (report/audience.py)
+INTERNAL: list[Internal] = [
+    *summary.INTERNAL,
+    *spread.INTERNAL,
+    *appendix.INTERNAL,
+    *controllercpu.INTERNAL,
+    *special.INTERNAL,
+    *regions.INTERNAL,
+    *conformance.INTERNAL,
 ]

@@ -13,6 +13,7 @@ chart in Excel (report/render/xlsxfigures.py). One function per form; `seed_figu
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from arraybench.records import Finding, PointRecord
 from arraybench.report.build import family_of
@@ -28,6 +29,8 @@ from arraybench.report.sections.seedforms import (
     metadata_bars,
     single_level_bars,
 )
+from arraybench.report.sections.summary import ceiling_for, fabric_of
+from arraybench.units import format_quantity
 
 
 def _ladders(points: list[PointRecord]) -> dict[str, dict[int, list[PointRecord]]]:
@@ -41,9 +44,13 @@ def _ladders(points: list[PointRecord]) -> dict[str, dict[int, list[PointRecord]
             if len(by) > 1 and len({p.iodepth for ps in by.values() for p in ps}) == 1}  # fmt: skip
 
 
-def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
+def device_figures(
+    points: list[PointRecord], fabric: dict[str, Any] | None = None
+) -> tuple[list[Figure], set[str]]:
     """dbi's form: per workload, throughput and mean latency against threads per device, one
-    line per device count; and the section titles (families) these charts replace."""
+    line per device count; and the section titles (families) these charts replace. With the
+    plan's `fabric:`, the throughput chart carries its payload ceiling (every device count
+    shares the host's links, so one line serves them all)."""
     figures, replaced = [], set()
     for workload, by_devices in _ladders(points).items():
         levels = sorted({p.workers for ps in by_devices.values() for p in ps})
@@ -64,9 +71,14 @@ def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
         group = f"{workload}: one line per device count"
         caption = (f"{workload} ({first.family}, {first.mix}): {len(by_devices)} device counts "
                    f"x {len(levels)} thread levels per device")  # fmt: skip
+        top = ceiling_for(fabric, first)
+        ceiling = None
+        if top:
+            value = top.in_unit(unit)
+            ceiling = (value, f"theoretical {format_quantity(value, unit)} ({top.label})")
         figures += [
             Figure("lines", f"{workload}: {unit} by device count", x_label, unit, ticks, tput,
-                   log_x=log, caption=caption, group=group),
+                   log_x=log, caption=caption, group=group, ceiling=ceiling),
             Figure("lines", f"{workload}: mean latency by device count", x_label, "µs", ticks,
                    lat, log_x=log, group=group),
         ]  # fmt: skip
@@ -75,11 +87,11 @@ def device_figures(points: list[PointRecord]) -> tuple[list[Figure], set[str]]:
 
 def seed_figures(
     model: ReportModel, points: list[PointRecord], findings: list[Finding],
-    keys: dict[str, str],
+    keys: dict[str, str], fabric: dict[str, Any] | None = None,
 ) -> tuple[list[ReportTable], list[Figure], set[str]]:  # fmt: skip
     """Every seed figure this run's points and findings make, the tables beside them and the
-    titles of the chart sections and overlays they replace."""
-    figures, replaced = device_figures(points)
+    titles of the chart sections and overlays they replace; `fabric`: the plan's."""
+    figures, replaced = device_figures(points, fabric)
     # a run without a scenario label the user set: its bars' one set-up still needs a name
     bars, barred = single_level_bars(points, model.scenario or "this set-up")
     # one-dot curves (and one-tick overlays) of what the bars draw say less than the bars
@@ -96,10 +108,10 @@ def seed_figures(
 
 def add_seed_figures(
     model: ReportModel, points: list[PointRecord], findings: list[Finding],
-    keys: dict[str, str],
+    keys: dict[str, str], fabric: dict[str, Any] | None = None,
 ) -> None:  # fmt: skip
-    """`keys`: workload -> its plan `chart` key (overlays.chart_keys)."""
-    tables, figures, replaced = seed_figures(model, points, findings, keys)
+    """`keys`: workload -> its plan `chart` key (overlays.chart_keys); `fabric`: the plan's."""
+    tables, figures, replaced = seed_figures(model, points, findings, keys, fabric)
     model.tables += tables
     model.figures += figures
     sections = [s for s in model.sections if s.title not in replaced]
@@ -115,4 +127,4 @@ def add_seed_figures(
 
 def section(model: ReportModel, run: RunInputs) -> None:
     """The seed reports' own figure forms, replacing the curves they draw."""
-    add_seed_figures(model, run.once, run.findings, chart_keys(run.plan))
+    add_seed_figures(model, run.once, run.findings, chart_keys(run.plan), fabric_of(run.plan))

@@ -5,11 +5,13 @@ Every writer renders ReportTables and notes already: nothing here draws.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arraybench.analysis.headline import Headline
-from arraybench.analysis.noise import Level, optimal_confidence
+from arraybench.analysis.curves import CurvePoint
+from arraybench.analysis.findings import series as per_second
+from arraybench.analysis.headline import LEFT_OUT, Headline, Step, deciding_step
+from arraybench.analysis.noise import Level, optimal_confidence, samples_spread_pct
 from arraybench.analysis.repeats import groups, level_wins
 from arraybench.analysis.statistics import METHOD, Spread
 from arraybench.analysis.validity import (
@@ -21,15 +23,20 @@ from arraybench.analysis.validity import (
     grade,
     leaves_headline,
 )
-from arraybench.report.model import REMARK_MARK, ReportModel, ReportTable
+from arraybench.report.model import REMARK_MARK, Internal, ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
-from arraybench.store.db import Finding, PointRecord
+from arraybench.store.db import Finding, PointRecord, Store
 from arraybench.units import format_latency, format_pct, format_throughput
 
 SPREAD_CAPTION = (f"median of the repeats ± half-width of the 95 % interval of the mean "
                   f"({METHOD}), in % of the mean")  # fmt: skip
 RULES = "docs/validity.md"  # where each flag's grade and threshold is explained
 GRADE_TEXT = {INVALIDATING: "invalidating", REMARK: f"remark {REMARK_MARK}"}
+# what a customer's report says instead (report/audience.py): no plan key, no option
+INTERNAL = (
+    Internal(r" \(repeat: N in the plan, or run --repeat N, gives them one\)"),
+    Internal(r"; the plan's report: \{headline_includes_flagged: true\} keeps flagged points in"),
+)
 NO_SPREAD = ("each point was measured once: its figures have no spread "
              "(repeat: N in the plan, or run --repeat N, gives them one)")  # fmt: skip
 
@@ -103,6 +110,86 @@ def confidence_note(series: str, levels: Sequence[tuple[str, float]], optimal: s
     # keys read `workload/w8-qd1`; the series is named already
     text = text.replace(f"{levels[0][0].split('/', 1)[0]}/", "") if levels else text
     return [f"{series}: {text}"] if text else []
+
+
+def _pct(value: float | None) -> str:
+    return "?" if value is None else f"{value:+.0f} %"
+
+
+def _said(step: Step, labels: Mapping[str, str]) -> str:
+    """`w2 → w4: +18 % throughput for +69 % latency`"""
+    return (f"{labels.get(step.start, step.start)} → {labels.get(step.to, step.to)}: "
+            f"{_pct(step.gain_pct)} throughput for {_pct(step.lat_rise_pct)} latency")  # fmt: skip
+
+
+def saturation_note(series: str, summary: Headline, labels: Mapping[str, str]) -> list[str]:
+    """The maximum on the ladder's top level, still rising: it may not be the device's."""
+    step = summary.unsaturated
+    if step is None or summary.maximum is None:
+        return []
+    top = labels.get(step.to, step.to)
+    return [f"{series}: its maximum is at the ladder's top level ({top}), still rising there "
+            f"({_said(step, labels)}): the device may not be saturated; a higher level (more "
+            "workers or a deeper queue) would show whether it gives more "
+            "(docs/headline.md)"]  # fmt: skip
+
+
+class SecondsNoise(Mapping[str, float | None]):
+    """Point key -> the 95 % half-width (%) of its throughput from its own 1-second samples
+    (analysis.noise.samples_spread_pct), read from the store only for the keys asked (a note
+    needs two levels of a series, not every point's seconds)."""
+
+    def __init__(self, store: Store, points: Sequence[PointRecord]) -> None:
+        self._store, self._points = store, {p.key: p for p in points}
+        self._known: dict[str, float | None] = {}
+
+    def __getitem__(self, key: str) -> float | None:
+        if key not in self._known:
+            p = self._points[key]  # KeyError: Mapping.get says None
+            _, iops, bytes_per_s = per_second(self._store.samples(p.id))
+            self._known[key] = samples_spread_pct(iops if p.unit == "IOPS" else bytes_per_s)
+        return self._known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._points)
+
+    def __len__(self) -> int:
+        return len(self._points)
+
+
+def decision_note(
+    series: str, summary: Headline, curve: Sequence[CurvePoint], labels: Mapping[str, str],
+    seconds: Mapping[str, float | None],
+) -> list[str]:  # fmt: skip
+    """When the optimal point rests on one fragile step (the step after it healthy again, or
+    its two levels within their noise): which step decided and what a repeat would settle.
+    `curve`: the series' points; `seconds`: key -> the 95 % half-width (%) of its throughput
+    from its own 1-second samples, for levels measured once."""
+    taking = [p for p in curve if not p.flagged] if summary.rule == LEFT_OUT else list(curve)
+    repeated = any(p.noise_pct is not None for p in taking)
+    noise = {p.key: p.noise_pct for p in taking} if repeated else dict(seconds)
+    found = deciding_step(taking, summary.optimal, noise)
+    if found is None or summary.optimal is None:
+        return []
+    opt = labels.get(summary.optimal.key, summary.optimal.key)
+    failed = labels.get(found.ending.to, found.ending.to)
+    once = "" if repeated else " measured once"
+    text = (
+        f"{series}: the optimal point {opt} rests on one step{once}, "
+        f"{_said(found.ending, labels)}, which ended the healthy range"
+    )
+    if found.after is not None:
+        text += f"; the step after it was healthy again ({_said(found.after, labels)})"
+    if found.within_noise:
+        basis = "over the repeats" if repeated else "from each level's 1-second samples"
+        text += (
+            f"; {opt} and {failed} are within each other's noise (95 % intervals of the "
+            f"throughput {basis} overlap): the rule's decision is within the noise"
+        )
+    settle = ("more repeats of these levels (repeat: N)" if repeated else
+              "repeating the levels (repeat: 3 in the plan, or run --repeat 3)")  # fmt: skip
+    return [f"{text}. {settle[0].upper()}{settle[1:]} would settle whether {failed} ends the "
+            "healthy range or is one noisy measurement (docs/headline.md)"]  # fmt: skip
 
 
 def with_spread(value: str, pct: float | None) -> str:

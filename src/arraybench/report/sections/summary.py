@@ -6,14 +6,15 @@ curve panels, every figure from the series' headline."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from arraybench.analysis.curves import CurvePoint
-from arraybench.analysis.fabric import payload_ceiling
+from arraybench.analysis.fabric import WorkloadCeiling, workload_ceiling
 from arraybench.analysis.headline import Headline
 from arraybench.analysis.repeats import throughput_spread_pct
 from arraybench.analysis.statistics import METHOD, Spread
+from arraybench.plan.array_monitor import without_credentials
 from arraybench.plan.catalog import template_names, template_text
 from arraybench.report.build import (
     MAX_JOB_FILES,
@@ -33,18 +34,35 @@ from arraybench.report.build import (
 from arraybench.report.model import (
     REMARK_MARK,
     CurvePanel,
+    Internal,
     ReportModel,
     SummaryCell,
     SummaryRow,
     WorkloadSection,
 )
 from arraybench.report.sections.inputs import RunInputs
-from arraybench.report.sections.spread import LevelFacts, confidence_note, headline_notes
+from arraybench.report.sections.spread import (
+    LevelFacts,
+    SecondsNoise,
+    confidence_note,
+    decision_note,
+    headline_notes,
+    saturation_note,
+)
 from arraybench.store.db import PointRecord, RunRecord
 
 if TYPE_CHECKING:
     from arraybench.plan.model import Plan
 
+# what a customer's report says instead (report/audience.py): no command, no option
+INTERNAL = (
+    Internal(r": continue with `arraybench run --resume [^`]*`"),
+    Internal(
+        r"run at --scale (\S+): durations and sizes were scaled",
+        r"a shortened trial run: durations and sizes were scaled by \1",
+    ),
+    Internal(r"^job files: .*"),  # where the engineer's files lie
+)
 SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
 
 
@@ -73,7 +91,7 @@ def new_model(
         sections=[],
         points=[],
         point_columns=point_columns(),
-        plan_yaml=run.plan_yaml,
+        plan_yaml=without_credentials(run.plan_yaml),  # array_monitor's password
         job_files=files,
         job_series=job_series(once, files),
         notes=_notes(run, once),
@@ -81,18 +99,22 @@ def new_model(
 
 
 def section(model: ReportModel, run: RunInputs) -> None:
-    """The summary table and the workload sections' panels, with each series' headline notes."""
+    """The summary table and the workload sections' panels, with each series' headline notes;
+    the Set-up's system under test and fabric: sections/setupblock.py."""
     summarize(model, run.run, run.once, throughput_spread_pct(run.points), run.facts,
-              run.headlines, fabric_of(run.plan))  # fmt: skip
+              run.headlines, fabric_of(run.plan),
+              lambda pts: SecondsNoise(run.store, pts))  # fmt: skip
 
 
 def summarize(
     model: ReportModel, run: RunRecord, points: list[PointRecord], spreads: dict[str, float],
     facts: LevelFacts, headlines: Mapping[str, Headline], fabric: dict[str, Any] | None,
+    seconds: Callable[[list[PointRecord]], Mapping[str, float | None]] | None = None,
 ) -> None:  # fmt: skip
     """`spreads`: level key -> its throughput's 95 % half-width in % (repeated levels);
     `facts`: the levels' intervals and validity flags (flagged points leave the headline
-    figures); `headlines`: series name -> its headline."""
+    figures); `headlines`: series name -> its headline; `seconds`: a series' points -> each
+    one's 1-second throughput spread (the noise of a level measured once)."""
     families = summary_rows_of(list(series_of(points).values()))
     model.summary_columns = sorted({mix for fam in families.values() for mix in fam},
                                    key=mix_sort_key)  # fmt: skip
@@ -105,8 +127,20 @@ def summarize(
             levels = [(p.key, p.throughput()) for p in pts]
             optimal = summary.optimal.key if summary.optimal else None
             model.notes += confidence_note(name, levels, optimal, facts)
-            ceiling = ceiling_for(fabric, pts[0])
-            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads)
+            labels = {p.key: p.identity.label for p in pts}
+            model.notes += saturation_note(name, summary, labels)
+            curve = curve_points(
+                pts,
+                facts.flagged.keys(),
+                {k: v.half_width_pct for k, v in facts.throughput.items()},
+            )
+            noise = seconds(pts) if seconds else {}
+            model.notes += decision_note(name, summary, curve, labels, noise)
+            top = ceiling_for(fabric, pts[0])
+            ceiling = top.in_unit(pts[0].unit) if top else None
+            count = len({p.identity.level_key for p in pts})  # load levels, repeats as one
+            optimal, extremes, bounded = cell_texts(summary, pts[0].unit, run, ceiling, spreads,
+                                                    count)  # fmt: skip
             cells[mix] = SummaryCell(optimal, extremes, bounded)
         model.summary.append(SummaryRow(family, cells))
         ordered = sorted(mixes.items(), key=lambda item: mix_sort_key(item[0]))
@@ -116,7 +150,7 @@ def summarize(
 
 
 def _panel(
-    points: list[PointRecord], ceiling: float | None, facts: LevelFacts, summary: Headline
+    points: list[PointRecord], top: WorkloadCeiling | None, facts: LevelFacts, summary: Headline
 ) -> CurvePanel:
     """The series' chart; its optimal, max and min-latency marks are `summary`'s points."""
     x_label, xs, ticks = level_axis(points)
@@ -145,7 +179,8 @@ def _panel(
         optimal_index=index(summary.optimal),
         max_index=index(summary.maximum),
         min_latency_index=index(summary.min_latency),
-        ceiling=ceiling,
+        ceiling=top.in_unit(points[0].unit) if top else None,
+        ceiling_label=top.label if top else "",
         throughput_ci=[ci(facts.throughput, p.key) for p in points],
         lat_mean_ci=[ci(facts.latency, p.key) for p in points],
         repeats=max(facts.repeats.get(p.key, 1) for p in points),
@@ -159,18 +194,13 @@ def fabric_of(plan: Plan | None) -> dict[str, Any] | None:
     return plan.fabric.model_dump() if plan and plan.fabric else None
 
 
-def ceiling_for(fabric: dict[str, Any] | None, point: PointRecord) -> float | None:
-    """The fabric's payload ceiling for this workload, in the series' unit, per host."""
+def ceiling_for(fabric: dict[str, Any] | None, point: PointRecord) -> WorkloadCeiling | None:
+    """The fabric's payload ceiling for this workload on the hosts that ran the point (the
+    plan's links are one host's: a point of 4 hosts moves data over 4 hosts' links)."""
     if not fabric:
         return None
-    direction: Literal["read", "write", "mixed"] = (
-        "read" if point.read_pct == 100 else "write" if point.read_pct == 0 else "mixed"
-    )
-    top = payload_ceiling(
-        fabric["links"], point.bs, direction, mtu=fabric.get("mtu", 1500),
-        read_fraction=point.read_pct / 100,
-    )  # fmt: skip
-    return top.iops if point.unit == "IOPS" else top.mb_per_s
+    return workload_ceiling(fabric["links"], point.bs, point.read_pct,
+                            mtu=fabric.get("mtu", 1500), hosts=point.hosts or 1)  # fmt: skip
 
 
 def summary_rows_of(series: list[list[PointRecord]]) -> dict[str, dict[str, list[PointRecord]]]:

@@ -7,14 +7,18 @@ from typing import Any
 
 from arraybench.analysis.events import event_start
 from arraybench.analysis.findings import kernel_drop_pct
+from arraybench.analysis.kernelcheck import KernelView, not_judged
+from arraybench.analysis.validity import KERNEL_KINDS, flags_of
 from arraybench.finding_kinds import (
     CLIFF,
     EVENTS,
     INTEGRITY,
     MONITOR,
     STEADY,
+    VALIDITY,
     CliffFinding,
     EventsFinding,
+    MonitorFinding,
     RoundsFinding,
     SteadyFinding,
 )
@@ -173,6 +177,9 @@ def timeline_of(store: Store, point: PointRecord, findings: list[Finding]) -> Ti
             lines += steady_lines(STEADY.of(finding))
         elif finding.kind == MONITOR.name:
             lines += MONITOR.of(finding).get("flags", [])
+            lines += kernel_lines(MONITOR.of(finding))
+        elif finding.kind == VALIDITY.name:  # fio against the kernel, as the flag says it
+            lines += [f.why for f in flags_of(VALIDITY.of(finding)) if f.kind in KERNEL_KINDS]
         elif finding.kind == EVENTS.name:
             events += event_marks(EVENTS.of(finding), t0)
             lines += event_lines(EVENTS.of(finding))
@@ -304,3 +311,16 @@ def section(model: ReportModel, run: RunInputs) -> None:
     drawn = timelines(run.store, run.run.id, run.once)
     expected = run.plan is not None and run.plan.report.controller_cpu == "expected"
     model.timelines += say_missing(drawn) if expected else drawn
+
+
+def kernel_lines(data: MonitorFinding) -> list[str]:
+    """The point's fio-against-kernel comparison when it was not judged, and why."""
+    if "check" not in data:
+        return []
+    view = KernelView.of(data["check"])
+    why = not_judged(view)
+    if why is None:
+        return []
+    pct = view.bytes_pct
+    figure = "" if pct is None else f" (kernel vs fio {pct:+.1f} % of the bytes)"
+    return [f"fio against the kernel not judged{figure}: {why}"]

@@ -51,6 +51,8 @@ class KindStep:
 
 # A kind may also define `resolve(step, ctx) -> KindStep`: the step as it will run, once the
 # grid has run (the curve's level is its series' maximum); the campaign calls it if present.
+# And `engine_of(ctx) -> Engine`: the engine its steps run on when it is not the run's (the
+# metadata test on mdtest beside a grid on fio); `run_step` asks it if present.
 class TestKind(Protocol):
     name: str  # the phase kind and the finding kind
     report_section: str  # the report function that draws its findings (report/sections/special.py)
@@ -99,7 +101,9 @@ def run_step(
     targets has the engine open them through descriptors checked just before
     (`TargetGuard.pinned`)."""
     targets = [t.path for t in ctx.plan.targets] if kind.touches_targets else []
+    engine_of = getattr(kind, "engine_of", None)
+    engine = engine_of(ctx) if engine_of else ctx.engine
     text = kind.job_file(step, ctx)
     with ctx.guard.pinned(targets) as pins:
-        document = run_job(folder, text, step.key, step.watchdog_s, ctx.engine, pins)
+        document = run_job(folder, text, step.key, step.watchdog_s, engine, pins)
     return document, kind.finding(step, ctx, folder, document)

@@ -11,8 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from arraybench.analysis.aggregate import PointMetrics, point_metrics
-from arraybench.analysis.cliff import pause_after
+from arraybench.analysis.cliff import no_gc_rate_why, pause_after
+from arraybench.analysis.fabric import WorkloadCeiling, workload_ceiling
 from arraybench.analysis.findings import cliff_finding, steady_finding
+from arraybench.analysis.kernelcheck import kernel_view
 from arraybench.analysis.validity import point_finding
 from arraybench.finding_kinds import CLIFF, STEADY
 from arraybench.hosts import HostError
@@ -23,6 +25,8 @@ from arraybench.run.load import LoadResult
 from arraybench.run.record import PointPlace, names_of, new_point, now_iso
 from arraybench.run.reportable import keep_for_report
 from arraybench.run.sidecar import Sidecar
+from arraybench.run.warmup import logs_ramp
+from arraybench.run.written import count_written, unwritten_before
 
 
 def point_findings(point: Point, samples: Sequence[Sample]) -> list[Finding]:
@@ -50,15 +54,26 @@ def pause_seconds(
     if rule != "gc":
         return float(rule)
     rate = ctx.settings.gc_rate or gc_rate_of(findings)
+    cliffs = ctx.store.findings(ctx.run.id, CLIFF.name)
     if rate is None:
-        rate = gc_rate_of(ctx.store.findings(ctx.run.id, CLIFF.name))
+        rate = gc_rate_of(cliffs)
     if rate is None or rate <= 0:
-        ctx.observer.warning(
-            f"point {point.key}: pause_after: gc, but no GC throughput is known yet "
-            "(set gc_throughput in the plan or run a workload with analysis: [cliff] first)"
-        )
+        if "no-gc-rate" not in ctx.said:  # the same news at every such point: said once
+            ctx.said.add("no-gc-rate")
+            ctx.observer.warning(f"pause_after: gc skipped from point {point.key} on: "
+                                 f"{no_gc_rate_why(CLIFF.among(cliffs))}")  # fmt: skip
         return 0.0
     return pause_after(metrics.write.bytes, rate)
+
+
+def point_ceiling(ctx: RunContext, point: Point, hosts: int | None) -> WorkloadCeiling | None:
+    """The plan's fabric ceiling for this point's workload on the hosts that ran it (None:
+    no `fabric:` declared)."""
+    fabric = ctx.plan.fabric
+    if fabric is None:
+        return None
+    return workload_ceiling(fabric.links, point.workload.bs, point.workload.read,
+                            mtu=fabric.mtu, hosts=hosts or 1)  # fmt: skip
 
 
 def point_fields(
@@ -90,12 +105,18 @@ def store_point(
     findings += sidecars.findings(result)
     flags = point_finding(point, record, result.samples, monitor_flags=seen.flags,
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
-                          max_start_spread_ms=result.max_start_spread_ms)  # fmt: skip
+                          max_start_spread_ms=result.max_start_spread_ms,
+                          warmup_apart=logs_ramp(point), kernel=kernel_view(seen),
+                          mb_per_s=metrics.total.mbps,
+                          ceiling=point_ceiling(ctx, point, record.hosts),
+                          unwritten_share=unwritten_before(ctx, point, record.hosts))  # fmt: skip
     findings += [flags] if flags else []
     pause = pause_seconds(ctx, point, metrics, findings)  # on many hosts too: the plan asked
     record = replace(record, pause_s=pause, kernel_iops=seen.kernel_iops,
                      kernel_mbps=seen.kernel_mbps, cpu_busy_pct=seen.cpu_busy_pct)  # fmt: skip
     point_id = ctx.store.add_point(record, metrics, result.samples, seen.host, seen.cpu, findings)
+    if "block" in ctx.target_kinds.values():  # what it wrote: later reads' unwritten share
+        count_written(ctx, [p for p in [ctx.store.point(ctx.run.id, point.key)] if p])
     bins = result.jobs if result.bins_in_jobs else None
     keep_for_report(ctx.store, point_id, folder, bins, ctx.engine.job_name)  # report reads
     ctx.observer.point_finished(point, metrics, throughput_unit(point.workload))
