@@ -27,6 +27,11 @@ from arraybench.errors import interruption, utf8_safe
 from arraybench.live.terminal import second_line, view_lines
 
 if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only for `run`
+    from pathlib import Path
+
+    from arraybench.bundle.load import Loaded
+    from arraybench.bundle.make import Made
+    from arraybench.bundle.verify import Verified
     from arraybench.importer import ImportResult
     from arraybench.live.state import Snapshot
     from arraybench.plan.model import Plan
@@ -469,6 +474,32 @@ def print_watch_end(run_id: str, ended: str, killed: bool, results: str) -> None
         ended += (f" (its process ended without saying how; `arraybench run --resume {run_id}"
                   f" --results {results}` continues it)")  # fmt: skip
     print_line(f"run {run_id}: {ended}")
+
+
+def print_bundled(made: Made, run_id: str) -> None:
+    for skipped in made.skipped:
+        print_note(f"left out of the bundle: {skipped}")
+    signed = ", signed" if made.signed else ""
+    print_line(f"bundle {made.path}: run {run_id}, {made.members} files, "
+               f"{made.bytes_in / 2**20:.1f} MiB in {made.bytes_out / 2**20:.1f} MiB{signed}; "
+               f"check it with `arraybench bundle verify {made.path}`")  # fmt: skip
+
+
+def print_verified(file: Path, verified: Verified) -> int:
+    """One line per problem (exit 1), or the one line of a bundle as it was made (exit 0)."""
+    for problem in verified.problems:
+        print_error(f"{file}: {problem}")
+    if verified.problems:
+        return 1
+    print_line(f"{file}: run {verified.run_id}, {verified.members} files, every one as its "
+               f"manifest says; {verified.signature}")  # fmt: skip
+    return 0
+
+
+def print_bundle_imported(loaded: Loaded, results: str) -> None:
+    print_line(f"imported run {loaded.run_id} ({loaded.points} point(s), {loaded.files} "
+               f"file(s) of its folder) into {results}; see `arraybench show {loaded.run_id} "
+               f"--results {results}`")  # fmt: skip
 
 
 def print_interrupted(

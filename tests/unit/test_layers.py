@@ -49,7 +49,7 @@ ORDER: list[list[str]] = [
     ],
     ["arraybench.analysis"],
     ["arraybench.store"],
-    ["arraybench.run", "arraybench.importer"],
+    ["arraybench.run", "arraybench.importer", "arraybench.bundle"],
     ["arraybench.report", "arraybench.live"],  # the live view draws with the report's charts
     ["arraybench.console", "arraybench.progressbar", "arraybench.cli", "arraybench.__main__"],
 ]

@@ -1,4 +1,5 @@
-"""The commands on stored runs: revert, watch, attach, runs, show, report, compare, import."""
+"""The commands on stored runs: revert, watch, attach, runs, show, report, compare, import,
+bundle."""
 
 from __future__ import annotations
 
@@ -61,12 +62,23 @@ def add(sub: typing.Any) -> None:
         "overlaid from each run's start (default) or from its first event (a failover lined up "
         "across runs)")
     arg = command(sub, "import", cmd_import,
-                  help=f"existing results ({described()}) into a run, to report and compare")
-    arg("paths", nargs="+", metavar="PATH", help="files or folders (recursive)")
+                  help=f"existing results ({described()}) into a run, to report and compare; "
+                  "or a run's bundle (a .zip of `arraybench bundle`), recreated as it was")
+    arg("paths", nargs="+", metavar="PATH", help="files or folders (recursive); or one bundle")
     arg("--name", default="imported", help="the run's name (default: imported)")
     arg("--pattern", metavar="REGEX", help="named groups: workload, bs, rw, workers, threads, "
         "iodepth, devices, hosts, scenario, label_<name>, read from file names (RE2 syntax, "
         "matched in linear time), e.g. 'BS(?P<bs>\\w+)-DeviceCount(?P<devices>\\d+)'")
+    results_option(arg)
+    arg = command(sub, "bundle", cmd_bundle, help="a run's evidence in one file (a zip with a "
+                  "manifest of SHA-256s, optionally signed), or `bundle verify FILE`")
+    arg("run_id", metavar="RUN|verify", help=f"{RUN_ID_HELP}; or `verify` to check a bundle")
+    arg("file", nargs="?", metavar="FILE", help="with verify: the bundle to check")
+    arg("-o", "--output", metavar="FILE", help="the bundle to write (.zip)")
+    arg("--sign", metavar="KEY", help="sign it with this private SSH key (ssh-keygen -Y sign)")
+    arg("--public-key", metavar="FILE", help="with verify: the signer's SSH public key")
+    arg("--allowed-signers", metavar="FILE",
+        help="with verify: ssh-keygen's allowed-signers file naming who may sign")
     results_option(arg)
 # fmt: on
 
@@ -106,6 +118,10 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> None:
+    from arraybench.bundle.load import is_bundle
+
+    if len(args.paths) == 1 and is_bundle(Path(args.paths[0])):
+        return _import_bundle(args)
     # imported here: its readers cost every other command (`run` above all) a fifth of a second
     from arraybench.importer import prepare_import, store_import
 
@@ -115,6 +131,31 @@ def cmd_import(args: argparse.Namespace) -> None:
     with contextlib.closing(Store(Path(args.results))) as store:
         result = store_import(store, prepared)
     console.print_import(result, args.results)
+
+
+def _import_bundle(args: argparse.Namespace) -> None:
+    from arraybench.bundle.load import load_bundle
+    from arraybench.bundle.request import refuse_pattern
+
+    refuse_pattern(args.pattern)
+    console.print_bundle_imported(load_bundle(Path(args.paths[0]), Path(args.results)),
+                                  args.results)  # fmt: skip
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from arraybench.bundle.make import make_bundle
+    from arraybench.bundle.request import bundle_request
+    from arraybench.bundle.verify import verify_bundle
+
+    asked = bundle_request(args.run_id, args.file, args.output, args.sign, args.public_key,
+                           args.allowed_signers)  # fmt: skip
+    if asked.verify:
+        return console.print_verified(asked.file, verify_bundle(asked.file, asked.key,
+                                                                asked.signers))  # fmt: skip
+    store, run = cli.stored_run(args)
+    with contextlib.closing(store):
+        console.print_bundled(make_bundle(store, run, asked.file, asked.key), run.id)
+    return 0
 
 
 def cmd_revert(args: argparse.Namespace) -> int:

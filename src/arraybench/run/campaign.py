@@ -19,7 +19,7 @@ from arraybench.engines import registry
 from arraybench.engines.base import Engine, EngineFacts
 from arraybench.engines.measurement import FioDocument
 from arraybench.engines.registry import engine_for
-from arraybench.errors import FioRunError
+from arraybench.errors import FioRunError, StoreError
 from arraybench.events.tuning import HostTuningSession, check_tuning
 from arraybench.finding_kinds import (
     ADAPTIVE,
@@ -58,6 +58,7 @@ from arraybench.run.progress import run_steps
 from arraybench.run.record import PointPlace, SeriesNames, new_point, now_iso
 from arraybench.run.scenarios import ScenarioSteps, split_by_scenario
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
+from arraybench.store.portable import IMPORTED_MARK
 from arraybench.store.run_ids import new_run_id
 from arraybench.targets.guard import TargetGuard
 
@@ -166,6 +167,12 @@ class Campaign:
 
     def resume(self, run_id: str) -> CampaignResult:
         run = self.store.get_run(run_id)
+        if (Path(run.folder) / IMPORTED_MARK).exists():
+            raise StoreError(
+                f"run {run.id} was imported from a bundle: it is evidence of a run made "
+                "elsewhere, and is not resumed here",
+                "start a new run of its plan (plan/given.yaml in the bundle)",
+            )
         self.store.lock_run(run.id)  # before anything is touched: a second resume stops here
         self.run_id = run.id
         plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")

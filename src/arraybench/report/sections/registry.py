@@ -16,6 +16,7 @@ from arraybench.report.sections import (
     adaptive,
     appendix,
     arrayside,
+    conformance,
     controllercpu,
     datareduction,
     distribution,
@@ -64,6 +65,7 @@ SECTIONS: list[Section] = [
     seedfigures.section,  # the seed reports' figure forms (replacing curves they draw)
     histograms.section,  # latency bars per series
     verdicts.section,  # acceptance criteria and integrity verdicts
+    conformance.section,  # the claimed methodology's rules: kept, broken, not applicable
     provenance.section,  # versions, controller, times, folder, recorded provenance
     runnotes.section,  # partial points, purge, preconditioning, fio against the kernel
     appendix.section,  # the notes box, last: it counts every note above
@@ -78,4 +80,5 @@ INTERNAL: list[Internal] = [
     *controllercpu.INTERNAL,
     *special.INTERNAL,
     *regions.INTERNAL,
+    *conformance.INTERNAL,
 ]

@@ -1,0 +1,75 @@
+"""A many-host run's bundle (docs/bundle.md): a campaign on 2 real fio servers in network
+namespaces bundled, verified and imported into another results folder, where `show` and the
+report give the same per-host and total figures as the original."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import main_cli, needs_fio
+from tests.netns import TestHosts, needs_netns, running_hosts
+
+pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.serial, *needs_netns]
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
+    with running_hosts(2, tmp_path_factory.mktemp("hosts"), port=8901) as test_hosts:
+        yield test_hosts
+
+
+def _plan(tmp_path: Path, hosts: TestHosts) -> Path:
+    declared = "".join(
+        f"  - {{name: {h.name}, address: {h.address}, port: {h.port}, "
+        f"targets: [{{path: t-{h.name}.dat, size: 16m}}]}}\n"
+        for h in hosts.hosts
+    )
+    names = [h.name for h in hosts.hosts]
+    path = tmp_path / "plan.yaml"
+    path.write_text(
+        "name: hostsbundle\n"
+        f"hosts:\n{declared}"
+        f"host_sets: [[{names[0]}], [{', '.join(names)}]]\n"
+        "timing: {ramp: 0s, duration: 2s}\n"
+        "load: {workers: [1], iodepth: [1]}\n"
+        "workloads:\n"
+        "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync, rate_iops: 2000}\n"
+    )
+    return path
+
+
+def _same(results: Path, text: str) -> str:
+    escaped = str(results).replace("_", "\\_")  # as Markdown writes it
+    return text.replace(str(results), "RESULTS").replace(escaped, "RESULTS")
+
+
+def test_a_many_host_run_imported_from_its_bundle_reads_the_same(
+    tmp_path: Path, hosts: TestHosts
+) -> None:
+    results, other, bundle = tmp_path / "res", tmp_path / "elsewhere", tmp_path / "b.zip"
+    done = main_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    made = main_cli("bundle", "latest", "--results", str(results), "-o", str(bundle))
+    assert made.returncode == 0, made.stderr
+    with zipfile.ZipFile(bundle) as z:  # each host's job file and fio's output came along
+        names = z.namelist()
+    for h in hosts.hosts:
+        assert any(n.endswith(f"point-{h.name}.fio") for n in names), names
+    assert main_cli("bundle", "verify", str(bundle)).returncode == 0
+    imported = main_cli("import", str(bundle), "--results", str(other))
+    assert imported.returncode == 0 and "2 point(s)" in imported.stdout, imported.stderr
+    for args in (["show", "latest", "--format", "csv"], ["show", "latest", "--format", "json"]):
+        there = main_cli(*args, "--results", str(results))
+        here = main_cli(*args, "--results", str(other))
+        assert here.returncode == there.returncode == 0, here.stderr
+        assert _same(other, here.stdout) == _same(results, there.stdout), args
+    for name, folder in (("a.md", results), ("b.md", other)):
+        done = main_cli("report", "latest", "--results", str(folder), "-o", str(tmp_path / name))
+        assert done.returncode == 0, done.stderr
+    a, b = ((tmp_path / n).read_text() for n in ("a.md", "b.md"))
+    assert "h2" in a or "2 hosts" in a
+    assert _same(other, b) == _same(results, a)
