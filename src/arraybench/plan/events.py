@@ -17,6 +17,20 @@ from pydantic import BeforeValidator, Field, StringConstraints, field_validator,
 from arraybench.plan.types import Bool, Fraction, PositiveInt, Seconds, Size, Strict, Wait
 from arraybench.userregex import compile_user_regex
 
+# the documented example, every form once: docs/plan.md's examples are read from it
+EXAMPLE = """\
+events:
+  - {at: 30s, duration: 20s, label: path A slow,
+     throttle: {device: /dev/sdc, read_iops: 200, write_iops: 200}}
+  - {when: steady, prompt: {text: "Pull the FC cable of controller A",
+     revert_text: "Plug it back", assume_after: 10s}, duration: 60s}
+  - {at: 10s, run: [systemctl, stop, iscsid]}            # short form of run: {argv: [...]}
+  - {at: 10s, run: {argv: [/usr/local/bin/fail-a], timeout: 30s, revert: [/usr/local/bin/heal-a]}}
+  - {at: 5s, duration: 10s, netem: {interface: eth1, delay: 5ms, jitter: 1ms, loss: 0.5}}
+  - {at: 5s, duration: 3s, signal: {process: '^iscsid$'}}   # SIGSTOP, SIGCONT at revert
+  - {at: 20s, duration: 30s, scsi_offline: /dev/sdc}       # short form of {device: ...}
+"""
+
 EventKind = Literal["prompt", "run", "throttle", "netem", "signal", "scsi_offline"]
 EVENT_KINDS: tuple[EventKind, ...] = (
     "prompt",
