@@ -1,12 +1,15 @@
 """Every output format states, for each part of the report model, whether it renders it or
 leaves it out on purpose and why (report/render/formats.py); a part added to `ReportModel`
 fails here until every format has said which. A "renders" claim is checked: one model with a
-unique marker in every part is written in each format and each claimed marker looked for."""
+unique marker in every part is written in each format (the PDF printed by Chromium, read by
+pdftotext) and each claimed marker looked for."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
+from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
 from arraybench.report.render.formats import REGISTRY, OutputFormat
 
@@ -84,7 +88,11 @@ def marked_model(chart_dir: Path) -> ReportModel:
 
 
 def output_text(path: Path) -> str:
-    """The text a reader can find in a written report: an xlsx's every sheet and chart."""
+    """The text a reader can find in a written report: an xlsx's every sheet and chart, a
+    PDF's text (pdftotext)."""
+    if path.suffix == ".pdf":
+        return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
+                              text=True, check=True, timeout=60).stdout  # fmt: skip
     if path.suffix != ".xlsx":
         return path.read_text(encoding="utf-8")
     with zipfile.ZipFile(path) as book:
@@ -106,7 +114,17 @@ def test_each_format_says_of_every_part_whether_it_renders_it(fmt: OutputFormat)
     assert all(len(why) > 10 for why in fmt.skips.values()), "a skip without its reason"
 
 
-@pytest.mark.parametrize("fmt", [f for f in REGISTRY if not f.printed], ids=lambda f: f.name)
+PRINTING = shutil.which("pdftotext") is not None and (
+    shutil.which("chromium") is not None or Path(printout.CHROMIUM).exists()
+)
+SEARCHED = [  # a PNG holds no text to search: it prints what the PDF prints
+    pytest.param(f, marks=pytest.mark.skipif(not PRINTING, reason="no chromium or pdftotext"))
+    if f.printed else f
+    for f in REGISTRY if f.name != "png"
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", SEARCHED, ids=lambda f: f.name)
 def test_what_a_format_says_it_renders_is_in_its_output(fmt: OutputFormat, tmp_path: Path) -> None:
     model = marked_model(tmp_path)
     text = output_text(write_report(model, tmp_path / f"r{fmt.extensions[0]}", fmt.name))
