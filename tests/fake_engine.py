@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arraybench.engines import registry
-from arraybench.engines.base import EngineFacts, RunOutcome, RunSpec
+from arraybench.engines.base import Capabilities, EngineFacts, RunOutcome, RunSpec
 from arraybench.engines.measurement import DirStats, FioDocument, Measurement
 from arraybench.errors import FioRunError
 from arraybench.plan.expand import Point
@@ -99,6 +99,7 @@ def _stats(d: Direction | None, bs: int, seconds: float, jobs: int) -> DirStats:
 class FakeEngine:
     name = NAME
     job_name = "point.fake"
+    capabilities = Capabilities()  # a plain engine: local points only
 
     def __init__(self) -> None:
         self.runs: list[str] = []  # the labels run, in order (a test may look)

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from arraybench.engines import registry
+from arraybench.engines.base import Capabilities
 from arraybench.finding_kinds import CURVE, PRECONDITION, PURGE, WARMUP
 from arraybench.store.db import Store
 from tests.conftest import main_cli, small_plan
-from tests.fake_engine import PARALLEL, PLAN_LINES, VERSION, model
+from tests.fake_engine import PARALLEL, PLAN_LINES, VERSION, FakeEngine, model
 
 pytestmark = pytest.mark.usefixtures("fake_engine")
 
@@ -126,3 +127,20 @@ def test_conditioning_and_a_logged_warm_up_go_through_the_engine(tmp_path: Path)
     assert warm["seconds"] == 2 and len(warm["samples"]) == 2  # the ramp's two seconds
     [point] = store.points(run.id)
     assert (Path(point.folder) / "warmup" / "point.fake").exists()
+
+
+class _MetadataOnly(FakeEngine):
+    capabilities = Capabilities(grid=False)  # like mdtest: no grid of points
+
+
+def test_run_asks_what_an_engine_declares_not_its_name(tmp_path: Path) -> None:
+    """An engine declaring no grid is refused for the grid's points whatever its name."""
+    registry.register("gridless", _MetadataOnly)
+    try:
+        plan = _plan(tmp_path)
+        plan.write_text(plan.read_text().replace("engine: fake", "engine: gridless"))
+        done = main_cli("plan", "check", str(plan), "--results", str(tmp_path / "r"))
+    finally:
+        registry.unregister("gridless")
+    assert done.returncode == 2, done.stdout
+    assert "engine: 'gridless' runs only the metadata test" in done.stderr

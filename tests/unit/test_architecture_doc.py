@@ -8,6 +8,7 @@ on the same line (`integrity/writer.py`, `journal.py`), else in the folder a hea
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -152,3 +153,68 @@ def test_the_check_catches_a_renamed_module():
     assert misnamed(doc) == []
     doc = "`run/point/pipeline.py` `run_point`, `run/fleet.py` `Fleet.go`, `run/nothing.py` `x`"
     assert misnamed(doc) == ["`run/fleet.py` `Fleet.go`: no go", "`run/nothing.py` `x`: no x"]
+
+
+BARE_PATH = re.compile(r"(?<![\w/.`-])((?:[\w-]+/)+[\w.-]+\.(?:py|md))(?![\w/])")
+
+
+def _docstring_path(text: str, module: Path, pkgs: set[str]) -> Path | None:
+    """Where a path a module's docstring names is: beside the module or in a package above
+    it (`render/text.py` in report/), else from the top (`engines/fio/results.py`, `docs/x.md`);
+    None for what names no file of ours (`points/NNN-key/point.fio`, a run's `warmup/`)."""
+    text = text.rstrip(".,;:")
+    if not PATHLIKE.match(text) or "/" not in text.rstrip("/"):
+        return None if not text.endswith(".py") else resolve(text, pkgs, module.parent)
+    first = text.split("/", 1)[0]
+    if first in ROOT_FOLDERS or text.endswith(".md"):
+        return ROOT / text
+    if not text.endswith(".py") and first not in pkgs:
+        return None
+    for folder in [module.parent, *module.parent.parents]:
+        if (folder / text).exists() or folder == PACKAGE:
+            return folder / text
+    return PACKAGE / text
+
+
+def docstring_paths(source: str, module: Path) -> dict[str, Path]:
+    """Each path a module's docstring names (in backticks, or a bare `x/y.py` or `docs/x.md`)
+    -> where it resolves."""
+    doc = ast.get_docstring(ast.parse(source)) or ""
+    spans = set(SPAN.findall(doc)) | set(BARE_PATH.findall(doc))
+    pkgs, found = packages(), {}
+    for span in spans:
+        path = _docstring_path(span, module, pkgs)
+        if path is not None:
+            found[span] = path
+    return found
+
+
+def test_every_path_a_module_docstring_names_exists():
+    """A module's docstring that points to a moved or renamed file fails here."""
+    missing = []
+    for module in sorted(PACKAGE.rglob("*.py")):
+        for span, path in docstring_paths(module.read_text(), module).items():
+            if not path.exists():
+                missing.append(f"{module.relative_to(PACKAGE)}: {span}")
+    assert not missing, "module docstrings name missing files:\n" + "\n".join(missing)
+
+
+def test_the_docstring_check_resolves_beside_the_module_and_from_the_top():
+    show = PACKAGE / "report" / "show.py"
+    source = '"""`render/text.py`, `report/seedfigures.py`, docs/engines.md, `warmup/`."""'
+    found = docstring_paths(source, show)
+    assert found["render/text.py"] == PACKAGE / "report" / "render" / "text.py"
+    assert not found["report/seedfigures.py"].exists() and "warmup/" not in found
+    assert found["docs/engines.md"] == ROOT / "docs" / "engines.md"
+
+
+MAX_DOCSTRING_LINES = 15  # the why at length goes to docs/
+
+
+def test_no_module_docstring_is_an_essay():
+    long = []
+    for module in sorted(PACKAGE.rglob("*.py")):
+        doc = ast.get_docstring(ast.parse(module.read_text()), clean=False) or ""
+        if len(doc.strip().splitlines()) > MAX_DOCSTRING_LINES:
+            long.append(f"{module.relative_to(PACKAGE)} ({len(doc.strip().splitlines())} lines)")
+    assert not long, f"module docstrings over {MAX_DOCSTRING_LINES} lines: " + ", ".join(long)

@@ -44,3 +44,54 @@ def test_run_and_targets_reach_fio_only_where_it_is_fio_by_design() -> None:
 
 def test_the_list_names_no_module_that_no_longer_imports_fio() -> None:
     assert set(FIO_BY_DESIGN) <= _fio_importers("run"), "shorten FIO_BY_DESIGN"
+
+
+def _names_tested(source: str, engines: set[str]) -> list[int]:
+    """The lines of `source` that compare with an engine's name: a registered name as a
+    literal (alone or in a tuple) or the registry's default (`registry.DEFAULT`)."""
+
+    def names_one(node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in engines
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return any(names_one(e) for e in node.elts)
+        return (
+            isinstance(node, ast.Attribute)
+            and node.attr == "DEFAULT"
+            and (
+                isinstance(node.value, ast.Name) and node.value.id in ("registry", "engine_choice")
+            )
+        )
+
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Compare)
+            and any(names_one(n) for n in [node.left, *node.comparators])]  # fmt: skip
+
+
+def test_run_asks_an_engine_what_it_can_never_its_name() -> None:
+    """`run/` decides by `Engine.capabilities` (docs/engines.md), not by which engine it is."""
+    from arraybench.engines import registry
+
+    engines = set(registry.names())
+    found = [f"{path.relative_to(SRC)}:{line}" for path in sorted((SRC / "run").rglob("*.py"))
+             for line in _names_tested(path.read_text(), engines)]  # fmt: skip
+    assert not found, found
+
+
+def test_the_name_check_sees_the_forms_it_forbids() -> None:
+    engines = {"fio", "mdtest"}
+    code = ("if plan.engine != registry.DEFAULT: pass\nif facts.name == 'fio': pass\n"
+            "x = engine in ('mdtest', 'other')\nif plan.engine == other: pass\n")  # fmt: skip
+    assert _names_tested(code, engines) == [1, 2, 3]
+
+
+def test_every_engine_declares_its_capabilities() -> None:
+    from arraybench.engines import registry
+    from arraybench.engines.base import Capabilities
+    from tests.fake_engine import FakeEngine
+
+    engines = [registry.engine_for(name) for name in registry.names()] + [FakeEngine()]
+    assert all(isinstance(e.capabilities, Capabilities) for e in engines)
+    by_name = {e.name: e.capabilities for e in engines}
+    assert by_name["fio"].many_hosts and not by_name["mdtest"].grid
+    assert by_name["fake"] == Capabilities()  # a plain engine: what the defaults mean

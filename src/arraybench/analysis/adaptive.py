@@ -12,54 +12,7 @@ The search only ever proposes levels of the plan's own ladder, so its points are
 points of the exhaustive sweep and "within one ladder step" has a meaning. Its figures are the
 definitions of `arraybench.analysis.curves` applied to the points it measured.
 
-Strategy:
-
-1. **Scan** upwards from the lowest level, skipping ladder steps: the stride (in ladder
-   positions) starts at `first_stride` (2), doubles (up to `max_stride`) while the top step
-   scales near-linearly (see `_health`), and falls back to 2 otherwise. The scan ends when
-   throughput gained less than `flat_pct` (or fell) on the two top measured steps while
-   latency rose on both (the stop rule; a step smaller than a doubling of the level gets a
-   proportionally smaller allowance), at the top of the ladder, at the `max_points` cap,
-   or, with `stop_at_bound`, at the first level whose latency is over the bound.
-2. **Refine**: take the figures curves.py gives on the measured points (optimal point,
-   maximum, latency-bounded point) and bisect the gaps around each of them until its
-   measured neighbours are close enough. Brackets the scan has already passed (a figure
-   below the top measured level, a crossed latency bound) are refined before the scan goes
-   on: their points count for the stop rule too, which often ends the series sooner.
-
-   - optimal point: neighbours at most `knee_steps + 1` ladder positions away. Write
-     m_i = ln(T_i / T_{i-1}) - ln(lat_i / lat_{i-1}) for the step into ladder level i. If
-     latency never falls, curves.py's step test passes on two measured levels iff the sum
-     of the m_i between them is > 0. The optimal point is the end of the healthy range
-     (the last level before the first failing step, docs/headline.md); so on a curve with
-     one knee (m_i > 0 up to some level, <= 0 above it) the default `knee_steps=0`, which
-     measures both ladder neighbours of the estimate, gives exactly the exhaustive sweep's
-     optimal point, and `knee_steps=1` (gaps of 2 accepted) gives it within one ladder
-     step. A noise-made failing step below the estimate, inside a gap a stride passed
-     over, is not seen: on fine ladders with noise the sweep's range may end earlier.
-   - maximum: both ladder neighbours measured (`max_tol_pct=0`, exact on unimodal curves),
-     or, with `max_tol_pct > 0`, a gap is accepted when concavity of throughput against
-     the level (diminishing returns) bounds what an unmeasured level inside it could add
-     to under that many %.
-   - latency-bounded point (with a bound): the last level within the bound and the first
-     one over it are ladder neighbours, and the bounded point's lower neighbour is measured.
-
-   Refinement never goes above the highest scanned level: the stop rule decides how far
-   the series goes. On a curve that keeps creeping up after the stop (saturation
-   approached asymptotically) the maximum is the maximum up to the stop, short of the
-   exhaustive one by what the levels above add; a curve that plateaus and then rises again
-   (two knees) can be stopped on the plateau.
-
-Noise: `record` may give each level the 95 % half-width (in %) of its throughput (from its
-1-second samples, or its repeats). Two levels whose intervals overlap are within noise of each
-other: a step between them counts as flat for the stop rule (a gain inside the noise is no
-gain), and the gap between the optimal point or the maximum and a neighbour within noise of
-it is not refined (no level in between could be told apart from them); the reason says so,
-and `confidence()` says how sure the named optimal point is. Without a spread nothing changes.
-
-Resuming: feeding the stored points back with `record` in their original order reproduces
-the same decisions (the engine is deterministic).
-"""
+More: docs/internals.md, `analysis/adaptive.py`."""
 
 from __future__ import annotations
 

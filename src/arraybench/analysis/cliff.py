@@ -1,29 +1,6 @@
 """Write cliff in a throughput time series (HUS VM "Write Cliff" test, SNIA write saturation).
 
-A **cliff** is a sustained drop. With `w` = `min_duration_s` and the sample at time t:
-
-- level before: the median of the samples in the lookback window [t - lookback_s, t)
-  (default lookback 10 x `min_duration_s`; at least one sample);
-- the cliff threshold is (1 - `drop`) x level before; the sample at t is below it, and the
-  median of the samples in the window [t, t + w) (which must be fully covered by data) is
-  below it;
-- the **low phase** runs from t until the level is back above the threshold for good: the
-  first window [u, u + w) whose median is >= the threshold ends it at its first sample
-  >= the threshold; it must last at least `w` (so a stall of two 1 s samples is no cliff
-  with w = 3 s). The first t that passes all this is the cliff; `time_s` = t, the
-  timestamp of the first low sample (fio stamps the END of each averaging interval).
-- `level_after` is the median of the low phase (the post-drop low plateau), `level_min` its
-  lowest sample;
-- **recovery**: after the low phase, the first window [u, u + w) whose median is
-  >= 80 % of level before; `recovery_time_s` is its first sample >= 80 % (an absolute
-  timestamp like `time_s`; the outage lasted recovery_time_s - time_s), and
-  `level_recovered` is the median from there until the level leaves that band again
-  (or the series ends).
-
-Windows are in time, not sample counts: a sample belongs to [t, t + w) when it lies less
-than w - dt/2 after t, with dt the median sample spacing, so 1 ms timestamp jitter in fio
-logs (9001 ms instead of 9000 ms) does not change the sample count.
-"""
+More: docs/internals.md, `analysis/cliff.py`."""
 
 from __future__ import annotations
 

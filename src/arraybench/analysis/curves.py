@@ -1,27 +1,6 @@
 """Figures of one series (one curve: throughput and latency across load levels).
 
-The rules are stated once, in docs/headline.md; pinned in tests/unit/test_curves.py and
-tests/unit/test_headline.py. In short:
-
-- **Optimal point** (In&Out's "Optimalwert"): the end of the healthy range, walking up from
-  the lowest level. A step to the next level extends the range while its relative throughput
-  gain over the range's last level, (T - T_end) / T_end, is > 0 and larger than its relative
-  mean-latency rise, (L - L_end) / L_end; the FIRST step that fails ends the range, whatever
-  comes after it (a curve that rises, collapses and recovers has its optimal point before
-  the collapse). Noise: a step whose two levels' 95 % throughput intervals overlap
-  (analysis.noise.differ, both levels with a spread) neither ends nor extends the range: the
-  level after it is compared with the range's last level again. Points without a mean
-  latency (or <= 0) or without throughput (<= 0) take no part: the walk starts at the first
-  usable level (with none, the optimal point is the first level).
-- **Maximum**: the highest throughput; on a tie the lower level.
-- **Minimum latency**: the lowest mean latency; on a tie the lower level.
-- **Latency-bounded throughput**: the highest throughput among the points whose chosen
-  latency statistic ("mean" or "p99") is <= the bound; None if no point qualifies.
-
-Which points take part (validity flags) is analysis/headline.py's business, not this module's.
-All functions accept the points in any order and sort them by level. They never mutate
-their input and never raise on missing latencies; an empty input gives None.
-"""
+More: docs/internals.md, `analysis/curves.py`."""
 
 from __future__ import annotations
 

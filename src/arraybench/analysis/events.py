@@ -1,47 +1,7 @@
 """The impact of an event (a path failure, a throttle, a controller reboot) on a point's
 1-second throughput and latency.
 
-Sample convention (store.records.Sample, fio 1-second logs): the sample stamped `t` is the rate
-over the second that ENDS at t, i.e. the interval (t - 1, t]. For an event that starts at S
-and is reverted at E (Unix seconds, EventRecord times):
-
-- **baseline**: the mean throughput of the samples stamped in
-  (S - baseline_window_s - slack, S - slack], slack = `stamp_slack_s` (0.5): fio's windows
-  are not aligned to whole seconds and the stamp is the window's end ROUNDED to the second,
-  so a sample stamped t may end up to 0.5 s after t; the slack keeps every baseline sample
-  entirely before the event (else a partly throttled second lowers the baseline);
-- **during**: the samples whose interval overlaps (S, E) (to the end of the series when the
-  event is never reverted); **low** is the lowest of them, **dip %** = (1 - low / baseline)
-  x 100 (0 when nothing fell), **max latency** the highest per-second mean latency among
-  them (read or write, µs);
-- **band**: the larger of `recover_pct` and the baseline's own spread, how far its seconds
-  went from their mean either way, max(baseline - lowest, highest - baseline) / baseline
-  x 100, capped at MAX_BAND_PCT. Why the extreme seconds and not the standard deviation:
-  the test below compares single seconds with the band's edges, and the extreme seconds
-  are exactly how far from its mean this load already went with no event at all (a loop
-  device swings 30k-130k IOPS from second to second: a fixed 5 % band never saw a
-  recovery); it needs no assumption about the distribution and is stated in the same words
-  in the report. The cap keeps a baseline with a stall in it from calling half the
-  throughput "recovered";
-- **recovered**: throughput is back when a sample is within the band on BOTH sides,
-  (1 - band / 100) x baseline <= v <= (1 + band / 100) x baseline, and so is the mean of
-  the `hold_s` samples from it (consecutive seconds, all present: one lucky second is no
-  recovery). Both sides, because a load that lost seconds may catch up after them: fio
-  with a rate limit issues the I/Os it owes (2.5 x the rate for 8 s after a stall was
-  seen), and a burst above the band is the storage still not back to its steady state,
-  not a recovery. The recovery time is the START of that sample's interval (t - 1), so the
-  resolution is one second (and stamps rounded to the second add up to 0.5 s either way):
-  * `recovery_after_revert_s`: from E to the first recovered sample ending after E
-    (None when the event was not reverted or throughput never came back);
-  * `recovery_after_start_s`: from S to the first recovered sample after the first sample
-    that left the band (0 when none left it: no outage; it can come before E when the
-    load fails over while the event still lasts);
-- **overshoot**: from the first second out of the band to the recovery that counts (after
-  the revert for a reverted event, else after the start; to the end of the series when it
-  never came back), the highest second: `overshoot_pct` = (highest / baseline - 1) x 100
-  (0 when none rose above the baseline or nothing left the band), `overshoot_seconds` how
-  many of those seconds were above the band's top.
-"""
+More: docs/internals.md, `analysis/events.py`."""
 
 from __future__ import annotations
 

@@ -12,10 +12,7 @@ all of its seconds.
 `run_start_second` finds t0 from the base load's first log sample. fio's JSON `timestamp`
 (fio 3.33) is taken when the report is written, i.e. at the END of the run, so it is not t0.
 
-Per window: IOPS and MB/s are the mean of the seconds with a sample (0 when there is none:
-the load did not run); mean latency is weighted by each second's IOPS; p99 (completion
-latency) comes from the base load's 1-second histogram logs merged over the window.
-"""
+More: docs/internals.md, `analysis/interference.py`."""
 
 from __future__ import annotations
 

@@ -6,18 +6,7 @@ faster than a read of stored data. The array templates read the backend region o
 before (or without) writing it, so their read figures may be the metadata's. A file target is
 laid out with data when it is created (targets/prepare.py), so only block devices are judged.
 
-Pure: the writes of the run's earlier points (their region and bytes per target) in, the share
-of the read region that none of them is expected to have written out. The model, per write:
-
-- its region is [0, size) of the target (the backend region: the whole target; the frontend
-  region: its first `frontend_blocks` blocks), so it covers min(read, write) / read of the
-  read region, evenly;
-- a sequential write of d times its region's size covers min(d, 1) of it; a random write
-  covers 1 - e^-d of it (uniform offsets, with repeats: Poisson);
-- writes are independent: the unwritten share is the product of (1 - each one's coverage).
-
-Preconditioning (SNIA, `precondition:`) writes every block: nothing is left unwritten.
-"""
+More: docs/internals.md, `analysis/written.py`."""
 
 from __future__ import annotations
 

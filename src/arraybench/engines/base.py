@@ -38,6 +38,18 @@ class EngineFacts:
 
 
 @dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do besides running one point's job on local targets: `run/` asks
+    these, never an engine's name (docs/engines.md). The defaults are a plain engine's."""
+
+    grid: bool = True  # runs the plan's points (mdtest: only the metadata test)
+    many_hosts: bool = False  # `hosts:`, one point's job across machines (client/server)
+    kind_jobs: bool = False  # the interference and metadata tests' job files are in its syntax
+    data_sample: bool = False  # writes the `data:` sample measured before the first point
+    version_features: bool = False  # the plan's options checked against the tool's version
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """How one job runs: its label in messages, its watchdog, and the hooks around it."""
 
@@ -58,6 +70,7 @@ class RunOutcome:
 class Engine(Protocol):
     name: str  # the plan's `engine:` value
     job_name: str  # the job file in a point's folder (`point.fio`): the one to re-run by hand
+    capabilities: Capabilities  # what `run/` may ask of it beyond a local point
 
     def check(self) -> EngineFacts:
         """The tool found and answering; FioMissingError (one line, exit 2) when not."""

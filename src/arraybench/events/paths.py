@@ -6,18 +6,7 @@ block device -> itself; a stacked device (dm, md) -> down through /sys/block/X/s
 disks at the bottom. Multipath maps are read with `dmsetup status` and `dmsetup table` (the
 kernel's own view; the `multipathd` checker state is not consulted).
 
-The multipath status line the kernel writes (drivers/md/dm-mpath.c, STATUSTYPE_INFO):
-
-    <start> <length> multipath <#feature args> <feature args...> <#handler args> <args...>
-      <#groups> <next group>
-      then per group: <state A|E|D> <#selector args> <args...> <#paths> <#per-path args>
-        then per path: <major:minor> <A|F> <fail count> <per-path args...>
-
-and the table line (STATUSTYPE_TABLE): the same header with the feature words
-(`queue_if_no_path` ...) and the handler name, then per group
-`<selector> <#selector args> <args...> <#paths> <#per-path args>` and per path
-`<major:minor> <per-path args...>`.
-"""
+More: docs/internals.md, `events/paths.py`."""
 
 from __future__ import annotations
 

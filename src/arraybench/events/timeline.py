@@ -8,20 +8,7 @@ with timeline.running(t0):          # t0: the point's start, Unix seconds
 records = timeline.records()
 ```
 
-* An `at` event is due at t0 + at; a `when: steady` event as soon as `steady()` returns True
-  (polled). Due events start in time order. `run` commands run in threads of their own (a
-  slow command delays no other event); an interactive prompt delays the events due after it
-  until the operator confirms (the records show it).
-* With a `duration` the event is reverted that long after it started; every event still
-  applied is reverted by `stop()`, which always runs: on leaving `running()` (normally, on
-  KeyboardInterrupt, on any exception) and on SIGTERM while running (the handler reverts, then
-  hands the signal to the handler that was installed before, or to the default action).
-* Failures never raise into the load: a failed apply, a failed or timed-out command, a revert
-  that went wrong are all records with outcome "failed" or "timeout".
-* Prompts: interactive runs call `confirm(text)` (it blocks until the operator confirms) and
-  take the confirmation time as the event time; non-interactive runs take the time from the
-  plan (the trigger + `assume_after`) and say so ("assumed (non-interactive)").
-"""
+More: docs/internals.md, `events/timeline.py`."""
 
 from __future__ import annotations
 

@@ -8,16 +8,7 @@ finally:
     problems = tuning.restore()                      # normal end, Ctrl-C, SIGTERM (-> exception)
 ```
 
-The journal (`host-tuning.journal` in the run's folder, JSON lines, fsync'ed) holds every
-change before sysfs is written, and a `restored` line after each one is undone. A controller
-killed with SIGKILL leaves changes without their `restored` line: `arraybench revert` finds
-them under the results directory (`pending_journals`) and writes the originals back.
-
-Side effects are journaled too: a new scheduler resets nr_requests, a new max_sectors_kb can
-raise read_ahead_kb, so their originals are recorded (and restored) with the change that
-moves them. Restoring writes in the order of applying (scheduler first) and reads every value
-back; a value a later write moved is written again.
-"""
+More: docs/internals.md, `events/tuning.py`."""
 
 from __future__ import annotations
 

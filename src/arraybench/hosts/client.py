@@ -1,41 +1,6 @@
 """One point on many hosts: a single ``fio --client`` run, per-host results and totals.
 
-How fio 3.33 behaves, as measured with real servers in network namespaces:
-
-* Synchronised start: ``fio --client=h1,p1 job --client=h2,p2 job ...`` connects to every
-  server, sends each the job, then sends RUN to each in turn (microseconds apart); each server
-  then starts on its own, about 1.3 s after the command, and not together: each server's
-  backend polls its freshly forked jobs for "initialised" every 100 ms (backend.c
-  run_threads), so hosts started 0-105 ms apart (measured with 2-3 namespace hosts). So
-  arraybench gates the start instead (``jobfile.start_gate``): every job's exec_prerun, which
-  fio runs after the job's set-up and right before its clock starts, sleeps until one
-  wall-clock instant (``Plan.start_lead`` after the command, moved to each host's clock by its
-  measured offset). Measured the same way: first to last host 1.2-1.3 ms, each host 0.5-2 ms
-  after the instant, on a loaded 2-core machine; the measure's resolution is 1 ms (fio's log
-  stamps are whole ms).
-* Output: one JSON document on the client, ``client_stats`` = every job of every host (each
-  with ``hostname`` = the address given to ``--client`` and ``port``) plus, with more than one
-  host, a last "All clients" entry summing every group of every host (not used here). No
-  per-host ``timestamp_ms`` and no ``job_start`` (fio >= 3.36): a host's start time is read
-  from its interval logs (see ``host_starts``).
-* Interval logs: the servers send their logs to the client, which writes them in ITS working
-  directory as ``<log name>.<host address>`` (e.g. ``point_iops.1.log.10.0.0.2``); nothing is
-  written on the servers. They are moved to ``folder/<host name>/<log name>``. Two servers on
-  one address (different ports) would overwrite each other's logs, so that is refused; so is
-  ``per_job_logs=0`` in effect (all jobs of a host would write one file name, the last wins).
-* Options given AFTER a ``--client`` are forwarded to the servers (a server then opens
-  ``--output`` in its own directory): the output options are put before the first ``--client``.
-* A server killed mid-point: the client prints ``client: host=ADDR disconnected`` (into the
-  ``--output`` file, before the JSON), carries on with the others, writes the JSON with the
-  survivors only and exits 1.
-* A server that hangs or loses its network: the client waits. fio drops a host only after
-  about 7 missed ETA answers of 5 s each (~40 s; never with ``--eta=never``, so ETA stays on),
-  and it writes its JSON only at the very end. The watchdog here therefore escalates: SIGINT
-  (fio asks every server to stop and report), then, after ``grace_s``, it destroys the client's
-  TCP connections to the hosts that still hold it (``ss -K``, root), which fio treats as a
-  disconnect and finishes with the other hosts' results; SIGKILL only as a last resort, when
-  no JSON can be had and only the interval logs already received remain.
-"""
+More: docs/internals.md, `hosts/client.py`."""
 
 from __future__ import annotations
 

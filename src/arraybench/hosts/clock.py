@@ -9,22 +9,7 @@ over ~15 ms so their log stamps fall on different millisecond phases) and logs e
 completion time (server clock, ms) and total latency (ns) in a per-I/O lat log. The controller
 stamps every message when it arrives and just before it echoes it.
 
-For message i, with S = logged stamp, L = latency, R = arrival and R' = echo time at the
-controller, and theta = server clock - controller clock:
-
-* the message left the server no earlier than its issue, S - L (issue = completion - L), and
-  arrived by R, so ``theta >= S - L - R``;
-* the echo left the controller after R' and came back by the completion, which is before
-  S + 2 ms (fio truncates both its epoch and the elapsed time to whole ms), so
-  ``theta <= S + 2 ms - R'``.
-
-The intersection over all messages is the answer: offset = its middle, uncertainty = half its
-width, about half the round trip plus fio's 1-ms stamp resolution (about +-0.5 ms on one
-machine). The same bias lies in every fio log stamp, so finer would not help the alignment.
-
-Needs the host to reach the controller on a TCP port (the controller's address on the route to
-the host, a free port, bound to that address only). When it cannot, the check says so.
-"""
+More: docs/internals.md, `hosts/clock.py`."""
 
 from __future__ import annotations
 

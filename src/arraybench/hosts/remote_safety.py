@@ -8,17 +8,7 @@ does); its facts come back one per line and are judged here, on the controller:
   partition table) is refused unless allow_destroy lists it;
 * a device that looks unused is written, with a warning, like a local one.
 
-The check fails closed: a block device whose signature check cannot run (no blkid, a blkid
-that is not util-linux's such as busybox's answering "unrecognized option", an exit status
-util-linux's blkid does not give, output without the end marker or with a line we do not
-know) is "uncheckable", refused for writing like a signature. "Could not look" never reads as
-"nothing there".
-
-Without SSH nothing can be looked at (fio's own protocol cannot inspect a file without
-risking it), and any path may be a device or a link to one (``//dev/sdb``, ``/srv/../dev/sdb``,
-``/srv/disk`` -> ``/dev/sdb``): every target such a host writes needs allow_destroy to list it
-(compared after normalising both spellings, ``normal_path``), whatever it looks like.
-"""
+More: docs/internals.md, `hosts/remote_safety.py`."""
 
 from __future__ import annotations
 

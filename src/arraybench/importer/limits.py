@@ -6,7 +6,7 @@ compute with it: not finite (NaN, inf), beyond MAX_FIGURE (10^18: an integer col
 SQLite ends at 2^63, about 9.2 x 10^18, and sums over a point's jobs must stay inside it),
 a time stamp outside years 1970-9999, a duration that no date arithmetic can take, or a
 load level (jobs, iodepth, devices, hosts) beyond MAX_LEVEL. Inside those bounds a figure
-that no run can produce is still imported and marked (fio/plausible.py): an archive may
+that no run can produce is still imported and marked (engines/fio/plausible.py): an archive may
 hold fio's own mistakes, and they are evidence.
 """
 

@@ -1,21 +1,6 @@
 """Checking a region against its journal: was any acknowledged write lost?
 
-The journal is replayed to the latest acknowledged generation of every offset; those blocks are
-read back in offset order (adjacent blocks in one read of up to ``max_batch_bytes``, small gaps
-read over and ignored) and each is classified:
-
-- ok: a valid block of this stream and offset, of the acknowledged generation or newer (newer
-  happens legitimately: a write acknowledged just before a crash whose record was not yet
-  journaled, or a failed write that landed after all);
-- lost: a valid block of this stream and offset with an OLDER generation — the device returned
-  old content for an acknowledged write;
-- corrupt: anything else (zeros, foreign data, bad checksum, a block of another offset or
-  stream, payload not matching its header);
-- unreadable: the read failed (EIO...) or came back short.
-
-A batch read that fails or comes back short is retried block by block, so one bad block does
-not hide its neighbours.
-"""
+More: docs/internals.md, `integrity/check.py`."""
 
 from __future__ import annotations
 

@@ -8,15 +8,7 @@ A journal is a small binary file: a 64-byte header naming the region and the str
     record  <QQQHHI         offset, generation, write time (Unix ns), kind, reserved(0),
                             crc32 of the first 28 bytes seeded with the stream id
 
-Kinds: 1 = acknowledged, 2 = failed (the write returned an error: the block's content is
-undefined from then on until an acknowledged write). Records are appended with one write(2)
-each, so a killed writer leaves whole records; a machine crash can leave a torn tail (a partial
-record, or records whose bytes never reached the disk), which readers skip and count.
-Invalid records followed by valid ones mean the file was damaged and are counted apart.
-
-The header is written to a temporary file, made durable and renamed into place, so a journal
-either has a valid header or does not exist.
-"""
+More: docs/internals.md, `integrity/journal.py`."""
 
 from __future__ import annotations
 

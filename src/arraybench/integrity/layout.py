@@ -1,24 +1,6 @@
 """The self-describing block format written by the integrity writer.
 
-Every block (``block_size`` bytes, a multiple of 512) starts with a 48-byte little-endian
-header and is filled with pseudo-random bytes derived from (stream id, offset, generation):
-
-====== ===== =================================================================
-offset bytes field
-====== ===== =================================================================
-0      8     magic ``b"ABINTEG\\x01"``
-8      4     block size
-12     4     stream id (one per journal: blocks of another run are "foreign")
-16     8     byte offset of the block on the target (detects misdirected writes)
-24     8     generation (increases with every write of the journal's stream)
-32     8     write time, Unix ns, taken just before the write was issued
-40     4     reserved, zero
-44     4     crc32 of the whole block with this field set to zero
-====== ===== =================================================================
-
-The filler is SHAKE-128 of (stream id, offset, generation), so a block can be checked against
-its own header without any other state, and two writes of the same block never look alike.
-"""
+More: docs/internals.md, `integrity/layout.py`."""
 
 from __future__ import annotations
 

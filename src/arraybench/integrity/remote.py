@@ -10,13 +10,7 @@ the device acknowledged: the read-back (``check_over_ssh``) reads it there later
 Every remote word is one argument of the host's Python, quoted with ``shlex`` (the remote
 shell parses one string), never shell text made of plan values.
 
-Lifecycle: ``RemoteWriter.start`` opens an SSH session running the writer with
-``--stop-on-eof`` and waits for its "ready" line (the target at full size, the journal open);
-``stop`` closes the session's stdin, the writer stops cleanly and prints its stats. Whatever
-ends the session instead (the controller killed, Ctrl-C, the connection or the host's sshd
-dying) also ends the writer's stdin, and it stops; its ``--duration`` is a last bound for a
-connection that hangs without closing.
-"""
+More: docs/internals.md, `integrity/remote.py`."""
 
 from __future__ import annotations
 

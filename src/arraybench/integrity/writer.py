@@ -11,10 +11,7 @@ on after a short pause: during a failover the interesting question is whether th
 device *did* acknowledge survive. Configuration errors (EINVAL from misaligned O_DIRECT, a bad
 region) raise IntegrityError instead.
 
-In-process: ``run_writer``. As a subprocess: ``spawn_writer`` / ``stop_writer``, which run
-``python -m arraybench.integrity.writer`` (SIGTERM or SIGINT stop it cleanly; it then writes a
-small JSON of its stats beside the journal; after SIGKILL the stats come from the journal).
-"""
+More: docs/internals.md, `integrity/writer.py`."""
 
 from __future__ import annotations
 

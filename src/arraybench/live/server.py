@@ -1,23 +1,6 @@
 """`run --serve [ADDR:]PORT`: the live page, its JSON and `/metrics`, read-only.
 
-Only GET on four fixed paths (`/`, `/live.json`, `/charts`, `/metrics`); anything else is 404 (other
-methods: 501, from the standard handler). Against clients that send or read slowly, on purpose
-or not (docs/live.md, "Serving"):
-- one loop thread accepts the connections and reads each request's head (its line and headers)
-  without blocking: a client still sending its head holds a socket, not a thread, and is closed
-  when the head is not complete HEAD_TIME_S after it connected, or passes MAX_HEAD bytes; at
-  most MAX_PENDING such clients, one more closes the oldest (a real client's head comes in its
-  first packet, within milliseconds);
-- a complete request is answered by a thread of its own, at most MAX_CLIENTS at once of which
-  SCRAPE_SLOTS are kept for `/metrics` (one more is answered 503 at once); every connection is
-  shut REQUEST_TIME_S after it connected however slowly its client reads (the socket timeout
-  is per read or write, not per request);
-- the `Host:` a request names must be this server's (`allowed_hosts`): a DNS-rebinding page in a
-  browser on this machine, whose requests name the page's own host, reads nothing.
-The handlers only read a copy of the snapshot, taken under the state's lock; the run's thread
-never waits on a client. Loopback unless an address is given; the all-interfaces addresses are
-refused, as for fio's servers (`hosts/address.py`).
-"""
+More: docs/internals.md, `live/server.py`."""
 
 from __future__ import annotations
 

@@ -11,11 +11,7 @@ names the columns (reduction_ratio: the array's data-reduction ratio, x:1);
 `time` and at least one value are required. A time without a zone is read as UTC; `--offset`
 seconds are added to every time (an array clock 2 s behind: `--offset 2`), and stated.
 
-Hostile input (issue 24): only a regular file of at most MAX_CSV_BYTES is read (a FIFO or a
-device is refused, never waited on); a value that is NaN, infinite, negative or above
-MAX_VALUE, or a time outside the years 1970-9999, is refused at FILE:LINE:COLUMN, and an
---offset that is no finite number of seconds (at most a year) too, before anything is stored.
-"""
+More: docs/internals.md, `monitor/arrayside.py`."""
 
 from __future__ import annotations
 

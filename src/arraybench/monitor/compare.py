@@ -1,41 +1,6 @@
 """fio's figures against the kernel's (/proc/diskstats) for the same seconds and devices.
 
-fio counts the I/Os its jobs submit and complete; the kernel counts the requests that reach
-the block device. They legitimately differ when:
-
-* **buffered I/O is served by the page cache** (``direct=0``): cached reads never reach the
-  device, and buffered writes reach it later, in bulk, at writeback - the kernel sees far
-  fewer IOPS than fio (or a burst after the run);
-* **the block layer merges requests**: adjacent sequential I/Os become one request (the
-  merge counters rise), so the kernel sees fewer IOPS for the same MB/s;
-* **the block layer splits requests**: an I/O larger than the device's ``max_sectors_kb``
-  becomes several requests, so the kernel sees more IOPS for the same MB/s;
-* **read-ahead** on buffered sequential reads fetches more bytes than fio asked for;
-* **the device carries other I/O**: a file target shares its filesystem's device with
-  journal and metadata writes and with every other process on it;
-* **a stacked device** (dm, md, multipath) is measured one level above or below the layer
-  fio writes to, with its own merging and splitting.
-
-With direct I/O to a whole block device nobody else uses, both should agree within a few %:
-more than ``threshold`` (10 %) apart is a gap. (A point's means are stored and judged in
-``analysis.kernelcheck`` / ``analysis.validity``, where the job and the target kind are known;
-the lines `compare_point` words here are for callers with only the two series.) Bytes come
-first: MB/s within the threshold and IOPS beyond it is the same bytes in more or fewer requests
-(split or merged by the block layer: a remark, `analysis.validity`); MB/s beyond it is other
-bytes on the device (or the page cache): a real disagreement. Measured here (docs/validity.md):
-1 MiB direct I/O split by a loop device's ``max_sectors_kb`` (64 to 1280) moved 0.98-1.06 x
-fio's bytes in 1.7-17 x its requests; merged 4 KiB sequential reads (iodepth 64 in batches,
-mq-deadline) 0.91-1.07 x in 0.06 x; a 64 KiB sequential write 0.92 x in both (the edges of the
-seconds); a competing ``dd`` writer on the same device 1.15-18.7 x fio's bytes.
-
-Comparisons use the mean over the seconds both sides have. The first and the last of those
-seconds are dropped when at least three remain: fio's windows are phase-shifted from the
-whole seconds the kernel is sampled on (see ``sampler``), which matters where the load starts
-and stops, and where it swings: a gap of the means is flagged only when the median of the
-per-second ratios is as far apart (measured here: merged reads on a shared machine swinging
-from 330 to 98 MB/s within a 5-second point showed 25 % more MB/s in the means, in one
-second; a competing writer shows in every second).
-"""
+More: docs/internals.md, `monitor/compare.py`."""
 
 from __future__ import annotations
 

@@ -3,28 +3,7 @@ device, by the name diskstats uses, is system/blockdev.py's `block_name`).
 
 Line layout (Documentation/admin-guide/iostats.rst): ``major minor name`` then
 
-====  ==========================  ====  ==========================
-  1   reads completed               10  ms doing I/O (io_ticks)
-  2   reads merged                  11  weighted ms doing I/O
-  3   sectors read                  12  discards completed (4.18+)
-  4   ms reading                    13  discards merged (4.18+)
-  5   writes completed              14  sectors discarded (4.18+)
-  6   writes merged                 15  ms discarding (4.18+)
-  7   sectors written               16  flushes completed (5.5+)
-  8   ms writing                    17  ms flushing (5.5+)
-  9   I/Os currently in progress
-====  ==========================  ====  ==========================
-
-so a line has 14 fields before kernel 4.18, 18 from 4.18 and 20 from 5.5. Kernels before
-2.6.25 wrote 7-field partition lines (no timing); no kernel that can run Python 3.11 (its glibc
-needs Linux 3.2+) does, so such lines are skipped. Sectors are always 512 bytes here,
-whatever the device's logical block size. Since 4.18 discards are no longer counted as writes.
-
-The ``ms`` fields are printed as 32-bit unsigned values by the kernel and wrap at 2**32 ms
-(49.7 days of accumulated time: the weighted field wraps after 18 hours at queue depth 64);
-:func:`disk_rates` undoes one wrap. The I/O and sector counters are ``unsigned long``: if one
-goes backwards the device was removed and re-created, and no rate can be computed.
-"""
+More: docs/internals.md, `monitor/diskstats.py`."""
 
 from __future__ import annotations
 

@@ -9,18 +9,7 @@ boundary"). So a row stamped T covers [T - 1000, T) ms, and its phase is the sub
 part of the job's start: fio 3.33 started at ...062.114 writes rows at ...063.114,
 ...064.114. ``arraybench.engines.fio.logs`` files a row under second round(T / 1000).
 
-HostSampler reads /proc/diskstats and /proc/stat just after each whole Unix second and
-stamps the sample with that second: sample ``t`` covers [t - 1, t), also labelled by its end.
-fio's second ``t`` therefore covers a window ending within 0.5 s of ``t``: the two windows
-overlap by at least half a second and by 1 - |phase| in general. Exact alignment would need
-the sampler to follow one fio job's phase, which differs per job and per host; whole seconds
-are the grid every host and every job can share. Over a steady run the offset only moves
-I/O between neighbouring seconds, so means over several seconds agree.
-
-The first sample (from ``start()`` to the next whole second) and the last (from the last
-whole second to ``stop()``) are partial; ``span_s`` says how long each sample really was,
-and rates are per second of that span.
-"""
+More: docs/internals.md, `monitor/sampler.py`."""
 
 from __future__ import annotations
 

@@ -5,28 +5,7 @@ once the load has reached steady state), optionally how long it lasts (`duration
 reverted; without it, it lasts until the point ends) and WHAT happens, as one key naming the
 kind. Every applied event is reverted when the point ends, whatever happened.
 
-```yaml
-events:
-  - {at: 30s, duration: 20s, label: path A slow,
-     throttle: {device: /dev/sdc, read_iops: 200, write_iops: 200}}
-  - {when: steady, prompt: {text: "Pull the FC cable of controller A",
-     revert_text: "Plug it back", assume_after: 10s}, duration: 60s}
-  - {at: 10s, run: [systemctl, stop, iscsid]}            # short form of run: {argv: [...]}
-  - {at: 10s, run: {argv: [/usr/local/bin/fail-a], timeout: 30s, revert: [/usr/local/bin/heal-a]}}
-  - {at: 5s, duration: 10s, netem: {interface: eth1, delay: 5ms, jitter: 1ms, loss: 0.5}}
-  - {at: 5s, duration: 3s, signal: {process: '^iscsid$'}}   # SIGSTOP, SIGCONT at revert
-  - {at: 20s, duration: 30s, scsi_offline: /dev/sdc}       # short form of {device: ...}
-```
-
-On a plan with `hosts:`, `throttle`, `netem`, `signal`, `scsi_offline` and `run` act on the
-hosts of each point over SSH (`host: h2`, or `hosts: [h1, h2]`; default: every host of the
-point); `prompt`, and `run` without `host`/`hosts`, happen on the controller:
-
-```yaml
-  - {at: 4s, duration: 3s, host: h2, throttle: {device: /dev/sdb, read_iops: 200}}
-  - {at: 4s, duration: 3s, hosts: [h0, h1], signal: {load: true}}   # freeze the fio jobs
-```
-"""
+More: docs/internals.md, `plan/events.py`."""
 
 from __future__ import annotations
 
@@ -37,6 +16,20 @@ from pydantic import BeforeValidator, Field, StringConstraints, field_validator,
 
 from arraybench.plan.types import Bool, Fraction, PositiveInt, Seconds, Size, Strict, Wait
 from arraybench.userregex import compile_user_regex
+
+# the documented example, every form once: docs/plan.md's examples are read from it
+EXAMPLE = """\
+events:
+  - {at: 30s, duration: 20s, label: path A slow,
+     throttle: {device: /dev/sdc, read_iops: 200, write_iops: 200}}
+  - {when: steady, prompt: {text: "Pull the FC cable of controller A",
+     revert_text: "Plug it back", assume_after: 10s}, duration: 60s}
+  - {at: 10s, run: [systemctl, stop, iscsid]}            # short form of run: {argv: [...]}
+  - {at: 10s, run: {argv: [/usr/local/bin/fail-a], timeout: 30s, revert: [/usr/local/bin/heal-a]}}
+  - {at: 5s, duration: 10s, netem: {interface: eth1, delay: 5ms, jitter: 1ms, loss: 0.5}}
+  - {at: 5s, duration: 3s, signal: {process: '^iscsid$'}}   # SIGSTOP, SIGCONT at revert
+  - {at: 20s, duration: 30s, scsi_offline: /dev/sdc}       # short form of {device: ...}
+"""
 
 EventKind = Literal["prompt", "run", "throttle", "netem", "signal", "scsi_offline"]
 EVENT_KINDS: tuple[EventKind, ...] = (

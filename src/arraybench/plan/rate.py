@@ -9,14 +9,7 @@ planned mix: 500 IOPS at 70 % reads is `rate_iops=350,150`, which fio keeps at 7
 (measured on both versions). Every rate that reaches a job file goes through `job_rate`
 (the plan's `rate_iops`, the curve's steps, the interference test's base and background).
 
-Rounding: fio's `rate_iops` takes whole IOPS. The read side is the total x read % rounded
-to a whole number, the write side the rest, so the total is always exact; the mix moves by
-at most half an I/O in the total (0.5 / total). Where that is more than `MIX_SLACK_PCT`
-points (a small total whose split is not whole: 5 IOPS at 70 % would be 4 + 1, 80 %), the
-rate is written in bytes a second instead (`rate=R,W`, IOPS x block size), which fio keeps
-to the byte: 5 IOPS at 70 % of 4 KiB is `rate=14336,6144`, 3.5 + 1.5 IOPS (measured: 70.0 %
-reads on both versions).
-"""
+More: docs/internals.md, `plan/rate.py`."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ prints it; a test fails when docs/plan.md differs or misses a key.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,8 +124,7 @@ def _walk(data: Any, name: str, defs: JsonSchema, found: Examples) -> None:
 
 def _documented_events() -> list[Any]:
     """The events of plan/events.py's documented example."""
-    block = re.search(r"```yaml\n(.*?)```", events.__doc__ or "", re.DOTALL)
-    return list(yaml.safe_load(block.group(1))["events"]) if block else []
+    return list(yaml.safe_load(events.EXAMPLE)["events"])
 
 
 # keys no template uses, shown as a user would write them
@@ -171,9 +169,7 @@ def _examples(defs: JsonSchema) -> Examples:
     _walk(yaml.safe_load(MORE_EXAMPLES), ROOT, defs, found)
     for event in _documented_events():
         _walk(event, "Event", defs, found)
-    block = re.search(r"```yaml\n(.*?)```", scenarios.__doc__ or "", re.DOTALL)
-    if block:  # plan/scenarios.py's documented example
-        _walk(yaml.safe_load(block.group(1)), ROOT, defs, found)
+    _walk(yaml.safe_load(scenarios.EXAMPLE), ROOT, defs, found)  # plan/scenarios.py's example
     return found
 
 

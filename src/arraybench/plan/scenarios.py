@@ -5,22 +5,7 @@ steps put the set-up in place (pull a controller, start a competing load), its `
 take it away; each step is an operator `prompt` or a `run` command, the same forms as the
 `prompt` and `run` events (plan/events.py).
 
-```yaml
-scenarios:
-  - {name: C4, label: "4 controllers"}
-  - name: C3
-    label: "-1 controller"
-    before:
-      - prompt: "Pull controller A now"
-      - run: {argv: [multipath, -ll], timeout: 30s, host: load1, on_failure: continue}
-    after:
-      - prompt: {text: "Plug controller A back", assume_after: 5s}
-      - run: [multipath, -r]
-```
-
-The first scenario is the baseline of the impact table (each workload's maximum per
-scenario, in % against the first).
-"""
+More: docs/internals.md, `plan/scenarios.py`."""
 
 from __future__ import annotations
 
@@ -31,6 +16,20 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from arraybench.plan.events import Argv, Duration, Offset, _argv_form, _text_form
 from arraybench.plan.types import Strict
+
+# the documented example, every form once: docs/plan.md's examples are read from it
+EXAMPLE = """\
+scenarios:
+  - {name: C4, label: "4 controllers"}
+  - name: C3
+    label: "-1 controller"
+    before:
+      - prompt: "Pull controller A now"
+      - run: {argv: [multipath, -ll], timeout: 30s, host: load1, on_failure: continue}
+    after:
+      - prompt: {text: "Plug controller A back", assume_after: 5s}
+      - run: [multipath, -r]
+"""
 
 # the plan's name pattern (plan.model.NAME_PATTERN, same text: the loader explains it)
 SCENARIO_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"

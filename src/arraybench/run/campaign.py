@@ -15,7 +15,6 @@ from pathlib import Path
 from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
-from arraybench.engines import registry
 from arraybench.engines.base import Engine, EngineFacts
 from arraybench.engines.measurement import FioDocument
 from arraybench.engines.registry import engine_for
@@ -115,16 +114,16 @@ class Campaign:
             self.run_id = run.id
             found = provenance.collect(plan, targets.sizes, tuning.applied(), facts)
             self.store.add_finding(run.id, PROVENANCE.new(found))
-            self._sample_data(plan, run)
+            self._sample_data(plan, run, engine)
             return self._execute(self._context(run, plan, targets, engine, settings), facts.version)
         finally:
             self._restore(tuning)
 
-    def _sample_data(self, plan: Plan, run: RunRecord) -> None:
+    def _sample_data(self, plan: Plan, run: RunRecord, engine: Engine) -> None:
         """The data each writing workload will give the array, sampled through fio and
         measured, stored before the first point (docs/data.md); only when some workload asks
-        for reduction (incompressible data needs no sample)."""
-        if plan.engine != registry.DEFAULT or not wants_sample(plan):
+        for reduction (incompressible data needs no sample), and from an engine that writes it."""
+        if not engine.capabilities.data_sample or not wants_sample(plan):
             return
         samples = sample_workloads(plan, Path(run.folder))
         self.store.add_finding(run.id, data_finding(samples))
@@ -144,7 +143,7 @@ class Campaign:
         points = all_points(plan)
         facts = engine.check()
         setup.check_engines(points, facts)
-        if facts.name == "fio":  # sprandom, steady state on latency: refused on an older fio
+        if engine.capabilities.version_features:  # sprandom, ...: refused on an older fio
             check_fio_features(plan, points, facts.version)
         targets = setup.prepare_targets(plan, points, engine, self.guard, self.observer,
                                         self.results_dir)  # fmt: skip

@@ -77,7 +77,8 @@ def check_plan(
     hosts = {h.name: h for h in plan.hosts}
     jobs = []
     every_point = [*points, *per_round]
-    fio = check_fio(plan, every_point) if plan.engine == "fio" else None
+    can = engine_for(plan.engine).capabilities
+    fio = check_fio(plan, every_point) if can.version_features else None
     for point in every_point if all_jobs else _first_of_each_workload(every_point):
         first = point.level.hosts[0] if point.level.hosts else None
         if first is None:

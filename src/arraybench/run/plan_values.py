@@ -21,7 +21,7 @@ from arraybench.engines.fio.features import FeatureUse, feature_uses
 from arraybench.engines.fio.reduction import unreachable
 from arraybench.engines.fio.values import argv_value, fio_path, fio_value
 from arraybench.engines.mdtest.argv import mdtest_arg, ssh_config
-from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
+from arraybench.engines.mdtest.engine import MdtestEngine, on_mdtest
 from arraybench.errors import PlanError
 from arraybench.hosts.address import check_address, check_ssh_user
 from arraybench.plan.expand import Point
@@ -102,22 +102,28 @@ def check_data(plan: Plan) -> None:
 
 
 def check_engine_parts(plan: Plan) -> None:
-    """Hosts (fio's client/server), interference and metadata (fio job files of their own)
-    run fio: another `engine:` is refused with them (docs/engines.md), except a metadata test
-    on mdtest, which names its own tool (`metadata.engine`) and is checked here: mdtest and
-    mpirun found, its values what mpirun and mdtest read (`engines/mdtest/argv.py`)."""
-    if plan.engine == "mdtest":
-        raise PlanError("engine: 'mdtest' runs only the metadata test, not the grid's points",
-                        "leave `engine:` out and write `metadata: {engine: mdtest}`")  # fmt: skip
+    """The parts of the plan the engine declares it can run (`Engine.capabilities`): hosts
+    (client/server), interference and metadata (job files of their own) are refused with an
+    engine that cannot (docs/engines.md), except a metadata test on mdtest, which names its
+    own tool (`metadata.engine`) and is checked here: mdtest and mpirun found, its values what
+    mpirun and mdtest read (`engines/mdtest/argv.py`)."""
+    can = registry.engine_for(plan.engine).capabilities
+    if not can.grid:
+        raise PlanError(f"engine: {plan.engine!r} runs only the metadata test, not the grid's "
+                        "points", f"leave `engine:` out and write `metadata: {{engine: "
+                        f"{plan.engine}}}`")  # fmt: skip
     meta = plan.metadata
-    on_mdtest = meta is not None and metadata_tool(meta.engine, meta.mdtest) == "mdtest"
-    fio_only = [key for key, asked in (("hosts", plan.hosts), ("interference", plan.interference),
-                                       ("metadata", plan.metadata and not on_mdtest))
-                if asked]  # fmt: skip
-    if plan.engine != registry.DEFAULT and fio_only:
-        raise PlanError(f"engine: {plan.engine!r} cannot run `{fio_only[0]}` (fio only)",
+    mdtest_meta = meta is not None and on_mdtest(meta.engine, meta.mdtest)
+    wanted = [
+        ("hosts", plan.hosts, can.many_hosts),
+        ("interference", plan.interference, can.kind_jobs),
+        ("metadata", plan.metadata and not mdtest_meta, can.kind_jobs),
+    ]
+    refused = [key for key, asked, able in wanted if asked and not able]
+    if refused:
+        raise PlanError(f"engine: {plan.engine!r} cannot run `{refused[0]}` (fio only)",
                         "remove `engine:` to run fio, or that part of the plan")  # fmt: skip
-    if meta is not None and on_mdtest:
+    if meta is not None and mdtest_meta:
         mdtest_arg(meta.mdtest, "metadata.mdtest")
         if meta.directory is not None:
             mdtest_arg(meta.directory, "metadata.directory", "@")

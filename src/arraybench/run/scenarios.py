@@ -8,19 +8,7 @@ What is stored (run-level findings, so a resume and the report read them back):
   its first point), at its `end` (after its last point) and `after` its after-steps (before
   and after only where the scenario has such steps).
 
-Rules of a resume (and of a stop in the middle):
-* A scenario whose points are all stored is behind us: its before-steps are not run again;
-  its after-steps that are not done yet run (a kill between its last point and its
-  after-steps leaves them to the resume).
-* A scenario with points left runs those of its before-steps that are not done: a step is
-  done when it completed (a command exited 0, a prompt was confirmed or assumed) or failed
-  with `on_failure: continue`. A before-step that completed is trusted to hold: the resume
-  does not set the scenario up a second time.
-* A step that fails with `on_failure: stop` (the default) stops the campaign (exit 1, the run
-  stays resumable) and runs again on resume. Ctrl-C during a step or between steps ends the
-  campaign as anywhere else; the interrupted step is not done and runs again on resume.
-  After-steps never run on an interruption: the resume continues in the same set-up.
-"""
+More: docs/internals.md, `run/scenarios.py`."""
 
 from __future__ import annotations
 

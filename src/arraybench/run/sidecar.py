@@ -3,20 +3,7 @@ every host), the events (here or on the hosts), the controller's monitor, the li
 the array monitor's window. The point pipeline (`run/point/pipeline.py`) takes each step
 for all of a point's sidecars, in their order:
 
-    prepare(sizes)      before anything: the target sizes the load may use (verify keeps
-                        its region out of them)
-    start()             before the load starts (a host's writer is ready before fio's client)
-    load_started(load)  when the load starts (local fio spawned, or the hosts' start gate)
-    tick(elapsed_s)     at each of the local fio's polls
-    stop()              always, after the load (also on an exception or Ctrl-C): writers
-                        stopped, then events reverted, then the live stream and the monitor
-    check()             after every stop: each writer's acknowledged blocks read back
-    findings(result)    the sidecar's findings, stored with the point
-    lines()             after the point is stored: what the console says (warnings, notes)
-
-A sidecar names `Sidecar` as its base and overrides the steps it needs; the others do
-nothing.
-"""
+More: docs/internals.md, `run/sidecar.py`."""
 
 from __future__ import annotations
 

@@ -6,22 +6,7 @@ interference test's base load, the integrity writer of `verify`). ``target_uses`
 every target of every host (the controller is host ``""``), the first phase that writes it,
 so the refusal can say which phase would have destroyed what.
 
-The phases, in the order the run reaches them:
-
-* ``purge``: blkdiscard of every block device target (it destroys every block);
-* ``precondition``: every target written `passes` times over;
-* ``workload NAME``: a grid or SNIA round point whose workload writes (`read` < 100);
-* ``verify (workload NAME)``: the integrity writer, on the point's first target, even when
-  the workload itself only reads;
-* ``interference``: the first target, when its base load or background streams write.
-
-The metadata test only creates, stats and deletes files in its own directory: it never opens
-a target, so it is not a use of one.
-
-Purge, precondition and the interference test run on the controller's targets only; a plan
-with hosts that asks for one of them is refused (``check_host_phases``), never run on the
-controller against paths meant for the hosts.
-"""
+More: docs/internals.md, `targets/actions.py`."""
 
 from __future__ import annotations
 

@@ -9,14 +9,7 @@ elsewhere or whose file or device was replaced. fio is always given the resolved
 campaign's plan carries resolved paths, see ``arraybench.run.plan_values.resolve_targets``), so a
 link changed after the check cannot move fio either.
 
-allow_destroy is compared with the resolved device (``apply_policy`` resolves both sides):
-an entry consents when it resolves to the device fio will write, so a /dev/disk/by-id link
-names its disk, and the name of the target's own link never matters.
-
-Direct I/O: a target on tmpfs or ramfs with ``direct: true`` is refused (the data never leaves
-memory: such a result measures RAM, and before Linux 6.6 tmpfs rejects O_DIRECT outright), and
-any other file target is probed with a real O_DIRECT open, which some filesystems refuse.
-"""
+More: docs/internals.md, `targets/guard.py`."""
 
 from __future__ import annotations
 

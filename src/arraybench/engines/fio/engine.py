@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from arraybench.engines.base import EngineFacts, RunOutcome, RunSpec
+from arraybench.engines.base import Capabilities, EngineFacts, RunOutcome, RunSpec
 from arraybench.engines.fio import layout, runner
 from arraybench.engines.fio.jobfile import render_jobfile
 from arraybench.engines.fio.parse import parse_fio_json_file
@@ -23,6 +23,8 @@ from arraybench.records import Sample
 class FioEngine:
     name = "fio"
     job_name = "point.fio"
+    capabilities = Capabilities(many_hosts=True, kind_jobs=True, data_sample=True,
+                                version_features=True)  # fmt: skip
 
     def __init__(self, binary: str | None = None) -> None:
         self._binary = binary

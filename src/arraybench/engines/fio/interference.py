@@ -12,18 +12,7 @@ Step k (bg1 .. bgS) starts at k x interval_s and runs to the end. Defaults: `bas
 (steps + 1) x interval_s, so the last step is measured beside the base load for a whole
 interval like the others; `tail` = interval_s.
 
-Every section runs at once: fio starts all jobs of a job file together unless a section says
-`stonewall` or `new_group`, and `startdelay` staggers the background steps. Rate limits are per
-job in fio, and for a mixed job `rate_iops=r,w` caps each direction separately, so the base
-rate is split over `base_jobs` and then over read and write by `base_read_pct`.
-
-Each section logs under its own prefix (`base_iops.N.log`, `bg1_bw.N.log`, ..., N = fio's job
-number across the whole file), stamped in Unix-epoch ms, averaged over 1 s; the base load also
-writes a 1-second completion-latency histogram log (`base_clat_hist.N.log`) from which
-per-step percentiles are derived. Re-run by hand in the folder of the job file:
-
-    fio interference.fio --output-format=json+ --output=fio.json
-"""
+More: docs/internals.md, `engines/fio/interference.py`."""
 
 from __future__ import annotations
 

@@ -7,54 +7,7 @@ default shared-directory mode). Every section uses the same ``filename_format``
 of [stat] and [delete] meets exactly the files clone k of [create] made, and no two threads
 touch the same name.
 
-How fio's engines count (checked on fio 3.33, see tests/integration/test_metadata.py):
-
-* filecreate / filestat / filedelete do their system call (open(O_CREAT) / stat / unlink) when
-  fio *opens* the file, then one fake I/O of ``bs`` completes. With ``filesize = bs`` each file
-  is exactly one "I/O": ``total_ios`` = operations. The engine times the system call itself and
-  records it as a completion-latency sample (``clat``; ``lat`` stays empty) in the direction of
-  ``rw``: read here for every operation. (fio's current source adds ``rw=filecreate``-style
-  modes that report under a new "file operation" direction the parser does not read: unused.)
-* fio's ``iops`` is ``total_ios / runtime`` per job, runtime in whole milliseconds. The real
-  rate of a phase is operations / the phase's wall time (its longest job), which is what
-  arraybench.analysis.metadata reports; fio's sum of per-job iops is kept as a cross-check.
-  A phase shorter than ~100 ms is timed to no better than 1 %: give fast operations (stat)
-  enough files.
-* fio also spends time per file outside the system call (its open/close bookkeeping), so
-  operations per second are well below ``threads / mean latency`` for cheap operations.
-
-Traps avoided here:
-
-* Without ``create_on_open=1``, fio "lays out" the stat and delete jobs' files before the
-  phase: files that the create phase left empty (filecreate writes no data) are *unlinked,
-  re-created and filled* with ``filesize`` bytes, so stat would time files fio just made itself.
-  ``create_on_open=1`` skips the layout; ``allow_file_create=0`` makes a missing file an error.
-  (``allow_file_create=0`` alone is worse: fio unlinks the files, then refuses to re-create.)
-* fio's default ``file_service_type=roundrobin`` makes every file pick scan the job's file
-  list: the phase's wall time grows as nrfiles squared and soon measures fio, not the file
-  system (fio 3.33, one thread, 8000 files: stat 1.9 s at 2-4 us per stat() = 4 k ops/s;
-  with ``sequential``: 20 ms = 400 k ops/s). ``sequential`` is used.
-* Section names differ, so ``$jobname`` must not be in the file names.
-* fio's main process lstat()s every file of the stat and delete phases (to learn its type)
-  after the previous phase and before their clock starts (seen with strace on fio 3.33): the
-  timed stat and unlink run on a warm dentry/inode cache, as in mdtest on a local file system.
-* Files left by an earlier, interrupted run would make "create" time open() of an existing
-  file: check ``leftovers(spec)`` is empty before a run (and after: delete must remove all).
-* Per-thread subdirectories are not possible with filecreate on fio 3.33: it does not create
-  directories named in ``filename_format`` (ENOENT), so all threads share ``directory``.
-
-Directory operations: the dircreate / dirstat / dirdelete engines (mkdir / stat / rmdir) were
-added to fio in March 2024 and first released in fio 3.37; fio 3.33 has none of them, and no
-fio 3.33 engine times a directory operation (fio only mkdirs untimed during setup), so there is
-no honest equivalent: ``supported_ops`` leaves them out with a note. Where fio has them (run on
-fio 3.42, tests/integration/test_fio_versions.py): dirstat and dirdelete mkdir every directory
-of theirs in their engine's ``setup``, which fio's main process runs for every job of the file
-*before the first job starts*; a dir-create over those names fails with EEXIST. So dir-create
-times mkdir of names of its own (``mddir.new.*``, ``create_on_open=1``: at open, timed; fio
-removes them untimed when the phase ends, ``unlink=1``), and dir-stat / dir-delete time stat()
-and rmdir() of the ``mddir.*`` directories the setup made: the same kind of object (an empty
-directory in the shared directory), made untimed at fio's start rather than by dir-create.
-"""
+More: docs/internals.md, `engines/fio/metadata.py`."""
 
 from __future__ import annotations
 

@@ -1,23 +1,6 @@
 """Read fio JSON output (``--output-format=json`` / ``json+``) of any fio version.
 
-What fio versions disagree on, and how it is normalised (units as in results.py):
-
-* latency: ``slat/clat/lat`` in us (fio < 3.0) or ``slat_ns/clat_ns/lat_ns`` (fio >= 3.0) -> ns.
-* ``io_bytes``: KiB before fio 2.21 (fio issue #378), bytes since (with ``io_kbytes``) -> bytes.
-* ``bw``: KiB/s in every version; ``bw_bytes`` exists from fio 3.2 -> bytes/s.
-* ``total_ios``: missing in old fio (2.1.x) -> derived from io_bytes / bs, else iops * runtime.
-* json+ ``bins``: keyed by latency (fio 3.x) or by bucket index plus FIO_IO_U_PLAT_* constants
-  (fio 2.x) -> {latency ns: count}.
-* client/server (``--client``): ``client_stats`` instead of ``jobs``, a last "All clients"
-  entry summing every group of every host, ``global options`` as a list per server.
-* text around the JSON (error lines, "fio: terminating on signal 2") and several documents in
-  one file (--status-interval, SIGUSR1 dumps).
-
-Latency contract of DirStats: mean/min/max come from total latency (``lat``) whenever fio
-reported it, else from ``clat``. Percentiles and bins come from ``lat`` when fio computed them
-there (lat_percentiles=1), else from ``clat``; ``lat_kind`` names that percentile source (and,
-when fio printed no percentiles at all, the source of the mean).
-"""
+More: docs/internals.md, `engines/fio/parse.py`."""
 
 from __future__ import annotations
 

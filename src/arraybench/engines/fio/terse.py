@@ -11,15 +11,7 @@ group with group_reporting), ``;``-separated:
   min, max, mean, stdev, samples;
 * then CPU, I/O depths, latency buckets and (v3+) disk utilisation, not read here.
 
-What terse cannot say: the block size, the job count behind a group_reporting line, and
-where one fio invocation ends when several outputs are appended, and (fio --client) which
-host a line is from: the lines of all hosts are jobs of one run, fio's "All clients" line
-goes to FioDocument.all_clients. So: the I/O count is the
-bytes moved divided by the block size they imply (bytes / (IOPS x runtime), rounded to a
-power of two or a multiple of 512, as for fio 2.1 JSON), and a new run starts where the
-groupid sequence goes back. io is a whole number of KiB (fio truncates) and IOPS/bw are
-truncated integers, so rates are recomputed from io and runtime.
-"""
+More: docs/internals.md, `engines/fio/terse.py`."""
 
 from __future__ import annotations
 

@@ -4,40 +4,7 @@ The JSON parser (parse.py) is the reference; this module reconstructs the same f
 the text fio prints by default, so that results kept only as text can be imported. Units are
 those of results.py: bytes, bytes/s, ms of runtime, ns of latency.
 
-Formats read (each one seen in real outputs, see tests/data/MANIFEST.md):
-
-* fio 2.x: ``read : io=237902MB, bw=406018KB/s, iops=101504, runt=600002msec`` and
-  ``issued    : total=r=60902872/w=0/d=0``. Sizes are binary whatever the spelling: fio 2.x
-  writes ``KB``/``MB`` for KiB/MiB (kb_base=1024).
-* fio 3.x: ``read: IOPS=12.9k, BW=101MiB/s (106MB/s)(6048MiB/60001msec)`` and
-  ``issued rwts: total=774138,0,0,0``. ``KiB``/``MiB`` are binary, ``kB``/``MB`` decimal.
-* latency lines ``slat/clat/lat (nsec|usec|msec): min=, max=, avg=`` (the unit changes from
-  line to line; min/max may carry a k/M suffix, base 1000) and ``clat percentiles (usec):``
-  followed by ``|  1.00th=[  123], ...`` lines.
-* job header lines ``name: (g=0): rw=randread, bs=(R) 8192B-8192B, ..., ioengine=libaio,
-  iodepth=32`` (2.x: ``bs=4K-4K/4K-4K/4K-4K``): they give the job options rw, bs, ioengine and
-  iodepth; ``(groupid=0, jobs=N)`` of a result block gives numjobs.
-* client/server output (``fio --client``): ``hostname=`` lines list the servers; lines are
-  prefixed ``<hostname> ``, but a server's text block carries the prefix only on a bare first
-  line, and fio 3.12 may print several bare prefix lines in a row before the blocks they
-  announce. A host's blocks run through its groupids in order, then its "Run status group"
-  summary: where the sequence restarts, the next announced host begins (see _Reader). The
-  ``All clients`` block sums EVERY group of EVERY host (wherever it lands in the text); it
-  goes to FioDocument.all_clients, never to jobs.
-* several fio invocations in one text (outputs appended to one file): one FioDocument each,
-  started by what only a new invocation prints (a version line, ``Starting N processes``,
-  the job list, the server list). Results printed again without those are a later status
-  dump of the same run (SIGUSR1, --status-interval): FioDocument.status_dump.
-
-How the figures are rebuilt: ios = the ``issued`` total of the direction (fio's total_ios);
-io_bytes = ios x block size when the block size is fixed (fio's ``io=`` is a display value,
-rounded, and truncated by some versions: 17.98 GiB printed "17.0GiB"; a disagreement is
-recorded in FioDocument.notes), else the printed value; iops = ios / runtime and
-bw = io_bytes / runtime, as fio itself computes them (the printed IOPS/BW are rounded).
-Latency mean/min/max come from ``lat`` when printed, else ``clat``; percentiles from ``lat
-percentiles`` (lat_percentiles=1) else ``clat percentiles``, and lat_kind names that source.
-``mixed`` (unified_rw_reporting) is not read, as in parse.py.
-"""
+More: docs/internals.md, `engines/fio/textparse.py`."""
 
 from __future__ import annotations
 

@@ -11,10 +11,7 @@ fio reads a job file line by line and a value only up to a comment: measured wit
 * ``:`` separates several files or directories (written ``\\:`` for a literal colon), and a
   backslash escapes the next character, so a path ending in ``\\`` would swallow the colon.
 
-Nothing is escaped here except ``:``: a value fio would read differently is refused with a
-located error (``PlanError``, exit 2). Command lines are argv lists, never a shell: there only
-NUL (which no argv can carry) and control characters are refused.
-"""
+More: docs/internals.md, `engines/fio/values.py`."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from arraybench.engines.base import EngineFacts, RunOutcome, RunSpec
+from arraybench.engines.base import Capabilities, EngineFacts, RunOutcome, RunSpec
 from arraybench.engines.fio.runner import POLL_S, ExitWaiter, FioProcess
 from arraybench.engines.mdtest import argv
 from arraybench.engines.mdtest.results import summary_document
@@ -64,9 +64,16 @@ def metadata_tool(engine: str, binary: str = "mdtest") -> str:
     return "mdtest" if shutil.which(binary) and shutil.which("mpirun") else "fio"
 
 
+def on_mdtest(engine: str, binary: str = "mdtest") -> bool:
+    """The metadata test runs on mdtest (`metadata.engine` mdtest, or `auto` finding it): what
+    `run/` asks, so that it never compares a tool's name itself."""
+    return metadata_tool(engine, binary) == "mdtest"
+
+
 class MdtestEngine:
     name = "mdtest"
     job_name = "point.mdtest"
+    capabilities = Capabilities(grid=False)  # the metadata test's tool (`metadata.engine`)
 
     def __init__(self, binary: str = "mdtest", mpirun: str = "mpirun") -> None:
         self.binary, self.mpirun = binary, mpirun

@@ -1,21 +1,20 @@
-"""One ReportModel -> a file in the format the user asked for (by --format or by extension)."""
+"""One ReportModel -> a file in the format the user asked for (by --format or by extension):
+the formats, their extensions and writers are report/render/formats.py's registry."""
 
 from __future__ import annotations
 
 import csv
 import io
-import tempfile
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
-from arraybench.outfiles import check_writable, replacing, write_file
 from arraybench.report.gcpause import gc_paused
 from arraybench.report.model import PointRow, ReportModel
 from arraybench.report.render.escape import for_spreadsheet
+from arraybench.report.render.formats import REGISTRY
 
-FORMATS = ("html", "md", "csv", "xlsx", "pdf", "png")
-EXTENSIONS = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".xlsx": "xlsx",
-              ".pdf": "pdf", ".png": "png"}  # fmt: skip
+FORMATS = tuple(f.name for f in REGISTRY)
+EXTENSIONS = {ext: f.name for f in REGISTRY for ext in f.extensions}
 
 
 def format_for(path: Path | None, fmt: str | None) -> str:
@@ -58,33 +57,9 @@ def write_report(model: ReportModel, path: Path, fmt: str) -> Path:
 
 
 def _write(model: ReportModel, path: Path, fmt: str) -> Path:
-    # the renderers load when a report is written: `show` and `runs` need only FORMATS
-    from arraybench.report.render.html import render_html
-    from arraybench.report.render.markdown import render_markdown
-
-    what = f"the {fmt} report"  # written beside its name and renamed: see outfiles.py
-    if fmt == "html":
-        write_file(path, render_html(model), what)
-    elif fmt == "md":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = render_markdown(model, path.parent.resolve())  # charts linked relative to it
-        write_file(path, text, what)
-    elif fmt == "csv":
-        write_file(path, points_csv(model.points), what)
-    elif fmt == "xlsx":
-        from arraybench.report.render.xlsx import write_xlsx  # openpyxl loads only when asked
-
-        with replacing(path, what) as spare:
-            write_xlsx(model, spare)
-    elif fmt in ("pdf", "png"):
-        from arraybench.report.render.printout import write_pdf, write_png
-
-        check_writable(path, what)  # before Chromium's seconds, not after them
-        with tempfile.TemporaryDirectory(prefix="arraybench-print-") as tmp:
-            html = Path(tmp) / "report.html"
-            html.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
-            with replacing(path, what) as spare:
-                (write_pdf if fmt == "pdf" else write_png)(html, spare)
-    else:
+    chosen = next((f for f in REGISTRY if f.name == fmt), None)
+    if chosen is None:
         raise ArraybenchError(f"unknown report format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
+    # written beside its name and renamed: see outfiles.py
+    chosen.write(model, path, f"the {fmt} report")
     return path

@@ -1,6 +1,6 @@
 """The seed figures and the exported charts in the Markdown report.
 
-Markdown has no charts of its own, so each figure (report/seedfigures.py, the latency
+Markdown has no charts of its own, so each figure (report/sections/seedfigures.py, the latency
 histograms, compare's overlaid time series) is given as the table of the numbers it draws
 (a long time series in brief: its samples, lowest, mean and highest value per line); and when
 the report is written with `--charts DIR`, every chart of the HTML report is linked as an

@@ -6,17 +6,7 @@ vertical event lines ("controller B pulled", "cliff at 3 s"). `gb_chart` draws t
 saturation view: the same series against cumulative GB written. Both are one renderer
 (`xy_chart`) with a different x axis.
 
-Long runs are downsampled: above `max_points` samples the series are cut into
-`max_points / 2` buckets of consecutive samples (the same buckets for every series); each
-bucket contributes its mean to the line and its minimum and maximum to a light band around it,
-so a 5-hour run at 1 s (18,000 samples) or a 10-hour run (36,000) stays a few tens of KB and a
-one-second spike or dip is still drawn at its true height. Each series' global maximum is marked
-and labelled. Missing values (None, NaN) break the line instead of being bridged.
-
-This module is the charts' entry (`__all__`, its records and axes re-exported from where they
-live): `timedata.py` prepares the series (buckets, units, peaks), `timeaxes.py` draws the axes
-and owns the geometry, `timemarks.py` draws the series, marks, labels, legend and hover texts.
-"""
+More: docs/internals.md, `report/render/timechart.py`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""The seed figures (report/seedfigures.py) in the Excel workbook: one "Figures" sheet, each
-figure a table of its numbers and a native chart beside it in its own form (clustered bars,
-lines against evenly spaced levels, a scatter against a numeric x, a heat map as a colour-scaled
-table). Markers are given their own fill and line so LibreOffice draws them too."""
+"""The seed figures (report/sections/seedfigures.py) in the Excel workbook: one "Figures"
+sheet, each figure a table of its numbers and a native chart beside it in its own form
+(clustered bars, lines against evenly spaced levels, a scatter against a numeric x, a heat map
+as a colour-scaled table). Markers are given their own fill and line so LibreOffice draws them
+too."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ INTERNAL = (
     ),
     Internal(r"^job files: .*"),  # where the engineer's files lie
 )
-SCRATCH_FILE = "arraybench-scratch.dat"  # run.setup.SCRATCH_NAME (run sits above report)
+SCRATCH_FILE = "arraybench-scratch.dat"  # run/setup.py SCRATCH_NAME; importing it loads the plan
 
 
 def new_model(

@@ -21,7 +21,7 @@ from arraybench.engines.fio.metadata import (
 )
 from arraybench.engines.fio.runner import fio_binary, fio_version
 from arraybench.engines.mdtest.argv import MdtestSpec, ssh_config
-from arraybench.engines.mdtest.engine import MdtestEngine, metadata_tool
+from arraybench.engines.mdtest.engine import MdtestEngine, on_mdtest
 from arraybench.engines.measurement import FioDocument
 from arraybench.errors import ArraybenchError, FioMissingError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
@@ -67,7 +67,7 @@ def runnable_ops(test: MetadataTest) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def planned_ops(test: MetadataTest) -> tuple[str, ...]:
     """The operations a run will time: those this fio can (all of the plan's when no fio is
     found here, as for a plan checked on another machine)."""
-    if metadata_tool(test.engine, test.mdtest) == "mdtest":  # mdtest times every one
+    if on_mdtest(test.engine, test.mdtest):  # mdtest times every one
         return tuple(test.ops)
     try:
         return runnable_ops(test)[0] or tuple(test.ops)
@@ -131,7 +131,7 @@ class MetadataKind:
 
     def engine_of(self, ctx: RunContext) -> Engine:
         meta = ctx.plan.metadata
-        if meta is not None and metadata_tool(meta.engine, meta.mdtest) == "mdtest":
+        if meta is not None and on_mdtest(meta.engine, meta.mdtest):
             return MdtestEngine(meta.mdtest)
         return ctx.engine
 
@@ -146,7 +146,7 @@ class MetadataKind:
         for threads in meta.threads:
             identity, seq = PointIdentity("metadata", f"t{threads}"), first_seq + threads
             ops = ", ".join(planned_ops(meta))
-            each = "items per task" if meta.engine != "fio" else "files per thread"
+            each = "items per task" if on_mdtest(meta.engine, meta.mdtest) else "files per thread"
             phase = f"{identity.key}: {ops} x {meta.files_per_thread} {each}"
             # generous watchdog: slow metadata servers
             expected = 10 + threads * meta.files_per_thread / 500
@@ -205,8 +205,7 @@ class MetadataKind:
 
 def _tool_said(meta: MetadataTest) -> str:
     """The tool the test will run on, and why where `auto` chose fio."""
-    tool = metadata_tool(meta.engine, meta.mdtest)
-    if tool == "mdtest":
+    if on_mdtest(meta.engine, meta.mdtest):
         return f"on mdtest through mpirun, {meta.repetitions} iteration(s) each"
     if meta.engine == "auto":
         left = ", ".join(_fio_ops(meta)[1])
