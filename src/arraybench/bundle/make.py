@@ -1,8 +1,8 @@
 """`arraybench bundle RUN -o FILE`: a run's evidence in one zip (docs/bundle.md).
 
-Members: the plan as given (`plan/given.yaml`, the run's stored plan) and as resolved
-(`plan/resolved.yaml`, every default filled in), the store's rows of the run
-(`store/rows.jsonl`), its findings and flags (`findings.json`), its provenance
+Members: the plan as given (`given.yaml` in the bundle's `plan/`, the run's stored plan) and
+as resolved (`resolved.yaml` beside it, every default filled in), the store's rows of the run
+(`rows.jsonl` in its `store/`), its findings and flags (`findings.json`), its provenance
 (`provenance.json`), and the run's folder whole under `run/` (each point's job file, the
 engine's raw outputs and logs, the tuning journal, the reports written there). The manifest
 (`manifest.json`) lists every member with its size and SHA-256 and the plan's SHA-256; the
