@@ -1,6 +1,6 @@
 """One run's rows, out of a store and into another one, as JSON Lines (a bundle's
-`rows.jsonl` in its `store/`, docs/bundle.md): a first line naming the store's schema version and each
-table's columns, then one line per row, `[TABLE, [VALUE, ...]]`, a run's rows before its
+`rows.jsonl` in its `store/`, docs/bundle.md): a first line naming the store's schema version
+and each table's columns, then one line per row, `[TABLE, [VALUE, ...]]`, a run's rows before its
 points' and the points' before the rows that name them. Both ways go a row at a time: a long
 many-host run (a million host samples) is never held whole in memory.
 
