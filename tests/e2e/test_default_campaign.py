@@ -70,9 +70,14 @@ def _tables(out: str) -> list[str]:
     numbers '#', unit prefixes and time units dropped (12.5 kIOPS and 800 IOPS: '# IOPS';
     µs and ms: 'T'), `worker(s)` for either number, the saturation remark (a verdict on the
     figures: the last step's gain) dropped."""
-    rows = []
+    rows: list[str] = []
+    conformance = False  # the Conformance table: the template's rules, words not figures
     for line in out.splitlines():
-        if line[:1] in "┃│":
+        if line.startswith("┃ Rule "):
+            conformance = True
+        elif line[:1] not in "┃│┏┡└━─":
+            conformance = False
+        if line[:1] in "┃│" and not conformance:
             cells = [c.strip() for c in line.strip()[1:-1].replace("┃", "│").split("│")]
             row = re.sub(r"\d[\d.,]*", "#", " | ".join(cells))
             row = re.sub(r"# (?:k|M)?IOPS", "# IOPS", row)

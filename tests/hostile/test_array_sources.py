@@ -26,8 +26,18 @@ from arraybench.monitor.arraypull import ArrayPullError, CommandSource, promethe
 from arraybench.plan.array_monitor import without_credentials
 from arraybench.plan.load import parse_plan_text
 from arraybench.store.db import Store
+from tests import fake_engine
 from tests.conftest import small_plan
 from tests.fake_engine import PLAN_LINES
+
+
+@pytest.fixture(autouse=True)
+def _fake_clock_now() -> None:
+    """The fake engine's seconds follow the last run's in this process: after many fake runs
+    in one worker they run minutes ahead of the clock, and the array pull waits for a window's
+    end (plus its lag) before it asks, longer than the run waits for it. Start them now."""
+    fake_engine._last_second[0] = 0
+
 
 pytestmark = pytest.mark.timeout(120)  # a source never cut off would hang: fail, never block CI
 
@@ -201,7 +211,7 @@ def test_a_run_with_a_wrong_password_warns_without_it(
                 assert "ops%40lab" not in text and not _secret_in(text) and "Wr0ng" not in text
             stored = json.dumps([*failed, *series])
             assert not _secret_in(stored) and "Wr0ng" not in stored, stored
-            assert bool(series) == pulled and bool(failed) != pulled, (failed, series)
+            assert bool(series) == pulled and bool(failed) != pulled, (failed, series, out, err)
             if not pulled:
                 assert "HTTP 401 from http://127.0.0.1:" in out + err
     compared = [tmp_path / "c.md", tmp_path / "c.xlsx"]
