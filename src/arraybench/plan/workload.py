@@ -179,6 +179,14 @@ class Timing(Strict):
     steady: SteadyStop | None = Field(
         None, description=("End each point as soon as it is steady instead of after `duration`.")
     )
+    stuck_io: Duration | None = Field(
+        None,
+        description=(
+            "How long an I/O of a rate-limited (open-loop) point may stay unserved, like a "
+            "SCSI or NVMe timeout: a stall longer than this is a finding (the point's "
+            "`open_loop.stuck`, a warning on the console)."
+        ),
+    )
     log_ramp: bool = Field(
         False,
         description=(

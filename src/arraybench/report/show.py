@@ -18,6 +18,7 @@ from arraybench.finding_kinds import (
     EVENTS,
     INTEGRITY,
     MONITOR,
+    OPEN_LOOP,
     PROVENANCE,
 )
 from arraybench.report.sections.datareduction import array_reduction
@@ -97,6 +98,7 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
     dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
     spreads = point_spreads(points)
     events = {f.point_id: EVENTS.of(f) for f in store.findings(run.id, EVENTS.name)}
+    loops = {f.point_id: OPEN_LOOP.of(f) for f in store.findings(run.id, OPEN_LOOP.name)}
     reduction = DATA_REDUCTION.among(store.findings(run.id, DATA_REDUCTION.name))
     data = {name: entry for found in reduction for name, entry in found["workloads"].items()}
     reported = array_reduction(store, run.id, points)
@@ -108,6 +110,8 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
         d |= asdict(spreads[p.id])
         if p.id in events:  # each event's impact, on the total and on each host
             d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
+        if p.id in loops:  # a rate-limited point: its schedule against its completions
+            d["open_loop"] = {k: v for k, v in loops[p.id].items() if k != "series"}
         shown: dict[str, object] = {}
         if p.workload in data:  # the data requested and the sample's ratios before the run
             shown = {k: data[p.workload][k] for k in ("requested", "achieved")}

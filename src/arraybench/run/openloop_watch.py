@@ -1,0 +1,165 @@
+"""A rate-limited local point's open-loop figures (analysis.openloop): fio writes each job's
+completions to latency-histogram logs (`engines/fio/jobfile.py`, OPEN_LOOP_PREFIX), and
+this sidecar watches the load generator meanwhile, so that a stall of the generator (fio's
+job processes stopped, e.g. SIGSTOP, or a host frozen) is told apart from a stall of the
+storage: every SAMPLE_S it reads the state of fio's job processes (/proc/PID/stat); the
+moments when one of them was stopped (`T`, `t`) are the generator's."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from arraybench.analysis.openloop import HistRow, OpenLoop, open_loop
+from arraybench.analysis.validity import finding_data, generator_stall
+from arraybench.engines.fio.jobfile import OPEN_LOOP_HIST_MS, OPEN_LOOP_PREFIX, point_rate
+from arraybench.engines.fio.logs import hist_bin_value_ns, parse_hist_log
+from arraybench.errors import ArraybenchError
+from arraybench.finding_kinds import OPEN_LOOP, VALIDITY, OpenLoopFinding, OpenLoopStallData
+from arraybench.plan.expand import Point
+from arraybench.records import Finding
+from arraybench.run.load import LoadResult, LoadStart
+from arraybench.run.sidecar import Line, Sidecar
+from arraybench.system.procs import process_tree_pids
+
+SAMPLE_S = 0.05  # how often fio's job processes' state is read
+TREE_EVERY = 20  # samples between two walks of /proc for fio's job processes (1 s)
+
+
+def intended_iops(point: Point) -> float | None:
+    """The point's total intended rate: each job's rate x its jobs (workers, per target when
+    the load is spread per target), None without a rate."""
+    rate = point_rate(point)
+    if rate is None:
+        return None
+    jobs = point.level.workers * (len(point.targets) if point.spread == "per_target" else 1)
+    return rate.total_iops * jobs
+
+
+def _state(pid: int) -> str | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rfind(")") + 2 :][:1] or None
+
+
+def read_rows(folder: Path) -> list[HistRow]:
+    """Every job's histogram rows of a point folder, reads and writes together."""
+    rows: list[HistRow] = []
+    for job, path in enumerate(sorted(folder.glob(f"{OPEN_LOOP_PREFIX}_clat_hist.*.log"))):
+        for t_ms, _ddir, _bs, bins in parse_hist_log(path):
+            lats = [(hist_bin_value_ns(i, len(bins)) / 1000, n) for i, n in enumerate(bins) if n]
+            rows.append(HistRow(job, float(t_ms), lats))
+    return rows
+
+
+def finding_of(figures: OpenLoop) -> Finding:
+    stalls: list[OpenLoopStallData] = [
+        {"start_s": s.start_s, "length_s": s.length_s, "cause": s.cause,
+         "unserved_peak_ios": round(s.unserved_peak_ios, 1), "drain_s": s.drain_s}
+        for s in figures.stalls
+    ]  # fmt: skip
+    data: OpenLoopFinding = {
+        "intended_iops": figures.intended_iops,
+        "origin_unix": figures.origin_unix,
+        "ios": figures.ios,
+        "unserved_peak_ios": figures.unserved_peak_ios,
+        "longest_stall_s": figures.longest_stall_s,
+        "drain_s": figures.drain_s,
+        "stalls": stalls,
+        "corrected_latency_us": {k: round(v, 1) for k, v in figures.corrected_latency_us.items()},
+        "fio_latency_us": {k: round(v, 1) for k, v in figures.fio_latency_us.items()},
+        "slot_s": figures.slot_s,
+        "series": [[p.t_s, round(p.due, 1), p.completed] for p in figures.series],
+        "stuck_limit_s": figures.stuck_limit_s,
+        "stuck": figures.stuck,
+        "generator_stalled": figures.generator_stalled,
+    }
+    return OPEN_LOOP.new(data)
+
+
+class OpenLoopWatch(Sidecar):
+    def __init__(self, point: Point, folder: Path, stuck_limit_s: float | None = None) -> None:
+        self.point, self.folder = point, folder
+        self.stuck_limit_s = stuck_limit_s
+        self.rate = intended_iops(point)
+        self.fio_pid: int | None = None
+        self.stops: list[tuple[float, float]] = []  # the generator stopped, Unix s
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.figures: OpenLoop | None = None
+        self.problem: str | None = None
+
+    def load_started(self, load: LoadStart) -> None:
+        self.fio_pid = load.pid
+        self._thread = threading.Thread(target=self._watch, name="openloop-watch", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        jobs: list[int] = []
+        since: float | None = None
+        n = 0
+        while not self._done.wait(SAMPLE_S):
+            if n % TREE_EVERY == 0 and self.fio_pid is not None:
+                jobs = [p for p in process_tree_pids(self.fio_pid) if p != self.fio_pid]
+            n += 1
+            now = time.time()
+            stopped = any(_state(p) in ("T", "t") for p in jobs)
+            if stopped and since is None:
+                since = now - SAMPLE_S / 2
+            elif not stopped and since is not None:
+                self.stops.append((since, now - SAMPLE_S / 2))
+                since = None
+        if since is not None:
+            self.stops.append((since, time.time()))
+
+    def stop(self) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def findings(self, result: LoadResult) -> list[Finding]:
+        if self.rate is None:
+            return []
+        try:
+            rows = read_rows(self.folder)
+        except ArraybenchError as exc:  # a log fio cut short: the point keeps its figures
+            self.problem = exc.one_line()
+            return []
+        figures = open_loop(rows, self.rate, OPEN_LOOP_HIST_MS, generator_stops=self.stops,
+                            stuck_limit_s=self.stuck_limit_s)  # fmt: skip
+        self.figures = figures
+        if figures is None:
+            return []
+        flag = generator_stall([(s.start_s, s.length_s) for s in figures.stalls
+                                if s.cause == "generator"])  # fmt: skip
+        flagged = [VALIDITY.new(finding_data([flag]))] if flag else []
+        return [finding_of(figures), *flagged]
+
+    def lines(self) -> list[Line]:
+        key = self.point.key
+        if self.problem:
+            return [Line(True, f"point {key}: open loop: {self.problem}")]
+        f = self.figures
+        if f is None:
+            return []
+        found: list[Line] = []
+        if f.stalls:
+            s = max(f.stalls, key=lambda s: s.length_s)
+            drain = "not drained" if s.drain_s is None else f"drained in {s.drain_s:g} s"
+            found.append(Line(False, (
+                f"point {key}: open loop at {f.intended_iops:,.0f} IOPS: longest stall "
+                f"{s.length_s:g} s ({s.cause}), unserved peak {f.unserved_peak_ios:,.0f} I/Os, "
+                f"{drain}; corrected p99 {f.corrected_latency_us['p99']:,.0f} µs "
+                f"(fio's {f.fio_latency_us['p99']:,.0f} µs)")))  # fmt: skip
+        if f.generator_stalled:
+            found.append(Line(True, f"point {key}: open loop: the load generator stopped "
+                              "(fio's processes were stopped): its availability figures "
+                              "are the host's, not the storage's"))  # fmt: skip
+        if f.stuck and f.stuck_limit_s is not None:
+            found.append(Line(True, f"point {key}: open loop: a stall of "
+                              f"{f.longest_stall_s:g} s, over the stuck-I/O limit of "
+                              f"{f.stuck_limit_s:g} s"))  # fmt: skip
+        return found

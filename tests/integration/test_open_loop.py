@@ -1,0 +1,95 @@
+"""Open-loop figures of a rate-limited point through `arraybench run` (issue 37): a loop
+device under 2,000 random reads a second, stalled 3 s mid-point by a near-total cgroup
+throttle (the storage) or by SIGSTOP of fio's jobs (the generator), and left alone."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from arraybench import cli
+from arraybench.errors import ArraybenchError
+from arraybench.events import cgroup as cgroups
+from tests.conftest import needs_fio, run_cli
+from tests.loopdev import attached, sparse_file
+
+pytestmark = [
+    needs_fio,
+    pytest.mark.slow,
+    pytest.mark.serial,  # stalls and latencies judged in time: alone on the CPUs
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="loop devices and cgroups need root"),
+]
+RATE = 2000
+STALL_S = 3.0
+
+
+def _run(tmp_path: Path, event: str, extra_timing: str = "") -> dict:
+    with attached(sparse_file(tmp_path / "backing.img", 64 << 20), "--direct-io=on") as dev:
+        events = f", events: [{event.format(dev=dev)}]" if event else ""
+        plan = tmp_path / "plan.yaml"
+        plan.write_text(
+            "name: openloop\n"
+            f"targets: [{{path: {dev}}}]\n"
+            f"allow_destroy: [{dev}]\n"
+            f"timing: {{ramp: 0s, duration: 10s{extra_timing}}}\n"
+            "load: {workers: [1], iodepth: [4]}\n"
+            "workloads:\n"
+            "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
+            f"     rate_iops: {RATE}{events}}}\n"
+        )
+        results = tmp_path / "res"
+        assert cli.main(["run", str(plan), "--results", str(results)]) in (0, 3)
+    shown = run_cli("show", "latest", "--results", str(results), "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    [point] = json.loads(shown.stdout)["points"]
+    return point
+
+
+def _cgroups_or_skip() -> None:
+    try:
+        cgroups.detect_io_cgroup()
+    except ArraybenchError as exc:
+        pytest.skip(f"no cgroup I/O controller: {exc.one_line()}")
+
+
+def test_a_storage_stall_is_measured_from_the_intended_start(tmp_path: Path) -> None:
+    _cgroups_or_skip()
+    point = _run(tmp_path, "{{at: 3s, duration: 3s, throttle: {{device: {dev}, read_iops: 1}}}}",
+                 ", stuck_io: 2s")  # fmt: skip
+    ol = point["open_loop"]
+    assert ol["intended_iops"] == RATE
+    [stall] = [s for s in ol["stalls"] if s["length_s"] >= 1]
+    assert abs(stall["length_s"] - STALL_S) <= 0.15 * STALL_S, ol
+    assert stall["cause"] == "storage"
+    assert abs(ol["unserved_peak_ios"] - RATE * STALL_S) <= 0.2 * RATE * STALL_S, ol
+    assert ol["longest_stall_s"] == stall["length_s"] and ol["drain_s"] is not None
+    # the stall holds far over 1 % of the point's I/Os: corrected p99 from the intended start
+    assert ol["corrected_latency_us"]["p99"] >= 10 * ol["fio_latency_us"]["p99"], ol
+    assert ol["stuck"] is True and ol["stuck_limit_s"] == 2
+    assert not point.get("flags") or "generator-stall" not in str(point["flags"])
+
+
+def test_a_generator_stall_is_the_generators_and_flags_the_point(tmp_path: Path) -> None:
+    point = _run(tmp_path, "{{at: 3s, duration: 3s, signal: {{load: true}}}}")
+    ol = point["open_loop"]
+    [stall] = [s for s in ol["stalls"] if s["length_s"] >= 1]
+    assert abs(stall["length_s"] - STALL_S) <= 0.15 * STALL_S, ol
+    assert stall["cause"] == "generator"
+    assert ol["generator_stalled"] is True and ol["stuck"] is False
+    assert "generator-stall" in str(point["flags"]), point["flags"]
+
+
+def test_without_an_event_the_figures_agree_with_fios(tmp_path: Path) -> None:
+    point = _run(tmp_path, "")
+    ol = point["open_loop"]
+    assert ol["stalls"] == [] and ol["longest_stall_s"] == 0 and ol["drain_s"] is None
+    assert ol["ios"] >= 0.9 * RATE * 10
+    assert ol["unserved_peak_ios"] < RATE * 0.2  # never 100 ms of I/O behind
+    corrected, fio = ol["corrected_latency_us"], ol["fio_latency_us"]
+    # nothing stalled: late only by fio's own jitter on this busy machine (ms at most)
+    assert corrected["p50"] <= fio["p50"] + 1000, ol
+    assert corrected["p99"] <= 3 * fio["p99"] + 2000, ol
