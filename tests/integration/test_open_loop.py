@@ -27,7 +27,7 @@ RATE = 2000
 STALL_S = 3.0
 
 
-def _run(tmp_path: Path, event: str, extra_timing: str = "") -> dict:
+def _run(tmp_path: Path, event: str, extra_timing: str = "", extra: str = "") -> dict:
     with attached(sparse_file(tmp_path / "backing.img", 64 << 20), "--direct-io=on") as dev:
         events = f", events: [{event.format(dev=dev)}]" if event else ""
         plan = tmp_path / "plan.yaml"
@@ -40,6 +40,7 @@ def _run(tmp_path: Path, event: str, extra_timing: str = "") -> dict:
             "workloads:\n"
             "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
             f"     rate_iops: {RATE}{events}}}\n"
+            f"{extra}"
         )
         results = tmp_path / "res"
         assert cli.main(["run", str(plan), "--results", str(results)]) in (0, 3)
@@ -58,8 +59,10 @@ def _cgroups_or_skip() -> None:
 
 def test_a_storage_stall_is_measured_from_the_intended_start(tmp_path: Path) -> None:
     _cgroups_or_skip()
+    criteria = ("acceptance:\n  - {workload: rr, max_stall: 1s}\n"
+                "  - {workload: rr, max_corrected_p99: 10s}\n")  # fmt: skip
     point = _run(tmp_path, "{{at: 3s, duration: 3s, throttle: {{device: {dev}, read_iops: 1}}}}",
-                 ", stuck_io: 2s")  # fmt: skip
+                 ", stuck_io: 2s", criteria)  # fmt: skip
     ol = point["open_loop"]
     assert ol["intended_iops"] == RATE
     [stall] = [s for s in ol["stalls"] if s["length_s"] >= 1]
@@ -71,6 +74,16 @@ def test_a_storage_stall_is_measured_from_the_intended_start(tmp_path: Path) -> 
     assert ol["corrected_latency_us"]["p99"] >= 10 * ol["fio_latency_us"]["p99"], ol
     assert ol["stuck"] is True and ol["stuck_limit_s"] == 2
     assert not point.get("flags") or "generator-stall" not in str(point["flags"])
+    # the report: the open-loop table, the due/completed chart, the criteria judged on them
+    results = tmp_path / "res"
+    report = ["report", "latest", "--results", str(results), "-o", str(tmp_path / "r.md")]
+    assert cli.main(report) == 0
+    text = (tmp_path / "r.md").read_text()
+    assert "Open loop: the schedule kept" in text and "I/O due and completed" in text
+    [stall_row] = [line for line in text.splitlines() if "longest stall ≤ 1 s" in line]
+    assert "FAIL" in stall_row and "longest stall" in stall_row
+    [p99_row] = [line for line in text.splitlines() if "intended start ≤" in line]
+    assert "PASS" in p99_row
 
 
 def test_a_generator_stall_is_the_generators_and_flags_the_point(tmp_path: Path) -> None:
