@@ -78,3 +78,19 @@ def test_no_completion_no_figures_and_bad_input_refused() -> None:
     assert open_loop([], RATE, H) is None
     with pytest.raises(ValueError):
         open_loop([], 0, H)
+
+
+def test_hosts_stall_alone_and_the_total_owes_their_sum() -> None:
+    from arraybench.analysis.openloop import open_loop_hosts
+
+    rows = {"h0": _rows(10), "h1": _rows(10, stall=(3.0, 6.0))}
+    found = open_loop_hosts(rows, {"h0": RATE, "h1": RATE}, H)
+    assert found is not None
+    h0, h1 = found.hosts["h0"], found.hosts["h1"]
+    assert h0.stalls == [] and [s.length_s for s in h1.stalls] == [pytest.approx(3.0, abs=0.15)]
+    assert found.stall_hosts == ["h1"] and found.total.intended_iops == 2 * RATE
+    assert found.total.longest_stall_s == h1.longest_stall_s
+    # the total's backlog is the sum of the hosts' at each moment
+    total = found.total.unserved_peak_ios
+    assert h1.unserved_peak_ios <= total + 1 <= h1.unserved_peak_ios + h0.unserved_peak_ios + 2
+    assert found.total.ios == h0.ios + h1.ios

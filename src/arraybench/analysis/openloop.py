@@ -36,9 +36,11 @@ from the curves are good to about one slot; the fio latencies are fio's completi
 
 from __future__ import annotations
 
+import bisect
+import math
 import statistics
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 StallCause = Literal["storage", "generator"]
@@ -215,28 +217,116 @@ def open_loop(
         raise ValueError(f"intended_iops must be > 0, not {intended_iops}")
     if hist_ms <= 0:
         raise ValueError(f"hist_ms must be > 0, not {hist_ms}")
+    schedule = _schedule(rows, float(intended_iops), hist_ms, generator_stops)
+    return None if schedule is None else schedule.figures(stuck_limit_s)
+
+
+@dataclass(frozen=True)
+class _Schedule:
+    """One load generator's (a host's) completions against its schedule."""
+
+    done: list[tuple[float, float]]  # (completion Unix s, fio latency µs)
+    rate: float
+    origin: float
+    slot: float
+    series: list[SeriesPoint]
+    stalls: list[Stall]
+    corrected: list[float]
+
+    def due(self, t: float) -> float:
+        return min(float(len(self.done)), max(0.0, (t - self.origin) * self.rate))
+
+    def figures(self, stuck_limit_s: float | None) -> OpenLoop:
+        longest = max(self.stalls, key=lambda s: s.length_s, default=None)
+        length = longest.length_s if longest else 0.0
+        return OpenLoop(
+            intended_iops=self.rate,
+            origin_unix=self.origin,
+            ios=len(self.done),
+            unserved_peak_ios=round(max(p.backlog for p in self.series), 1),
+            longest_stall_s=length,
+            drain_s=longest.drain_s if longest else None,
+            stalls=self.stalls,
+            corrected_latency_us=_percentiles(self.corrected),
+            fio_latency_us=_percentiles([fio for _, fio in self.done]),
+            slot_s=self.slot,
+            series=_thinned(self.series),
+            stuck_limit_s=stuck_limit_s,
+            stuck=stuck_limit_s is not None and length > stuck_limit_s,
+        )
+
+
+def _schedule(rows: Sequence[HistRow], rate: float, hist_ms: float,
+              stops: Sequence[tuple[float, float]]) -> _Schedule | None:  # fmt: skip
     done = completion_times(rows, hist_ms)
     if not done:
         return None
-    rate = float(intended_iops)
     origin = _origin(done, rate)
     slot = max(hist_ms / 1000.0, MIN_SLOT_IOS / rate)
     series = _series(done, origin, rate, slot)
-    stalls = _stalls(series, rate, slot, origin, generator_stops)
-    longest = max(stalls, key=lambda s: s.length_s, default=None)
+    stalls = _stalls(series, rate, slot, origin, stops)
+    return _Schedule(done, rate, origin, slot, series, stalls, _corrected(done, origin, rate))
+
+
+@dataclass(frozen=True)
+class HostsOpenLoop:
+    """A many-host point: each host's own figures, and the total's."""
+
+    total: OpenLoop
+    hosts: dict[str, OpenLoop]
+    stall_hosts: list[str]  # the host of each of the total's stalls, in its order
+
+
+def open_loop_hosts(
+    rows: Mapping[str, Sequence[HistRow]],
+    intended_iops: Mapping[str, float],
+    hist_ms: float,
+    *,
+    generator_stops: Mapping[str, Sequence[tuple[float, float]]] | None = None,
+    stuck_limit_s: float | None = None,
+) -> HostsOpenLoop | None:
+    """Each host against its own schedule (hosts do not fail together), and the total: its
+    due and completed the sums of the hosts' (so its unserved demand is the sum of theirs),
+    its latencies every host's I/Os, its stalls every host's (a stall is a host's: a total
+    where one host of two stopped still completes half its rate)."""
+    stops = generator_stops or {}
+    schedules = {
+        name: found for name in sorted(rows)
+        if (found := _schedule(rows[name], float(intended_iops[name]), hist_ms,
+                               stops.get(name, ()))) is not None
+    }  # fmt: skip
+    if not schedules:
+        return None
+    hosts = {name: s.figures(stuck_limit_s) for name, s in schedules.items()}
+    slot = min(s.slot for s in schedules.values())
+    start = min(s.origin for s in schedules.values())
+    end = max(s.done[-1][0] for s in schedules.values())
+    series: list[SeriesPoint] = []
+    t = start
+    while t < end + slot:
+        t += slot
+        due = sum(s.due(t) for s in schedules.values())
+        done = sum(float(bisect.bisect_right(s.done, (t, math.inf))) for s in schedules.values())
+        series.append(SeriesPoint(round(t - start, 6), due, done))
+    shift = {name: s.origin - start for name, s in schedules.items()}
+    stalls = sorted(((replace(st, start_s=round(st.start_s + shift[name], 3)), name)
+                     for name, s in schedules.items() for st in s.stalls),
+                    key=lambda pair: pair[0].start_s)  # fmt: skip
+    longest = max((st for st, _ in stalls), key=lambda st: st.length_s, default=None)
     length = longest.length_s if longest else 0.0
-    return OpenLoop(
-        intended_iops=rate,
-        origin_unix=origin,
-        ios=len(done),
+    total = OpenLoop(
+        intended_iops=sum(s.rate for s in schedules.values()),
+        origin_unix=start,
+        ios=sum(len(s.done) for s in schedules.values()),
         unserved_peak_ios=round(max(p.backlog for p in series), 1),
         longest_stall_s=length,
         drain_s=longest.drain_s if longest else None,
-        stalls=stalls,
-        corrected_latency_us=_percentiles(_corrected(done, origin, rate)),
-        fio_latency_us=_percentiles([fio for _, fio in done]),
+        stalls=[st for st, _ in stalls],
+        corrected_latency_us=_percentiles([c for s in schedules.values() for c in s.corrected]),
+        fio_latency_us=_percentiles([f for s in schedules.values() for _, f in s.done]),
         slot_s=slot,
         series=_thinned(series),
         stuck_limit_s=stuck_limit_s,
         stuck=stuck_limit_s is not None and length > stuck_limit_s,
     )
+    return HostsOpenLoop(total, hosts, [name for _, name in stalls])
