@@ -27,7 +27,9 @@ RATE = 2000
 STALL_S = 3.0
 
 
-def _run(tmp_path: Path, event: str, extra_timing: str = "", extra: str = "") -> dict:
+def _run(
+    tmp_path: Path, event: str, extra_timing: str = "", extra: str = "", seconds: int = 10
+) -> dict:
     with attached(sparse_file(tmp_path / "backing.img", 64 << 20), "--direct-io=on") as dev:
         events = f", events: [{event.format(dev=dev)}]" if event else ""
         plan = tmp_path / "plan.yaml"
@@ -35,7 +37,7 @@ def _run(tmp_path: Path, event: str, extra_timing: str = "", extra: str = "") ->
             "name: openloop\n"
             f"targets: [{{path: {dev}}}]\n"
             f"allow_destroy: [{dev}]\n"
-            f"timing: {{ramp: 0s, duration: 10s{extra_timing}}}\n"
+            f"timing: {{ramp: 0s, duration: {seconds}s{extra_timing}}}\n"
             "load: {workers: [1], iodepth: [4]}\n"
             "workloads:\n"
             "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
@@ -106,3 +108,17 @@ def test_without_an_event_the_figures_agree_with_fios(tmp_path: Path) -> None:
     # nothing stalled: late only by fio's own jitter on this busy machine (ms at most)
     assert corrected["p50"] <= fio["p50"] + 1000, ol
     assert corrected["p99"] <= 3 * fio["p99"] + 2000, ol
+
+
+def test_a_stall_past_the_stuck_io_limit_ends_the_point_when_asked(tmp_path: Path) -> None:
+    _cgroups_or_skip()
+    point = _run(tmp_path, "{{at: 3s, duration: 30s, throttle: {{device: {dev}, read_iops: 1}}}}",
+                 ", stuck_io: 2s, end_on_stuck_io: true", seconds=20)  # fmt: skip
+    ol = point["open_loop"]
+    assert ol["stuck"] is True and ol["longest_stall_s"] > 2, ol
+    # ended 2-3 s (whole seconds of the kernel's counts) after the stall began, then fio
+    # waits for its 4 outstanding I/Os (1 a second through the throttle): about 9 s, not
+    # the planned 20; the I/Os before it are kept
+    assert point["runtime_s"] < 14, point["runtime_s"]
+    assert ol["ios"] >= RATE * 2.5
+    assert "stopped-early" in str(point["flags"]), point["flags"]

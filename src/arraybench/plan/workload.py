@@ -187,6 +187,15 @@ class Timing(Strict):
             "`open_loop.stuck`, a warning on the console)."
         ),
     )
+    end_on_stuck_io: bool = Field(
+        False,
+        description=(
+            "End a point whose targets' devices completed under a tenth of its intended "
+            "rate for `stuck_io` (the kernel's per-second counts, block devices only): fio "
+            "is stopped as on Ctrl-C and what it measured so far is kept (the point is "
+            "flagged stopped-early)."
+        ),
+    )
     log_ramp: bool = Field(
         False,
         description=(
@@ -198,6 +207,12 @@ class Timing(Strict):
         ),
     )
 
+
+    @model_validator(mode="after")
+    def _stuck_limit(self) -> Timing:
+        if self.end_on_stuck_io and self.stuck_io is None:
+            raise ValueError("end_on_stuck_io needs stuck_io: how long an I/O may stay unserved")
+        return self
 
 class Load(Strict):
     """Load levels: workers per host x iodepth, or explicit (workers, iodepth) pairs."""

@@ -7,14 +7,20 @@ moments when one of them was stopped (`T`, `t`) are the generator's."""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
+import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from arraybench.analysis.openloop import HistRow, OpenLoop, open_loop
 from arraybench.analysis.validity import finding_data, generator_stall
 from arraybench.engines.fio.jobfile import OPEN_LOOP_HIST_MS, OPEN_LOOP_PREFIX, point_rate
 from arraybench.engines.fio.logs import hist_bin_value_ns, parse_hist_log
+from arraybench.engines.fio.runner import STOP_REQUESTED
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import OPEN_LOOP, VALIDITY, OpenLoopFinding, OpenLoopStallData
 from arraybench.plan.expand import Point
@@ -80,10 +86,26 @@ def finding_of(figures: OpenLoop) -> Finding:
     return OPEN_LOOP.new(data)
 
 
+def stuck_seconds(iops: list[float], intended: float) -> int:
+    """How many of the last seconds completed under a tenth of the intended rate."""
+    n = 0
+    for value in reversed(iops):
+        if value >= intended / 10:
+            break
+        n += 1
+    return n
+
+
 class OpenLoopWatch(Sidecar):
-    def __init__(self, point: Point, folder: Path, stuck_limit_s: float | None = None) -> None:
+    def __init__(
+        self, point: Point, folder: Path, stuck_limit_s: float | None = None,
+        live_iops: Callable[[], list[float]] | None = None, end_on_stuck: bool = False,
+    ) -> None:  # fmt: skip
         self.point, self.folder = point, folder
         self.stuck_limit_s = stuck_limit_s
+        # the targets' devices' per-second IOPS so far: a point stuck that long is ended
+        self.live_iops = live_iops if end_on_stuck else None
+        self.ended_stuck: float | None = None  # the stalled seconds when it was ended
         self.rate = intended_iops(point)
         self.fio_pid: int | None = None
         self.stops: list[tuple[float, float]] = []  # the generator stopped, Unix s
@@ -114,6 +136,20 @@ class OpenLoopWatch(Sidecar):
                 since = None
         if since is not None:
             self.stops.append((since, time.time()))
+
+    def tick(self, elapsed_s: float) -> None:
+        """End the point (fio stopped as on Ctrl-C: it reports what it measured) once its
+        devices completed under a tenth of the rate for the stuck-I/O limit."""
+        if self.live_iops is None or self.rate is None or self.stuck_limit_s is None:
+            return
+        if self.ended_stuck is not None or self.fio_pid is None:
+            return
+        stalled = stuck_seconds(self.live_iops(), self.rate)
+        if stalled >= math.ceil(self.stuck_limit_s):
+            self.ended_stuck = float(stalled)
+            (self.folder / STOP_REQUESTED).write_text(f"stuck for {stalled} s\n")
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.fio_pid, signal.SIGINT)
 
     def stop(self) -> None:
         self._done.set()
@@ -158,7 +194,12 @@ class OpenLoopWatch(Sidecar):
             found.append(Line(True, f"point {key}: open loop: the load generator stopped "
                               "(fio's processes were stopped): its availability figures "
                               "are the host's, not the storage's"))  # fmt: skip
-        if f.stuck and f.stuck_limit_s is not None:
+        if self.ended_stuck is not None and self.stuck_limit_s is not None:
+            found.append(Line(True, f"point {key}: ended after its devices completed under a "
+                              f"tenth of {f.intended_iops:,.0f} IOPS for "
+                              f"{self.ended_stuck:g} s (stuck-I/O limit "
+                              f"{self.stuck_limit_s:g} s); what was measured is kept"))  # fmt: skip
+        elif f.stuck and f.stuck_limit_s is not None:
             found.append(Line(True, f"point {key}: open loop: a stall of "
                               f"{f.longest_stall_s:g} s, over the stuck-I/O limit of "
                               f"{f.stuck_limit_s:g} s"))  # fmt: skip

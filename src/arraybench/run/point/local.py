@@ -38,7 +38,9 @@ class LocalExecutor:
             self.verify = LocalVerify(point, folder, ctx.settings.allow_destroy)
         self.open_loop: OpenLoopWatch | None = None
         if intended_iops(point) is not None and ctx.engine.name == "fio":
-            self.open_loop = OpenLoopWatch(point, folder, point.timing.stuck_io)
+            self.open_loop = OpenLoopWatch(point, folder, point.timing.stuck_io,
+                                           live_iops=self.monitor.live_iops,
+                                           end_on_stuck=point.timing.end_on_stuck_io)  # fmt: skip
         events = self.events.records if self.events else list
         self.feed = LiveFeed(ctx.observer, point, folder, events=events)
         self.ramp = 0.0  # the ramp already run as a warm-up phase
