@@ -207,12 +207,12 @@ class Timing(Strict):
         ),
     )
 
-
     @model_validator(mode="after")
     def _stuck_limit(self) -> Timing:
         if self.end_on_stuck_io and self.stuck_io is None:
             raise ValueError("end_on_stuck_io needs stuck_io: how long an I/O may stay unserved")
         return self
+
 
 class Load(Strict):
     """Load levels: workers per host x iodepth, or explicit (workers, iodepth) pairs."""
