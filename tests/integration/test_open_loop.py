@@ -122,3 +122,25 @@ def test_a_stall_past_the_stuck_io_limit_ends_the_point_when_asked(tmp_path: Pat
     assert point["runtime_s"] < 14, point["runtime_s"]
     assert ol["ios"] >= RATE * 2.5
     assert "stopped-early" in str(point["flags"]), point["flags"]
+
+
+def test_compare_aligned_on_the_event_overlays_the_runs_backlogs(tmp_path: Path) -> None:
+    _cgroups_or_skip()
+    event = "{{at: 2s, duration: 2s, throttle: {{device: {dev}, read_iops: 1}}}}"
+    _run(tmp_path, event, seconds=6)
+    _run(tmp_path, event, seconds=6)  # the same results folder: two runs
+    runs = run_cli("runs", "--results", str(tmp_path / "res"), "--format", "json")
+    ids = [r["id"] for r in json.loads(runs.stdout)]
+    assert len(ids) == 2
+    out = tmp_path / "c.md"
+    done = run_cli("compare", *ids, "--align", "event", "--results", str(tmp_path / "res"),
+                   "-o", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert "rr: unserved I/Os (backlog), runs overlaid" in text
+    lines = [line for line in text.splitlines() if line.startswith(tuple(f"- {i}:" for i in ids))]
+    backlog = [line for line in lines if "I/Os lowest 0" in line]
+    assert len(backlog) == 2, lines  # one line per run, each peaking near 2 s x 2,000 IOPS
+    for line in backlog:
+        peak = float(line.rsplit("highest ", 1)[1].replace(",", ""))
+        assert 2000 * 2 * 0.8 <= peak <= 2000 * 2 * 1.2, line
