@@ -211,6 +211,21 @@ class OpenLoopStallData(TypedDict):
     cause: str  # storage | generator
     unserved_peak_ios: float
     drain_s: float | None
+    host: NotRequired[str]  # a many-host point: the host that stalled
+
+
+class OpenLoopHostData(TypedDict):
+    """One host's own open-loop figures on a many-host point."""
+
+    intended_iops: float
+    ios: int
+    unserved_peak_ios: float
+    longest_stall_s: float
+    drain_s: float | None
+    stalls: list[OpenLoopStallData]
+    corrected_latency_us: dict[str, float]
+    fio_latency_us: dict[str, float]
+    stuck: bool
 
 
 class OpenLoopFinding(TypedDict):
@@ -231,6 +246,9 @@ class OpenLoopFinding(TypedDict):
     stuck_limit_s: float | None
     stuck: bool
     generator_stalled: bool
+    # a many-host point: each host's own figures, from its 1-second logs (`resolution_s` 1)
+    hosts: NotRequired[dict[str, OpenLoopHostData]]
+    resolution_s: NotRequired[float]  # the completions' time resolution (0.1 s locally)
 
 
 class EventsFinding(TypedDict):

@@ -13,23 +13,30 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from arraybench.analysis.openloop import HistRow, OpenLoop, open_loop
+from arraybench.analysis.openloop import HistRow, HostsOpenLoop, OpenLoop, open_loop
 from arraybench.analysis.validity import finding_data, generator_stall
 from arraybench.engines.fio.jobfile import OPEN_LOOP_HIST_MS, OPEN_LOOP_PREFIX, point_rate
 from arraybench.engines.fio.logs import hist_bin_value_ns, parse_hist_log
 from arraybench.engines.fio.runner import STOP_REQUESTED
 from arraybench.errors import ArraybenchError
-from arraybench.finding_kinds import OPEN_LOOP, VALIDITY, OpenLoopFinding, OpenLoopStallData
+from arraybench.finding_kinds import (
+    OPEN_LOOP,
+    VALIDITY,
+    OpenLoopFinding,
+    OpenLoopHostData,
+    OpenLoopStallData,
+)
 from arraybench.plan.expand import Point
-from arraybench.records import Finding
+from arraybench.records import Finding, Sample
 from arraybench.run.load import LoadResult, LoadStart
 from arraybench.run.sidecar import Line, Sidecar
 from arraybench.system.procs import process_tree_pids
 
 SAMPLE_S = 0.05  # how often fio's job processes' state is read
+HOST_RESOLUTION_S = 1.0  # a many-host point's completions: the hosts' 1-second logs
 TREE_EVERY = 20  # samples between two walks of /proc for fio's job processes (1 s)
 
 
@@ -61,12 +68,57 @@ def read_rows(folder: Path) -> list[HistRow]:
     return rows
 
 
-def finding_of(figures: OpenLoop) -> Finding:
-    stalls: list[OpenLoopStallData] = [
+def _stalls(figures: OpenLoop) -> list[OpenLoopStallData]:
+    return [
         {"start_s": s.start_s, "length_s": s.length_s, "cause": s.cause,
          "unserved_peak_ios": round(s.unserved_peak_ios, 1), "drain_s": s.drain_s}
         for s in figures.stalls
     ]  # fmt: skip
+
+
+def _latencies(values: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 1) for k, v in values.items()}
+
+
+def host_data(figures: OpenLoop) -> OpenLoopHostData:
+    return {
+        "intended_iops": figures.intended_iops, "ios": figures.ios,
+        "unserved_peak_ios": figures.unserved_peak_ios,
+        "longest_stall_s": figures.longest_stall_s, "drain_s": figures.drain_s,
+        "stalls": _stalls(figures),
+        "corrected_latency_us": _latencies(figures.corrected_latency_us),
+        "fio_latency_us": _latencies(figures.fio_latency_us), "stuck": figures.stuck,
+    }  # fmt: skip
+
+
+def second_rows(samples: Sequence[Sample]) -> list[HistRow]:
+    """A host's 1-second samples as completion rows: each second's I/Os at its mean latency
+    (fio's client writes a server's histogram logs wrong: docs/availability.md)."""
+    rows = []
+    for s in samples:
+        both = ((s.read_iops, s.read_lat_us), (s.write_iops, s.write_lat_us))
+        parts = [(iops, lat) for iops, lat in both if iops]
+        count = round(sum(iops for iops, _ in parts))
+        weighted = sum(iops * (lat or 0.0) for iops, lat in parts)
+        mean = weighted / sum(iops for iops, _ in parts) if parts else 0.0
+        rows.append(HistRow(0, s.t * 1000.0, [(mean, count)] if count else []))
+    return rows
+
+
+def hosts_finding(figures: HostsOpenLoop) -> Finding:
+    """A many-host point's `open_loop`: the total's figures, each stall with its host, and
+    every host's own figures, at one second's resolution."""
+    finding = finding_of(figures.total)
+    data = OPEN_LOOP.of(finding)
+    for stall, host in zip(data["stalls"], figures.stall_hosts, strict=True):
+        stall["host"] = host
+    data["hosts"] = {name: host_data(f) for name, f in figures.hosts.items()}
+    data["resolution_s"] = HOST_RESOLUTION_S
+    return finding
+
+
+def finding_of(figures: OpenLoop) -> Finding:
+    stalls = _stalls(figures)
     data: OpenLoopFinding = {
         "intended_iops": figures.intended_iops,
         "origin_unix": figures.origin_unix,
@@ -75,8 +127,8 @@ def finding_of(figures: OpenLoop) -> Finding:
         "longest_stall_s": figures.longest_stall_s,
         "drain_s": figures.drain_s,
         "stalls": stalls,
-        "corrected_latency_us": {k: round(v, 1) for k, v in figures.corrected_latency_us.items()},
-        "fio_latency_us": {k: round(v, 1) for k, v in figures.fio_latency_us.items()},
+        "corrected_latency_us": _latencies(figures.corrected_latency_us),
+        "fio_latency_us": _latencies(figures.fio_latency_us),
         "slot_s": figures.slot_s,
         "series": [[p.t_s, round(p.due, 1), p.completed] for p in figures.series],
         "stuck_limit_s": figures.stuck_limit_s,

@@ -6,7 +6,7 @@ backlog between them."""
 
 from __future__ import annotations
 
-from arraybench.finding_kinds import OPEN_LOOP, OpenLoopFinding
+from arraybench.finding_kinds import OPEN_LOOP, OpenLoopFinding, OpenLoopHostData
 from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
 from arraybench.store.db import Finding, PointRecord
@@ -19,7 +19,8 @@ CAPTION = (
     "(storage, or generator: fio's own processes stopped, the point flagged); unserved: I/Os "
     "due and not yet completed; drain: from the stall's end until the backlog was normal "
     "again; corrected latency: from each I/O's intended start, beside fio's own (from its "
-    "submission)."
+    "submission). On many hosts, a row per host against its own schedule, from its "
+    "1-second logs: stalls to the second, fio's latency per second its mean."
 )
 
 
@@ -27,7 +28,7 @@ def _s(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f} s"
 
 
-def _stall(data: OpenLoopFinding) -> str:
+def _stall(data: OpenLoopFinding | OpenLoopHostData) -> str:
     if not data["stalls"]:
         return "none"
     longest = max(data["stalls"], key=lambda s: s["length_s"])
@@ -35,10 +36,18 @@ def _stall(data: OpenLoopFinding) -> str:
     return f"{longest['length_s']:.1f} s at {longest['start_s']:.1f} s, {longest['cause']}{stuck}"
 
 
-def _pair(data: OpenLoopFinding, name: str) -> str:
+def _pair(data: OpenLoopFinding | OpenLoopHostData, name: str) -> str:
     corrected = data["corrected_latency_us"].get(name)
     fio = data["fio_latency_us"].get(name)
     return f"{format_latency(corrected)} ({format_latency(fio)})"
+
+
+def _row(name: str, d: OpenLoopFinding | OpenLoopHostData) -> list[str]:
+    return [
+        name, f"{d['intended_iops']:,.0f} IOPS", _stall(d),
+        f"{d['unserved_peak_ios']:,.0f} I/Os", _s(d["drain_s"]), _pair(d, "p50"),
+        _pair(d, "p99"), _pair(d, "p99.9"), _pair(d, "max"),
+    ]  # fmt: skip
 
 
 def open_loop_table(points: list[PointRecord], findings: list[Finding]) -> ReportTable | None:
@@ -49,11 +58,9 @@ def open_loop_table(points: list[PointRecord], findings: list[Finding]) -> Repor
         if point is None or f.kind != OPEN_LOOP.name:
             continue
         d = OPEN_LOOP.of(f)
-        rows.append([
-            point.key, f"{d['intended_iops']:,.0f} IOPS", _stall(d),
-            f"{d['unserved_peak_ios']:,.0f} I/Os", _s(d["drain_s"]), _pair(d, "p50"),
-            _pair(d, "p99"), _pair(d, "p99.9"), _pair(d, "max"),
-        ])  # fmt: skip
+        rows.append(_row(point.key, d))
+        for host, h in d.get("hosts", {}).items():  # many hosts: each host's own schedule
+            rows.append(_row(f"{point.key} on {host}", h))
     if not rows:
         return None
     columns = ["Point", "Intended", "Longest stall", "Unserved peak", "Drain",
