@@ -86,6 +86,9 @@ def test_a_storage_stall_is_measured_from_the_intended_start(tmp_path: Path) -> 
     assert "FAIL" in stall_row and "longest stall" in stall_row
     [p99_row] = [line for line in text.splitlines() if "intended start ≤" in line]
     assert "PASS" in p99_row
+    # show: the point's open-loop line beside its event's
+    said = run_cli("show", "latest", "--results", str(results))
+    assert "open loop at 2,000 IOPS: longest stall" in " ".join(said.stdout.split()), said.stdout
 
 
 def test_a_generator_stall_is_the_generators_and_flags_the_point(tmp_path: Path) -> None:

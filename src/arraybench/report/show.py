@@ -41,6 +41,7 @@ class ShowFacts:
 
 def show_facts(store: Store, run: RunRecord) -> ShowFacts:
     from arraybench.analysis.repeats import collapse
+    from arraybench.report.sections.openloop import open_loop_line
     from arraybench.report.sections.scenarios import impact_tables, scenario_labels, scenario_order
     from arraybench.report.sections.timelines import event_lines
 
@@ -49,6 +50,9 @@ def show_facts(store: Store, run: RunRecord) -> ShowFacts:
     found = store.findings(run.id, EVENTS.name)
     events = [(by_id[f.point_id or 0], event_lines(EVENTS.of(f)))
               for f in found if (f.point_id or 0) in by_id]  # fmt: skip
+    loops = store.findings(run.id, OPEN_LOOP.name)
+    events += [(by_id[f.point_id or 0], [open_loop_line(OPEN_LOOP.of(f))])
+               for f in loops if (f.point_id or 0) in by_id]  # fmt: skip
     impacts: list[ReportTable] = []
     # their labels and headlines need the plan model (pydantic): read only when the run has
     # scenarios; the same headlines as the report's (report/headlines.py)

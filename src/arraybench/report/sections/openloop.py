@@ -50,6 +50,16 @@ def _row(name: str, d: OpenLoopFinding | OpenLoopHostData) -> list[str]:
     ]  # fmt: skip
 
 
+def open_loop_line(d: OpenLoopFinding) -> str:
+    """`show`'s line for a rate-limited point: the longest stall, the unserved peak, the
+    drain and the p99 from the intended start beside fio's."""
+    drain = "" if d["drain_s"] is None else f", drained in {d['drain_s']:.1f} s"
+    return (f"open loop at {d['intended_iops']:,.0f} IOPS: longest stall {_stall(d)}, unserved "
+            f"peak {d['unserved_peak_ios']:,.0f} I/Os{drain}; p99 from the intended start "
+            f"{format_latency(d['corrected_latency_us'].get('p99'))}, fio's "
+            f"{format_latency(d['fio_latency_us'].get('p99'))}")  # fmt: skip
+
+
 def open_loop_table(points: list[PointRecord], findings: list[Finding]) -> ReportTable | None:
     by_id = {p.id: p for p in points}
     rows = []
