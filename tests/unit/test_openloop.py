@@ -94,3 +94,21 @@ def test_hosts_stall_alone_and_the_total_owes_their_sum() -> None:
     total = found.total.unserved_peak_ios
     assert h1.unserved_peak_ios <= total + 1 <= h1.unserved_peak_ios + h0.unserved_peak_ios + 2
     assert found.total.ios == h0.ios + h1.ios
+
+
+def test_a_long_fast_point_is_thinned_to_the_same_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arraybench.analysis import openloop
+
+    rows = _rows(10, stall=(3.0, 6.0))
+    whole = open_loop(rows, RATE, H)
+    monkeypatch.setattr(openloop, "MAX_IOS", 1000)  # 10,000 I/Os: every 10th placed
+    thinned = open_loop(rows, RATE, H)
+    assert whole is not None and thinned is not None
+    assert thinned.ios == whole.ios == 10_000
+    # 100 placed I/Os a second: slots of 0.2 s (20 I/Os), the stall good to one of them
+    assert thinned.longest_stall_s == pytest.approx(whole.longest_stall_s, abs=0.25)
+    assert thinned.unserved_peak_ios == pytest.approx(whole.unserved_peak_ios, rel=0.02)
+    for name in ("p50", "p99", "max"):
+        assert thinned.corrected_latency_us[name] == pytest.approx(
+            whole.corrected_latency_us[name], rel=0.05, abs=200
+        ), name

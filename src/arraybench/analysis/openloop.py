@@ -50,7 +50,10 @@ MIN_STALL_SLOTS = 2
 # the schedule's origin: the percentile of (completion - intended offset) it sits at; not the
 # minimum, which one moment of fio running ahead (its catch-up burst) would set for the point
 ORIGIN_PCT = 1.0
-MAX_SERIES = 600  # points of the due/completed series kept for the chart
+MAX_SERIES = 600
+# I/Os placed one by one at most; beyond, every k-th of each job's is (k the smallest that
+# fits) and the counts scaled back by k: 100k IOPS for 60 s is 6 M I/Os
+MAX_IOS = 1_000_000  # points of the due/completed series kept for the chart
 
 
 @dataclass(frozen=True)
@@ -103,11 +106,15 @@ class OpenLoop:
         return any(s.cause == "generator" for s in self.stalls)
 
 
-def completion_times(rows: Sequence[HistRow], hist_ms: float) -> list[tuple[float, float]]:
-    """(completion Unix s, fio latency µs) of every I/O of the rows, ordered by time (module
-    doc: how a row's completions are placed)."""
+def completion_times(
+    rows: Sequence[HistRow], hist_ms: float, every: int = 1
+) -> list[tuple[float, float]]:
+    """(completion Unix s, fio latency µs) of every I/O of the rows (every `every`-th of
+    each job's: a long fast point is thinned), ordered by time (module doc: how a row's
+    completions are placed)."""
     out: list[tuple[float, float]] = []
     last: dict[int, float] = {}
+    seen: dict[int, int] = {}
     for row in sorted(rows, key=lambda r: (r.job, r.t_ms)):
         lats = [lat for lat, n in row.latencies_us for _ in range(n)]
         prev = last.get(row.job, row.t_ms - hist_ms)
@@ -120,9 +127,16 @@ def completion_times(rows: Sequence[HistRow], hist_ms: float) -> list[tuple[floa
             times = [prev + hist_ms * (i + 1) / (n - 1) for i in range(n - 1)] + [row.t_ms]
         else:
             times = [prev + span * (i + 1) / n for i in range(n)]
-        out += [(t / 1000.0, lat) for t, lat in zip(times, lats, strict=True)]
+        first = seen.get(row.job, 0)
+        seen[row.job] = first + n
+        out += [(t / 1000.0, lat) for i, (t, lat) in enumerate(zip(times, lats, strict=True))
+                if (first + i) % every == 0]  # fmt: skip
     out.sort(key=lambda c: c[0])
     return out
+
+
+def _total_ios(rows: Sequence[HistRow]) -> int:
+    return sum(n for row in rows for _, n in row.latencies_us)
 
 
 def _origin(done: list[tuple[float, float]], rate: float) -> float:
@@ -232,9 +246,17 @@ class _Schedule:
     series: list[SeriesPoint]
     stalls: list[Stall]
     corrected: list[float]
+    every: int = 1  # every k-th I/O placed (MAX_IOS): the counts are scaled by it
+
+    @property
+    def ios(self) -> int:
+        return len(self.done) * self.every
 
     def due(self, t: float) -> float:
-        return min(float(len(self.done)), max(0.0, (t - self.origin) * self.rate))
+        return min(float(self.ios), max(0.0, (t - self.origin) * self.rate))
+
+    def completed(self, t: float) -> float:
+        return float(bisect.bisect_right(self.done, (t, math.inf)) * self.every)
 
     def figures(self, stuck_limit_s: float | None) -> OpenLoop:
         longest = max(self.stalls, key=lambda s: s.length_s, default=None)
@@ -242,7 +264,7 @@ class _Schedule:
         return OpenLoop(
             intended_iops=self.rate,
             origin_unix=self.origin,
-            ios=len(self.done),
+            ios=self.ios,
             unserved_peak_ios=round(max(p.backlog for p in self.series), 1),
             longest_stall_s=length,
             drain_s=longest.drain_s if longest else None,
@@ -258,14 +280,22 @@ class _Schedule:
 
 def _schedule(rows: Sequence[HistRow], rate: float, hist_ms: float,
               stops: Sequence[tuple[float, float]]) -> _Schedule | None:  # fmt: skip
-    done = completion_times(rows, hist_ms)
+    """The schedule's figures; with more than MAX_IOS I/Os, on every k-th I/O at R / k,
+    the counts (due, completed, backlog) scaled back by k."""
+    every = max(1, -(-_total_ios(rows) // MAX_IOS))
+    done = completion_times(rows, hist_ms, every)
     if not done:
         return None
-    origin = _origin(done, rate)
-    slot = max(hist_ms / 1000.0, MIN_SLOT_IOS / rate)
-    series = _series(done, origin, rate, slot)
-    stalls = _stalls(series, rate, slot, origin, stops)
-    return _Schedule(done, rate, origin, slot, series, stalls, _corrected(done, origin, rate))
+    kept = rate / every
+    origin = _origin(done, kept)
+    slot = max(hist_ms / 1000.0, MIN_SLOT_IOS / kept)
+    series = _series(done, origin, kept, slot)
+    stalls = _stalls(series, kept, slot, origin, stops)
+    if every > 1:
+        series = [SeriesPoint(p.t_s, p.due * every, p.completed * every) for p in series]
+        stalls = [replace(st, unserved_peak_ios=st.unserved_peak_ios * every) for st in stalls]
+    corrected = _corrected(done, origin, kept)
+    return _Schedule(done, rate, origin, slot, series, stalls, corrected, every)
 
 
 @dataclass(frozen=True)
@@ -306,7 +336,7 @@ def open_loop_hosts(
     while t < end + slot:
         t += slot
         due = sum(s.due(t) for s in schedules.values())
-        done = sum(float(bisect.bisect_right(s.done, (t, math.inf))) for s in schedules.values())
+        done = sum(s.completed(t) for s in schedules.values())
         series.append(SeriesPoint(round(t - start, 6), due, done))
     shift = {name: s.origin - start for name, s in schedules.items()}
     stalls = sorted(((replace(st, start_s=round(st.start_s + shift[name], 3)), name)
@@ -317,7 +347,7 @@ def open_loop_hosts(
     total = OpenLoop(
         intended_iops=sum(s.rate for s in schedules.values()),
         origin_unix=start,
-        ios=sum(len(s.done) for s in schedules.values()),
+        ios=sum(s.ios for s in schedules.values()),
         unserved_peak_ios=round(max(p.backlog for p in series), 1),
         longest_stall_s=length,
         drain_s=longest.drain_s if longest else None,
