@@ -59,12 +59,14 @@ def _state(pid: int) -> str | None:
 
 
 def read_rows(folder: Path) -> list[HistRow]:
-    """Every job's histogram rows of a point folder, reads and writes together."""
+    """Every job's histogram rows of a point folder, reads and writes together (each
+    direction of a job its own series of rows)."""
     rows: list[HistRow] = []
     for job, path in enumerate(sorted(folder.glob(f"{OPEN_LOOP_PREFIX}_clat_hist.*.log"))):
-        for t_ms, _ddir, _bs, bins in parse_hist_log(path):
+        for t_ms, ddir, _bs, bins in parse_hist_log(path):
             lats = [(hist_bin_value_ns(i, len(bins)) / 1000, n) for i, n in enumerate(bins) if n]
-            rows.append(HistRow(job, float(t_ms), lats))
+            # a mixed job writes a row per direction, each since its own previous row
+            rows.append(HistRow(job * 3 + ddir, float(t_ms), lats))
     return rows
 
 
