@@ -109,9 +109,13 @@ def test_without_an_event_the_figures_agree_with_fios(tmp_path: Path) -> None:
     assert ol["ios"] >= 0.9 * RATE * 10
     assert ol["unserved_peak_ios"] < RATE * 0.2  # never 100 ms of I/O behind
     corrected, fio = ol["corrected_latency_us"], ol["fio_latency_us"]
-    # nothing stalled: late only by fio's own jitter on this busy machine (ms at most)
+    # nothing stalled: late only by fio's own issue jitter on this busy 2-CPU machine (up to
+    # 4.4 ms at p99 seen while fio's p99 was 144 µs) and the method's resolution (a row of
+    # 100 ms, its I/Os placed evenly): within 1 ms at the median, 10 ms at p99, where a 3 s
+    # stall puts p99 near 3 s
     assert corrected["p50"] <= fio["p50"] + 1000, ol
-    assert corrected["p99"] <= 3 * fio["p99"] + 2000, ol
+    assert corrected["p99"] <= fio["p99"] + 10_000, ol
+    assert corrected["max"] <= fio["max"] + 20_000, ol
 
 
 def test_a_stall_past_the_stuck_io_limit_ends_the_point_when_asked(tmp_path: Path) -> None:
