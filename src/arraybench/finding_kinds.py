@@ -202,6 +202,55 @@ class EventImpactData(TypedDict):
     overshoot_seconds: NotRequired[int | None]  # seconds above the band until back
 
 
+class OpenLoopStallData(TypedDict):
+    """analysis.openloop.Stall's fields: one stretch in which completions fell under a tenth of
+    the intended rate while I/O was due."""
+
+    start_s: float  # from the schedule's origin
+    length_s: float
+    cause: str  # storage | generator
+    unserved_peak_ios: float
+    drain_s: float | None
+    host: NotRequired[str]  # a many-host point: the host that stalled
+
+
+class OpenLoopHostData(TypedDict):
+    """One host's own open-loop figures on a many-host point."""
+
+    intended_iops: float
+    ios: int
+    unserved_peak_ios: float
+    longest_stall_s: float
+    drain_s: float | None
+    stalls: list[OpenLoopStallData]
+    corrected_latency_us: dict[str, float]
+    fio_latency_us: dict[str, float]
+    stuck: bool
+
+
+class OpenLoopFinding(TypedDict):
+    """`open_loop`: a rate-limited point's schedule against its completions
+    (analysis.openloop, run.openloop_watch)."""
+
+    intended_iops: float  # the point's total intended rate
+    origin_unix: float
+    ios: int
+    unserved_peak_ios: float
+    longest_stall_s: float
+    drain_s: float | None
+    stalls: list[OpenLoopStallData]
+    corrected_latency_us: dict[str, float]  # p50, p99, p99.9, max from the intended start
+    fio_latency_us: dict[str, float]  # the same I/Os as fio measured them (clat)
+    slot_s: float
+    series: list[list[float]]  # [t_s, due, completed] for the chart
+    stuck_limit_s: float | None
+    stuck: bool
+    generator_stalled: bool
+    # a many-host point: each host's own figures, from its 1-second logs (`resolution_s` 1)
+    hosts: NotRequired[dict[str, OpenLoopHostData]]
+    resolution_s: NotRequired[float]  # the completions' time resolution (0.1 s locally)
+
+
 class EventsFinding(TypedDict):
     """`events`: what the injectors did, and the load's dip around each event
     (run.local_events, run.host_events)."""
@@ -538,6 +587,7 @@ MONITOR = FindingKind("monitor", MonitorFinding)
 VALIDITY = FindingKind("validity", ValidityFinding)
 HOSTS = FindingKind("hosts", HostsFinding)
 EVENTS = FindingKind("events", EventsFinding)
+OPEN_LOOP = FindingKind("open_loop", OpenLoopFinding)
 INTEGRITY = FindingKind("integrity", IntegrityFinding)
 INTERFERENCE = FindingKind("interference", InterferenceFinding)
 METADATA = FindingKind("metadata", MetadataFinding)

@@ -203,7 +203,7 @@ def test_flags_are_graded_by_what_they_do_to_the_figure() -> None:
 def test_every_kind_states_its_threshold_and_evidence() -> None:
     kinds = {"generator-bound", "page-cache", "ramp", "not-steady", "stopped-early",
              "rate-not-reached", "rate-not-kept", "fio-kernel", "start-spread", "above-ceiling",
-             "data-missed", *REMARK_KINDS}  # fmt: skip
+             "data-missed", "generator-stall", *REMARK_KINDS}  # fmt: skip
     assert set(THRESHOLDS) == kinds and all(a and b for a, b in THRESHOLDS.values())
 
 

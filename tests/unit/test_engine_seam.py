@@ -22,6 +22,7 @@ FIO_BY_DESIGN = {
     "run/kinds/interference.py": "the interference test writes fio job files of its own",
     "run/kinds/metadata.py": "the metadata test writes fio job files of its own",
     "run/data_reduction.py": "`data:` is fio's buffer options: fio itself writes the sample",
+    "run/openloop_watch.py": "open loop reads fio's histogram logs and asks fio to stop early",
 }
 
 

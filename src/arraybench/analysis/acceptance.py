@@ -26,6 +26,10 @@ from arraybench.records import PointRecord
 from arraybench.units import format_latency, format_pct, format_throughput
 
 PASS, FAIL, NO_DATA = "PASS", "FAIL", "NO DATA"
+# a rate-limited point's open-loop figures as metrics (`total_<name>`), added by the caller
+# from its `open_loop` finding (report/sections/verdicts.py)
+STALL = "open_loop_stall_s"  # the longest stall, s
+CORRECTED_P99 = "open_loop_corrected_p99_us"  # p99 from the intended start, µs
 UNDECIDED = "NOT DECIDABLE"  # the bound inside the repeats' 95 % interval, or only flagged
 
 
@@ -57,6 +61,10 @@ def describe(e: Expectation) -> str:
         parts.append(f"mean latency ≤ {_us(e.max_lat_mean)}")
     if e.max_lat_p99:
         parts.append(f"p99 ≤ {_us(e.max_lat_p99)}")
+    if e.max_stall is not None:
+        parts.append(f"longest stall ≤ {e.max_stall:g} s")
+    if e.max_corrected_p99:
+        parts.append(f"p99 from the intended start ≤ {_us(e.max_corrected_p99)}")
     hosts = f" on {e.hosts} hosts" if e.hosts else ""
     return f"{e.workload}{hosts}: " + " with ".join(parts)
 
@@ -65,7 +73,19 @@ def _latency_ok(e: Expectation, p: PointRecord) -> bool:
     mean, p99 = p.metric("total", "lat_mean_us"), p.metric("total", "lat_p99_us")
     if e.max_lat_mean and (mean is None or mean > e.max_lat_mean * 1e6):
         return False
-    return not (e.max_lat_p99 and (p99 is None or p99 > e.max_lat_p99 * 1e6))
+    if e.max_lat_p99 and (p99 is None or p99 > e.max_lat_p99 * 1e6):
+        return False
+    return _open_loop_ok(e, p)
+
+
+def _open_loop_ok(e: Expectation, p: PointRecord) -> bool:
+    """The open-loop bounds, on the OPEN_LOOP_METRICS a caller added to the point (a point
+    without them, not rate-limited, meets no such bound)."""
+    stall, corrected = p.metric("total", STALL), p.metric("total", CORRECTED_P99)
+    if e.max_stall is not None and (stall is None or stall > e.max_stall):
+        return False
+    return not (e.max_corrected_p99 and (corrected is None
+                                         or corrected > e.max_corrected_p99 * 1e6))  # fmt: skip
 
 
 def _throughput_ok(e: Expectation, p: PointRecord) -> bool:
@@ -77,10 +97,15 @@ def _throughput_ok(e: Expectation, p: PointRecord) -> bool:
 def _measured(p: PointRecord) -> str:
     iops, mbps = p.metric("total", "iops"), p.metric("total", "mbps")
     mean, p99 = p.metric("total", "lat_mean_us"), p.metric("total", "lat_p99_us")
-    return (
+    said = (
         f"{format_throughput(iops, 'IOPS')}, {format_throughput(mbps, 'MB/s')}, "
         f"mean {format_latency(mean)}, p99 {format_latency(p99)}"
     )
+    stall, corrected = p.metric("total", STALL), p.metric("total", CORRECTED_P99)
+    if stall is not None:
+        said += (f"; open loop: longest stall {stall:g} s, p99 from the intended start "
+                 f"{format_latency(corrected)}")  # fmt: skip
+    return said
 
 
 def _rank(e: Expectation, p: PointRecord) -> float:
@@ -165,13 +190,18 @@ def _bounds(e: Expectation) -> list[tuple[str, float, bool]]:
     """(metric column, bound in its unit, True when the figure must stay at or above it)."""
     found = [("iops", e.min_iops, True), ("mbps", e.min_mbps, True),
              ("lat_mean_us", e.max_lat_mean * 1e6 if e.max_lat_mean else None, False),
-             ("lat_p99_us", e.max_lat_p99 * 1e6 if e.max_lat_p99 else None, False)]  # fmt: skip
+             ("lat_p99_us", e.max_lat_p99 * 1e6 if e.max_lat_p99 else None, False),
+             (STALL, e.max_stall, False),
+             (CORRECTED_P99, e.max_corrected_p99 * 1e6 if e.max_corrected_p99 else None,
+              False)]  # fmt: skip
     return [(name, float(bound), above) for name, bound, above in found if bound]
 
 
 def _fmt(name: str, value: float | None) -> str:
     if name in ("iops", "mbps"):
         return format_throughput(value, "IOPS" if name == "iops" else "MB/s")
+    if name == STALL:
+        return "–" if value is None else f"{value:g} s"
     return format_latency(value)
 
 

@@ -141,6 +141,9 @@ THRESHOLDS = {
                     "block smaller than the granule 1.15:1"),
     "data-drift": ("incompressible data asked, its sample > 10 % reducible",
                    "the figure is still the storage's, on data an array could reduce"),
+    "generator-stall": ("an open-loop point's stall while fio's own job processes were "
+                        "stopped (analysis/openloop.py)", "the I/O that was late was never "
+                        "issued: the lateness is the host's, not the storage's"),
     "start-skew": (f"hosts beyond the plan's bound by <= {START_SKEW_SHARE:.0%} of the window",
                    "they overlapped for 98 % of it or more"),
     "unwritten-region": (f"a read point on a block device whose region this run's earlier "
@@ -504,6 +507,21 @@ def data_flags(point: Point, misses: Sequence[str]) -> list[Flag]:
     kind = "data-missed" if point.data.reduced else "data-drift"
     return [Flag(kind, f"the data sampled before the run: {'; '.join(misses)}",
                  "ask for a ratio fio reaches at this block size (plan check --data)")]  # fmt: skip
+
+
+def generator_stall(stalls: Sequence[tuple[float, float]]) -> Flag | None:
+    """An open-loop point whose load generator stopped ((start s, length s) of each such
+    stall): its availability figures (stall, unserved demand, corrected latency) are the
+    host's, invalidating."""
+    if not stalls:
+        return None
+    said = ", ".join(f"{length:g} s at {start:g} s" for start, length in stalls)
+    return Flag(
+        "generator-stall",
+        f"fio's job processes were stopped while I/O was due "
+        f"({said}): the stall is the load generator's, not the storage's",
+        "keep the load host free of freezes (SIGSTOP, a VM pause, CPU starvation)",
+    )
 
 
 def finding_data(flags: Sequence[Flag]) -> ValidityFinding:

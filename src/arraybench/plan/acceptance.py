@@ -50,13 +50,30 @@ class Expectation(Strict):
     max_lat_p99: Latency | None = Field(
         None, description="...with a 99th percentile latency at most this."
     )
+    max_stall: Latency | None = Field(
+        None,
+        description=(
+            "...with its longest open-loop stall at most this (a rate-limited point: "
+            "completions under a tenth of the intended rate while I/O was due)."
+        ),
+    )
+    max_corrected_p99: Latency | None = Field(
+        None,
+        description=(
+            "...with a 99th percentile latency from each I/O's intended start (open loop: a "
+            "rate-limited point) at most this."
+        ),
+    )
     # only points measured on this many hosts
     hosts: Count | None = Field(None, description="Only points measured on this many hosts.")
 
     @model_validator(mode="after")
     def _some_bound(self) -> Expectation:
-        if not any((self.min_iops, self.min_mbps, self.max_lat_mean, self.max_lat_p99)):
+        bounds = (self.min_iops, self.min_mbps, self.max_lat_mean, self.max_lat_p99,
+                  self.max_stall, self.max_corrected_p99)  # fmt: skip
+        if not any(bounds):
             raise ValueError(
-                "an expectation needs a bound: min_iops, min_mbps, max_lat_mean or max_lat_p99"
+                "an expectation needs a bound: min_iops, min_mbps, max_lat_mean, max_lat_p99, "
+                "max_stall or max_corrected_p99"
             )
         return self

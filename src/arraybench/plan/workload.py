@@ -179,6 +179,23 @@ class Timing(Strict):
     steady: SteadyStop | None = Field(
         None, description=("End each point as soon as it is steady instead of after `duration`.")
     )
+    stuck_io: Duration | None = Field(
+        None,
+        description=(
+            "How long an I/O of a rate-limited (open-loop) point may stay unserved, like a "
+            "SCSI or NVMe timeout: a stall longer than this is a finding (the point's "
+            "`open_loop.stuck`, a warning on the console)."
+        ),
+    )
+    end_on_stuck_io: bool = Field(
+        False,
+        description=(
+            "End a point whose targets' devices completed under a tenth of its intended "
+            "rate for `stuck_io` (the kernel's per-second counts, block devices only): fio "
+            "is stopped as on Ctrl-C and what it measured so far is kept (the point is "
+            "flagged stopped-early)."
+        ),
+    )
     log_ramp: bool = Field(
         False,
         description=(
@@ -189,6 +206,12 @@ class Timing(Strict):
             "`start_lead` before the measured run, which the report states."
         ),
     )
+
+    @model_validator(mode="after")
+    def _stuck_limit(self) -> Timing:
+        if self.end_on_stuck_io and self.stuck_io is None:
+            raise ValueError("end_on_stuck_io needs stuck_io: how long an I/O may stay unserved")
+        return self
 
 
 class Load(Strict):

@@ -477,7 +477,7 @@ def compare_runs(
     """`arraybench compare`: each RUN[:SCENARIO] (RUN may be `latest`) side by side, with the
     runs' per-second throughput overlaid (from each run's start or its first event)."""
     from arraybench.report.sections.compare_events import event_tables
-    from arraybench.report.sections.runseries import RunPoints, run_overlays
+    from arraybench.report.sections.runseries import RunPoints, backlog_overlays, run_overlays
     from arraybench.run.request import stored_run_id
 
     named = [(stored_run_id(store, r, results), colon, rest)
@@ -486,6 +486,7 @@ def compare_runs(
     model = compare(scenarios, baseline)
     runs = [RunPoints(s.label, s.run.id, s.points) for s in scenarios]
     model.figures += run_overlays(store, runs, align)
+    model.figures += backlog_overlays(store, runs, align)
     events = event_tables(store, runs)
     # a failure study (--align event) reads the events' figures first: point means say little
     # of a dip; otherwise they follow the max / optimal table

@@ -18,6 +18,7 @@ from arraybench.finding_kinds import (
     EVENTS,
     INTEGRITY,
     MONITOR,
+    OPEN_LOOP,
     PROVENANCE,
 )
 from arraybench.report.sections.datareduction import array_reduction
@@ -40,6 +41,7 @@ class ShowFacts:
 
 def show_facts(store: Store, run: RunRecord) -> ShowFacts:
     from arraybench.analysis.repeats import collapse
+    from arraybench.report.sections.openloop import open_loop_line
     from arraybench.report.sections.scenarios import impact_tables, scenario_labels, scenario_order
     from arraybench.report.sections.timelines import event_lines
 
@@ -48,6 +50,9 @@ def show_facts(store: Store, run: RunRecord) -> ShowFacts:
     found = store.findings(run.id, EVENTS.name)
     events = [(by_id[f.point_id or 0], event_lines(EVENTS.of(f)))
               for f in found if (f.point_id or 0) in by_id]  # fmt: skip
+    loops = store.findings(run.id, OPEN_LOOP.name)
+    events += [(by_id[f.point_id or 0], [open_loop_line(OPEN_LOOP.of(f))])
+               for f in loops if (f.point_id or 0) in by_id]  # fmt: skip
     impacts: list[ReportTable] = []
     # their labels and headlines need the plan model (pydantic): read only when the run has
     # scenarios; the same headlines as the report's (report/headlines.py)
@@ -97,6 +102,7 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
     dicts = _point_dicts(points, flags_by_point(store.findings(run.id, KIND)))
     spreads = point_spreads(points)
     events = {f.point_id: EVENTS.of(f) for f in store.findings(run.id, EVENTS.name)}
+    loops = {f.point_id: OPEN_LOOP.of(f) for f in store.findings(run.id, OPEN_LOOP.name)}
     reduction = DATA_REDUCTION.among(store.findings(run.id, DATA_REDUCTION.name))
     data = {name: entry for found in reduction for name, entry in found["workloads"].items()}
     reported = array_reduction(store, run.id, points)
@@ -108,6 +114,8 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
         d |= asdict(spreads[p.id])
         if p.id in events:  # each event's impact, on the total and on each host
             d["events"] = {k: events[p.id].get(k) for k in ("impact", "host_impact")}
+        if p.id in loops:  # a rate-limited point: its schedule against its completions
+            d["open_loop"] = {k: v for k, v in loops[p.id].items() if k != "series"}
         shown: dict[str, object] = {}
         if p.workload in data:  # the data requested and the sample's ratios before the run
             shown = {k: data[p.workload][k] for k in ("requested", "achieved")}

@@ -103,6 +103,16 @@ def _die_with_arraybench(parent: int) -> Callable[[], None]:
     return arm
 
 
+# a sidecar that ends the load early on purpose (a stuck I/O: run/openloop_watch.py) writes
+# this file in the point's folder before it sends fio SIGINT: fio then reports what it
+# measured and exits non-zero (128 on 3.33), which is the end asked for, not a failure
+STOP_REQUESTED = "stop-requested"
+
+
+def stop_requested(folder: Path) -> bool:
+    return (folder / STOP_REQUESTED).exists()
+
+
 class FioProcess:
     """One fio: in a session of its own, dying with arraybench, and ended with every job
     process it forked. fio's jobs call setsid() and outlive a SIGKILLed main fio, re-parented
@@ -282,7 +292,7 @@ def run_jobfile(
             fio.reap_jobs()
     stderr = (folder / STDERR_NAME).read_text(errors="replace")
     elapsed = time.monotonic() - start
-    if proc.returncode != 0:
+    if proc.returncode != 0 and not (stop_requested(folder) and json_path.exists()):
         detail = stderr + (json_path.read_text(errors="replace") if json_path.exists() else "")
         raise FioRunError(
             f"point {label}: fio exited with code {proc.returncode}: {first_error_line(detail)}",

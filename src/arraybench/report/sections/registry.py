@@ -22,6 +22,7 @@ from arraybench.report.sections import (
     distribution,
     failures,
     histograms,
+    openloop,
     overlays,
     points,
     provenance,
@@ -59,6 +60,7 @@ SECTIONS: list[Section] = [
     scaling.section,  # scaling over hosts: tables, overlay, start-spread note
     adaptive.section,  # notes: what each adaptive series tried
     failures.section,  # failure under load: events, paths, integrity
+    openloop.section,  # rate-limited points: stalls, unserved demand, corrected latency
     spread.section,  # which level won; per-point spreads, flags, thresholds (appendix)
     arrayside.section,  # `arraybench attach`: the array's view beside fio's
     datareduction.section,  # data: requested, achieved, read back, the array's ratio

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from arraybench.analysis.events import records_of, windows_from_records
 from arraybench.errors import ArraybenchError
-from arraybench.finding_kinds import EVENTS
+from arraybench.finding_kinds import EVENTS, OPEN_LOOP
 from arraybench.report.model import Figure, FigureSeries
 from arraybench.store.db import PointRecord, Store
 
@@ -127,3 +127,48 @@ def run_overlays(store: Store, runs: list[RunPoints], align: str = "start") -> l
             "align at each run's start (--align start, the default)",
         )
     return drawn
+
+
+def _backlog(store: Store, run: RunPoints, key: str, align: str) -> dict[float, float] | None:
+    """The unserved I/Os over time of the run's first point of `key` with open-loop figures,
+    t = 0 at its schedule's start or (align event) at its first event; None: none."""
+    points = _by_workload(run.points).get(key, [])
+    ids = {p.id for p in points}
+    found = [f for f in store.findings(run.run_id, OPEN_LOOP.name) if f.point_id in ids]
+    for finding in sorted(found, key=lambda f: f.point_id or 0):
+        data = OPEN_LOOP.of(finding)
+        zero = data["origin_unix"]
+        if align == "event":
+            point = [p for p in points if p.id == finding.point_id]
+            event = _first_event(store, run.run_id, point)
+            if event is None:
+                continue
+            zero = event[0]
+        start = data["origin_unix"] - zero
+        return {round(start + t, 3): max(0.0, due - done) for t, due, done in data["series"]}
+    return None
+
+
+def backlog_overlays(store: Store, runs: list[RunPoints], align: str = "start") -> list[Figure]:
+    """One chart per workload whose rate-limited points have open-loop figures in two or more
+    of `runs`: each run's unserved I/Os over time (analysis/openloop.py), on the same axis
+    as the throughput overlays."""
+    keys: list[str] = []
+    for run in runs:
+        keys += [k for k in _by_workload(run.points) if k not in keys]
+    figures = []
+    for key in keys[:MAX_CHARTS]:
+        lines = [(run.label, b) for run in runs if (b := _backlog(store, run, key, align))]
+        if len(lines) < 2:
+            continue
+        series = [FigureSeries(label, list(at.values()), x=list(at)) for label, at in lines]
+        zero = "its first event" if align == "event" else "its schedule's start"
+        figures.append(Figure(
+            "time", f"{key}: unserved I/Os (backlog), runs overlaid",
+            f"seconds since each run's {'first event' if align == 'event' else 'start'} (s)",
+            "I/Os", [], series, group=GROUP,
+            caption=(f"Each run's first open-loop point of this workload: the I/Os due by its "
+                     f"schedule (rate x time) and not yet completed; t = 0 at {zero}"),
+            marks=[(0.0, "event")] if align == "event" else [],
+        ))  # fmt: skip
+    return figures

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arraybench.analysis.openloop import open_loop_hosts
 from arraybench.engines.fio import runner
 from arraybench.finding_kinds import HOSTS, WARMUP, WarmupFinding
 from arraybench.hosts import HostError
@@ -27,6 +28,12 @@ from arraybench.run.host_verify import HostsVerify
 from arraybench.run.hosts_live import HostsLive
 from arraybench.run.injections import StoreInjectionLog
 from arraybench.run.load import LoadResult, LoadStart
+from arraybench.run.openloop_watch import (
+    HOST_RESOLUTION_S,
+    hosts_finding,
+    intended_iops,
+    second_rows,
+)
 from arraybench.run.sidecar import Sidecar
 from arraybench.run.warmup import FOLDER, logs_ramp, measured_point, warmup_point, warmup_rows
 
@@ -116,7 +123,7 @@ class HostsExecutor:
             ran.samples,
             ran.elapsed_s,
             ran.fio_version,
-            [HOSTS.new(ran.finding)],
+            [HOSTS.new(ran.finding), *self._open_loop(ran)],
             host_samples=ran.host_samples,
             max_start_spread_ms=spread,
             hosts=len(self.point.level.hosts),
@@ -126,6 +133,18 @@ class HostsExecutor:
             failure=failure,
             bins_in_jobs=False,
         )
+
+    def _open_loop(self, ran: HostRun) -> list[Finding]:
+        """A rate-limited point's open-loop figures, per host (each runs the point's rate,
+        against its own schedule) and in total, from the hosts' 1-second samples (on the
+        controller's clock)."""
+        rate = intended_iops(self.point)
+        if rate is None:
+            return []
+        rows = {name: second_rows(samples) for name, samples in ran.host_samples.items()}
+        figures = open_loop_hosts(rows, dict.fromkeys(rows, rate), HOST_RESOLUTION_S * 1000,
+                                  stuck_limit_s=self.point.timing.stuck_io)  # fmt: skip
+        return [] if figures is None else [hosts_finding(figures)]
 
 
 def failed_hosts(key: str, ran: HostRun, warm: HostRun | None) -> tuple[list[str], str | None]:

@@ -19,6 +19,7 @@ from arraybench.run.load import LoadResult, LoadStart
 from arraybench.run.local_events import LocalEvents
 from arraybench.run.local_monitor import LocalMonitor
 from arraybench.run.local_verify import LocalVerify
+from arraybench.run.openloop_watch import OpenLoopWatch, intended_iops
 from arraybench.run.sidecar import Sidecar
 from arraybench.run.warmup import logs_ramp, measured_point, run_warmup
 
@@ -35,6 +36,11 @@ class LocalExecutor:
         self.verify: LocalVerify | None = None
         if point.workload.verify:
             self.verify = LocalVerify(point, folder, ctx.settings.allow_destroy)
+        self.open_loop: OpenLoopWatch | None = None
+        if intended_iops(point) is not None and ctx.engine.name == "fio":
+            self.open_loop = OpenLoopWatch(point, folder, point.timing.stuck_io,
+                                           live_iops=self.monitor.live_iops,
+                                           end_on_stuck=point.timing.end_on_stuck_io)  # fmt: skip
         events = self.events.records if self.events else list
         self.feed = LiveFeed(ctx.observer, point, folder, events=events)
         self.ramp = 0.0  # the ramp already run as a warm-up phase
@@ -42,7 +48,8 @@ class LocalExecutor:
 
     def sidecars(self) -> list[Sidecar]:
         # the writer stops before the events are reverted; the monitor samples to the end
-        found: list[Sidecar | None] = [self.verify, self.events, self.feed, self.monitor]
+        found: list[Sidecar | None] = [self.verify, self.events, self.open_loop, self.feed,
+                                       self.monitor]  # fmt: skip
         return [s for s in found if s is not None]
 
     def _paths(self) -> list[str]:
