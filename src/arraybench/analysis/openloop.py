@@ -1,37 +1,9 @@
 """An open-loop view of a rate-limited point: the schedule its I/Os should have kept against
 when they completed (docs/availability.md, "Open loop: the schedule kept").
 
-Input: fio's latency-histogram log rows (`write_hist_log` with `log_hist_msec=H`), each the
-completions of one job since its previous row, stamped (Unix ms) at the completion that
-wrote it: fio writes a row at the first completion at least H ms after the previous row,
-so a row that spans much more than H (a stall) holds the completions of its first H ms and
-the one at its stamp. Within a row the completions are spread evenly over their span.
-
-- **schedule**: the point's total intended rate R (I/Os a second, all jobs together); the
-  k-th completion of the point (k = 0, 1, ...) was intended to START at o + k / R. The
-  origin o is the earliest the schedule can start without any I/O finishing before it
-  began, min over k of (c_k - k / R), except that the 1st percentile is taken instead of the
-  minimum: fio's rate limiter does not issue ahead of time, but its catch-up after a stall
-  can run a few ms ahead of the schedule it kept before, and one such moment would shift
-  the whole point's schedule; with the 1st percentile, 99 % of I/Os completed after their
-  intended start (an I/O that finished "early" has a lateness of 0: its fio latency counts);
-- **lateness** of an I/O: its completion minus its intended start, c_k - (o + k / R): the
-  latency an application issuing at the intended times would have seen. The **corrected
-  latency** is the larger of the lateness and a fio latency of the same row (ranked: the
-  row's lowest lateness with its lowest fio latency), so it is never below what fio measured;
-- **due(t)** = the I/Os intended to start by t, **completed(t)** the I/Os done by t, the
-  **unserved demand** (backlog) due - completed;
-- a **stall**: consecutive slots (G = max(H, 20 I/Os at R) long) whose completions fell
-  below a tenth of R while I/O was due (a backlog of at least one I/O at the slot's start),
-  at least two slots; its **drain**: from its end until the backlog is back to its normal
-  level (its median over the point plus one slot of I/Os);
-- **cause**: `generator` when the load generator itself was stopped (the caller's
-  `generator_stops`, intervals where fio's processes were stopped or ran nothing while the
-  device had nothing in flight) for at least half of the stall, else `storage`.
-
-Limits: completion times are known to the row (H ms) only, so stall edges and latencies
-from the curves are good to about one slot; the fio latencies are fio's completion latency
-(clat, from its histogram: about 1.5 % resolution).
+Input: fio's latency-histogram log rows, the completions of one job per row; the schedule,
+lateness, corrected latency, due, completed, stalls, drain and cause are defined in
+docs/internals.md ("analysis/openloop.py").
 """
 
 from __future__ import annotations

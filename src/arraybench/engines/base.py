@@ -47,6 +47,9 @@ class Capabilities:
     kind_jobs: bool = False  # the interference and metadata tests' job files are in its syntax
     data_sample: bool = False  # writes the `data:` sample measured before the first point
     version_features: bool = False  # the plan's options checked against the tool's version
+    # a rate-limited point's completions logged finely enough (fio's latency-histogram log
+    # every 100 ms) for its open-loop figures (analysis/openloop.py)
+    open_loop_logs: bool = False
 
 
 @dataclass(frozen=True)

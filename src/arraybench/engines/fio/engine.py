@@ -24,7 +24,7 @@ class FioEngine:
     name = "fio"
     job_name = "point.fio"
     capabilities = Capabilities(many_hosts=True, kind_jobs=True, data_sample=True,
-                                version_features=True)  # fmt: skip
+                                version_features=True, open_loop_logs=True)  # fmt: skip
 
     def __init__(self, binary: str | None = None) -> None:
         self._binary = binary

@@ -37,7 +37,7 @@ class LocalExecutor:
         if point.workload.verify:
             self.verify = LocalVerify(point, folder, ctx.settings.allow_destroy)
         self.open_loop: OpenLoopWatch | None = None
-        if intended_iops(point) is not None and ctx.engine.name == "fio":
+        if intended_iops(point) is not None and ctx.engine.capabilities.open_loop_logs:
             self.open_loop = OpenLoopWatch(point, folder, point.timing.stuck_io,
                                            live_iops=self.monitor.live_iops,
                                            end_on_stuck=point.timing.end_on_stuck_io)  # fmt: skip
