@@ -35,7 +35,8 @@ def _plan(tmp_path: Path, workloads: str) -> Path:
 
 def test_a_workload_runs_at_half_the_first_ones_optimal_point(tmp_path: Path) -> None:
     half = ("  - {name: half, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
-            "     load: {workers: [2], iodepth: [8]}, rate_of: {workload: rr, share: 50}}\n")  # fmt: skip
+            "     load: {workers: [2], iodepth: [8]},\n"
+            "     rate_of: {workload: rr, share: 50}}\n")  # fmt: skip
     results = tmp_path / "res"
     assert cli.main(["run", str(_plan(tmp_path, RR + half)), "--results", str(results)]) == 0
     store = Store(results, create=False)
@@ -74,8 +75,8 @@ def test_a_knee_from_a_run_not_stored_is_refused_in_one_line(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("workloads", "said"),
     [
-        ("  - {name: half, pattern: random, bs: 4k, read: 100, rate_of: {workload: rr, share: 50}}\n"
-         + RR, "'rr' is not listed before it"),
+        ("  - {name: half, pattern: random, bs: 4k, read: 100,\n"
+         "     rate_of: {workload: rr, share: 50}}\n" + RR, "'rr' is not listed before it"),
         (RR + "  - {name: half, pattern: random, bs: 4k, read: 100, rate_of: {share: 50}}\n",
          "its own series has this rate"),
         (RR + "  - {name: half, pattern: random, bs: 4k, read: 100, rate_iops: 100,\n"
