@@ -89,3 +89,31 @@ def test_a_plan_whose_knee_cannot_be_measured_first_is_refused(
     done = main_cli("plan", "check", str(_plan(tmp_path, workloads)))
     assert done.returncode == 2, done.stdout + done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_named_runs_knee_gives_the_rate_and_a_series_it_lacks_is_refused(
+    tmp_path: Path,
+) -> None:
+    results = tmp_path / "res"
+    assert cli.main(["run", str(_plan(tmp_path, RR)), "--results", str(results)]) == 0
+    store = Store(results, create=False)
+    ((first, _),) = store.list_runs()
+    optimal = stored_headlines(first, store.points(first.id), store.findings(first.id))["rr"]
+    assert optimal.optimal is not None
+    knee_iops = optimal.optimal.throughput
+    # the same workload's own series in the named run: no `workload` needed
+    again = ("  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
+             "     load: {workers: [1], iodepth: [8]},\n"
+             f"     rate_of: {{run: {first.id}, share: 70}}}}\n")  # fmt: skip
+    plan = _plan(tmp_path, again)
+    assert cli.main(["run", str(plan), "--results", str(results)]) == 0
+    shown = run_cli("show", "latest", "--results", str(results), "--format", "json")
+    [point] = json.loads(shown.stdout)["points"]
+    ol = point["open_loop"]
+    assert ol["intended_iops"] == pytest.approx(0.7 * knee_iops, abs=1)
+    assert ol["knee"]["run"] == first.id and ol["knee"]["key"] == optimal.optimal.key
+    lacking = again.replace("rate_of: {", "rate_of: {workload: other, ")
+    done = main_cli("run", str(_plan(tmp_path, lacking)), "--results", str(results))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    [line] = [x for x in done.stderr.splitlines() if "rate_of" in x]
+    assert "workload other's optimal point" in line and "no stored point" in line
