@@ -81,6 +81,9 @@ def test_a_knee_from_a_run_not_stored_is_refused_in_one_line(tmp_path: Path) -> 
          "its own series has this rate"),
         (RR + "  - {name: half, pattern: random, bs: 4k, read: 100, rate_iops: 100,\n"
          "     rate_of: {workload: rr, share: 50}}\n", "give one rate, not both"),
+        (RR + "  - {name: half, pattern: random, bs: 4k, read: 100,\n"
+         "     rate_of: {workload: rr, share: 50, scenario: b}}\n"
+         "scenarios: [{name: a}, {name: b}]\n", "scenario 'b' is not the plan's first"),
     ],
 )  # fmt: skip
 def test_a_plan_whose_knee_cannot_be_measured_first_is_refused(
@@ -117,3 +120,25 @@ def test_a_named_runs_knee_gives_the_rate_and_a_series_it_lacks_is_refused(
     assert done.returncode == 2 and "Traceback" not in done.stderr
     [line] = [x for x in done.stderr.splitlines() if "rate_of" in x]
     assert "workload other's optimal point" in line and "no stored point" in line
+
+
+def test_a_later_scenario_runs_at_a_share_of_the_first_scenarios_knee(tmp_path: Path) -> None:
+    # In&Out: the baseline's optimal point, then the degraded scenario at a share of it
+    failover = ("  - {name: failover, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
+                "     load: {workers: [1], iodepth: [8]},\n"
+                "     rate_of: {workload: rr, share: 50, scenario: base}}\n"
+                "scenarios:\n  - {name: base}\n"
+                "  - {name: degraded, before: [{prompt: pull}]}\n")  # fmt: skip
+    results = tmp_path / "res"
+    assert cli.main(["run", str(_plan(tmp_path, RR + failover)), "--results", str(results)]) == 0
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    points = store.points(run.id)
+    optimal = stored_headlines(run, points, store.findings(run.id))["base · rr"].optimal
+    assert optimal is not None
+    shown = run_cli("show", "latest", "--results", str(results), "--format", "json")
+    by_key = {p["key"]: p for p in json.loads(shown.stdout)["points"]}
+    for scenario in ("base", "degraded"):  # both at the baseline's knee, not their own
+        ol = by_key[f"{scenario}/failover/w1-qd8"]["open_loop"]
+        assert ol["knee"]["key"] == optimal.key, scenario
+        assert ol["intended_iops"] == pytest.approx(0.5 * optimal.throughput, abs=1)

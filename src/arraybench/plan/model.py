@@ -321,6 +321,7 @@ class Plan(Strict):
         """A rate_of in this run needs a knee measured before it: another workload, listed
         earlier (points run in the plan's order), with a ladder of its own (not rate_of)."""
         earlier: dict[str, bool] = {}  # name -> has a ladder of its own
+        first = self.scenarios[0].name if self.scenarios else None
         for i, w in enumerate(self.workloads):
             of = w.rate_of
             if of is not None and of.run is None:
@@ -335,6 +336,11 @@ class Plan(Strict):
                     )
                 elif not earlier[source]:
                     why = f"workload {source!r} has a rate_of itself: no knee to take"
+                elif of.scenario is not None and of.scenario != first:
+                    why = (
+                        f"scenario {of.scenario!r} is not the plan's first scenario "
+                        f"({first or 'none'}): this workload runs before it is measured"
+                    )
                 if why:
                     raise ValidationError.from_exception_data("Plan", [InitErrorDetails(
                         type=PydanticCustomError("rate_of", "{why}", {"why": why}),

@@ -339,6 +339,13 @@ class RateOf(Strict):
         None,
         description="The run whose stored series gives the knee (default: this run).",
     )
+    scenario: Label | None = Field(
+        None,
+        description="The plan scenario whose series gives the knee (default: the point's "
+        "own scenario). In this run it must be the plan's first scenario: the workload runs "
+        "in every scenario, the first included (In&Out: the baseline's knee, the failover "
+        "at a share of it).",
+    )
 
 
 class Workload(Strict):

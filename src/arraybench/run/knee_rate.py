@@ -7,9 +7,10 @@ written into the point's workload as its `rate_iops`, so the job file, the open-
 figures (`intended_iops`) and the rate check all read the resolved rate.
 
 The optimal point is `analysis.headline`'s (docs/headline.md), over the series' grid points
-in the point's scenario (none: the run's), outside SNIA rounds, its flagged points left out
-as the report leaves them out. No knee (no such series, every point failed or flagged, no
-point with a throughput) is an ArraybenchError, one line, before the point runs.
+in the scenario named (default: the point's own; none: the run's), outside SNIA rounds,
+its flagged points left out as the report leaves them out. No knee (no such series, every
+point failed or flagged, no point with a throughput) is an ArraybenchError, one line, before
+the point runs.
 """
 
 from __future__ import annotations
@@ -52,9 +53,12 @@ def find_knee(ctx: RunContext, point: Point, of: RateOf) -> Knee:
     run = ctx.run if of.run is None else _named_run(ctx, point, of.run)
     where = f"run {run.id}" if of.run else "this run"
     points = ctx.store.points(run.id)
-    stored = [p for p in points if _in_series(p, source, point.scenario)]
-    if not stored and of.run is not None:  # a named run measured without scenarios
+    scenario = of.scenario or point.scenario
+    stored = [p for p in points if _in_series(p, source, scenario)]
+    if not stored and of.run is not None and of.scenario is None:  # measured without scenarios
         stored = [p for p in points if _in_series(p, source, None)]
+    if of.scenario is not None:
+        where += f", scenario {of.scenario}"
     said = f"{point.key}: rate_of {of.share} % of workload {source}'s optimal point in {where}"
     if not stored:
         raise ArraybenchError(f"{said}: that series has no stored point",
