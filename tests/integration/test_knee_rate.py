@@ -65,11 +65,13 @@ def test_a_workload_runs_at_half_the_first_ones_optimal_point(tmp_path: Path) ->
 def test_a_knee_from_a_run_not_stored_is_refused_in_one_line(tmp_path: Path) -> None:
     half = ("  - {name: half, pattern: random, bs: 4k, read: 100,\n"
             "     rate_of: {workload: rr, run: no-such-run, share: 70}}\n")  # fmt: skip
-    done = main_cli("run", str(_plan(tmp_path, RR + half)), "--results", str(tmp_path / "res"))
+    results = tmp_path / "res"
+    done = main_cli("run", str(_plan(tmp_path, RR + half)), "--results", str(results))
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     [line] = [x for x in done.stderr.splitlines() if "rate_of" in x]
-    assert "half/" in line and "'no-such-run'" in line and "not in this store" in line
+    assert "workload half" in line and "'no-such-run'" in line and "not in this store" in line
+    assert not Store(results, create=True).list_runs()  # refused before the run: none begun
 
 
 @pytest.mark.parametrize(
@@ -119,7 +121,7 @@ def test_a_named_runs_knee_gives_the_rate_and_a_series_it_lacks_is_refused(
     done = main_cli("run", str(_plan(tmp_path, lacking)), "--results", str(results))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     [line] = [x for x in done.stderr.splitlines() if "rate_of" in x]
-    assert "workload other's optimal point" in line and "no stored point" in line
+    assert f"names run '{first.id}', which has no point of workload other" in line
 
 
 def test_a_later_scenario_runs_at_a_share_of_the_first_scenarios_knee(tmp_path: Path) -> None:

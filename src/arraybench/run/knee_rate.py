@@ -24,10 +24,12 @@ from arraybench.analysis.validity import flags_of, leaves_headline
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import VALIDITY
 from arraybench.plan.expand import Knee, Point
+from arraybench.plan.model import Plan
 from arraybench.plan.workload import RateOf
 from arraybench.records import PointRecord, RunRecord
 from arraybench.run.context import RunContext
 from arraybench.run.kinds.curve import GRID, point_jobs
+from arraybench.store.db import Store
 
 
 def with_knee_rate(ctx: RunContext, point: Point) -> Point:
@@ -76,6 +78,22 @@ def find_knee(ctx: RunContext, point: Point, of: RateOf) -> Knee:
         raise ArraybenchError(f"{said}: that series has no optimal point with a throughput",
                               "its points failed: see the run's points")  # fmt: skip
     return Knee(run.id, top.key, top.throughput, of.share)
+
+
+def check_named_knees(plan: Plan, store: Store) -> None:
+    """Before the run: each `rate_of` naming a run names one of this store with points of
+    the workload it takes the knee of (the knee itself is found when the point starts)."""
+    for w in plan.workloads:
+        of = w.rate_of
+        if of is None or of.run is None:
+            continue
+        source = of.workload or w.name
+        said = f"workload {w.name}: rate_of names run {of.run!r}"
+        if of.run not in {r.id for r, _ in store.list_runs()}:
+            raise ArraybenchError(f"{said}, not in this store", "list runs with `arraybench runs`")
+        if not any(p.workload == source and p.pattern in GRID for p in store.points(of.run)):
+            raise ArraybenchError(f"{said}, which has no point of workload {source}",
+                                  f"see its points: arraybench show {of.run}")  # fmt: skip
 
 
 def _named_run(ctx: RunContext, point: Point, run_id: str) -> RunRecord:
