@@ -228,6 +228,15 @@ class OpenLoopHostData(TypedDict):
     stuck: bool
 
 
+class KneeData(TypedDict):
+    """The knee a `rate_of` point's rate is a share of: its run, point key, total IOPS."""
+
+    run: str
+    key: str
+    iops: float
+    share: int  # %
+
+
 class OpenLoopFinding(TypedDict):
     """`open_loop`: a rate-limited point's schedule against its completions
     (analysis.openloop, run.openloop_watch)."""
@@ -249,6 +258,7 @@ class OpenLoopFinding(TypedDict):
     # a many-host point: each host's own figures, from its 1-second logs (`resolution_s` 1)
     hosts: NotRequired[dict[str, OpenLoopHostData]]
     resolution_s: NotRequired[float]  # the completions' time resolution (0.1 s locally)
+    knee: NotRequired[KneeData]  # a `rate_of` point: the optimal point its rate is a share of
 
 
 class EventsFinding(TypedDict):

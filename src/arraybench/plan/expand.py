@@ -31,6 +31,16 @@ class Level:
 
 
 @dataclass(frozen=True)
+class Knee:
+    """The optimal point a workload's `rate_of` took its share of (run/knee_rate.py)."""
+
+    run: str  # the run that measured it
+    key: str  # its point key
+    iops: float  # its total IOPS
+    share: int  # the share taken, in %
+
+
+@dataclass(frozen=True)
 class Point:
     """One measurement: a workload at one load level on the plan's targets."""
 
@@ -47,6 +57,7 @@ class Point:
     adaptive: str = "off"  # "exact"/"economy": the series' levels are chosen as it runs
     repetition: int = 1  # of `repeat`: the first keeps the plain key (stores stay readable)
     scenario: str | None = None  # the plan's scenario (plan/scenarios.py) it is measured in
+    knee: Knee | None = None  # its rate_of, resolved when it starts: the knee it is a share of
 
     @property
     def series(self) -> tuple[str, int | None, tuple[str, ...], int | None, str | None]:

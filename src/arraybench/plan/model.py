@@ -317,6 +317,38 @@ class Plan(Strict):
         return self
 
     @model_validator(mode="after")
+    def _knee_rates_name_earlier_workloads(self) -> Plan:
+        """A rate_of in this run needs a knee measured before it: another workload, listed
+        earlier (points run in the plan's order), with a ladder of its own (not rate_of)."""
+        earlier: dict[str, bool] = {}  # name -> has a ladder of its own
+        first = self.scenarios[0].name if self.scenarios else None
+        for i, w in enumerate(self.workloads):
+            of = w.rate_of
+            if of is not None and of.run is None:
+                source = of.workload or w.name
+                why = None
+                if source == w.name:
+                    why = "its own series has this rate: name another workload, or a run"
+                elif source not in earlier:
+                    why = (
+                        f"workload {source!r} is not listed before it (its knee must be "
+                        "measured first)"
+                    )
+                elif not earlier[source]:
+                    why = f"workload {source!r} has a rate_of itself: no knee to take"
+                elif of.scenario is not None and of.scenario != first:
+                    why = (
+                        f"scenario {of.scenario!r} is not the plan's first scenario "
+                        f"({first or 'none'}): this workload runs before it is measured"
+                    )
+                if why:
+                    raise ValidationError.from_exception_data("Plan", [InitErrorDetails(
+                        type=PydanticCustomError("rate_of", "{why}", {"why": why}),
+                        loc=("workloads", i, "rate_of"), input=None)])  # fmt: skip
+            earlier[w.name] = of is None
+        return self
+
+    @model_validator(mode="after")
     def _curve_names_workloads(self) -> Plan:
         """A curve pattern that matches no workload would run no curve and say nothing."""
         names = [w.name for w in self.workloads]

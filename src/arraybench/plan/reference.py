@@ -159,6 +159,8 @@ workloads:
               {at: 5s, duration: 3s, signal: {pid: 4242}},
               {at: 5s, duration: 3s, signal: {process: multipathd, full: true}},
               {at: 20s, duration: 30s, scsi_offline: {device: /dev/sdc}}]}
+  - {name: rand-8k-70pct, pattern: random, bs: 8k, read: 100,
+     rate_of: {workload: rand-8k-write, share: 70, run: 20261128-101500-baseline}}
 """
 
 

@@ -14,6 +14,7 @@ from pydantic import (
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.events import Event
 from arraybench.plan.types import (
+    _NUMBER,
     _REAL,
     _SIZE,
     MAX_SIZE,
@@ -321,6 +322,32 @@ class Verify(Strict):
         return self
 
 
+class RateOf(Strict):
+    """An open-loop rate as a share of a knee: the optimal point's throughput (docs/headline.md)
+    of a workload's series measured earlier in this run, or in a named run (In&Out-style)."""
+
+    share: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = Field(
+        description="The intended rate, in % of the knee's total IOPS (over 100: beyond it)."
+    )
+    workload: Name | None = Field(
+        None,
+        description="The workload whose series gives the knee (default: this workload; in "
+        "this run it must be another workload, listed before this one, with a ladder of its "
+        "own).",
+    )
+    run: Label | None = Field(
+        None,
+        description="The run whose stored series gives the knee (default: this run).",
+    )
+    scenario: Label | None = Field(
+        None,
+        description="The plan scenario whose series gives the knee (default: the point's "
+        "own scenario). In this run it must be the plan's first scenario: the workload runs "
+        "in every scenario, the first included (In&Out: the baseline's knee, the failover "
+        "at a share of it).",
+    )
+
+
 class Workload(Strict):
     name: Name = Field(
         description=("The workload's name (letters, digits, _ . -), unique in the plan.")
@@ -390,6 +417,16 @@ class Workload(Strict):
             "rate_iops=350,150 (docs/validity.md: rates)."
         ),
     )
+    # an open-loop rate resolved when the point starts (run/knee_rate.py)
+    rate_of: RateOf | None = Field(
+        None,
+        description=(
+            "An open-loop rate as a share of a knee, instead of rate_iops: the total over the "
+            "point's workers of `share` % of the optimal point's IOPS of `workload`'s series "
+            "(this run, or `run`), resolved when the point starts and recorded as its "
+            "open_loop intended_iops (docs/availability.md: open loop)."
+        ),
+    )
     # the report row / section this curve belongs to (default: derived)
     group: Label | None = Field(
         None,
@@ -420,6 +457,12 @@ class Workload(Strict):
             "beside the load, read back after the point."
         ),
     )
+
+    @model_validator(mode="after")
+    def _one_rate(self) -> Workload:
+        if self.rate_iops is not None and self.rate_of is not None:
+            raise ValueError("rate_iops and rate_of: give one rate, not both")
+        return self
 
     @model_validator(mode="after")
     def _frontend_fits(self) -> Workload:

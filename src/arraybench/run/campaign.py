@@ -51,6 +51,7 @@ from arraybench.run.fleet import Fleet, fleet_binary, host_spec
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers
 from arraybench.run.interrupts import raise_if_swallowed
 from arraybench.run.kinds import TEST_KINDS, KindStep, TestKind, run_step
+from arraybench.run.knee_rate import check_named_knees
 from arraybench.run.plan_values import check_fio_features, check_plan_values, resolve_targets
 from arraybench.run.point import run_point
 from arraybench.run.progress import run_steps
@@ -101,6 +102,7 @@ class Campaign:
         check_resolved(plan)
         # a refused value stops before the run (a resume finds its own journal: not here)
         check_tuning(plan, self.results_dir, host_spec)
+        check_named_knees(plan, self.store)  # a rate_of's named run: here, not at its point
         engine = engine_for(plan.engine)
         plan, settings, facts, targets = self._prepare(plan, engine)
         run_id = new_run_id(plan.name, self.results_dir)

@@ -25,6 +25,7 @@ from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import (
     OPEN_LOOP,
     VALIDITY,
+    KneeData,
     OpenLoopFinding,
     OpenLoopHostData,
     OpenLoopStallData,
@@ -116,6 +117,16 @@ def hosts_finding(figures: HostsOpenLoop) -> Finding:
         stall["host"] = host
     data["hosts"] = {name: host_data(f) for name, f in figures.hosts.items()}
     data["resolution_s"] = HOST_RESOLUTION_S
+    return finding
+
+
+def with_knee(finding: Finding, point: Point) -> Finding:
+    """A `rate_of` point's open-loop finding names the knee its intended rate is a share of."""
+    knee = point.knee
+    if knee is not None:
+        data: KneeData = {"run": knee.run, "key": knee.key, "iops": round(knee.iops, 1),
+                "share": knee.share}  # fmt: skip
+        OPEN_LOOP.of(finding)["knee"] = data
     return finding
 
 
@@ -226,7 +237,7 @@ class OpenLoopWatch(Sidecar):
         flag = generator_stall([(s.start_s, s.length_s) for s in figures.stalls
                                 if s.cause == "generator"])  # fmt: skip
         flagged = [VALIDITY.new(finding_data([flag]))] if flag else []
-        return [finding_of(figures), *flagged]
+        return [with_knee(finding_of(figures), self.point), *flagged]
 
     def lines(self) -> list[Line]:
         key = self.point.key

@@ -138,7 +138,7 @@ class CurveKind:
         test = ctx.plan.curve
         assert test is not None  # steps() gave this step
         pct = _percent(step)
-        planned = _job_rate(point, _per_job(step, point, top)).total_iops * _jobs(point)
+        planned = _job_rate(point, _per_job(step, point, top)).total_iops * point_jobs(point)
         metrics = point_metrics(document.jobs)
         total = metrics.total
         achieved = total.iops or 0.0
@@ -164,7 +164,7 @@ class CurveKind:
 
 def _per_job(step: KindStep, point: Point, top: float) -> int:
     """Each job's rate: the step's share of the maximum over the jobs, rounded up."""
-    return max(math.ceil(_percent(step) / 100 * top / _jobs(point)), 1)
+    return max(math.ceil(_percent(step) / 100 * top / point_jobs(point)), 1)
 
 
 def _job_rate(point: Point, per_job: int) -> JobRate:
@@ -176,7 +176,7 @@ def _percent(step: KindStep) -> int:
     return step.percent
 
 
-def _jobs(point: Point) -> int:
+def point_jobs(point: Point) -> int:
     """fio's jobs at the point's level: rate_iops caps each of them."""
     per = len(point.targets) if point.spread == "per_target" else 1
     return max(point.level.workers * per, 1)

@@ -33,6 +33,7 @@ from arraybench.run.openloop_watch import (
     hosts_finding,
     intended_iops,
     second_rows,
+    with_knee,
 )
 from arraybench.run.sidecar import Sidecar
 from arraybench.run.warmup import FOLDER, logs_ramp, measured_point, warmup_point, warmup_rows
@@ -144,7 +145,7 @@ class HostsExecutor:
         rows = {name: second_rows(samples) for name, samples in ran.host_samples.items()}
         figures = open_loop_hosts(rows, dict.fromkeys(rows, rate), HOST_RESOLUTION_S * 1000,
                                   stuck_limit_s=self.point.timing.stuck_io)  # fmt: skip
-        return [] if figures is None else [hosts_finding(figures)]
+        return [] if figures is None else [with_knee(hosts_finding(figures), self.point)]
 
 
 def failed_hosts(key: str, ran: HostRun, warm: HostRun | None) -> tuple[list[str], str | None]:

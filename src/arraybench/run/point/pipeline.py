@@ -12,6 +12,7 @@ from arraybench.records import RunRecord
 from arraybench.run.array_pull import ArrayWindow
 from arraybench.run.context import RunContext
 from arraybench.run.interrupts import raise_if_swallowed
+from arraybench.run.knee_rate import with_knee_rate
 from arraybench.run.point.executor import Executor
 from arraybench.run.point.hosts import HostsExecutor
 from arraybench.run.point.local import LocalExecutor
@@ -43,6 +44,7 @@ def run_point(ctx: RunContext, point: Point) -> None:
     """Run one point and store it before returning."""
     raise_if_swallowed()  # a Ctrl-C that CPython swallowed since the point before
     ctx.store.check_identity()  # a store deleted or replaced meanwhile: stop before measuring
+    point = with_knee_rate(ctx, point)  # a rate_of's knee, measured by now: its rate
     folder = point_folder(ctx.run, point)
     if folder.exists():  # left by an interrupted attempt: start it afresh
         shutil.rmtree(folder)
