@@ -124,3 +124,17 @@ def test_an_unknown_grid_value_is_refused_at_its_line(tmp_path: Path):
     done = main_cli("plan", "check", str(plan))
     assert done.returncode == 2
     assert re.search(r"plan\.yaml:6 data_grid\[1\]", done.stderr), done.stderr
+
+
+def test_a_read_only_workload_runs_once_and_writing_ones_once_per_value():
+    plan = parse_plan_text(
+        "name: g\ndata_grid: [incompressible, vdi]\nworkloads:\n"
+        "  - {name: rr, pattern: random, bs: 8k, read: 100}\n"
+        "  - {name: mix, pattern: random, bs: 8k, read: 70}\n"
+        "  - {name: rr2, pattern: random, bs: 8k, read: 100, data: db}\n",
+        "plan.yaml",
+    )
+    assert [(w.name, w.data.preset if w.data else None) for w in plan.workloads] == [
+        ("rr", None), ("mix@incompressible", "incompressible"), ("mix@vdi", "vdi"),
+        ("rr2", "db"),
+    ]  # fmt: skip

@@ -58,7 +58,8 @@ def expand_data_grid(raw: object) -> object:
     findings) sees plain workloads whose names keep the points apart. A workload already named
     with the mark is a stored plan's copy (a run's plan.yaml holds the expanded list): kept.
     A workload with its own `data:` is left as it is and refused by `Plan` (no grid value can
-    be its data)."""
+    be its data). A read-only workload (`read: 100`) writes nothing the data could shape: it
+    runs once, unnamed by the grid (what it reads is what the target was last given)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("data_grid"), list):
         return raw
     values = [v for v in raw["data_grid"] if isinstance(v, str) and v in DATA_PRESETS]
@@ -68,7 +69,7 @@ def expand_data_grid(raw: object) -> object:
     expanded: list[object] = []
     for w in workloads:
         name = w.get("name") if isinstance(w, dict) else None
-        if not isinstance(name, str) or GRID_MARK in name or "data" in w:
+        if not isinstance(name, str) or GRID_MARK in name or "data" in w or w.get("read") == 100:
             expanded.append(w)
             continue
         expanded += [{**w, "name": f"{name}{GRID_MARK}{v}", "data": v} for v in values]
