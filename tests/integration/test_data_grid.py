@@ -138,3 +138,27 @@ def test_a_read_only_workload_runs_once_and_writing_ones_once_per_value():
         ("rr", None), ("mix@incompressible", "incompressible"), ("mix@vdi", "vdi"),
         ("rr2", "db"),
     ]  # fmt: skip
+
+
+@needs_fio
+def test_compare_sets_two_runs_data_side_by_side(tmp_path: Path):
+    results = tmp_path / "results"
+    plan = tmp_path / "plan.yaml"
+    text = grid_plan(tmp_path).read_text().replace("data_grid: [incompressible, db]\n", "")
+    plan.write_text(text.replace("[1, 2]", "[1]"))
+    for data in ("incompressible", "db"):
+        done = main_cli("run", str(plan), "--results", str(results),
+                        "--set", f"data={data}", "--set", f"scenario=data-{data}")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    runs = sorted(p.name for p in (results / "runs").iterdir())
+    out = tmp_path / "c.md"
+    done = main_cli("compare", *runs, "--results", str(results), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    table = out.read_text().split("### Data per scenario: requested, achieved, reported", 1)[1]
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in table.split("\n\n", 3)[2].splitlines()[2:]]  # fmt: skip
+    assert [r[:3] for r in rows] == [
+        ["data-incompressible", "fill", "1.00:1 compression, 1.00:1 dedupe at 8 KiB"],
+        ["data-db", "fill", "2.00:1 compression, 1.00:1 dedupe at 8 KiB"],
+    ]
+    assert rows[1][3].startswith(("1.9", "2.0"))  # the fio sample of 2:1 reached about 2:1
