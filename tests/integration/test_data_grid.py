@@ -91,6 +91,7 @@ def test_the_with_without_table_in_markdown_xlsx_and_html(grid_run: Path, tmp_pa
     assert any(re.fullmatch(r"[+-][\d.]+ %", v) for v in values)
     html = out[2].read_text()
     assert TITLE in html and "fill@db" in html
+    assert "fill: data with and without reduction" in html  # the chart: a line per value
 
 
 @needs_fio

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 from arraybench.plan.workload import grid_parts
 from arraybench.records import PointRecord
-from arraybench.report.model import ReportModel, ReportTable
+from arraybench.report.build import order_points
+from arraybench.report.model import Overlay, ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
+from arraybench.report.sections.overlays import curves_overlay, x_axis_title
 from arraybench.units import format_latency, format_pct, format_throughput
 
 TITLE = "Data with and without reduction: throughput and latency per load level"
@@ -90,11 +92,30 @@ def grid_rows(points: Sequence[PointRecord]) -> tuple[list[list[str]], str | Non
     return rows, first
 
 
+def grid_overlays(run: RunInputs) -> list[Overlay]:
+    """Per workload one chart, a line per data value over the load levels (the levels as the
+    curves draw them: repetitions collapsed), each repeated point's 95 % interval."""
+    lines: dict[str, dict[str, list[PointRecord]]] = {}
+    for p in sorted(run.once, key=lambda p: p.seq):
+        parts = grid_parts(p.workload)
+        if parts is not None:
+            series = f"{p.identity.scenario}/{parts[0]}" if p.identity.scenario else parts[0]
+            lines.setdefault(series, {}).setdefault(parts[1], []).append(p)
+    charts = []
+    for series, by_value in lines.items():
+        curves = [(value, order_points(pts)) for value, pts in by_value.items()]
+        if len(curves) > 1:
+            title = f"{series}: data with and without reduction"
+            charts.append(curves_overlay(title, x_axis_title(curves), curves, run.facts))
+    return charts
+
+
 def section(model: ReportModel, run: RunInputs) -> None:
-    """The with/without table; nothing when the run had no data_grid copies."""
+    """The with/without table and charts; nothing when the run had no data_grid copies."""
     rows, first = grid_rows(run.points)
     if not rows:
         return
     model.tables.append(
         ReportTable(TITLE, COLUMNS, rows, CAPTION.format(base=first), key_columns=3)
     )
+    model.overlays += grid_overlays(run)
