@@ -119,12 +119,16 @@ def test_a_workload_with_its_own_data_under_a_grid_is_refused(tmp_path: Path):
     assert "Traceback" not in done.stderr
 
 
-def test_an_unknown_grid_value_is_refused_at_its_line(tmp_path: Path):
+@pytest.mark.parametrize(("grid", "said"), [
+    ("[incompressible, half]", r"plan\.yaml:6 data_grid\[1\]: Input should be"),
+    ("[db, db]", r"plan\.yaml:6 data_grid: db listed twice: list each data value once"),
+])  # fmt: skip
+def test_a_wrong_grid_is_refused_at_its_line(tmp_path: Path, grid: str, said: str):
     plan = grid_plan(tmp_path)
-    plan.write_text(plan.read_text().replace("[incompressible, db]", "[incompressible, half]"))
+    plan.write_text(plan.read_text().replace("[incompressible, db]", grid))
     done = main_cli("plan", "check", str(plan))
     assert done.returncode == 2
-    assert re.search(r"plan\.yaml:6 data_grid\[1\]", done.stderr), done.stderr
+    assert re.search(said, done.stderr), done.stderr
 
 
 def test_a_read_only_workload_runs_once_and_writing_ones_once_per_value():

@@ -312,6 +312,14 @@ class Plan(Strict):
     def _data_grid(cls, raw: object) -> object:
         return expand_data_grid(raw)
 
+    @field_validator("data_grid")
+    @classmethod
+    def _grid_values_differ(cls, values: list[str] | None) -> list[str] | None:
+        repeated = sorted({v for v in values or [] if (values or []).count(v) > 1})
+        if repeated:  # the copies would share a name: said here, at the grid's own line
+            raise ValueError(f"{', '.join(repeated)} listed twice: list each data value once")
+        return values
+
     @model_validator(mode="after")
     def _grid_owns_data(self) -> Plan:
         """Under a data_grid a writing workload's data is the grid's: one with its own `data:`
