@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
+from arraybench.errors import PlanError
 from arraybench.plan.load import parse_plan_text
 from arraybench.report.render import printout
 from tests.conftest import main_cli, needs_fio
@@ -55,6 +56,8 @@ def test_each_data_value_runs_every_level_and_its_points_carry_their_data(grid_r
         expected = 2.0 if key.startswith("fill@db/") else 1.0
         assert asked["compression"] == expected and asked["dedupe"] == 1.0
         assert achieved["compression"] == pytest.approx(expected, rel=0.10)
+        value = key.split("/")[0].split("@")[1]
+        assert point["data"]["grid"] == {"workload": "fill", "value": value}
 
 
 @needs_fio
@@ -167,3 +170,10 @@ def test_compare_sets_two_runs_data_side_by_side(tmp_path: Path):
         ["data-db", "fill", "2.00:1 compression, 1.00:1 dedupe at 8 KiB"],
     ]
     assert rows[1][3].startswith(("1.9", "2.0"))  # the fio sample of 2:1 reached about 2:1
+
+
+def test_a_workload_name_may_end_only_in_a_presets_mark():
+    text = "name: g\nworkloads:\n  - {name: NAME, pattern: random, bs: 8k, read: 0}\n"
+    assert parse_plan_text(text.replace("NAME", "fill@vdi"), "p.yaml").workloads[0].name
+    with pytest.raises(PlanError, match="'@' before a data_grid preset"):
+        parse_plan_text(text.replace("NAME", "fill@r3"), "p.yaml")  # a SNIA round's mark

@@ -79,7 +79,7 @@ def _hint(error_type: str, loc: KeyPath, message: str) -> str:
 _PATTERNS = {
     NAME_PATTERN: "use letters, digits, '.', '_' and '-' (it names files)",
     WORKLOAD_NAME_PATTERN: "use letters, digits, '.', '_' and '-' (it names files), and at "
-    "most one '@' before a data_grid value",
+    "most one '@' before a data_grid preset (incompressible, zeros, db, vdi)",
     LABEL_PATTERN: "one line of text: no newline, tab or control character",
     ENGINE_PATTERN: "an fio engine name such as libaio, io_uring or psync",
 }

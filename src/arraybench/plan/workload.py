@@ -40,6 +40,7 @@ from arraybench.plan.types import (
     _on_off,
     _pair,
 )
+from arraybench.point_identity import GRID_MARK
 
 # the ratios a named preset stands for: (compression, dedupe); `zeros` writes zero buffers
 DATA_PRESETS: dict[str, tuple[float, float]] = {
@@ -49,7 +50,6 @@ DATA_PRESETS: dict[str, tuple[float, float]] = {
     "vdi": (2.0, 3.0),  # cloned desktops: 2:1 compression, 3:1 dedupe
 }
 DataPresetName = Literal["incompressible", "zeros", "db", "vdi"]
-GRID_MARK = "@"  # WORKLOAD@DATA: a data_grid's copy of WORKLOAD, written with preset DATA
 
 
 def expand_data_grid(raw: object) -> object:
@@ -74,12 +74,6 @@ def expand_data_grid(raw: object) -> object:
             continue
         expanded += [{**w, "name": f"{name}{GRID_MARK}{v}", "data": v} for v in values]
     return {**raw, "workloads": expanded}
-
-
-def grid_parts(workload: str) -> tuple[str, str] | None:
-    """`fill@db` -> ("fill", "db"); a name without the mark: None."""
-    base, mark, value = workload.partition(GRID_MARK)
-    return (base, value) if mark else None
 
 
 # fio writes at most 99 % of a buffer compressible (or repeated): 100:1

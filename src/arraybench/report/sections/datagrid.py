@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arraybench.plan.workload import grid_parts
+from arraybench.point_identity import grid_parts
 from arraybench.records import PointRecord
 from arraybench.report.build import order_points
 from arraybench.report.model import Overlay, ReportModel, ReportTable
