@@ -61,6 +61,16 @@ class PointIdentity:
         return f"{self.level}{ROUND_MARK}{self.round}" if self.round else self.level
 
 
+GRID_MARK = "@"  # WORKLOAD@DATA: a plan's data_grid copy of WORKLOAD, written as preset DATA
+
+
+def grid_parts(workload: str) -> tuple[str, str] | None:
+    """`fill@db` -> ("fill", "db"): a data_grid copy's workload and data value; a workload
+    without the mark: None (docs/data.md)."""
+    base, mark, value = workload.partition(GRID_MARK)
+    return (base, value) if mark else None
+
+
 def from_key(key: str, workload: str, scenario: str | None = None) -> PointIdentity:
     """A stored key read back into its parts: only for rows stored before the parts had
     columns. `workload` is the row's own column (the key's series); `scenario` its scenario

@@ -15,6 +15,7 @@ from arraybench.plan.keys import close_to, keys_at
 from arraybench.plan.model import ENGINE_PATTERN, LABEL_PATTERN, NAME_PATTERN, Plan
 from arraybench.plan.overrides import KeyPath, apply_overrides
 from arraybench.plan.terminal_text import check_terminal_text
+from arraybench.plan.types import WORKLOAD_NAME_PATTERN
 from arraybench.plan.yamlsafe import MAX_PLAN_BYTES, compose_and_load
 from arraybench.userfiles import InputFileError, open_regular
 
@@ -77,6 +78,8 @@ def _hint(error_type: str, loc: KeyPath, message: str) -> str:
 # what each text pattern of the models means, for the error line
 _PATTERNS = {
     NAME_PATTERN: "use letters, digits, '.', '_' and '-' (it names files)",
+    WORKLOAD_NAME_PATTERN: "use letters, digits, '.', '_' and '-' (it names files), and at "
+    "most one '@' before a data_grid preset (incompressible, zeros, db, vdi)",
     LABEL_PATTERN: "one line of text: no newline, tab or control character",
     ENGINE_PATTERN: "an fio engine name such as libaio, io_uring or psync",
 }

@@ -59,12 +59,12 @@ from arraybench.plan.types import ENGINE_PATTERN as ENGINE_PATTERN
 from arraybench.plan.types import LABEL_PATTERN as LABEL_PATTERN
 from arraybench.plan.types import NAME_PATTERN as NAME_PATTERN
 from arraybench.plan.workload import DataPattern as DataPattern
+from arraybench.plan.workload import DataPresetName, data_schema, expand_data_grid
 from arraybench.plan.workload import Load as Load
 from arraybench.plan.workload import SteadyStop as SteadyStop
 from arraybench.plan.workload import Timing as Timing
 from arraybench.plan.workload import Verify as Verify
 from arraybench.plan.workload import Workload as Workload
-from arraybench.plan.workload import data_schema
 
 
 class ReportOptions(Strict):
@@ -148,6 +148,16 @@ class Plan(Strict):
             "would reach (incompressible unless asked otherwise; docs/data.md)."
         ),
         json_schema_extra=data_schema,
+    )
+    data_grid: list[DataPresetName] | None = Field(
+        None,
+        min_length=2,
+        description=(
+            "Run every workload once per data preset listed (e.g. [incompressible, db]): each "
+            "workload becomes one copy per value, named WORKLOAD@VALUE with `data: VALUE`; the "
+            "report compares the copies' IOPS and latency per load level against the first "
+            "value's (docs/data.md)."
+        ),
     )
     timing: Timing = Field(Timing(), description="Ramp and measured time of each point.")
     load: Load = Field(
@@ -296,6 +306,32 @@ class Plan(Strict):
             "flagged points would pass, the verdict is NOT DECIDABLE and names them."
         ),
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _data_grid(cls, raw: object) -> object:
+        return expand_data_grid(raw)
+
+    @field_validator("data_grid")
+    @classmethod
+    def _grid_values_differ(cls, values: list[str] | None) -> list[str] | None:
+        repeated = sorted({v for v in values or [] if (values or []).count(v) > 1})
+        if repeated:  # the copies would share a name: said here, at the grid's own line
+            raise ValueError(f"{', '.join(repeated)} listed twice: list each data value once")
+        return values
+
+    @model_validator(mode="after")
+    def _grid_owns_data(self) -> Plan:
+        """Under a data_grid a writing workload's data is the grid's: one with its own `data:`
+        (left unexpanded) would run once, outside the comparison."""
+        own = [w.name for w in self.workloads
+               if self.data_grid and "@" not in w.name and w.read < 100]  # fmt: skip
+        if own:
+            raise ValueError(
+                f"data_grid: workload(s) {', '.join(own)} set their own data:; remove it (the "
+                "grid gives each copy its data) or remove data_grid"
+            )
+        return self
 
     @model_validator(mode="after")
     def _unique_names(self) -> Plan:

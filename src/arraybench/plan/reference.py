@@ -129,6 +129,7 @@ def _documented_events() -> list[Any]:
 
 # keys no template uses, shown as a user would write them
 MORE_EXAMPLES = """
+data_grid: [incompressible, db]
 targets: [{path: /dev/sdc}, {path: /mnt/array/bench.dat, size: 100g}]
 allow_destroy: [/dev/sdc]
 hosts:

@@ -182,6 +182,13 @@ LABEL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 ENGINE_PATTERN = r"^[A-Za-z0-9_.:/+\-]+$"
 # names become parts of file and folder names: a safe character set and a length limit
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
+# a workload's name may end in `@PRESET`: the copy a plan's `data_grid` made of it
+# (docs/data.md); only a preset's name (plan/workload.py DATA_PRESETS), so the mark never
+# reads as a key's other marks (`@r3`: a SNIA round, point_identity.ROUND_MARK)
+WORKLOAD_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*(@(incompressible|zeros|db|vdi))?$"
+WorkloadName = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME, pattern=WORKLOAD_NAME_PATTERN)
+]
 # one line of text shown in tables and reports: no control characters (newlines, escapes)
 Label = Annotated[str, Field(min_length=1, max_length=200, pattern=LABEL_PATTERN)]
 PathText = Annotated[str, Field(min_length=1, max_length=4096)]  # PATH_MAX

@@ -28,7 +28,6 @@ from arraybench.plan.types import (
     IoDepth,
     Jobs,
     Label,
-    Name,
     Percent,
     PositiveInt,
     RampDuration,
@@ -38,9 +37,11 @@ from arraybench.plan.types import (
     SteadyWindow,
     Strict,
     Wait,
+    WorkloadName,
     _on_off,
     _pair,
 )
+from arraybench.point_identity import GRID_MARK
 
 # the ratios a named preset stands for: (compression, dedupe); `zeros` writes zero buffers
 DATA_PRESETS: dict[str, tuple[float, float]] = {
@@ -49,6 +50,33 @@ DATA_PRESETS: dict[str, tuple[float, float]] = {
     "db": (2.0, 1.0),  # database pages: about 2:1 compression, little dedupe
     "vdi": (2.0, 3.0),  # cloned desktops: 2:1 compression, 3:1 dedupe
 }
+DataPresetName = Literal["incompressible", "zeros", "db", "vdi"]
+
+
+def expand_data_grid(raw: object) -> object:
+    """A plan's `data_grid: [A, B]`: each workload becomes NAME@A and NAME@B with `data: A`,
+    `data: B`, before the plan is validated, so every later step (points, keys, samples,
+    findings) sees plain workloads whose names keep the points apart. A workload already named
+    with the mark is a stored plan's copy (a run's plan.yaml holds the expanded list): kept.
+    A workload with its own `data:` is left as it is and refused by `Plan` (no grid value can
+    be its data). A read-only workload (`read: 100`) writes nothing the data could shape: it
+    runs once, unnamed by the grid (what it reads is what the target was last given)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("data_grid"), list):
+        return raw
+    values = [v for v in raw["data_grid"] if isinstance(v, str) and v in DATA_PRESETS]
+    workloads = raw.get("workloads")
+    if len(values) != len(raw["data_grid"]) or not isinstance(workloads, list):
+        return raw  # the field's own check says what is wrong
+    expanded: list[object] = []
+    for w in workloads:
+        name = w.get("name") if isinstance(w, dict) else None
+        if not isinstance(name, str) or GRID_MARK in name or "data" in w or w.get("read") == 100:
+            expanded.append(w)
+            continue
+        expanded += [{**w, "name": f"{name}{GRID_MARK}{v}", "data": v} for v in values]
+    return {**raw, "workloads": expanded}
+
+
 # fio writes at most 99 % of a buffer compressible (or repeated): 100:1
 MAX_RATIO = 100.0
 Ratio = Annotated[float, _REAL, InRange(1.0, MAX_RATIO, "x:1 factors; 1.0 = none")]
@@ -349,8 +377,11 @@ class RateOf(Strict):
 
 
 class Workload(Strict):
-    name: Name = Field(
-        description=("The workload's name (letters, digits, _ . -), unique in the plan.")
+    name: WorkloadName = Field(
+        description=(
+            "The workload's name (letters, digits, _ . -), unique in the plan; a plan's "
+            "`data_grid` names its copies NAME@DATA."
+        )
     )
     pattern: Literal["random", "sequential"] = Field(description="Access pattern.")
     bs: BlockSize = Field(description="Block size.")

@@ -35,6 +35,8 @@ from arraybench.report.build import (
 )
 from arraybench.report.model import Overlay, ReportModel, ReportTable, SummaryCell, SummaryRow
 from arraybench.report.sections.arrayside import ArrayView, array_view
+from arraybench.report.sections.datareduction import COLUMNS as DATA_COLUMNS
+from arraybench.report.sections.datareduction import array_reduction, reduction_rows
 from arraybench.report.sections.headlines import (
     HOW_COMPUTED,
     headline_includes_flagged,
@@ -78,6 +80,9 @@ class Scenario:
     job_texts: dict[int, dict[str, str]] = field(default_factory=dict)
     # point id -> fio against the kernel, as its run stored it (analysis.kernelcheck)
     kernel: dict[int, KernelView] = field(default_factory=dict)
+    # its writing workloads' data: the datareduction table's rows (workload, requested,
+    # achieved, on the target, the array's ratio); empty when its run sampled none
+    data: list[list[str]] = field(default_factory=list)
     _headlines: dict[tuple[str, ...], Headline] = field(default_factory=dict, compare=False)
 
     def summary(self, curve: list[PointRecord]) -> Headline:
@@ -114,8 +119,10 @@ def load_scenario(store: Store, spec: str) -> Scenario:
     flags = [t for t in flag_table(points, validity) if t.medium != "print"]  # every flag
     array = array_view(store, run_id, points)
     kernel = views_by_point(store.findings(run_id, MONITOR.name))
+    data = reduction_rows(store.findings(run_id), points,
+                          array_reduction(store, run_id, points))  # fmt: skip
     return Scenario(label, run, points, queues, facts.flagged, include, flags, facts, array,
-                    store.job_files(run_id), kernel)  # fmt: skip
+                    store.job_files(run_id), kernel, data)  # fmt: skip
 
 
 def flags_of_all(scenarios: list[Scenario]) -> list[ReportTable]:
@@ -321,6 +328,7 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
     )  # fmt: skip
     model = _model(scenarios, table, overlays, notes)
     model.tables += [t for key in keys if (t := array_table(key, scenarios, curves))]
+    model.tables += [t for t in [data_table(scenarios)] if t]
     model.figures += setup_bars(bars)
     model.appendix += flags_of_all(scenarios)  # look-ups: after the charts
     model.summary_columns = labels
@@ -338,6 +346,23 @@ def compare(scenarios: list[Scenario], baseline: str | None = None) -> ReportMod
         model.job_series |= {f"{s.label}: {k}": f"{s.label}: {v}"
                              for k, v in job_series(s.points, texts).items()}  # fmt: skip
     return model
+
+
+def data_table(scenarios: list[Scenario]) -> ReportTable | None:
+    """Each scenario's data beside the others' (runs made with different `data:`, e.g.
+    `--set data=db` against `--set data=incompressible`): what each asked and reached, the
+    context of its deltas; None when no scenario's run sampled its data."""
+    rows = [[s.label, *row] for s in scenarios for row in s.data]
+    if not rows:
+        return None
+    return ReportTable(
+        "Data per scenario: requested, achieved, reported",
+        ["Scenario", *DATA_COLUMNS], rows,
+        "As in each run's report (docs/data.md): ratios x:1 requested in its data:, reached "
+        "by the fio sample before its first point, read back from its targets, and the "
+        "array's own; a scenario without a row wrote fio's random bytes unsampled.",
+        key_columns=2,
+    )  # fmt: skip
 
 
 def array_table(

@@ -21,6 +21,7 @@ from arraybench.finding_kinds import (
     OPEN_LOOP,
     PROVENANCE,
 )
+from arraybench.point_identity import grid_parts
 from arraybench.report.sections.datareduction import array_reduction
 from arraybench.store.db import Finding, PointRecord, RunRecord, Store
 
@@ -121,6 +122,8 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
             shown = {k: data[p.workload][k] for k in ("requested", "achieved")}
         if (p.workload, p.scenario) in backs:  # what the workload left on its targets
             shown["on_target"] = backs[p.workload, p.scenario]
+        if (parts := grid_parts(p.workload)) is not None:  # a data_grid's copy (docs/data.md)
+            shown["grid"] = {"workload": parts[0], "value": parts[1]}
         if p.id in reported:  # the array's own ratio over the point's seconds
             shown["array_reported"] = {"reduction": round(reported[p.id], 3)}
         if shown:

@@ -18,6 +18,7 @@ from arraybench.report.sections import (
     arrayside,
     conformance,
     controllercpu,
+    datagrid,
     datareduction,
     distribution,
     failures,
@@ -64,6 +65,7 @@ SECTIONS: list[Section] = [
     spread.section,  # which level won; per-point spreads, flags, thresholds (appendix)
     arrayside.section,  # `arraybench attach`: the array's view beside fio's
     datareduction.section,  # data: requested, achieved, read back, the array's ratio
+    datagrid.section,  # data_grid: each data value's throughput and latency per level
     seedfigures.section,  # the seed reports' figure forms (replacing curves they draw)
     histograms.section,  # latency bars per series
     verdicts.section,  # acceptance criteria and integrity verdicts
