@@ -357,7 +357,7 @@ class RateOf(Strict):
     share: Annotated[int, _NUMBER, Field(strict=True), InRange(1, 1000)] = Field(
         description="The intended rate, in % of the knee's total IOPS (over 100: beyond it)."
     )
-    workload: Name | None = Field(
+    workload: WorkloadName | None = Field(
         None,
         description="The workload whose series gives the knee (default: this workload; in "
         "this run it must be another workload, listed before this one, with a ladder of its "
