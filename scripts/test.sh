@@ -19,7 +19,7 @@ echo "fio: $(fio --version 2>/dev/null || echo none); current fio: $(../shared/t
 
 phase() {
     local code=0
-    .venv/bin/python -m pytest -q "$@" || code=$?
+    .venv/bin/python -m pytest -q --durations=10 "$@" || code=$?
     if [ "$code" -eq 5 ]; then # no test selected in this phase
         empty=$((empty + 1))
         code=0
