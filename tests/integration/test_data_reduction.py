@@ -27,11 +27,12 @@ GRANULE = 8192
 CASES = [(c, d) for c in (1.0, 2.0, 4.0) for d in (1.0, 2.0)]
 
 
-def independent_ratios(path: Path) -> tuple[float, float]:
+def independent_ratios(path: Path, limit: int | None = None) -> tuple[float, float]:
     """(compression, dedupe) of a file or device as an array would reduce it, written apart
-    from arraybench's own: per aligned 8 KiB granule, zlib's default level, SHA-256."""
+    from arraybench's own: per aligned 8 KiB granule, zlib's default level, SHA-256;
+    `limit`: its first bytes only (what a sequential writer reached)."""
     with path.open("rb") as f:
-        blob = f.read()
+        blob = f.read(limit if limit is not None else -1)
     granules = [blob[i : i + GRANULE] for i in range(0, len(blob) - GRANULE + 1, GRANULE)]
     unique = {hashlib.sha256(g).digest(): g for g in granules}
     stored = sum(min(GRANULE, len(zlib.compress(g))) for g in unique.values())
@@ -72,7 +73,10 @@ def test_reported_ratios_are_the_targets(tmp_path: Path, compression: float, ded
     assert achieved["compression"] == pytest.approx(compression, rel=0.10)
     assert achieved["dedupe"] == pytest.approx(dedupe, rel=0.10)
     assert not [f for f in point["flags"] if f["kind"].startswith("data-")]
-    on_target = independent_ratios(tmp_path / "target.dat")
+    # a time-based point on a slow (loaded) machine may not reach the file's end: the rest is
+    # the layout's random data, measured apart from what the workload wrote
+    written = min(point["write_bytes"], (tmp_path / "target.dat").stat().st_size)
+    on_target = independent_ratios(tmp_path / "target.dat", written - written % GRANULE)
     assert achieved["compression"] == pytest.approx(on_target[0], rel=0.05)
     assert achieved["dedupe"] == pytest.approx(on_target[1], rel=0.05)
 

@@ -34,6 +34,7 @@ from arraybench.system.signals import send_each
 
 OUTPUT = "mdtest.txt"  # mdtest's standard output: the raw results, kept beside the point
 STDERR = "mdtest.stderr"
+STOP_WAIT_S = 5.0  # how long a stopped run's tasks are waited for (SIGKILLed again meanwhile)
 _PROCESSES = ("mpirun", "orterun", "prterun", "orted", "prted", "mdtest")
 _ONLY = "mdtest runs only the metadata test (`metadata:` with `engine: mdtest`)"
 
@@ -129,7 +130,7 @@ class MdtestEngine:
                 while proc.proc.poll() is None:
                     elapsed = time.monotonic() - start
                     if elapsed > spec.timeout_s:
-                        proc.stop()
+                        self._stop(proc, folder)
                         raise FioRunError(f"point {spec.label}: mdtest ran {elapsed:.0f}s, past "
                                           f"its watchdog of {spec.timeout_s:.0f}s, and was "
                                           "stopped", f"raw output in {folder}")  # fmt: skip
@@ -137,7 +138,7 @@ class MdtestEngine:
                         spec.on_tick(elapsed)
                     waiter.wait(POLL_S)
             except BaseException:
-                proc.stop()
+                self._stop(proc, folder)
                 raise
             finally:
                 waiter.close()
@@ -148,6 +149,14 @@ class MdtestEngine:
                               f"{proc.proc.returncode}: {failure_line(text)}",
                               f"the command and mdtest's output are in {folder}")  # fmt: skip
         return RunOutcome(time.monotonic() - start, folder)
+
+    def _stop(self, proc: FioProcess, folder: Path) -> None:
+        """mpirun's session stopped, then its tasks waited for: they are mpirun's children,
+        killed with its group but still exiting for a moment after it (seen under load)."""
+        proc.stop()
+        deadline = time.monotonic() + STOP_WAIT_S
+        while self.end_leftovers(folder) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def summary(self, folder: Path, label: str) -> MdtestSummary:
         """The run's one SUMMARY (one task count per run)."""
