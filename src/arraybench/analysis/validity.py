@@ -191,6 +191,9 @@ class PointFacts:
     rate_iops: int | None = None  # the workload's rate_iops (per job, both directions)
     read_pct: int = 100  # the planned mix
     read_share_pct: float | None = None  # the mix achieved: reads in % of the I/Os
+    # fio's own total IOPS of the point (its I/Os over its runtime, all hosts): the figure the
+    # report shows, judged against the rate; None: the mean of `iops` stands in for it
+    total_iops: float | None = None
     mb_per_s: float | None = None  # user data moved, both directions (10^6 bytes/s)
     ceiling: WorkloadCeiling | None = None  # the plan's fabric: what its links can carry
     # a read point on block devices: the share of its read region this run had not written
@@ -435,7 +438,9 @@ def rate_not_reached(f: PointFacts, bound: bool) -> Flag | None:
     if not f.rate_iops or len(f.iops) < 2:
         return None
     asked = f.rate_iops * max(f.jobs, 1)
-    got = statistics.fmean(f.iops)
+    # fio's total, not the mean of the logged seconds: on many hosts a second one host logged
+    # alone (their starts apart) halves that second's sum and pulled the mean under the rate
+    got = f.total_iops if f.total_iops else statistics.fmean(f.iops)
     planned = f"(rate_iops {f.rate_iops} x {f.jobs} job(s) at {f.read_pct} % reads)"
     kept = rate_misses(asked, f.read_pct, got, f.read_share_pct, (RATE_OVER - 1) * 100,
                        MIX_POINTS)  # fmt: skip
@@ -567,6 +572,7 @@ def point_finding(
     ceiling: WorkloadCeiling | None = None,
     unwritten_share: float | None = None,
     data_misses: Sequence[str] = (),
+    total_iops: float | None = None,
 ) -> Finding | None:
     """The `validity` finding of a point just measured (None when nothing is wrong).
     `warmup_apart`: its ramp ran as a logged fio run of its own before the measured one;
@@ -583,7 +589,7 @@ def point_finding(
         planned_s=point.timing.ramp + point.timing.duration,
         measured_s=point.timing.duration, elapsed_s=record.runtime_s,
         rate_iops=point.workload.rate_iops, read_pct=record.read_pct,
-        read_share_pct=read_share_pct(samples),
+        read_share_pct=read_share_pct(samples), total_iops=total_iops,
         warmup_apart=warmup_apart,
         mb_per_s=mb_per_s, ceiling=ceiling, unwritten_share=unwritten_share,
     )  # fmt: skip

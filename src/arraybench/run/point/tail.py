@@ -107,7 +107,7 @@ def store_point(
                           cpus=result.cpus, cpu=seen.cpu, file_target=result.file_target,
                           max_start_spread_ms=result.max_start_spread_ms,
                           warmup_apart=logs_ramp(point), kernel=kernel_view(seen),
-                          mb_per_s=metrics.total.mbps,
+                          mb_per_s=metrics.total.mbps, total_iops=metrics.total.iops,
                           ceiling=point_ceiling(ctx, point, record.hosts),
                           unwritten_share=unwritten_before(ctx, point, record.hosts),
                           data_misses=ctx.data_misses.get(point.workload.name, ()))  # fmt: skip
