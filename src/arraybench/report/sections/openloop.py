@@ -6,6 +6,8 @@ backlog between them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from arraybench.finding_kinds import OPEN_LOOP, OpenLoopFinding, OpenLoopHostData
 from arraybench.report.model import Figure, FigureSeries, ReportModel, ReportTable
 from arraybench.report.sections.inputs import RunInputs
@@ -60,14 +62,20 @@ def open_loop_line(d: OpenLoopFinding) -> str:
             f"{format_latency(d['fio_latency_us'].get('p99'))}")  # fmt: skip
 
 
-def open_loop_table(points: list[PointRecord], findings: list[Finding]) -> ReportTable | None:
+def _open_loops(
+    points: list[PointRecord], findings: list[Finding]
+) -> Iterator[tuple[PointRecord, OpenLoopFinding]]:
+    """Each stored point's `open_loop` finding, with its point, in the findings' order."""
     by_id = {p.id: p for p in points}
-    rows = []
     for f in findings:
         point = by_id.get(f.point_id or 0)
-        if point is None or f.kind != OPEN_LOOP.name:
-            continue
-        d = OPEN_LOOP.of(f)
+        if point is not None and f.kind == OPEN_LOOP.name:
+            yield point, OPEN_LOOP.of(f)
+
+
+def open_loop_table(points: list[PointRecord], findings: list[Finding]) -> ReportTable | None:
+    rows = []
+    for point, d in _open_loops(points, findings):
         rows.append(_row(point.key, d))
         for host, h in d.get("hosts", {}).items():  # many hosts: each host's own schedule
             rows.append(_row(f"{point.key} on {host}", h))
@@ -80,13 +88,8 @@ def open_loop_table(points: list[PointRecord], findings: list[Finding]) -> Repor
 
 def backlog_figures(points: list[PointRecord], findings: list[Finding]) -> list[Figure]:
     """A time chart per point that stalled: due, completed and the backlog, in I/Os."""
-    by_id = {p.id: p for p in points}
     figures = []
-    for f in findings:
-        point = by_id.get(f.point_id or 0)
-        if point is None or f.kind != OPEN_LOOP.name:
-            continue
-        d = OPEN_LOOP.of(f)
+    for point, d in _open_loops(points, findings):
         if not d["stalls"] or not d.get("series"):
             continue
         x = [row[0] for row in d["series"]]
