@@ -164,6 +164,15 @@ class TestHosts:
         self._servers: dict[int, subprocess.Popen[bytes]] = {}
         self._sshd: dict[int, subprocess.Popen[bytes]] = {}
 
+    def plan_hosts(self, size: str = "16m") -> str:
+        """The plan's `hosts:` entries (YAML lines), each with one scratch file of `size`,
+        `t-NAME.dat`, in its server's folder."""
+        return "".join(
+            f"  - {{name: {h.name}, address: {h.address}, port: {h.port}, "
+            f"targets: [{{path: t-{h.name}.dat, size: {size}}}]}}\n"
+            for h in self.hosts
+        )
+
     # ------------------------------------------------------------------ lifecycle
 
     def __enter__(self) -> TestHosts:

@@ -28,11 +28,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestHosts]:
 
 
 def _plan(tmp_path: Path, hosts: TestHosts) -> Path:
-    declared = "".join(
-        f"  - {{name: {h.name}, address: {h.address}, port: {h.port}, "
-        f"targets: [{{path: t-{h.name}.dat, size: 16m}}]}}\n"
-        for h in hosts.hosts
-    )
+    declared = hosts.plan_hosts()
     path = tmp_path / "plan.yaml"
     path.write_text(
         f"name: mixedhosts\nhosts:\n{declared}"
