@@ -23,7 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PIL import Image, ImageChops
+try:
+    from PIL import Image, ImageChops
+except ImportError:  # a dev extra
+    raise SystemExit("report-picture: needs Pillow: .venv/bin/pip install -e '.[dev]'") from None
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "report.png"
@@ -57,7 +60,10 @@ def report_html(results: Path, run: str, work: Path) -> Path:
 
 
 def screenshot(html: Path, png: Path) -> None:
-    argv = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        raise SystemExit("report-picture: chromium is not installed (apt-get install chromium)")
+    argv = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
             "--no-first-run", "--disable-background-networking", "--proxy-server=http://127.0.0.1:9",
             f"--user-data-dir={png.parent / 'profile'}", f"--window-size={WIDTH},4000",
             f"--screenshot={png}", html.as_uri()]  # fmt: skip
