@@ -322,7 +322,7 @@ def test_the_prose_check_catches_moved_modules_and_spares_other_words():
     source = (
         '"""Reads `store.records` (moved), store.findings.KINDS, arraybench.store.db.Store."""\n'
         "def f() -> None:\n"
-        '    """As report/headlines.py does; `render/text.py` `print_model` is beside it."""\n'
+        '    """As report/headlines.py does; `sections/summary.py` is beside it."""\n'
         "    # report.headline_includes_flagged (a plan key), run.py, arraybench.db, os.path\n"
         "    # analysis.curves.maximum, store.db.Store.add_finding, arraybench.records.Finding\n"
         "    # store.db.NoSuchName; timechart.py is there, seedfigures2.py is not\n"
