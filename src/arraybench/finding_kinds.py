@@ -1,6 +1,6 @@
 """The findings: one TypedDict per kind, the shape of its stored JSON, and typed access to it.
 
-A neutral module like `store.records`: it imports nothing of arraybench but `store.records`,
+A neutral module like `records.py`: it imports nothing of arraybench but `records.py`,
 so the analyses (below the store) write findings and the reports (above it) read them with the
 same types. A writer builds a finding with `KIND.new({...})`, a reader gets the typed data with
 `KIND.of(finding)` or `KIND.among(findings)`, so mypy checks every key against the kind's shape;
@@ -98,7 +98,7 @@ class ValidityFinding(TypedDict):
 
 
 class ReductionData(TypedDict):
-    """Ratios x:1 at a granule (engines.fio.datasample.Reduction.as_dict)."""
+    """Ratios x:1 at a granule (engines.fio.datasample.Reduction, run/data_reduction.py)."""
 
     compression: float
     dedupe: float

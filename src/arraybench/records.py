@@ -169,10 +169,10 @@ class CpuSample:
 @dataclass(frozen=True)
 class Finding:
     """A stored finding. `data` is the kind's JSON object: read it typed through its kind
-    (store.findings: `CLIFF.of(f)`, `HOSTS.among(found)`), which knows its keys."""
+    (finding_kinds.py: `CLIFF.of(f)`, `HOSTS.among(found)`), which knows its keys."""
 
     point_id: int | None
-    kind: str  # "cliff", "steady", "monitor", ...: store.findings.KINDS
+    kind: str  # "cliff", "steady", "monitor", ...: finding_kinds.KINDS
     data: Mapping[str, object]
 
 

@@ -9,8 +9,12 @@ on the same line (`integrity/writer.py`, `journal.py`), else in the folder a hea
 from __future__ import annotations
 
 import ast
+import functools
+import io
 import re
+import tokenize
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "arraybench"
@@ -218,3 +222,112 @@ def test_no_module_docstring_is_an_essay():
         if len(doc.strip().splitlines()) > MAX_DOCSTRING_LINES:
             long.append(f"{module.relative_to(PACKAGE)} ({len(doc.strip().splitlines())} lines)")
     assert not long, f"module docstrings over {MAX_DOCSTRING_LINES} lines: " + ", ".join(long)
+
+
+# Comments and every docstring (a class's, a function's, not only the module's) name paths
+# and dotted module names too; a module moved or renamed leaves them pointing to nothing.
+DOTTED = re.compile(r"(?<![\w./-])([a-z_]\w*(?:\.[A-Za-z_]\w*)+)")
+# a dotted word ending so is a file's name (`run.py`, `plan.yaml`, `arraybench.db`, report.FMT
+# for report.html, report.pdf, ...), not a module
+FILE_ENDINGS = {"py", "md", "yaml", "yml", "json", "db", "sql", "fio", "log", "csv", "html",
+                "txt", "slice", "FMT"}  # fmt: skip
+
+
+def prose(source: str) -> list[str]:
+    """Every docstring and comment of a module's source."""
+    tree = ast.parse(source)
+    kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    docs = [ast.get_docstring(node) or "" for node in ast.walk(tree) if isinstance(node, kinds)]
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [d for d in docs if d] + [t.string for t in tokens if t.type == tokenize.COMMENT]
+
+
+def _plan_key(parts: list[str]) -> bool:
+    """`report.headline_includes_flagged`: a key of the plan, not a module."""
+    from arraybench.plan.model import Plan
+
+    model: Any = Plan
+    for part in parts:
+        fields = getattr(model, "model_fields", {})
+        if part not in fields:
+            return False
+        model = fields[part].annotation
+    return True
+
+
+def dotted_target_missing(name: str, pkgs: set[str]) -> bool:
+    """True when a dotted name of our package (`arraybench.store.db`, `store.db.Store`,
+    `analysis.curves.maximum`) names a module that is not there, or a name its module lacks.
+    Names that are no module path of ours (`os.path`, `fio.json`, a plan key) are never
+    missing."""
+    parts = name.split(".")
+    if parts[0] == "arraybench":
+        parts = parts[1:]
+    elif parts[0] not in pkgs or _plan_key(parts):
+        return False
+    if parts[-1] in FILE_ENDINGS:
+        return False
+    folder = PACKAGE
+    for i, part in enumerate(parts):
+        if (folder / part / "__init__.py").exists():
+            folder = folder / part
+            continue
+        module = folder / f"{part}.py"
+        if module.exists():
+            source = module.read_text()
+            return not all(re.search(rf"\b{re.escape(n)}\b", source) for n in parts[i + 1 :])
+        # a name the package itself holds (its __init__), else a module that is not there
+        return not re.search(rf"\b{re.escape(part)}\b", (folder / "__init__.py").read_text())
+    return False
+
+
+BARE_MODULE = re.compile(r"(?<![\w/.-])(\w+\.py)\b")
+OTHERS_FILES = {"fiologparser_hist.py"}  # fio's own tools, named where arraybench reads alike
+
+
+@functools.cache
+def python_files() -> frozenset[str]:
+    """The names of the repository's Python files (src, tests, benchmarks, scripts)."""
+    folders = [ROOT / f for f in ("src", "tests", "benchmarks", "scripts")]
+    return frozenset(p.name for folder in folders for p in folder.rglob("*.py"))
+
+
+def prose_misnamed(source: str, module: Path) -> list[str]:
+    """The paths, bare module names (`timechart.py`) and dotted module names a module's
+    comments and docstrings name that are not there."""
+    pkgs, wrong = packages(), []
+    for text in prose(source):
+        bare = set(BARE_MODULE.findall(text)) - OTHERS_FILES
+        wrong += [name for name in bare if name not in python_files()]
+        for span in set(SPAN.findall(text)) | set(BARE_PATH.findall(text)):
+            path = _docstring_path(span, module, pkgs)
+            if path is not None and not path.exists():
+                wrong.append(span)
+        wrong += [d for d in set(DOTTED.findall(text)) if dotted_target_missing(d, pkgs)]
+    return sorted(set(wrong))
+
+
+def test_every_path_and_module_a_comment_or_docstring_names_exists():
+    """Comments and docstrings of src/ and benchmarks/ point to files and modules that exist:
+    a moved module's old name (`store.records`, `report/headlines.py`) fails here."""
+    wrong = []
+    for module in sorted([*PACKAGE.rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")]):
+        names = prose_misnamed(module.read_text(), module)
+        wrong += [f"{module.relative_to(ROOT)}: {name}" for name in names]
+    assert not wrong, "comments and docstrings name missing files or modules:\n" + "\n".join(wrong)
+
+
+def test_the_prose_check_catches_moved_modules_and_spares_other_words():
+    module = PACKAGE / "report" / "show.py"
+    source = (
+        '"""Reads `store.records` (moved), store.findings.KINDS, arraybench.store.db.Store."""\n'
+        "def f() -> None:\n"
+        '    """As report/headlines.py does; `sections/summary.py` is beside it."""\n'
+        "    # report.headline_includes_flagged (a plan key), run.py, arraybench.db, os.path\n"
+        "    # analysis.curves.maximum, store.db.Store.add_finding, arraybench.records.Finding\n"
+        "    # store.db.NoSuchName; timechart.py is there, seedfigures2.py is not\n"
+    )
+    assert prose_misnamed(source, module) == [
+        "report/headlines.py", "seedfigures2.py", "store.db.NoSuchName", "store.findings.KINDS",
+        "store.records",
+    ]  # fmt: skip

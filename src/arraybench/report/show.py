@@ -56,7 +56,7 @@ def show_facts(store: Store, run: RunRecord) -> ShowFacts:
                for f in loops if (f.point_id or 0) in by_id]  # fmt: skip
     impacts: list[ReportTable] = []
     # their labels and headlines need the plan model (pydantic): read only when the run has
-    # scenarios; the same headlines as the report's (report/headlines.py)
+    # scenarios; the same headlines as the report's (report/sections/headlines.py)
     if scenario_order(collapse(points)):
         from arraybench.report.sections.headlines import curve_levels, stored_headlines
 

@@ -315,7 +315,7 @@ class Store:
 
     def add_finding(self, run_id: str, finding: Finding) -> None:
         """A finding about the run as a whole (purge, preconditioning, rounds): built by its
-        kind (`PURGE.new({...})`, store.findings), its keys checked against the kind's."""
+        kind (`PURGE.new({...})`, finding_kinds.py), its keys checked against the kind's."""
         check_finding(finding.kind, finding.data)
         with self._transaction() as db:
             db.execute(

@@ -75,7 +75,7 @@ class TestKind(Protocol):
 
     def finding(
         self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
-    ) -> Mapping[str, object]: ...  # its kind's TypedDict (store.findings)
+    ) -> Mapping[str, object]: ...  # its kind's TypedDict (finding_kinds.py)
 
 
 def run_job(
