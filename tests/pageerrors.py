@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arraybench.report.render.printout import TIMEOUT_S, _Chromium, _file_url
+from arraybench.report.render.pdf.printout import TIMEOUT_S, _Chromium, _file_url
 
 SETTLE_S = 0.5  # after the load event, how long late errors (timers, handlers) are awaited
 

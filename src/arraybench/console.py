@@ -32,12 +32,12 @@ if TYPE_CHECKING:  # the plan model (pydantic) and the run's modules load only f
     from arraybench.bundle.load import Loaded
     from arraybench.bundle.make import Made
     from arraybench.bundle.verify import Verified
+    from arraybench.console_text import Line, TextTable
     from arraybench.importer import ImportResult
     from arraybench.live.state import Snapshot
     from arraybench.plan.model import Plan
     from arraybench.report.attach import Attached
     from arraybench.report.model import ReportModel, ReportTable
-    from arraybench.report.render.text import Line, TextTable
     from arraybench.report.show import ShowFacts
     from arraybench.run.checks import HostsCheck, PlanCheck
     from arraybench.run.outline import Outline, TargetFacts
@@ -243,7 +243,7 @@ def print_notes(notes: list[str]) -> None:
 
 def print_outline(plan: Plan, outline: Outline, facts: TargetFacts) -> None:
     """plan check: the targets' verdict, then every phase the run will execute with its time."""
-    from arraybench.report.render.text import outline_lines
+    from arraybench.console_text import outline_lines
 
     out.print("\n".join(outline_lines(plan, outline, facts, min(out.width, 100))), markup=False)
 
@@ -288,7 +288,7 @@ def watch_view(snapshots: Iterable[Snapshot]) -> Snapshot | None:
     return last
 
 
-# What the commands show, printed here (rendered by report/render/text.py where it is text)
+# What the commands show, printed here (rendered by console_text.py where it is text)
 
 
 def print_json(data: object) -> None:
@@ -320,7 +320,7 @@ def print_lines(lines: Sequence[Line]) -> None:
 
 def print_show(facts: ShowFacts) -> None:
     """`show`: the points table, the lines under it, the scenarios' impact tables."""
-    from arraybench.report.render.text import points_table, show_lines
+    from arraybench.console_text import points_table, show_lines
 
     print_text_table(points_table(facts.run.id, facts.points, out.width))
     print_lines(show_lines(facts, out.width))
@@ -336,7 +336,7 @@ def interactive() -> bool:
 def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str, as_json: bool) -> None:
     from dataclasses import asdict
 
-    from arraybench.report.render.text import runs_table
+    from arraybench.console_text import runs_table
 
     if as_json:
         print_json([asdict(run) | {"points_done": done} for run, done in rows])
@@ -350,7 +350,7 @@ def print_runs(rows: Sequence[tuple[RunRecord, int]], results: str, as_json: boo
 
 def print_plan_check(check: PlanCheck) -> None:
     """plan check: the outline, the host tuning, the fio, the points, then their job files."""
-    from arraybench.report.render.text import fio_found_lines
+    from arraybench.console_text import fio_found_lines
 
     print_outline(check.plan, check.outline, check.facts)
     for line in check.tuning:  # restored after the run
@@ -377,8 +377,8 @@ def print_plan_check(check: PlanCheck) -> None:
 
 def print_hosts_check(check: HostsCheck) -> int:
     """Each host's row and problems; the exit code: 1 unless every host is ready."""
+    from arraybench.console_text import hosts_table
     from arraybench.hosts import NO_AUTH_WARNING
-    from arraybench.report.render.text import hosts_table
 
     print_text_table(hosts_table(check))
     for _, c in check.hosts:
@@ -444,7 +444,7 @@ def print_compare(model: ReportModel) -> None:
     may be longer than a terminal line)."""
     from dataclasses import replace
 
-    from arraybench.report.render.text import hanging
+    from arraybench.console_text import hanging
 
     print_model(replace(model, notes=[]))
     for note in model.notes:

@@ -18,9 +18,9 @@ from openpyxl import load_workbook
 
 from arraybench.cli import main
 from arraybench.report.assemble import report_for_run
-from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
-from arraybench.report.render.html import render_html
+from arraybench.report.render.html.page import render_html
+from arraybench.report.render.pdf import printout
 from arraybench.report.sections.controllercpu import NO_CPU
 from arraybench.store.db import Store
 from tests.conftest import needs_fio, small_plan

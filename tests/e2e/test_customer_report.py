@@ -19,7 +19,7 @@ import pytest
 from openpyxl import load_workbook
 
 from arraybench.plan.schema import plan_schema
-from arraybench.report.render import printout
+from arraybench.report.render.pdf import printout
 from tests.conftest import main_cli, needs_fio
 from tests.fake_engine import registered
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report.render import printout
+from arraybench.report.render.pdf import printout
 from arraybench.store.db import Store
 from arraybench.units import format_quantity
 from tests.conftest import needs_fio

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from arraybench import console
+from arraybench import console, console_text
 from arraybench.cli import main
 from arraybench.plan import catalog
-from arraybench.report.render import text
 from tests.conftest import main_cli, small_plan
 from tests.fake_engine import PLAN_LINES, registered
 
@@ -79,7 +78,7 @@ def test_show_runs_compare_fit(
     _fits(shown, width)
     for key in (f"{n}/w{w}-qd2" for n in NAMES for w in (1, 16)):
         assert key in shown  # whole point names, on one line
-    monkeypatch.setattr(text, "RICH_TABLE_MAX_ROWS", 1)  # a huge run: drawn directly
+    monkeypatch.setattr(console_text, "RICH_TABLE_MAX_ROWS", 1)  # a huge run: drawn directly
     direct = cli(width, "show", "latest", "--results", str(results))
     _fits(direct, width)
     assert all(f"{n}/w16-qd2" in direct for n in NAMES)

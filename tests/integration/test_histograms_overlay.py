@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from arraybench.report.assemble import report_for_run
-from arraybench.report.render import printout
+from arraybench.report.charts.timeaxes import _fmt_value
 from arraybench.report.render.export import write_report
-from arraybench.report.render.html import format_value, render_html
-from arraybench.report.render.timeaxes import _fmt_value
+from arraybench.report.render.html.page import format_value, render_html
+from arraybench.report.render.pdf import printout
 from arraybench.report.sections.histograms import EDGES, bucket_labels, shares
 from arraybench.run.reportable import fio_json_bins
 from arraybench.store.db import Store

@@ -15,9 +15,9 @@ from openpyxl import load_workbook
 
 from arraybench.importer import import_paths
 from arraybench.report.assemble import report_for_run
-from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
-from arraybench.report.render.html import render_html
+from arraybench.report.render.html.page import render_html
+from arraybench.report.render.pdf import printout
 from arraybench.store.db import Store
 from tests.conftest import DATA
 

@@ -36,7 +36,7 @@ from arraybench.engines.fio.interference import (
 from arraybench.engines.fio.logs import parse_interval_log
 from arraybench.engines.fio.parse import last_document, parse_fio_json_file
 from arraybench.engines.fio.results import FioDocument
-from arraybench.report.render.timechart import ChartEvent, TimeSeries, time_chart
+from arraybench.report.charts.timechart import ChartEvent, TimeSeries, time_chart
 from tests.conftest import needs_fio
 
 MIB = 1 << 20

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from arraybench import console
-from arraybench.report.render import lazycharts
-from arraybench.report.render.printout import _Chromium, _file_url
+from arraybench.report.render.html import lazycharts
+from arraybench.report.render.pdf.printout import _Chromium, _file_url
 from tests.conftest import main_cli
 from tests.pageerrors import _errors
 

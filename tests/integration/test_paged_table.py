@@ -14,7 +14,8 @@ import pytest
 
 from arraybench.report.model import PointRow
 from arraybench.report.pointstable import points_layout
-from arraybench.report.render import html_appendix, pagedtable, printout
+from arraybench.report.render.html import appendix, pagedtable
+from arraybench.report.render.pdf import printout
 
 
 def rows(n: int, series: str = "rand-8k") -> list[PointRow]:
@@ -45,7 +46,7 @@ def block(text: str) -> dict:
 
 def table_of(points: list[PointRow]) -> str:
     layout = points_layout(points, totals_only=True)
-    return "".join(html_appendix._points_table(points, layout, t) for t in layout.tables)
+    return "".join(appendix._points_table(points, layout, t) for t in layout.tables)
 
 
 def test_a_small_table_keeps_its_rows():
@@ -61,7 +62,7 @@ def test_a_large_table_travels_as_one_block_of_the_shown_values():
     assert len(data["rows"]) == n and data["ids"] == 2 and data["page"] == pagedtable.PAGE_ROWS
     first, eighth = data["rows"][0], data["rows"][7]
     assert [data["strings"][i] for i in first[:2]] == ["rand-8k", "w1-qd1"]
-    assert first[2:5] == [html_appendix.format_value(v) for v in (1000.0, 8.192, 250.5)]  # as shown
+    assert first[2:5] == [appendix.format_value(v) for v in (1000.0, 8.192, 250.5)]  # as shown
     assert eighth[4] is None  # a dash
     assert len(data["strings"]) == n + 1  # the series name, repeated n times, stored once
     assert "Shown 100 rows a page" not in text  # the caption is the section's (below)
@@ -77,7 +78,7 @@ def test_a_users_text_cannot_close_the_block():
 def test_the_report_says_how_the_rows_are_shown_and_carries_the_script():
     points = rows(pagedtable.PAGED_ROWS + 1)
     model = type("M", (), {"points": points, "audience": "engineer"})()
-    section = html_appendix.points_section(model)
+    section = appendix.points_section(model)
     assert "Shown 100 rows a page" in section and "paged-data" in section
     assert "div.paged" in pagedtable.SCRIPT and "leafColumns" in pagedtable.SCRIPT
 
@@ -111,6 +112,4 @@ def test_the_browser_draws_a_page_and_sorts_every_row(tmp_path: Path) -> None:
     out = json.loads(found.group(1).replace("&quot;", '"'))
     assert out[0] == ["rows 1–100 of 2,001 (page 1 of 21)", 100]
     assert out[1] == ["rows 101–200 of 2,001 (page 2 of 21)", 100]
-    assert out[2] == html_appendix.format_value(
-        1000.0 + n - 1
-    )  # the largest IOPS of all rows first
+    assert out[2] == appendix.format_value(1000.0 + n - 1)  # the largest IOPS of all rows first

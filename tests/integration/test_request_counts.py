@@ -22,7 +22,7 @@ from arraybench.engines.fio.logs import parse_interval_log, per_second
 from arraybench.monitor.compare import compare_point, kernel_series
 from arraybench.monitor.sampler import HostSampler
 from arraybench.report.assemble import report_for_run
-from arraybench.report.render.markdown import render_markdown
+from arraybench.report.render.markdown.page import render_markdown
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.loopdev import attached, sparse_file

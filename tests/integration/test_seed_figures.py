@@ -15,11 +15,11 @@ import pytest
 from openpyxl import load_workbook
 
 from arraybench.report.assemble import report_for_run
+from arraybench.report.charts.figures import series_colour
 from arraybench.report.model import Figure, ReportModel
-from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
-from arraybench.report.render.figsvg import series_colour
-from arraybench.report.render.html import render_html
+from arraybench.report.render.html.page import render_html
+from arraybench.report.render.pdf import printout
 from arraybench.store.db import Store
 from arraybench.units import format_ops, format_tick
 from tests.conftest import main_cli, needs_fio
@@ -181,8 +181,8 @@ def test_hus_vm_triples_against_numjobs_and_cliff_mbps(tmp_path: Path) -> None:
 def test_excel_marks_have_their_own_colours_and_names_keep_the_end(tmp_path: Path) -> None:
     """LibreOffice draws a marks-only series' markers only with their own fill and outline
     (checked by rendering with LibreOffice headless; here the XML that makes it so)."""
-    from arraybench.report.render.xlsxcells import sheet_title
-    from arraybench.report.render.xlsxfigures import visible_marker
+    from arraybench.report.render.xlsx.cells import sheet_title
+    from arraybench.report.render.xlsx.figures import visible_marker
 
     marker = visible_marker("diamond", "1A7F37", 10)
     assert marker.graphicalProperties.solidFill.srgbClr == "1A7F37"

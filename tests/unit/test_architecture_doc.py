@@ -164,7 +164,7 @@ BARE_PATH = re.compile(r"(?<![\w/.`-])((?:[\w-]+/)+[\w.-]+\.(?:py|md))(?![\w/])"
 
 def _docstring_path(text: str, module: Path, pkgs: set[str]) -> Path | None:
     """Where a path a module's docstring names is: beside the module or in a package above
-    it (`render/text.py` in report/), else from the top (`engines/fio/results.py`, `docs/x.md`);
+    it (`render/formats.py` in report/), else from the top (`engines/fio/results.py`, `docs/x.md`);
     None for what names no file of ours (`points/NNN-key/point.fio`, a run's `warmup/`)."""
     text = text.rstrip(".,;:")
     if not PATHLIKE.match(text) or "/" not in text.rstrip("/"):
@@ -205,9 +205,9 @@ def test_every_path_a_module_docstring_names_exists():
 
 def test_the_docstring_check_resolves_beside_the_module_and_from_the_top():
     show = PACKAGE / "report" / "show.py"
-    source = '"""`render/text.py`, `report/seedfigures.py`, docs/engines.md, `warmup/`."""'
+    source = '"""`render/formats.py`, `report/seedfigures.py`, docs/engines.md, `warmup/`."""'
     found = docstring_paths(source, show)
-    assert found["render/text.py"] == PACKAGE / "report" / "render" / "text.py"
+    assert found["render/formats.py"] == PACKAGE / "report" / "render" / "formats.py"
     assert not found["report/seedfigures.py"].exists() and "warmup/" not in found
     assert found["docs/engines.md"] == ROOT / "docs" / "engines.md"
 

@@ -28,7 +28,7 @@ def test_every_handler_fits_in_25_lines() -> None:
 
 def test_the_cli_renders_nothing() -> None:
     """No table, box or wrapping of its own: rich and textwrap are console.py's and
-    report/render/text.py's."""
+    console_text.py's."""
     for path in CLI.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []

@@ -12,8 +12,8 @@ import pytest
 from arraybench.analysis.aggregate import DirMetrics, PointMetrics
 from arraybench.point_identity import PointIdentity
 from arraybench.report.assemble import report_for_run
-from arraybench.report.render.html import render_html
-from arraybench.report.render.timechart import Bucket, TimeSeries, envelope, time_chart
+from arraybench.report.charts.timechart import Bucket, TimeSeries, envelope, time_chart
+from arraybench.report.render.html.page import render_html
 from arraybench.store.db import HostSample, NewPoint, RunRecord, Sample, Store
 
 TEN_HOURS = 36_000

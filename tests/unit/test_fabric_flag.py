@@ -10,9 +10,9 @@ from arraybench.analysis.fabric import payload_ceiling, workload_ceiling
 from arraybench.analysis.headline import Headline
 from arraybench.analysis.validity import THRESHOLDS, PointFacts, grade, point_flags
 from arraybench.report.build import cell_texts
+from arraybench.report.charts.curve import curve_chart
 from arraybench.report.model import CurvePanel
-from arraybench.report.render.lazycharts import panel_record
-from arraybench.report.render.svg import curve_chart
+from arraybench.report.render.html.lazycharts import panel_record
 
 MiB = 1024 * 1024
 
@@ -66,7 +66,7 @@ def test_the_summary_says_a_maximum_beyond_the_fabric() -> None:
 
 
 def test_a_curve_chart_drawn_by_the_page_names_its_ceiling_as_the_inline_one() -> None:
-    """A big run's lazy curve charts (report/render/lazycharts.py) carry the same label."""
+    """A big run's lazy curve charts (report/render/html/lazycharts.py) carry the same label."""
     panel = CurvePanel(mix_label="Read", x_label="workers", x_values=[1.0, 2.0],
                        x_ticks=["1", "2"], throughput_unit="MB/s", throughput=[300.0, 600.0],
                        lat_mean_us=[100.0, 150.0], lat_p99_us=[200.0, 300.0], optimal_index=1,

@@ -30,9 +30,9 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
-from arraybench.report.render import printout
 from arraybench.report.render.export import write_report
 from arraybench.report.render.formats import REGISTRY, OutputFormat
+from arraybench.report.render.pdf import printout
 
 PARTS = [f.name for f in dataclasses.fields(ReportModel)]
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from arraybench.report.charts.curve import curve_chart, optimal_label
+from arraybench.report.charts.parts import nice_ticks, ticks_with_count
 from arraybench.report.model import (
     CurvePanel,
     PointRow,
@@ -19,9 +21,7 @@ from arraybench.report.model import (
     SummaryRow,
     WorkloadSection,
 )
-from arraybench.report.render.html import format_value, render_html
-from arraybench.report.render.svg import curve_chart, optimal_label
-from arraybench.report.render.svgparts import nice_ticks, ticks_with_count
+from arraybench.report.render.html.page import format_value, render_html
 
 EVIL = "<script>alert('x')</script>"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}

@@ -51,7 +51,13 @@ ORDER: list[list[str]] = [
     ["arraybench.store"],
     ["arraybench.run", "arraybench.importer", "arraybench.bundle"],
     ["arraybench.report", "arraybench.live"],  # the live view draws with the report's charts
-    ["arraybench.console", "arraybench.progressbar", "arraybench.cli", "arraybench.__main__"],
+    [  # 7: the edge: what the user sees
+        "arraybench.console_text",  # the commands' terminal text, printed by console
+        "arraybench.console",
+        "arraybench.progressbar",
+        "arraybench.cli",
+        "arraybench.__main__",
+    ],
 ]
 LAYERS: dict[str, tuple[int, int]] = {
     name: (layer, place) for layer, names in enumerate(ORDER) for place, name in enumerate(names)
@@ -320,6 +326,17 @@ def test_the_cycle_test_sees_a_cycle_through_a_third_package() -> None:
 
 def test_only_the_edge_and_the_words_are_top_level_modules() -> None:
     top = {p.stem for p in (SRC / PACKAGE).glob("*.py")}
-    assert top == {"__init__", "__main__", "console", "errors", "finding_kinds", "outfiles",
-                   "point_identity", "progressbar", "records", "units", "userfiles",
-                   "userregex"}  # fmt: skip
+    assert top == {"__init__", "__main__", "console", "console_text", "errors",
+                   "finding_kinds", "outfiles", "point_identity", "progressbar", "records",
+                   "units", "userfiles", "userregex"}  # fmt: skip
+
+
+def test_the_charts_need_no_output_format() -> None:
+    """report/charts/ draws for the report's formats and for the live view alike: it imports
+    nothing of report/render/, so the live view never loads a format's code."""
+    files = source_files()
+    found = [(m, name) for m, (source, is_package) in files.items()
+             if m.startswith("arraybench.report.charts")
+             for name, _ in imports_of(source, m, is_package)
+             if name.startswith("arraybench.report.render")]  # fmt: skip
+    assert not found, found

@@ -18,10 +18,10 @@ from arraybench.errors import PlanError
 from arraybench.plan.confidence import steady_limit
 from arraybench.plan.expand import expand
 from arraybench.plan.load import parse_plan_text
+from arraybench.report.charts.curve import curve_chart, point_tip
+from arraybench.report.charts.timechart import TimeSeries, xy_chart
 from arraybench.report.model import CurvePanel
-from arraybench.report.render.html import render_html
-from arraybench.report.render.svg import curve_chart, point_tip
-from arraybench.report.render.timechart import TimeSeries, xy_chart
+from arraybench.report.render.html.page import render_html
 from arraybench.report.sections.headlines import run_headlines
 from arraybench.report.sections.scaling import scaling_overlay, scaling_tables
 from arraybench.report.sections.seedtables import maximum_recorded

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from arraybench.report.render.html import _table
+from arraybench.report.render.html.page import _table
 from arraybench.report.sections.headlines import run_headlines
 from arraybench.report.sections.scaling import scaling_tables
 from arraybench.report.sections.seedtables import devices_grids, maximum_recorded
@@ -75,7 +75,7 @@ def test_scaling_against_hosts_keeps_one_unit_per_workload() -> None:
 
 
 def test_excel_sheet_names_stay_readable() -> None:
-    from arraybench.report.render.xlsxcells import sheet_title
+    from arraybench.report.render.xlsx.cells import sheet_title
 
     used: set[str] = set()
     assert (

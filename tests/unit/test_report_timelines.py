@@ -39,7 +39,7 @@ def test_without_events_zero_is_the_first_logged_second_and_the_axis_says_so() -
 
 
 def test_snia_window_is_drawn_with_its_band_and_slope() -> None:
-    from arraybench.report.render.html import _timeline
+    from arraybench.report.render.html.page import _timeline
     from arraybench.report.sections.rounds import steady_timeline, window_guides
 
     values = [90_000.0, 70_000.0, 61_000.0, 60_000.0, 59_000.0, 60_500.0, 59_500.0]

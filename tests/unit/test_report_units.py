@@ -18,6 +18,7 @@ from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline as summarize
 from arraybench.console import summary_table
 from arraybench.report.build import cell_texts
+from arraybench.report.charts.timechart import TimeSeries, time_chart
 from arraybench.report.model import (
     CurvePanel,
     ReportModel,
@@ -26,10 +27,9 @@ from arraybench.report.model import (
     Timeline,
     WorkloadSection,
 )
-from arraybench.report.render.html import render_html
-from arraybench.report.render.markdown import render_markdown
-from arraybench.report.render.timechart import TimeSeries, time_chart
-from arraybench.report.render.xlsx import write_xlsx
+from arraybench.report.render.html.page import render_html
+from arraybench.report.render.markdown.page import render_markdown
+from arraybench.report.render.xlsx.workbook import write_xlsx
 from arraybench.units import (
     format_gb,
     format_latency,
@@ -183,9 +183,9 @@ def test_a_one_level_series_states_its_figures_once() -> None:
 
 
 def test_a_latency_figure_spanning_decades_is_drawn_on_a_log_axis(tmp_path: Path) -> None:
+    from arraybench.report.charts.figures import figure_svg
     from arraybench.report.model import Figure, FigureSeries
-    from arraybench.report.render.figsvg import figure_svg
-    from arraybench.report.render.xlsx import write_xlsx
+    from arraybench.report.render.xlsx.workbook import write_xlsx
 
     lines = [FigureSeries("4 KiB", [900.0, 1100.0]), FigureSeries("1 MiB", [90_000.0, 347_000.0])]
     wide = Figure("lines", "rw70 sync: mean latency", "numjobs", "µs", ["1", "8"], lines)

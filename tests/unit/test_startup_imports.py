@@ -12,7 +12,13 @@ from pathlib import Path
 SAMPLE = (
     Path(__file__).resolve().parents[1] / "data" / "09_fioplot_fio3.1_json_ns_keys_randread.json"
 )
-HEAVY = ("pydantic", "arraybench.plan.model", "arraybench.report.render.html", "openpyxl", "yaml")
+HEAVY = (
+    "pydantic",
+    "arraybench.plan.model",
+    "arraybench.report.render.html.page",
+    "openpyxl",
+    "yaml",
+)
 PROBE = """
 import contextlib, io, json, sys
 from arraybench.cli import main

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.report.render.timechart import (
+from arraybench.report.charts.timechart import (
     ChartEvent,
     TimeSeries,
     gb_chart,

@@ -244,7 +244,7 @@ def verdict(
 
 @dataclass(frozen=True)
 class InterferenceChart:
-    """Series for `report.render.timechart.time_chart`: x in seconds since the run start (each
+    """Series for `report.charts.timechart.time_chart`: x in seconds since the run start (each
     sample at the end of its second), None where a load has no sample; `events` are
     (t_s, label) for ChartEvent: each step joining and the base load stopping."""
 

@@ -1,7 +1,7 @@
 """The live page's charts, drawn by the report's own chart code from a snapshot: the current
 point's per-second IOPS (or MB/s) per host and in total with its events marked
-(`report/render/timechart.py`), and each finished series' curve over its load levels
-(`report/render/svg.py`), with the report's hover texts (`report/render/interact.py`). The
+(`report/charts/timechart.py`), and each finished series' curve over its load levels
+(`report/charts/curve.py`), with the report's hover texts (`report/charts/interact.py`). The
 report's code escapes every text it draws; the titles added here are escaped here."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from html import escape
 
 from arraybench.live.state import FinishedView, Snapshot
+from arraybench.report.charts.curve import curve_chart
+from arraybench.report.charts.timechart import ChartEvent, TimeSeries, time_chart
 from arraybench.report.model import CurvePanel
-from arraybench.report.render.svg import curve_chart
-from arraybench.report.render.timechart import ChartEvent, TimeSeries, time_chart
 
 
 def point_chart(snap: Snapshot) -> str:

@@ -2,12 +2,12 @@
 image from elsewhere), read-only. Its script polls `/live.json` every second for the numbers
 (written with textContent: a plan's strings are never HTML) and `/charts` every two seconds
 for the charts (SVG drawn by the report's chart code, escaped there), then binds the
-report's hover script (`report/render/interact.py`) to the new charts."""
+report's hover script (`report/charts/interact.py`) to the new charts."""
 
 from __future__ import annotations
 
-from arraybench.report.render.interact import CSS as CHART_CSS
-from arraybench.report.render.interact import SCRIPT as CHART_SCRIPT
+from arraybench.report.charts.interact import CSS as CHART_CSS
+from arraybench.report.charts.interact import SCRIPT as CHART_SCRIPT
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1em 2em; color: #1f2937; }

@@ -57,8 +57,8 @@ def write_files(
     link or a FIFO at a chart's name is refused before the first report is written."""
     page = None
     if charts:  # the Markdown report links to them
-        from arraybench.report.render.chartexport import check_chart_names
-        from arraybench.report.render.html import render_html
+        from arraybench.report.render.chartfiles.export import check_chart_names
+        from arraybench.report.render.html.page import render_html
 
         model = replace(model, chart_dir=str(Path(charts).resolve()))
         page = render_html(model, every_chart=True)  # all
@@ -68,7 +68,7 @@ def write_files(
         write_report(model, path, kind)
         terminal.print_line(f"{LABELS.get(kind, kind.upper())} report: {path.resolve()}")
     if charts and page is not None:
-        from arraybench.report.render.chartexport import write_charts
+        from arraybench.report.render.chartfiles.export import write_charts
 
         written = write_charts(page, Path(charts))
         count = sum(1 for p in written if p.suffix == ".svg")

@@ -1,5 +1,5 @@
 """What `arraybench show` says of a run: its points with their flags, events, integrity checks
-and scenario impacts (rendered as text by render/text.py), or all of it as one JSON document.
+and scenario impacts (rendered as text by console_text.py), or all of it as one JSON document.
 
 The report's heavier modules load only when asked for: `show` starts fast
 (benchmarks/startup.py)."""
@@ -138,7 +138,7 @@ def show_json(store: Store, run: RunRecord) -> dict[str, typing.Any]:
 
 def show_text(store: Store, run: RunRecord, fmt: str) -> str:
     """`show --format json` (show_json) or `csv`: the same CSV as `report -o x.csv`."""
-    from arraybench.report.render.export import points_csv
+    from arraybench.report.render.csv.points import points_csv
     from arraybench.report.sections.points import point_row
 
     if fmt == "json":

@@ -3,14 +3,11 @@ the formats, their extensions and writers are report/render/formats.py's registr
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from arraybench.errors import ArraybenchError
 from arraybench.report.gcpause import gc_paused
-from arraybench.report.model import PointRow, ReportModel
-from arraybench.report.render.escape import for_spreadsheet
+from arraybench.report.model import ReportModel
 from arraybench.report.render.formats import REGISTRY
 
 FORMATS = tuple(f.name for f in REGISTRY)
@@ -26,28 +23,6 @@ def format_for(path: Path | None, fmt: str | None) -> str:
         raise ArraybenchError(f"{path}: unknown report format {path.suffix!r}",
                               f"use one of: {', '.join(EXTENSIONS)} or --format")  # fmt: skip
     return "html"
-
-
-def points_csv(points: list[PointRow]) -> str:
-    """Every point under its raw field names, one row each: the CSV of `report -o x.csv` and of
-    `show --format csv`. Rows built without a stored record fall back to the table's values."""
-    rows = [p.record or _fallback(p) for p in points]
-    head = list(dict.fromkeys(name for row in rows for name in row))
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([for_spreadsheet(h) for h in head])
-    for row in rows:
-        cells = [row.get(name) for name in head]
-        writer.writerow(["" if v is None else for_spreadsheet(v) for v in cells])
-    return out.getvalue()
-
-
-def _fallback(p: PointRow) -> dict[str, str | int | float | None]:
-    fixed: dict[str, str | int | float | None] = {
-        "series": p.series, "level": p.level, "workers": p.workers, "iodepth": p.iodepth,
-        "targets": p.targets,
-    }  # fmt: skip
-    return {**fixed, **p.values}
 
 
 def write_report(model: ReportModel, path: Path, fmt: str) -> Path:

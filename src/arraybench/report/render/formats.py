@@ -3,17 +3,16 @@
 Each format is one `OutputFormat`: its name (`--format`), the file extensions that choose
 it, its writer, and its contract with the report model: the `ReportModel` parts it renders
 and those it leaves out on purpose, each with why. tests/unit/test_format_contract.py holds
-every format to it. A new format: a writer, one record here."""
+every format to it. A new format: a folder beside html/ with its `write`, one record here."""
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arraybench.outfiles import check_writable, replacing, write_file
 from arraybench.report.model import ReportModel
+from arraybench.report.render import csv, html, markdown, pdf, xlsx
 
 # Writes the model to the path; `what` names the file in an error ("the html report")
 Writer = Callable[[ReportModel, Path, str], None]
@@ -47,50 +46,6 @@ def _format(name: str, extensions: tuple[str, ...], write: Writer, printed: str 
                         printed)  # fmt: skip
 
 
-def _html(model: ReportModel, path: Path, what: str) -> None:
-    from arraybench.report.render.html import render_html
-
-    write_file(path, render_html(model), what)
-
-
-def _markdown(model: ReportModel, path: Path, what: str) -> None:
-    from arraybench.report.render.markdown import render_markdown
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = render_markdown(model, path.parent.resolve())  # charts linked relative to it
-    write_file(path, text, what)
-
-
-def _csv(model: ReportModel, path: Path, what: str) -> None:
-    from arraybench.report.render.export import points_csv
-
-    write_file(path, points_csv(model.points), what)
-
-
-def _xlsx(model: ReportModel, path: Path, what: str) -> None:
-    from arraybench.report.render.xlsx import write_xlsx  # openpyxl loads only when asked
-
-    with replacing(path, what) as spare:
-        write_xlsx(model, spare)
-
-
-def _printed(as_pdf: bool) -> Writer:
-    """PDF and PNG: the HTML report printed by Chromium."""
-
-    def write(model: ReportModel, path: Path, what: str) -> None:
-        from arraybench.report.render.html import render_html
-        from arraybench.report.render.printout import write_pdf, write_png
-
-        check_writable(path, what)  # before Chromium's seconds, not after them
-        with tempfile.TemporaryDirectory(prefix="arraybench-print-") as tmp:
-            html = Path(tmp) / "report.html"
-            html.write_text(render_html(model), encoding="utf-8", errors="backslashreplace")
-            with replacing(path, what) as spare:
-                (write_pdf if as_pdf else write_png)(html, spare)
-
-    return write
-
-
 _COLUMNS = "the points tables group their own columns (report/pointstable.py) from the values"
 _CHARTS = "`--charts DIR` is linked from the Markdown; this format draws its charts itself"
 _PAGE = {"point_columns": _COLUMNS, "chart_dir": _CHARTS}
@@ -98,11 +53,11 @@ _CSV_ONLY = "CSV is the points table alone: one row per point, every stored fiel
 _CSV = {part: _CSV_ONLY for part in EVERY_PART if part not in ("points", "point_columns")}
 
 REGISTRY: tuple[OutputFormat, ...] = (
-    _format("html", (".html", ".htm"), _html, **_PAGE),
+    _format("html", (".html", ".htm"), html.write, **_PAGE),
     _format(
         "md",
         (".md",),
-        _markdown,
+        markdown.write,
         point_columns=_COLUMNS,
         job_files="a job file per point would bury the page: the plan's YAML is there, the job "
         "files are in the HTML appendix, the xlsx Provenance sheet and each point's folder",
@@ -113,20 +68,20 @@ REGISTRY: tuple[OutputFormat, ...] = (
     _format(
         "csv",
         (".csv",),
-        _csv,
+        csv.write,
         **_CSV,
         point_columns="its columns are the points' stored fields, every one, not this list",
     ),
     _format(
         "xlsx",
         (".xlsx",),
-        _xlsx,
+        xlsx.write,
         chart_dir=_CHARTS,
         job_series="it groups the printed job files; the Provenance sheet lists each job file",
         distributions="percentile lines are charts: the Points sheet holds each point's "
         "p50/p99/p99.9 latency as numbers",
         notes_box="the HTML page's short box: the Summary sheet lists every note itself",
     ),
-    _format("pdf", (".pdf",), _printed(as_pdf=True), printed="html", **_PAGE),
-    _format("png", (".png",), _printed(as_pdf=False), printed="html", **_PAGE),
+    _format("pdf", (".pdf",), pdf.write_pdf, printed="html", **_PAGE),
+    _format("png", (".png",), pdf.write_png, printed="html", **_PAGE),
 )

@@ -1,6 +1,6 @@
 """The seed reports' own figure forms, built from the stored points and findings of a run:
-each a `Figure` (report/model.py) drawn by report/render/figsvg.py in HTML and PDF and as a native
-chart in Excel (report/render/xlsxfigures.py). One function per form; `seed_figures` gathers them.
+each a `Figure` (report/model.py) drawn by report/charts/figures.py in HTML and PDF and as a native
+chart in Excel (report/render/xlsx/figures.py). One function per form; `seed_figures` gathers them.
 
 - dbi (002): per workload run on a device ladder, one chart of throughput and one of mean
   latency against threads per device, one line per device count (its workbook's form); the

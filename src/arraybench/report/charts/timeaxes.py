@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arraybench.report.render.svgparts import (
+from arraybench.report.charts.parts import (
     C_AXIS,
     C_GRID,
     C_TEXT,
@@ -26,7 +26,7 @@ from arraybench.report.render.svgparts import (
     nice_ticks,
     ticks_with_count,
 )
-from arraybench.report.render.timedata import LOG
+from arraybench.report.charts.timedata import LOG
 from arraybench.units import format_quantity, format_tick
 
 LATENCY_UNITS = ("µs", "us", "ms")
@@ -145,7 +145,7 @@ def _tick_label(v: float, unit: str) -> str:
 
 
 def _y_ticks(lo: float, hi: float, count: int | None = None, unit: str = "") -> list[float]:
-    """0-based nice ticks (svg.py's), or ticks spanning a negative minimum. A share in %
+    """0-based nice ticks (curve.py's), or ticks spanning a negative minimum. A share in %
     that stays within 100 ends at 100, not at the headroom's 125 (CPU busy is never more)."""
     top = hi * HEADROOM if hi > 0 else 0.0
     if unit == "%" and lo >= 0 and hi <= 100.0:

@@ -7,9 +7,8 @@ overlay curves), Timelines (1-second series, at most MAX_TIMELINE_ROWS rows each
 and Provenance (where the numbers came from, versions, the plan and the job files).
 
 This module holds the workbook and its Summary, Points, Tables and Provenance sheets; the
-workload sheets are `xlsxcurves.py`'s, Timelines `xlsxtimelines.py`'s, Figures
-`xlsxfigures.py`'s; cells, styles and sheet names `xlsxcells.py`'s, native charts
-`xlsxcharts.py`'s.
+workload sheets are `curves.py`'s, Timelines `timelines.py`'s, Figures `figures.py`'s;
+cells, styles and sheet names `cells.py`'s, native charts `charts.py`'s.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.model import CurvePanel, Overlay, ReportModel
 from arraybench.report.pointstable import column_title
-from arraybench.report.render.xlsxcells import (
+from arraybench.report.render.xlsx.cells import (
     BOLD,
     HEADING,
     INT_FORMAT,
@@ -44,10 +43,10 @@ from arraybench.report.render.xlsxcells import (
     _write_table,
     sheet_title,
 )
-from arraybench.report.render.xlsxcharts import _overlay_chart
-from arraybench.report.render.xlsxcurves import _section_sheet
-from arraybench.report.render.xlsxfigures import figures_sheet
-from arraybench.report.render.xlsxtimelines import _timelines_sheet
+from arraybench.report.render.xlsx.charts import _overlay_chart
+from arraybench.report.render.xlsx.curves import _section_sheet
+from arraybench.report.render.xlsx.figures import figures_sheet
+from arraybench.report.render.xlsx.timelines import _timelines_sheet
 from arraybench.report.sections.headlines import OPTIMAL_RULE, summary_link
 
 FIXED_SHEETS = ("Summary", "Sheets", "Figures", "Points", "Tables", "Timelines", "Provenance")

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arraybench.report.model import Figure, ReportModel
-from arraybench.report.render.chartexport import name_charts
-from arraybench.report.render.html import format_value, render_html
+from arraybench.report.render.chartfiles.export import name_charts
+from arraybench.report.render.html.page import format_value, render_html
 
 MAX_ROWS = 60  # a figure's table rows in Markdown (an xy curve holds a few dozen points)
 

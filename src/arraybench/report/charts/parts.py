@@ -2,8 +2,8 @@
 the elements (text, lines, circles, polylines, the red cross of a flagged point), label boxes,
 the gap rule that breaks a line at a missing value, and the one title-and-legend layout.
 
-`svg.py` (the curve over load levels), `timechart.py` (against time or data written) and
-`figsvg.py` (the seed figures) draw from here, so every chart of a page looks the same.
+`curve.py` (the curve over load levels), `timechart.py` (against time or data written) and
+`figures.py` (the seed figures) draw from here, so every chart of a page looks the same.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from arraybench.report.charts.figures import series_colour
 from arraybench.report.model import Figure
-from arraybench.report.render.figsvg import series_colour
-from arraybench.report.render.xlsxcells import _put
+from arraybench.report.render.xlsx.cells import _put
 
 CHART_W, CHART_H = 16.0, 7.5  # cm, as the workload sheets' charts
 FIGURE_ROWS = 17  # rows a figure takes at least: its chart's height and a gap
@@ -32,7 +32,7 @@ COLORS = ("4E79A7", "F28E2B", "E15759", "76B7B2", "59A14F", "EDC948", "B07AA1", 
 FLAG_COLOR = "C81E1E"
 XY = ("xy", "time")
 BARS = ("bars", "histogram")
-MAX_ROWS = 2000  # rows of one figure's table against a numeric x (xlsxtimelines' MAX_TIMELINE_ROWS)
+MAX_ROWS = 2000  # rows of one figure's table against a numeric x (timelines.py's MAX_TIMELINE_ROWS)
 
 
 def visible_marker(symbol: str, color: str, size: int = 7) -> Marker:
@@ -47,7 +47,7 @@ def visible_marker(symbol: str, color: str, size: int = 7) -> Marker:
 
 def _cell(ws: Worksheet, row: int, col: int, value: Any, fmt: str = "#,##0.0") -> None:
     """A number with its format; text (a compare label, a workload's chart name) goes
-    through xlsxcells' _put, so "=1+1" or "@x" stays text and never becomes a formula."""
+    through cells.py's _put, so "=1+1" or "@x" stays text and never becomes a formula."""
     _put(ws, row, col, value, fmt if isinstance(value, float | int) else None)
 
 

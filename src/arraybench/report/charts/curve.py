@@ -6,7 +6,7 @@ dashed; ms once values exceed 10 000 µs), the optimal point ringed and labelled
 marked, and an optional dashed "theoretical" ceiling. Repeated points (repeat: N) carry their
 95 % interval: a band around the throughput line, error bars on the mean latency. Points with
 validity flags get a red cross ("flagged: see table"). The elements, ticks and legend layout
-it draws with are `svgparts.py`'s, shared with the other charts.
+it draws with are `parts.py`'s, shared with the other charts.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from functools import partial
 from html import escape
 from itertools import pairwise
 
-from arraybench.report.model import REMARK_MARK, CurvePanel
-from arraybench.report.render.interact import hover_rect
-from arraybench.report.render.svgparts import (
+from arraybench.report.charts.interact import hover_rect
+from arraybench.report.charts.parts import (
     C_AXIS,
     C_CEIL,
     C_GRID,
@@ -60,6 +59,7 @@ from arraybench.report.render.svgparts import (
     runs,
     ticks_with_count,
 )
+from arraybench.report.model import REMARK_MARK, CurvePanel
 from arraybench.units import format_latency, format_quantity, format_tick
 
 # ---------------------------------------------------------------- geometry

@@ -2,16 +2,16 @@
 
 A 100,000-point run has 2,500 curve panels and 2,500 heat maps: as inline SVG the curves
 alone were 65.8 MB of an 88 MB report and 12 s of its build. Above `LAZY_CHARTS` of them the
-first `INLINE_FIRST` of each kind stay inline SVG (`svg.curve_chart`, `figsvg.heatmap_svg`:
+first `INLINE_FIRST` of each kind stay inline SVG (`curve.curve_chart`, `figures.heatmap_svg`:
 the printout carries them) and every other one is a placeholder (its title, a "draw" and a
 "table" button) whose numbers travel in ONE JSON block, `<script type="application/json"
 id="chart-data">`. `SCRIPT` draws a chart as an SVG when it scrolls into view
 (IntersectionObserver; the "draw" button where that is missing) and writes its table on
-demand. A curve's hover texts are `svg.point_tip`'s and a heat map's cell labels
+demand. A curve's hover texts are `curve.point_tip`'s and a heat map's cell labels
 `format_tick`'s, made in Python, so a chart drawn in the browser says exactly what the inline
-one would; the curves' drawing (axes, lines, marks) is simpler than `svg.py`'s (no label
-placement, no named off-scale ceiling), the heat maps' is `heatmap_svg`'s. The page stays one
-self-contained, offline file. Small reports never come here: they are unchanged.
+one would; the curves' drawing (axes, lines, marks) is simpler than report/charts/curve.py's
+(no label placement, no named off-scale ceiling), the heat maps' is `heatmap_svg`'s. The page
+stays one self-contained, offline file. Small reports never come here: they are unchanged.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import json
 import math
 from collections.abc import Sequence
 
+from arraybench.report.charts.curve import ceiling_text, point_tip
+from arraybench.report.charts.parts import MS_THRESHOLD_US
 from arraybench.report.model import CurvePanel, Figure, WorkloadSection
 from arraybench.report.render.escape import for_html
-from arraybench.report.render.svg import ceiling_text, point_tip
-from arraybench.report.render.svgparts import MS_THRESHOLD_US
 from arraybench.units import format_tick
 
 LAZY_CHARTS = 200  # above this many curve charts in a report, they are drawn in the browser
@@ -89,12 +89,12 @@ def panel_record(panel: CurvePanel) -> dict[str, object]:
         rec["f"] = flagged
     if panel.ceiling is not None:
         rec["c"] = _r(panel.ceiling)
-        rec["cl"] = ceiling_text(panel)  # what svg.py writes beside the line
+        rec["cl"] = ceiling_text(panel)  # what charts/curve.py writes beside the line
     return rec
 
 
 def heatmap_record(fig: Figure) -> dict[str, object]:
-    """One heat map: each cell's label as `figsvg.heatmap_svg` writes it and its share of the
+    """One heat map: each cell's label as `figures.heatmap_svg` writes it and its share of the
     figure's range (the colour), 4 digits."""
     values = [v for s in fig.series for v in s.values if v is not None and math.isfinite(v)]
     lo, hi = min(values, default=0.0), max(values, default=1.0)
@@ -153,7 +153,7 @@ class LazyCharts:
         """A heat map's placeholder, or None where it (or any other form) is drawn inline."""
         if fig.form != "heatmap" or self._inline("heatmap"):
             return None
-        height = 40 + len(fig.series) * 26 + 50  # figsvg.heatmap_svg's
+        height = 40 + len(fig.series) * 26 + 50  # charts/figures.heatmap_svg's
         return self._placeholder("heatmap", heatmap_record(fig), fig.title, height)
 
     @staticmethod

@@ -14,7 +14,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.model import REMARK_MARK, CurvePanel, WorkloadSection
-from arraybench.report.render.xlsxcells import (
+from arraybench.report.render.xlsx.cells import (
     HEADING,
     INT_FORMAT,
     MUTED,
@@ -27,8 +27,8 @@ from arraybench.report.render.xlsxcells import (
     _put,
     _widths,
 )
-from arraybench.report.render.xlsxcharts import _error_bars, _line_chart
-from arraybench.report.render.xlsxfigures import visible_marker
+from arraybench.report.render.xlsx.charts import _error_bars, _line_chart
+from arraybench.report.render.xlsx.figures import visible_marker
 from arraybench.report.sections.headlines import OPTIMAL_RULE
 
 PANEL_ROWS = 17  # rows a panel block takes at least: the height of its charts and a gap

@@ -15,8 +15,8 @@ from arraybench.report.pointstable import (
     points_layout,
     value,
 )
-from arraybench.report.render import pagedtable
 from arraybench.report.render.escape import for_html as _e
+from arraybench.report.render.html import pagedtable
 from arraybench.units import format_number as format_value
 
 DASH = "–"

@@ -220,7 +220,7 @@ def write_charts(html: str, folder: Path, *, png: bool = True) -> list[Path]:
 
 def _pngs(charts: list[Chart], folder: Path) -> list[Path]:
     """One Chromium for all charts: each SVG file opened and captured at PNG_SCALE."""
-    from arraybench.report.render.printout import TIMEOUT_S, _Chromium
+    from arraybench.report.render.pdf.printout import TIMEOUT_S, _Chromium
 
     paths = []
     timeout = TIMEOUT_S + 0.5 * len(charts)

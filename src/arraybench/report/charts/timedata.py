@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from arraybench.report.render.svgparts import MS_THRESHOLD_US
+from arraybench.report.charts.parts import MS_THRESHOLD_US
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def envelope(
 
 
 def _unit_and_div(series: Sequence[TimeSeries]) -> tuple[str, float]:
-    """The axis unit; µs switches to ms above 10,000 µs (as in `svg.py`)."""
+    """The axis unit; µs switches to ms above 10,000 µs (as in `curve.py`)."""
     units = list(dict.fromkeys(s.unit for s in series))
     if units and all(u in ("µs", "us") for u in units):
         top = max(

@@ -1,8 +1,8 @@
 """The HTML report's look and its small script: the stylesheet (screen and print: A4 margins,
 page breaks, tables no wider than the page) and the script that sorts a table by a click on
 its heading and opens every folded part before printing. The charts' hover and the paged
-table bring their own (`interact.py`, `pagedtable.py`); `html.py` inlines all of them, so the
-page works offline.
+table bring their own (report/charts/interact.py, `pagedtable.py`); `page.py` inlines all of
+them, so the page works offline.
 """
 
 from __future__ import annotations

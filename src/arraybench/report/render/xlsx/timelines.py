@@ -13,8 +13,8 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from arraybench.report.model import ReportModel, Timeline
-from arraybench.report.render.xlsxcells import HEADING, MUTED, NUM_FORMAT, _get, _header, _put
-from arraybench.report.render.xlsxcharts import _scatter
+from arraybench.report.render.xlsx.cells import HEADING, MUTED, NUM_FORMAT, _get, _header, _put
+from arraybench.report.render.xlsx.charts import _scatter
 
 MAX_TIMELINE_ROWS = 2000
 CPU_COLUMN = "controller CPU (%)"

@@ -23,8 +23,8 @@ from arraybench.report.model import (
 )
 from arraybench.report.pointstable import heading, id_cells, points_layout, value
 from arraybench.report.render.escape import for_markdown
-from arraybench.report.render.html import DASH, format_value
-from arraybench.report.render.mdfigures import charts_markdown, figures_markdown
+from arraybench.report.render.html.page import DASH, format_value
+from arraybench.report.render.markdown.figures import charts_markdown, figures_markdown
 from arraybench.report.sections.headlines import OPTIMAL_RULE, summary_link
 from arraybench.report.sections.warmup import measured_only
 

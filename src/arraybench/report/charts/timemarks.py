@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from arraybench.report.render.interact import hover_rect
-from arraybench.report.render.svgparts import (
+from arraybench.report.charts.interact import hover_rect
+from arraybench.report.charts.parts import (
     C_AXIS,
     C_TEXT,
     Box,
@@ -31,8 +31,8 @@ from arraybench.report.render.svgparts import (
     legend_header,
     runs,
 )
-from arraybench.report.render.timeaxes import _fmt_value, _Plot
-from arraybench.report.render.timedata import _Prepared
+from arraybench.report.charts.timeaxes import _fmt_value, _Plot
+from arraybench.report.charts.timedata import _Prepared
 from arraybench.units import significant
 
 C_EVENT = "#b42318"

@@ -1,4 +1,4 @@
-"""Charts against time and against data written, as inline SVG in the style of `svg.py`.
+"""Charts against time and against data written, as inline SVG in the style of `curve.py`.
 
 `time_chart` draws what AERODISK and the HUS VM write-cliff test show: IOPS or MB/s on the left
 axis and latency (or controller CPU) on the right, against seconds since the start, with
@@ -6,7 +6,7 @@ vertical event lines ("controller B pulled", "cliff at 3 s"). `gb_chart` draws t
 saturation view: the same series against cumulative GB written. Both are one renderer
 (`xy_chart`) with a different x axis.
 
-More: docs/internals.md, `report/render/timechart.py`."""
+More: docs/internals.md, `report/charts/timechart.py`."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from arraybench.report.render.interact import clip_id
-from arraybench.report.render.svgparts import (
+from arraybench.report.charts.interact import clip_id
+from arraybench.report.charts.parts import (
     C_AXIS,
     C_CEIL,
     C_LAT,
@@ -29,7 +29,7 @@ from arraybench.report.render.svgparts import (
     _label_box,
     _text_width,
 )
-from arraybench.report.render.timeaxes import (
+from arraybench.report.charts.timeaxes import (
     XAxis,
     XAxisFormatter,
     _axis_title,
@@ -43,7 +43,7 @@ from arraybench.report.render.timeaxes import (
     linear_axis,
     time_axis,
 )
-from arraybench.report.render.timedata import (
+from arraybench.report.charts.timedata import (
     Bucket,
     ChartEvent,
     TimeSeries,
@@ -55,7 +55,7 @@ from arraybench.report.render.timedata import (
     _range,
     envelope,
 )
-from arraybench.report.render.timemarks import (
+from arraybench.report.charts.timemarks import (
     C_EVENT,
     LegendItem,
     _draw_series,
@@ -226,7 +226,7 @@ def _plot(
     return p, axis, y1, y2
 
 
-CEILING_ON_SCALE = 3.0  # as svg.py: a ceiling further above the lines is named, not drawn
+CEILING_ON_SCALE = 3.0  # as curve.py: a ceiling further above the lines is named, not drawn
 
 
 def _on_scale(value: float, drawn: list[_Prepared]) -> bool:

@@ -10,10 +10,10 @@ import math
 from collections.abc import Callable
 from html import escape
 
+from arraybench.report.charts.interact import hover_rect
+from arraybench.report.charts.parts import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
+from arraybench.report.charts.timechart import TimeSeries, XAxis, time_axis, xy_chart
 from arraybench.report.model import Figure, FigureSeries
-from arraybench.report.render.interact import hover_rect
-from arraybench.report.render.svgparts import C_AXIS, C_GRID, C_TEXT, FONT, _f, _text, nice_ticks
-from arraybench.report.render.timechart import TimeSeries, XAxis, time_axis, xy_chart
 from arraybench.units import format_quantity, format_tick
 
 # distinct hues (Tableau 10), as html.LINE_COLORS: a set-up or block size keeps its colour
@@ -40,7 +40,7 @@ def _fmt(v: float | None, unit: str) -> str:
         "–" if v is None else f"{v:,.0f} {unit}")  # fmt: skip
 
 
-# the file-name form of each kind of figure (report/render/chartexport.py)
+# the file-name form of each kind of figure (report/render/chartfiles/export.py)
 FORM_NAMES = {"xy": "ratecurve", "time": "timeseries", "bars": "bars", "lines": "lines",
               "heatmap": "heatmap", "histogram": "histogram"}  # fmt: skip
 
