@@ -1,6 +1,6 @@
 """An event kind plugged in from a test, touching no source file: `mark`, defined below (its
 action model, its injector, its journal entry's check and undo), registered through
-plan.events.register_kind and events.kinds.register. It validates in a plan (its errors
+plan.events.register_kind and events.event_kinds.register. It validates in a plan (its errors
 located like a built-in kind's), a real run applies and reverts it through the timeline and
 the injection journal, `arraybench revert` undoes a left-over entry of it, and the plan
 reference lists it: the generic code walks the registry and names no kind."""
@@ -16,7 +16,7 @@ import pytest
 from pydantic import Field
 
 from arraybench.errors import PlanError
-from arraybench.events import kinds
+from arraybench.events import event_kinds as kinds
 from arraybench.events.entries import Refused, mapping, text
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import Injection

@@ -29,10 +29,10 @@ from arraybench.engines.fio.jobfile import LOG_PREFIX
 from arraybench.engines.fio.samples import point_samples
 from arraybench.events import cgroup as cgroups
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds.netem import NetemInjector
+from arraybench.events.event_kinds.scsi_offline import ScsiOfflineInjector
+from arraybench.events.event_kinds.throttle import CGROUP_PREFIX, ThrottleInjector
 from arraybench.events.injectors import Injector
-from arraybench.events.kinds.netem import NetemInjector
-from arraybench.events.kinds.scsi_offline import ScsiOfflineInjector
-from arraybench.events.kinds.throttle import CGROUP_PREFIX, ThrottleInjector
 from arraybench.events.paths import (
     multipath_info,
     parse_multipath_status,

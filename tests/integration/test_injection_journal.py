@@ -17,8 +17,8 @@ import pytest
 
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.events import cgroup as cgroups
-from arraybench.events.kinds.signal import SignalInjector
-from arraybench.events.kinds.throttle import ThrottleInjector
+from arraybench.events.event_kinds.signal import SignalInjector
+from arraybench.events.event_kinds.throttle import ThrottleInjector
 from arraybench.plan.event_kinds.signal import SignalAction
 from arraybench.plan.event_kinds.throttle import ThrottleAction
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers, revert_leftovers

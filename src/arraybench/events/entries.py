@@ -8,7 +8,7 @@ cgroup mount, a SCSI state file under /sys/block), never taken whole. SSH settin
 read from a journal: the host is named, and how to reach it comes from the run's plan.
 
 `check_injection` turns one stored row into a `CheckedInjection` (each kind checks its own
-undo record: events/kinds/); a record that does not pass raises `Refused`, whose text says
+undo record: events/event_kinds/); a record that does not pass raises `Refused`, whose text says
 what was refused and why (one line).
 """
 
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from arraybench.events.kinds import runtime_of
+from arraybench.events.event_kinds import runtime_of
 from arraybench.records import Damaged
 
 # a kernel block device name: sda, nvme0n1, dm-3, loop7, cciss!c0d0; never "." or a "/"

@@ -1,5 +1,5 @@
 """Injectors acting on a plan's hosts over SSH (events.remote): what they share
-(`HostInjector`), the one of an event on one host (its kind's, events/kinds/), and one
+(`HostInjector`), the one of an event on one host (its kind's, events/event_kinds/), and one
 injector per event that acts on several hosts at once (`OnHosts`).
 
 Each host's injection is journaled before it is applied (events.journal), with the host's
@@ -15,9 +15,9 @@ from typing import Any
 
 from arraybench.events import remote as sh
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import runtime_of
 from arraybench.events.injectors import Injector
 from arraybench.events.journal import Injection, InjectionLog
-from arraybench.events.kinds import runtime_of
 from arraybench.hosts.server import HostSpec
 from arraybench.plan.events import Event, kind_named
 

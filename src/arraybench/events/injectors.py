@@ -1,5 +1,5 @@
 """What every injector is (`Injector`), and commands run with a time limit (`run_command`).
-Each kind's injectors are in events/kinds/.
+Each kind's injectors are in events/event_kinds/.
 
 `apply()` returns what was done (one line) or raises InjectorError; `revert()` undoes it,
 returns what it did and may be called any number of times (after the first it has nothing

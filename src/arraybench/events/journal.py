@@ -16,7 +16,7 @@ from typing import Any, Protocol
 class Injection:
     """One injection on one machine: `reach` {} is the controller, else how to reach the host
     over SSH (events.sysfs format); `undo` holds what the undo needs: each kind's module in
-    events/kinds/ writes it and checks it when read back.
+    events/event_kinds/ writes it and checks it when read back.
     """
 
     kind: str

@@ -2,7 +2,7 @@
 over SSH: what `arraybench revert` does with the injections a killed controller left in place.
 
 Every path is rebuilt from the entry's checked names (events.entries), each kind's undo in
-its module (events/kinds/). A host is reached with the `Remote` the caller built from the
+its module (events/event_kinds/). A host is reached with the `Remote` the caller built from the
 run's plan, never with settings read from the journal.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from arraybench.events import remote as sh
 from arraybench.events.entries import CheckedInjection, Refused, ServerUndo
-from arraybench.events.kinds import runtime_of
+from arraybench.events.event_kinds import runtime_of
 from arraybench.hosts.server import remote_pidfile, tcp_problem
 
 

@@ -1,5 +1,5 @@
 """Events on a plan's hosts over SSH: how a host is reached (`Remote`), and the script parts
-the kinds' own scripts share (events/kinds/).
+the kinds' own scripts share (events/event_kinds/).
 
 Every remote step is a fixed POSIX `sh` script run as `sh -c SCRIPT arraybench ARG...`
 (system/shell.py `sh_command`); each plan value (a device path, an interface, a pattern, a

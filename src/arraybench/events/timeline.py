@@ -23,9 +23,9 @@ from types import FrameType
 from typing import Any
 
 from arraybench.events.errors import EventError, InjectorError
+from arraybench.events.event_kinds import make_injector, runs_apart
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import InjectionLog
-from arraybench.events.kinds import make_injector, runs_apart
 from arraybench.events.records import Action, EventRecord, Outcome
 from arraybench.plan.events import ByOperator, Event
 from arraybench.system.signals import start_shielded

@@ -171,7 +171,7 @@ def _rebuild_holders() -> None:
 
 def register_kind(kind: EventKind) -> None:
     """Make `kind` an event key of every plan read from now on (a test's own kind, a plugin);
-    its run-time side registers with events.kinds.register."""
+    its run-time side registers with events.event_kinds.register."""
     _KINDS[kind.name] = kind
     _install_kinds()
     _rebuild_holders()

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arraybench.analysis.events import event_impact, windows_from_records
+from arraybench.events.event_kinds import make_injector
 from arraybench.events.host_injectors import hosts_injector
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import InjectionLog
-from arraybench.events.kinds import make_injector
 from arraybench.events.timeline import EventTimeline
 from arraybench.finding_kinds import EVENTS, EventImpactData, EventRecordData, fields_of
 from arraybench.hosts.server import HostSpec

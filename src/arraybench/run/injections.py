@@ -22,8 +22,8 @@ from arraybench.errors import ArraybenchError, PlanError, StoreError
 from arraybench.events import remote as sh
 from arraybench.events.entries import CheckedInjection, Refused, check_injection
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import runtime_of
 from arraybench.events.journal import Injection
-from arraybench.events.kinds import runtime_of
 from arraybench.events.leftovers import undo
 from arraybench.events.tuning import HostsOf
 from arraybench.hosts.server import HostSpec

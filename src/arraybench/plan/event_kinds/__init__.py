@@ -1,6 +1,6 @@
 """The event kinds a plan knows, in the order the reference lists them: one line per kind.
 A new kind: its action model and `KIND` in a module here, one line below, and what it does
-at run time in events/kinds/ (a module of the same name); see CONTRIBUTING.md."""
+at run time in events/event_kinds/ (a module of the same name); see CONTRIBUTING.md."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A kind's own module here holds its action model and its `KIND`; `plan/event_kinds/__init__.py`
 lists them, and `plan/events.py` builds the `Event` model from that list. What the kind does
-at run time is in `events/kinds/` (a module of the same name)."""
+at run time is in `events/event_kinds/` (a module of the same name)."""
 
 from __future__ import annotations
 

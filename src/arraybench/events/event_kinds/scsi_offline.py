@@ -14,10 +14,10 @@ from arraybench.events import cgroup as cgroups
 from arraybench.events import remote as sh
 from arraybench.events.entries import BLOCK_NAME, Refused, mapping, text
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import Runtime
 from arraybench.events.host_injectors import HostInjector
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import Injection
-from arraybench.events.kinds import Runtime
 from arraybench.plan.event_kinds.scsi_offline import ScsiOfflineAction, is_block_name
 from arraybench.system.blockdev import parent_disk_name
 from arraybench.system.shell import DEVICE_SH

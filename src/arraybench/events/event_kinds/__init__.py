@@ -1,7 +1,7 @@
 """What each event kind does at run time: its injector here and on a host, its journal
-entry's check and the undo from it (`Runtime`). One module per kind, named as the plan's key
-(events/kinds/NAME.py beside plan/event_kinds/NAME.py), holding one `RUNTIME`: found by the
-kind's name, or given with `register` (a test's own kind). Nothing outside it names a kind."""
+entry's check and the undo from it (`Runtime`). One module per kind here, named as the
+plan's key (its model is in plan/event_kinds/ under the same name), holding one `RUNTIME`:
+found by the kind's name, or given with `register` (a test's own kind)."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ from typing import Any
 from arraybench.events import remote as sh
 from arraybench.events.entries import Refused, mapping, text, type_word
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import Runtime
 from arraybench.events.injectors import Injector, PidSource, run_command
 from arraybench.events.journal import Injection
-from arraybench.events.kinds import Runtime
 from arraybench.plan.event_kinds.run import RunAction
 from arraybench.plan.events import Event
 

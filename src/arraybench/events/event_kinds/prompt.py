@@ -3,6 +3,6 @@ and records what was confirmed or assumed. Never on a host, never journaled."""
 
 from __future__ import annotations
 
-from arraybench.events.kinds import Runtime
+from arraybench.events.event_kinds import Runtime
 
 RUNTIME = Runtime(None)

@@ -17,10 +17,10 @@ from arraybench.events import cgroup as cgroups
 from arraybench.events import remote as sh
 from arraybench.events.entries import Refused, mapping, text
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import Runtime
 from arraybench.events.host_injectors import HostInjector
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import Injection
-from arraybench.events.kinds import Runtime
 from arraybench.plan.event_kinds.throttle import ThrottleAction
 from arraybench.system.blockdev import BlockDevice, device_number, whole_disk
 from arraybench.system.procs import parent_of, processes_of

@@ -15,10 +15,10 @@ from typing import Any
 from arraybench.events import remote as sh
 from arraybench.events.entries import Refused, mapping, text
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import Runtime
 from arraybench.events.host_injectors import HostInjector
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import Injection
-from arraybench.events.kinds import Runtime
 from arraybench.plan.event_kinds.netem import NetemAction
 from arraybench.plan.events import Event
 

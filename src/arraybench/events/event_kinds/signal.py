@@ -12,10 +12,10 @@ from typing import Any
 from arraybench.events import remote as sh
 from arraybench.events.entries import Refused, mapping, type_word
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import Runtime
 from arraybench.events.host_injectors import HostInjector
 from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import Injection
-from arraybench.events.kinds import Runtime
 from arraybench.events.procs import find_processes, read_pid_file
 from arraybench.plan.event_kinds.signal import SignalAction
 from arraybench.system.procs import leaves, processes_of
