@@ -148,7 +148,7 @@ class HostNetem(HostInjector):
     def __init__(self, remote: sh.Remote, action: NetemAction, args: list[str]) -> None:
         super().__init__(remote)
         self.action = action
-        self.args = args  # events.injectors.NetemInjector.netem_args()
+        self.args = args  # NetemInjector.netem_args()
         self._applied = False
 
     @property

@@ -276,7 +276,7 @@ class ThrottleInjector(Injector):
 
 class HostThrottle(HostInjector):
     """The host's fio job processes moved into a new block cgroup limited on `device` (a
-    device or a file on the host); reverted as events.injectors.ThrottleInjector is."""
+    device or a file on the host); reverted as ThrottleInjector is."""
 
     kind = "throttle"
 
