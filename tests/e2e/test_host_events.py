@@ -28,7 +28,7 @@ import pytest
 from arraybench import cli
 from arraybench.errors import ArraybenchError
 from arraybench.events import cgroup as cgroups
-from arraybench.events.injectors import CGROUP_PREFIX
+from arraybench.events.event_kinds.throttle import CGROUP_PREFIX
 from arraybench.hosts.server import HostSpec, SshSpec, stop_server_over_ssh, tcp_problem
 from tests.conftest import needs_fio, run_cli
 from tests.loopdev import attached, sparse_file
@@ -274,11 +274,14 @@ def test_a_host_whose_sshd_is_down_stops_the_run_in_one_line(lab: Lab, tmp_path:
 def test_signal_netem_and_run_on_a_host_over_ssh(lab: Lab, tmp_path: Path) -> None:
     """The other remote injectors against a host's real fio server under load."""
     from arraybench.events.errors import InjectorError
-    from arraybench.events.host_injectors import HostCommand, HostNetem, HostSignal
-    from arraybench.events.injectors import NetemInjector
+    from arraybench.events.event_kinds.netem import HostNetem, NetemInjector
+    from arraybench.events.event_kinds.run import HostCommand
+    from arraybench.events.event_kinds.signal import HostSignal
     from arraybench.events.remote import Remote
     from arraybench.hosts.server import start_server_over_ssh
-    from arraybench.plan.events import NetemAction, RunAction, SignalAction
+    from arraybench.plan.event_kinds.netem import NetemAction
+    from arraybench.plan.event_kinds.run import RunAction
+    from arraybench.plan.event_kinds.signal import SignalAction
 
     spec = lab.spec(1)
     start_server_over_ssh(spec, timeout_s=20)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.events import remote
 from arraybench.events.errors import InjectorError
-from arraybench.events.injectors import ScsiOfflineInjector
-from arraybench.plan.events import ScsiOfflineAction
+from arraybench.events.event_kinds import scsi_offline as remote
+from arraybench.events.event_kinds.scsi_offline import ScsiOfflineInjector
+from arraybench.plan.event_kinds.scsi_offline import ScsiOfflineAction
 from tests.conftest import main_cli, small_plan
 
 CLIMBS = [

@@ -29,13 +29,10 @@ from arraybench.engines.fio.jobfile import LOG_PREFIX
 from arraybench.engines.fio.samples import point_samples
 from arraybench.events import cgroup as cgroups
 from arraybench.events.errors import InjectorError
-from arraybench.events.injectors import (
-    CGROUP_PREFIX,
-    Injector,
-    NetemInjector,
-    ScsiOfflineInjector,
-    ThrottleInjector,
-)
+from arraybench.events.event_kinds.netem import NetemInjector
+from arraybench.events.event_kinds.scsi_offline import ScsiOfflineInjector
+from arraybench.events.event_kinds.throttle import CGROUP_PREFIX, ThrottleInjector
+from arraybench.events.injectors import Injector
 from arraybench.events.paths import (
     multipath_info,
     parse_multipath_status,
@@ -44,7 +41,10 @@ from arraybench.events.paths import (
 )
 from arraybench.events.records import EventRecord
 from arraybench.events.timeline import EventTimeline
-from arraybench.plan.events import Event, NetemAction, ScsiOfflineAction, ThrottleAction
+from arraybench.plan.event_kinds.netem import NetemAction
+from arraybench.plan.event_kinds.scsi_offline import ScsiOfflineAction
+from arraybench.plan.event_kinds.throttle import ThrottleAction
+from arraybench.plan.events import Event
 from arraybench.store.db import Sample
 from arraybench.system.procs import PROC, numeric_dirs, process_tree_pids
 from tests.loopdev import attached, sparse_file

@@ -17,8 +17,10 @@ import pytest
 
 from arraybench.errors import ArraybenchError, PlanError
 from arraybench.events import cgroup as cgroups
-from arraybench.events.injectors import SignalInjector, ThrottleInjector
-from arraybench.plan.events import SignalAction, ThrottleAction
+from arraybench.events.event_kinds.signal import SignalInjector
+from arraybench.events.event_kinds.throttle import ThrottleInjector
+from arraybench.plan.event_kinds.signal import SignalAction
+from arraybench.plan.event_kinds.throttle import ThrottleAction
 from arraybench.run.injections import StoreInjectionLog, refuse_leftovers, revert_leftovers
 from arraybench.store.db import RunRecord, Store
 from tests.loopdev import attached, sparse_file

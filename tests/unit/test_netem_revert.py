@@ -4,7 +4,7 @@ it end to end)."""
 
 from __future__ import annotations
 
-from arraybench.events.injectors import netem_deleted
+from arraybench.events.event_kinds.netem import netem_deleted
 
 
 def test_a_netem_already_gone_counts_as_deleted_and_a_refusal_does_not() -> None:

@@ -194,7 +194,7 @@ def release(cg: IoCgroup, folder: Path, number: str, origin_of: Callable[[int], 
     limits of device `number` (MAJ:MIN) removed first (queued I/O goes on at once), every
     process in `folder` moved back to its cgroup `origin_of(pid)` (the root when that one is
     gone), the folder removed. Each step is tried whatever the one before did; a folder
-    already gone is no problem. The same steps on a host are events/remote.py's
+    already gone is no problem. The same steps on a host are events/event_kinds/throttle.py's
     `_THROTTLE_REVERT`."""
     done = Released()
     try:

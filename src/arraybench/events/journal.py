@@ -15,13 +15,8 @@ from typing import Any, Protocol
 @dataclass(frozen=True)
 class Injection:
     """One injection on one machine: `reach` {} is the controller, else how to reach the host
-    over SSH (events.sysfs format); `undo` holds what the undo needs, per kind:
-
-    * throttle (here): version, root, folder, device (MAJ:MIN), origins {pid: cgroup};
-      (host): pidfile, folder (a name under the host's cgroup root), device, and once
-      applied: number (MAJ:MIN), origin (the fio server's cgroup);
-    * netem: interface, netns;  signal: pids;  scsi_offline: state_file;
-    * run: revert (argv), timeout.
+    over SSH (events.sysfs format); `undo` holds what the undo needs: each kind's module in
+    events/event_kinds/ writes it and checks it when read back.
     """
 
     kind: str

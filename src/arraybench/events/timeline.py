@@ -23,10 +23,11 @@ from types import FrameType
 from typing import Any
 
 from arraybench.events.errors import EventError, InjectorError
-from arraybench.events.injectors import Injector, PidSource, make_injector
+from arraybench.events.event_kinds import make_injector, runs_apart
+from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import InjectionLog
 from arraybench.events.records import Action, EventRecord, Outcome
-from arraybench.plan.events import Event, PromptAction
+from arraybench.plan.events import ByOperator, Event
 from arraybench.system.signals import start_shielded
 
 REFRESH_S = 1.0  # how often applied injectors catch new load processes
@@ -52,8 +53,8 @@ class _Slot:
     busy: bool = False  # a command runs, or an interactive prompt waits for the operator
 
     @property
-    def prompt(self) -> PromptAction | None:
-        return self.event.prompt
+    def prompt(self) -> ByOperator | None:
+        return self.event.by_operator
 
 
 class EventTimeline:
@@ -72,7 +73,7 @@ class EventTimeline:
         handle_sigterm: bool = True,
         journal: InjectionLog | None = None,
     ) -> None:
-        if interactive and confirm is None and any(e.prompt for e in events):
+        if interactive and confirm is None and any(e.by_operator for e in events):
             raise EventError(
                 "interactive prompts need a way to ask the operator (confirm)",
                 "pass confirm, or run non-interactively (prompts are then assumed)",
@@ -278,7 +279,7 @@ class EventTimeline:
         if slot.prompt is not None:
             self._start_prompt(slot, slot.prompt)
             return
-        if slot.event.kind == "run":
+        if runs_apart(slot.event):
             self._spawn_command(slot, starting=True)
             return
         injector = slot.injector
@@ -340,7 +341,7 @@ class EventTimeline:
         except Exception as exc:
             return "failed", f"{type(exc).__name__}: {exc}"
 
-    def _start_prompt(self, slot: _Slot, prompt: PromptAction) -> None:
+    def _start_prompt(self, slot: _Slot, prompt: ByOperator) -> None:
         if not self._interactive:
             assert slot.due is not None
             with self._lock:
@@ -380,7 +381,7 @@ class EventTimeline:
             return "failed", f"no confirmation ({type(exc).__name__}: {exc}): {text}"
         return "ok", f"confirmed by the operator: {text}"
 
-    def _revert_text(self, prompt: PromptAction) -> str:
+    def _revert_text(self, prompt: ByOperator) -> str:
         return prompt.revert_text or f"Undo: {prompt.text}"
 
     def _end(self, slot: _Slot, at_stop: bool = False) -> None:
@@ -388,7 +389,7 @@ class EventTimeline:
         if prompt is not None:
             self._end_prompt(slot, prompt, at_stop)
             return
-        if slot.event.kind == "run" and not at_stop:
+        if runs_apart(slot.event) and not at_stop:
             self._spawn_command(slot, starting=False)
             return
         injector = slot.injector
@@ -404,7 +405,7 @@ class EventTimeline:
             self._add(slot, "revert", outcome, planned, started, self._clock(), detail, injector)
             slot.state = "done"
 
-    def _end_prompt(self, slot: _Slot, prompt: PromptAction, at_stop: bool) -> None:
+    def _end_prompt(self, slot: _Slot, prompt: ByOperator, at_stop: bool) -> None:
         text = self._revert_text(prompt)
         if at_stop:  # never block the way out: record what the operator has to do
             with self._lock:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from arraybench.plan.events import Argv
+from arraybench.plan.event_kinds.base import Argv
 from arraybench.plan.types import Seconds, Strict, Wait
 
 # the user:password@ of an http(s) URL: everything of its authority up to the last '@'

@@ -124,7 +124,13 @@ def _walk(data: Any, name: str, defs: JsonSchema, found: Examples) -> None:
 
 def _documented_events() -> list[Any]:
     """The events of plan/events.py's documented example."""
-    return list(yaml.safe_load(events.EXAMPLE)["events"])
+    return list(yaml.safe_load(events.example())["events"])
+
+
+def _more_events() -> list[Any]:
+    """Each kind's events for keys the documented example leaves out."""
+    text = "".join(kind.more_examples for kind in events.kinds())
+    return list(yaml.safe_load(text) or [])
 
 
 # keys no template uses, shown as a user would write them
@@ -154,12 +160,7 @@ workloads:
      rate_iops: 2000, metric: iops, region: frontend, frontend_blocks: 1000,
      timing: {ramp: 2s, duration: 60s, steady: {metric: iops, limit: 20, window: 60s}},
      data: {compression: 2.0, dedupe: 1.5, granule: 8k},
-     verify: {region: 64m, block_size: 4k, iops: 500},
-     events: [{at: 10s, duration: 10s, netem: {interface: veth1, delay: 2ms, netns: load1}},
-              {at: 5s, duration: 3s, signal: {pid_file: /run/iscsid.pid}},
-              {at: 5s, duration: 3s, signal: {pid: 4242}},
-              {at: 5s, duration: 3s, signal: {process: multipathd, full: true}},
-              {at: 20s, duration: 30s, scsi_offline: {device: /dev/sdc}}]}
+     verify: {region: 64m, block_size: 4k, iops: 500}}
   - {name: rand-8k-70pct, pattern: random, bs: 8k, read: 100,
      rate_of: {workload: rand-8k-write, share: 70, run: 20261128-101500-baseline}}
 """
@@ -170,7 +171,7 @@ def _examples(defs: JsonSchema) -> Examples:
     for name in catalog.template_names():
         _walk(yaml.safe_load(catalog.template_text(name)), ROOT, defs, found)
     _walk(yaml.safe_load(MORE_EXAMPLES), ROOT, defs, found)
-    for event in _documented_events():
+    for event in _more_events() + _documented_events():
         _walk(event, "Event", defs, found)
     _walk(yaml.safe_load(scenarios.EXAMPLE), ROOT, defs, found)  # plan/scenarios.py's example
     return found

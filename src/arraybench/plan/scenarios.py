@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
-from arraybench.plan.events import Argv, Duration, Offset, _argv_form, _text_form
+from arraybench.plan.event_kinds.base import Argv, Duration, Offset, _argv_form, _text_form
 from arraybench.plan.types import Strict
 
 # the documented example, every form once: docs/plan.md's examples are read from it

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arraybench.analysis.events import event_impact, windows_from_records
+from arraybench.events.event_kinds import make_injector
 from arraybench.events.host_injectors import hosts_injector
-from arraybench.events.injectors import Injector, PidSource, make_injector
+from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import InjectionLog
 from arraybench.events.timeline import EventTimeline
 from arraybench.finding_kinds import EVENTS, EventImpactData, EventRecordData, fields_of

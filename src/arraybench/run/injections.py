@@ -20,18 +20,14 @@ from typing import Any
 from arraybench.engines.fio.runner import end_leftover_fio
 from arraybench.errors import ArraybenchError, PlanError, StoreError
 from arraybench.events import remote as sh
-from arraybench.events.entries import (
-    CheckedInjection,
-    CommandUndo,
-    NetemUndo,
-    Refused,
-    check_injection,
-)
+from arraybench.events.entries import CheckedInjection, Refused, check_injection
 from arraybench.events.errors import InjectorError
+from arraybench.events.event_kinds import runtime_of
 from arraybench.events.journal import Injection
 from arraybench.events.leftovers import undo
 from arraybench.events.tuning import HostsOf
 from arraybench.hosts.server import HostSpec
+from arraybench.plan.events import Event
 from arraybench.plan.load import parse_plan_text
 from arraybench.records import INJECTION_REVERT_FAILED
 from arraybench.run.fleet import host_spec
@@ -94,11 +90,10 @@ def leftovers(store: Store, run_id: str | None = None) -> Leftovers:
 @dataclass(frozen=True)
 class RunPlan:
     """What a run's stored plan allows revert to do: its hosts (reached with the plan's SSH
-    settings and arraybench's fixed options) and the revert commands its events name."""
+    settings and arraybench's fixed options) and its events (what their kinds may undo)."""
 
     hosts: dict[str, HostSpec]
-    commands: set[tuple[str, ...]]
-    interfaces: set[tuple[str, str]]  # (interface, netns or "") its netem events delay
+    events: list[Event]
 
 
 def run_plan(store: Store, run_id: str) -> RunPlan:
@@ -106,24 +101,22 @@ def run_plan(store: Store, run_id: str) -> RunPlan:
     run = store.get_run(run_id)
     plan = parse_plan_text(run.plan_yaml, f"{run.folder}/plan.yaml")
     events = [e for w in plan.workloads for e in w.events]
-    commands = {tuple(e.run.revert) for e in events if e.run and e.run.revert is not None}
-    interfaces = {(e.netem.interface, e.netem.netns or "") for e in events if e.netem}
-    return RunPlan({h.name: host_spec(h) for h in plan.hosts}, commands, interfaces)
+    return RunPlan({h.name: host_spec(h) for h in plan.hosts}, events)
 
 
 def _allowed(entry: CheckedInjection, plan: RunPlan | str, run_id: str) -> None:
-    """Refused when the entry needs its run's plan (a host to reach, a command to run, a
-    qdisc to delete) and the plan cannot be read or does not name it."""
-    undo = entry.undo
-    if not (entry.host or isinstance(undo, CommandUndo | NetemUndo)):
+    """Refused when the entry needs its run's plan (a host to reach, or what its kind's
+    `plan_guard` wants named: a command to run, a qdisc to delete) and the plan cannot be
+    read or does not name it."""
+    runtime = runtime_of(entry.kind)
+    guard = runtime.plan_guard if runtime is not None else None
+    if not (entry.host or guard):
         return  # SIGCONT, a SCSI disk back to running, our own cgroup: nothing to abuse
     if isinstance(plan, str):
         raise Refused(f"the plan of run {run_id} cannot be read ({plan})")
-    if isinstance(undo, CommandUndo) and undo.argv not in plan.commands:
-        raise Refused(f"`{' '.join(undo.argv)}` is no revert command of the run's plan")
-    if isinstance(undo, NetemUndo) and (undo.interface, undo.netns) not in plan.interfaces:
-        where = f" in netns {undo.netns}" if undo.netns else ""
-        raise Refused(f"interface {undo.interface}{where} has no netem event in the run's plan")
+    refusal = guard(entry.undo, plan.events) if guard is not None else None
+    if refusal is not None:
+        raise Refused(refusal)
 
 
 def plan_hosts(store: Store | None) -> HostsOf:

@@ -117,7 +117,7 @@ def point_span(point: Point, plan: Plan) -> Span:
     if point.level.hosts:  # hosts wait for the start gate; a logged warm-up has its own gate
         lead = plan.start_lead * (2 if logs_ramp(point) else 1)
         span = span + Span(lead, lead, lead)
-    if any(e.prompt for e in point.workload.events):  # an operator may take any time
+    if any(e.by_operator for e in point.workload.events):  # an operator may take any time
         span = Span(span.low, span.typical, None)
     return span
 
@@ -280,7 +280,7 @@ def _notes(plan: Plan) -> list[str]:
                      f"({', '.join(matched) or 'no workload in this run'}); exit code 3 "
                      "when it fails")  # fmt: skip
     steps = [st for s in plan.scenarios or [] for st in (*s.before, *s.after)]
-    if any(e.prompt for w in plan.workloads for e in w.events) or any(s.prompt for s in steps):
+    if any(e.by_operator for w in plan.workloads for e in w.events) or any(s.prompt for s in steps):
         notes.append("prompts wait for the operator in a terminal (so no upper limit); "
                      "elsewhere they are assumed done")  # fmt: skip
     return notes
