@@ -12,8 +12,6 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "arraybench"
 FIO_BY_DESIGN = {
     "run/fleet.py": "many hosts run fio's client/server mode",
     "run/point/hosts.py": "many hosts: the watchdog and job errors of fio's client",
-    "run/hosts_live.py": "many hosts (fio only): live seconds in the record fio's status gives",
-    "run/context.py": "the Observer's live seconds are fio's status reports (run/live_feed.py)",
     "run/checks.py": "`plan check` shows many-host job files and `hosts check` fio's version",
     "run/live_feed.py": "the live view's seconds are fio's status reports",
     "run/plan_values.py": "the plan's values checked for fio's job file syntax",
