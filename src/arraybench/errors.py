@@ -28,7 +28,7 @@ class PlanError(ArraybenchError):
 
 
 class FioParseError(ArraybenchError):
-    """A fio output could not be read."""
+    """A tool's output could not be read: fio's, mdtest's, or a file being imported."""
 
 
 class FioMissingError(ArraybenchError):

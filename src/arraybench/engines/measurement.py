@@ -2,8 +2,8 @@
 job (fio's job, a vdbench run, an elbencho phase, a DiskSpd timespan), grouped in a document.
 
 Units are fixed here once: bytes, bytes/s, milliseconds of runtime, nanoseconds of latency.
-The document keeps the name `FioDocument` it was born with: fio's shape is the one every
-engine and importer fills (its `fio_version` holds the engine's version string).
+The document has fio's shape, the one every engine and importer fills; its version field
+holds the tool's own version string (`fio-3.33`, mdtest's, elbencho's, or none).
 """
 
 from __future__ import annotations

@@ -149,13 +149,13 @@ class Fleet:
             "fio_server", f"fio --server on {spec.name}", spec.name,
             RemoteSysfs(spec).reach(), undo))  # fmt: skip
 
-    def start(self, fio_version: str) -> None:
+    def start(self, controller_fio_version: str) -> None:
         for spec in self.specs.values():
             if spec.ssh:
                 self._journal_start(spec)
                 start_server_over_ssh(spec)
                 self.started.append(spec)
-        checks = check_hosts(list(self.specs.values()), fio_version, self.targets,
+        checks = check_hosts(list(self.specs.values()), controller_fio_version, self.targets,
                              binary=self.fio, safety=self.safety)  # fmt: skip
         problems = [p for c in checks for p in c.problems]
         if any(not c.reachable for c in checks):
