@@ -220,8 +220,8 @@ class _Block:
                 return
 
     def _bad(self, lineno: int, line: str, what: str) -> FioParseError:
-        return FioParseError(f"{self.where}: line {lineno}: cannot read {what}: {line.strip()!r}",
-                             _HINT)  # fmt: skip
+        where = f"{self.where}: line {lineno}"
+        return FioParseError(f"{where}: cannot read {what}: {line.strip()!r}", _HINT)
 
     def _direction(self, lineno: int, line: str) -> None:
         new, old = _DIR3_RE.match(line), _DIR2_RE.match(line)
