@@ -181,6 +181,9 @@ class FakeEngine:
             for i in range(n)
         ]  # fmt: skip
 
+    def live_reader(self, folder: Path) -> None:
+        return None  # writes no live figures: its points show progress only
+
     def check_path(self, path: str, where: str) -> None:
         return None
 

@@ -13,7 +13,6 @@ FIO_BY_DESIGN = {
     "run/fleet.py": "many hosts run fio's client/server mode",
     "run/point/hosts.py": "many hosts: the watchdog and job errors of fio's client",
     "run/checks.py": "`plan check` shows many-host job files and `hosts check` fio's version",
-    "run/live_feed.py": "the live view's seconds are fio's status reports",
     "run/plan_values.py": "the plan's values checked for fio's job file syntax",
     "run/reportable.py": "a store made before the report files: its points' fio.json read",
     "run/injections.py": "revert ends the fio a killed run left before undoing its events",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from arraybench.engines.live import LiveReader
 from arraybench.engines.measurement import FioDocument
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
@@ -101,6 +102,11 @@ class Engine(Protocol):
 
     def samples(self, folder: Path) -> list[Sample]:
         """The run's 1-second series: IOPS and MB/s summed over jobs, latency per I/O."""
+        ...
+
+    def live_reader(self, folder: Path) -> LiveReader | None:
+        """The live figures a job run in `folder` with `RunSpec.status_interval_s` writes;
+        None when the engine writes none (the live view then shows progress only)."""
         ...
 
     def check_path(self, path: str, where: str) -> None:

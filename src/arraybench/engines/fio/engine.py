@@ -12,7 +12,9 @@ from arraybench.engines.fio.jobfile import render_jobfile
 from arraybench.engines.fio.parse import parse_fio_json_file
 from arraybench.engines.fio.precondition import precondition_jobfile
 from arraybench.engines.fio.samples import point_samples
+from arraybench.engines.fio.status import status_seconds
 from arraybench.engines.fio.values import fio_path
+from arraybench.engines.live import LiveReader
 from arraybench.engines.measurement import FioDocument
 from arraybench.errors import FioParseError, FioRunError
 from arraybench.plan.expand import Point
@@ -68,6 +70,9 @@ class FioEngine:
 
     def samples(self, folder: Path) -> list[Sample]:
         return point_samples(folder)
+
+    def live_reader(self, folder: Path) -> LiveReader:
+        return status_seconds(folder / runner.JSON_NAME)  # --status-interval's reports
 
     def check_path(self, path: str, where: str) -> None:
         fio_path(path, where)

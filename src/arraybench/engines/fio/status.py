@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arraybench.engines.fio.logs import second_of
-from arraybench.engines.live import DirectionSecond, LiveSecond
+from arraybench.engines.live import DirectionSecond, LiveReader, LiveSecond
 
 LOCAL_HOST = "local"
 DIRECTIONS = ("read", "write")
@@ -157,6 +157,31 @@ class StatusTail:
                 reports.append(report)
         self.pending = self.pending[-64:]  # no report started: keep only a possible prefix
         return reports
+
+
+class StatusSeconds:
+    """fio's `LiveReader`: the seconds between consecutive status reports of `path`, and the
+    file cut back to its last document when the job is over."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tail = StatusTail(path)
+        self.last: StatusReport | None = None
+
+    def poll(self) -> list[list[LiveSecond]]:
+        found = []
+        for report in self.tail.poll():
+            if self.last is not None and (seconds := live_seconds(self.last, report)):
+                found.append(seconds)
+            self.last = report
+        return found
+
+    def finish(self) -> None:
+        keep_last_document(self.path)
+
+
+def status_seconds(path: Path) -> LiveReader:
+    return StatusSeconds(path)
 
 
 def _last_start(fh: BinaryIO, size: int) -> int | None:

@@ -173,6 +173,9 @@ class MdtestEngine:
     def samples(self, folder: Path) -> list[Sample]:
         return []  # mdtest prints no per-second figures
 
+    def live_reader(self, folder: Path) -> None:
+        return None  # nor live ones
+
     def check_path(self, path: str, where: str) -> None:
         argv.mdtest_arg(path, where, "@")
 

@@ -42,7 +42,7 @@ class LocalExecutor:
                                            live_iops=self.monitor.live_iops,
                                            end_on_stuck=point.timing.end_on_stuck_io)  # fmt: skip
         events = self.events.records if self.events else list
-        self.feed = LiveFeed(ctx.observer, point, folder, events=events)
+        self.feed = LiveFeed(ctx.observer, point, ctx.engine.live_reader(folder), events=events)
         self.ramp = 0.0  # the ramp already run as a warm-up phase
         self.outcome: RunOutcome | None = None
 
