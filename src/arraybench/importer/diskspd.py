@@ -8,8 +8,8 @@ thread and target and a ``total:`` row (bytes, I/Os, MiB/s, I/O per s, AvgLat in
 IopsStdDev, LatStdDev), then a latency distribution in ms (min, 25th ... 99th, 3-nines ...
 9-nines, max) per direction.
 
-The totals become one job of a FioDocument (units of engines/fio/results.py: bytes, ms, ns): I/Os
-and bytes as printed, runtime = I/Os / (I/O per s) (more precise than the printed test time,
+The totals become one job of a FioDocument (units of engines/measurement.py: bytes, ms, ns):
+I/Os and bytes as printed, runtime = I/Os / (I/O per s) (more precise than the printed test time,
 which has two decimals), mean latency = the total row's AvgLat (DiskSpd weighs it by I/Os),
 percentiles from the distribution. Job options say what DiskSpd ran (rw, bs, rwmixread,
 iodepth = outstanding I/Os per thread, numjobs = thread count, ioengine "diskspd").

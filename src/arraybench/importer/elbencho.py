@@ -5,7 +5,7 @@ line (elbencho's csv-docs.md): hosts, threads (per host), block size, IO depth, 
 ``time ms``, ``IOPS``, ``MiB/s``, ``MiB`` each as [first] (when the fastest thread finished)
 and [last] (when the slowest did: the whole phase), ``IO lat us [min/avg/max]``.
 
-Each WRITE or READ phase with I/O becomes one job (units of engines/fio/results.py) from its [last]
+Each WRITE or READ phase with I/O becomes one job (units of engines/measurement.py) from its [last]
 columns, the aggregate over every host and thread: I/Os = IOPS x time, bytes = I/Os x block
 size, mean latency = IO lat us [avg]. Options say what ran: rw, bs, iodepth, numjobs =
 threads per host, hosts = hosts (the CSV has no per-host figures), ioengine "elbencho".

@@ -7,7 +7,7 @@ bytes/io read% resp read_resp write_resp xfersize threads rdpct seekpct``) and f
 runs (``Rate MB/sec MB_read MB_write Read_rate Read_resp Write_rate Write_resp Xfersize
 Threads``), so columns are found by name, case-insensitively. MB is 1024**2 bytes.
 
-Each run's average row becomes one job (units of engines/fio/results.py): per direction the rate
+Each run's average row becomes one job (units of engines/measurement.py): per direction the rate
 x the averaged time (intervals F..L x the interval length, from the rows' time stamps) gives
 the I/O count, bytes per I/O the bytes, the response time (ms) the mean latency.
 """
