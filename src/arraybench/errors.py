@@ -27,7 +27,7 @@ class PlanError(ArraybenchError):
     """The plan (YAML file or template) is invalid."""
 
 
-class FioParseError(ArraybenchError):
+class OutputParseError(ArraybenchError):
     """A tool's output could not be read: fio's, mdtest's, or a file being imported."""
 
 

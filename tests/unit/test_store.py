@@ -31,7 +31,7 @@ def _run(run_id: str = "r1") -> RunRecord:
     return RunRecord(
         id=run_id, plan_name="p", scenario="s", labels={"a": "b"}, plan_yaml="name: p\n",
         folder="/tmp/x", scale=1.0, status="running", started="2026-01-01T00:00:00+00:00",
-        finished=None, total_points=2, fio_version=None, arraybench_version="0",
+        finished=None, total_points=2, engine_version=None, arraybench_version="0",
         host="h", kernel="k", targets=["/t"], latency_bound_us=1000.0, latency_stat="mean",
     )  # fmt: skip
 
@@ -48,7 +48,7 @@ def _fields(key: str, seq: int) -> NewPoint:
         family="Random 8 KiB", mix="Read",
         pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio",
         unit="IOPS", workers=1, iodepth=1, jobs=1, targets="/t", folder="/tmp/x/p",
-        started="a", finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=1.0,
+        started="a", finished="b", runtime_s=1.0, engine_version="fio-3.33", usr_cpu=1.0,
         sys_cpu=2.0, devices=None, steady_attained=None, ended_early=0, pause_s=0.0,
         kernel_iops=1200.0, kernel_mbps=9.8, cpu_busy_pct=12.5,
     )  # fmt: skip
@@ -136,7 +136,7 @@ OLD_VERSION_COLUMN = "fio_version"  # the tool's version column before migration
 def test_a_store_made_before_the_version_column_was_renamed_opens_with_its_versions(
     tmp_path: Path,
 ):
-    """Migration 8 renames the runs' and points' `fio_version` (any tool's version) to
+    """Migration 8 renames the runs' and points' `engine_version` (any tool's version) to
     `engine_version`: a store at schema 7 opens, is migrated, and reads what it held."""
     store = Store(tmp_path)
     store.create_run(dataclasses.replace(_run(), engine_version="mdtest-4.0"))

@@ -62,10 +62,10 @@ class Measurement:
 
 
 @dataclass(frozen=True)
-class FioDocument:
+class EngineDocument:
     """One JSON document written by fio (a file may hold several, e.g. SIGUSR1 dumps)."""
 
-    fio_version: str
+    engine_version: str
     timestamp: int | None  # Unix seconds
     timestamp_ms: int | None
     global_options: dict[str, str]  # merged; client/server lists are flattened

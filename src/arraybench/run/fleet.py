@@ -63,7 +63,7 @@ class HostRun:
     finding: HostsFinding
     failed: list[str] = field(default_factory=list)
     spread_ms: float | None = None
-    fio_version: str | None = None
+    engine_version: str | None = None
     elapsed_s: float = 0.0
     host_samples: dict[str, list[Sample]] = field(default_factory=dict)  # per host, aligned
 
@@ -226,7 +226,7 @@ class Fleet:
             "watchdog": outcome.watchdog,
             "offsets_ms": {s.name: self.offsets.get(s.name, 0.0) for s in specs},
         }
-        version = outcome.document.fio_version if outcome.document else None
+        version = outcome.document.engine_version if outcome.document else None
         return HostRun(jobs, aligned_samples(outcome), finding, outcome.failed_hosts,
                        outcome.start_spread_ms, version, outcome.elapsed_s,
                        per_host_samples(outcome))  # fmt: skip

@@ -15,8 +15,8 @@ from arraybench.engines.fio.samples import point_samples
 from arraybench.engines.fio.status import status_seconds
 from arraybench.engines.fio.values import fio_path
 from arraybench.engines.live import LiveReader
-from arraybench.engines.measurement import FioDocument
-from arraybench.errors import FioParseError, FioRunError
+from arraybench.engines.measurement import EngineDocument
+from arraybench.errors import FioRunError, OutputParseError
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
 from arraybench.records import Sample
@@ -58,12 +58,12 @@ class FioEngine:
                                      status_interval_s=spec.status_interval_s)  # fmt: skip
         return RunOutcome(outcome.elapsed_s, job.parent)
 
-    def results(self, outcome: RunOutcome, label: str) -> FioDocument:
+    def results(self, outcome: RunOutcome, label: str) -> EngineDocument:
         """fio's last JSON document (earlier ones are status reports); a job that ended with
         an error is refused (fio can exit 0 with one)."""
         try:
             document = parse_fio_json_file(outcome.folder / runner.JSON_NAME)[-1]
-        except FioParseError as exc:
+        except OutputParseError as exc:
             raise FioRunError(f"point {label}: {exc.message}", f"see {outcome.folder}") from None
         runner.check_job_errors(label, document.jobs, outcome.folder)
         return document

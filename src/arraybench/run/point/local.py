@@ -92,6 +92,6 @@ class LocalExecutor:
         samples = engine.samples(self.folder)
         kinds = self.ctx.target_kinds
         files = all(kinds.get(t.path) in ("file", "new-file") for t in self.point.targets)
-        return LoadResult(document.jobs, samples, self.outcome.elapsed_s, document.fio_version,
+        return LoadResult(document.jobs, samples, self.outcome.elapsed_s, document.engine_version,
                           monitor=self.monitor.view(samples), cpus=os.cpu_count(),
                           file_target=files)  # fmt: skip
