@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arraybench.engines.fio.parse import parse_fio_json, parse_fio_json_file
 from arraybench.engines.fio.textparse import looks_like_fio_text, parse_fio_text
-from arraybench.errors import FioParseError
+from arraybench.errors import OutputParseError
 from arraybench.importer import import_paths
 from arraybench.store.db import Store
 
@@ -44,7 +44,7 @@ def result_samples() -> list[Path]:
             continue
         try:
             parse_fio_json_file(path)
-        except FioParseError:  # not fio JSON (a failed run)
+        except OutputParseError:  # not fio JSON (a failed run)
             continue
         found.append(path)
     return found

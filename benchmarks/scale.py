@@ -230,7 +230,7 @@ def _record(run: RunRecord, point: Point, folder: Path, runtime: float) -> dict[
         "iodepth": point.level.iodepth, "jobs": point.level.workers,
         "targets": ",".join(t.path for t in point.targets), "folder": str(folder),
         "started": "2026-01-01T00:00:00+00:00", "finished": "2026-01-01T00:01:10+00:00",
-        "runtime_s": runtime, "fio_version": "fio-3.33", "usr_cpu": 12.5, "sys_cpu": 30.1,
+        "runtime_s": runtime, "engine_version": "fio-3.33", "usr_cpu": 12.5, "sys_cpu": 30.1,
         "devices": point.level.devices, "steady_attained": None, "ended_early": 0,
         "pause_s": 0.0, "hosts": None, "partial": None, "failed_hosts": None,
         "start_spread_ms": None, "cpu_busy_pct": 38.5,
@@ -290,7 +290,7 @@ def _add_run(
         id=run_id, plan_name=plan.name, scenario=plan.scenario, labels=dict(plan.labels),
         plan_yaml=plan_yaml(plan), folder=str(run_folder), scale=1.0, status="complete",
         started=day, finished="2026-01-08T00:00:00+00:00",
-        total_points=len(grid) + 1, fio_version="fio-3.33", arraybench_version="scale",
+        total_points=len(grid) + 1, engine_version="fio-3.33", arraybench_version="scale",
         host=platform.node(), kernel=platform.release(),
         targets=[t.path for t in plan.targets], latency_bound_us=1000.0, latency_stat="mean",
     )  # fmt: skip

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from arraybench.engines import registry
 from arraybench.engines.base import Capabilities, EngineFacts, RunOutcome, RunSpec
-from arraybench.engines.measurement import DirStats, FioDocument, Measurement
+from arraybench.engines.measurement import DirStats, EngineDocument, Measurement
 from arraybench.errors import FioRunError
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
@@ -146,14 +146,14 @@ class FakeEngine:
             raise FioRunError(f"fake engine: no results in {folder}", "run the job first")
         return dict(json.loads(path.read_text()))
 
-    def results(self, outcome: RunOutcome, label: str) -> FioDocument:
+    def results(self, outcome: RunOutcome, label: str) -> EngineDocument:
         found = self._read(outcome.folder)
         job, figures = found["job"], found["figures"]
         dirs = {k: Direction(**v) for k, v in figures.items()}
         jobs, bs, seconds = int(job["jobs"]), int(job["bs"]), float(job["seconds"])
         read, write = dirs.get("read"), dirs.get("write")
         entries = [self._job(f"load{i}", read, write, bs, seconds, jobs) for i in range(jobs)]
-        return FioDocument(VERSION, found["start"], found["start"] * 1000,
+        return EngineDocument(VERSION, found["start"], found["start"] * 1000,
                            {"ioengine": str(job["ioengine"])}, entries, None, [], "")  # fmt: skip
 
     @staticmethod
@@ -180,6 +180,9 @@ class FakeEngine:
                    read_lat_us=r.lat_us if r else None, write_lat_us=w.lat_us if w else None)
             for i in range(n)
         ]  # fmt: skip
+
+    def live_reader(self, folder: Path) -> None:
+        return None  # writes no live figures: its points show progress only
 
     def check_path(self, path: str, where: str) -> None:
         return None

@@ -20,7 +20,7 @@ BLANK_POINT = PointRecord(
     workload="randread-8k", family="Random 8 KiB", mix="Read",
     pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio", unit="IOPS",
     workers=1, iodepth=1, jobs=1, targets="/dev/x", folder="/nonexistent", started="",
-    finished="", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
+    finished="", runtime_s=1.0, engine_version="fio-3.33", usr_cpu=None, sys_cpu=None, devices=None,
     steady_attained=None, ended_early=None, pause_s=None, kernel_iops=None, kernel_mbps=None,
     cpu_busy_pct=None, hosts=None, partial=None, failed_hosts=None, start_spread_ms=None,
     metrics=dict.fromkeys(METRIC_COLUMNS),

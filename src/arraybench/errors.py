@@ -27,8 +27,8 @@ class PlanError(ArraybenchError):
     """The plan (YAML file or template) is invalid."""
 
 
-class FioParseError(ArraybenchError):
-    """A fio output could not be read."""
+class OutputParseError(ArraybenchError):
+    """A tool's output could not be read: fio's, mdtest's, or a file being imported."""
 
 
 class FioMissingError(ArraybenchError):

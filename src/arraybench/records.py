@@ -27,7 +27,7 @@ class RunRecord:
     started: str
     finished: str | None
     total_points: int
-    fio_version: str | None
+    engine_version: str | None
     arraybench_version: str
     host: str
     kernel: str
@@ -63,7 +63,7 @@ class PointRecord:
     started: str
     finished: str
     runtime_s: float
-    fio_version: str | None
+    engine_version: str | None
     usr_cpu: float | None
     sys_cpu: float | None
     devices: int | None  # the step of a device-count ladder, if any
@@ -119,7 +119,7 @@ class NewPoint:
     started: str
     finished: str
     runtime_s: float
-    fio_version: str | None
+    engine_version: str | None
     usr_cpu: float | None = None
     sys_cpu: float | None = None
     devices: int | None = None

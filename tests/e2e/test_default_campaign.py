@@ -101,7 +101,7 @@ def test_part_of_the_default_campaign_equals_fio(tmp_path: Path, each_fio: str):
         done.stdout.split("HTML report:")[1].strip()).read_text()  # fmt: skip
     points = _points(results)["points"]
     assert [p["key"] for p in points] == ["rand-8k-rw70/w1-qd1", "rand-8k-rw70/w4-qd1"]
-    assert {p["fio_version"] for p in points} == {version.strip()}
+    assert {p["engine_version"] for p in points} == {version.strip()}
     for point in points:
         metrics = {k: v for k, v in point.items() if k.startswith(("read_", "write_", "total_"))}
         metrics.pop("read_pct")

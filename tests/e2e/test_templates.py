@@ -38,7 +38,7 @@ def _job(point: dict) -> dict:
 
 
 def _check_model(points: list[dict]) -> None:
-    assert points and {p["fio_version"] for p in points} == {VERSION}
+    assert points and {p["engine_version"] for p in points} == {VERSION}
     for point in points:
         assert_point_matches_model(point)
 

@@ -54,7 +54,7 @@ def _model() -> ReportModel:
         title=SCRIPT, run_id=FORMULA, scenario=_evil(2),
         labels={_evil(i): _evil(i + 1) for i in range(10)},
         started="2026-01-01T00:00:00", finished=None, status=_evil(7),
-        arraybench_version=_evil(8), fio_version=_evil(9), host=SCRIPT, kernel=FORMULA,
+        arraybench_version=_evil(8), engine_version=_evil(9), host=SCRIPT, kernel=FORMULA,
         targets=[_evil(i) for i in range(10)], latency_bound=_evil(3),
         summary_columns=[_evil(0)], summary=[SummaryRow(_evil(i), {_evil(0): cell})
                                              for i in range(10)],

@@ -42,7 +42,7 @@ def _store(results: Path, run_id: str = "r1") -> Store:
     store.create_run(RunRecord(
         id=run_id, plan_name="p", scenario="s", labels={}, plan_yaml=PLAN,
         folder=str(results / "runs" / run_id), scale=1.0, status="interrupted", started="x",
-        finished=None, total_points=1, fio_version=None, arraybench_version="0", host="h",
+        finished=None, total_points=1, engine_version=None, arraybench_version="0", host="h",
         kernel="k", targets=[], latency_bound_us=1000.0, latency_stat="mean"))  # fmt: skip
     (results / "runs" / run_id).mkdir(parents=True, exist_ok=True)
     return store

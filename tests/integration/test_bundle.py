@@ -7,6 +7,7 @@ The campaign runs on the fake engine (tests/fake_engine.py): the bundle is the s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -85,6 +86,41 @@ def test_an_imported_bundle_shows_and_reports_the_same_figures(
     raw = RUN_FILE.removeprefix("run/")
     (run,) = (results / "runs").iterdir()
     assert (other / "runs" / run.name / raw).read_bytes() == (run / raw).read_bytes()
+
+
+OLD_VERSION_COLUMN = "fio_version"  # the tool's version column before migration 8
+
+
+def _as_schema_7(bundle: Path, dst: Path) -> Path:
+    """The bundle as an arraybench before migration 8 wrote it: its rows at schema 7, the
+    runs' and points' version column under its old name, the manifest saying so."""
+    with zipfile.ZipFile(bundle) as z:
+        header, rest = z.read("store/rows.jsonl").split(b"\n", 1)
+        manifest = json.loads(z.read("manifest.json"))
+    first = json.loads(header)
+    first["schema"] = 7
+    for table in ("runs", "points"):
+        cols = first["columns"][table]
+        cols[cols.index("engine_version")] = OLD_VERSION_COLUMN
+    rows = json.dumps(first).encode() + b"\n" + rest
+    (listed,) = (m for m in manifest["members"] if m["name"] == "store/rows.jsonl")
+    listed.update(sha256=hashlib.sha256(rows).hexdigest(), size=len(rows))
+    change = {"store/rows.jsonl": rows, "manifest.json": json.dumps(manifest).encode()}
+    return _rewritten(bundle, dst, change)
+
+
+def test_a_bundle_made_before_the_version_column_was_renamed_imports_the_same(
+    made: tuple[Path, Path], tmp_path: Path
+) -> None:
+    results, bundle = made
+    old = _as_schema_7(bundle, tmp_path / "old.zip")
+    assert main_cli("bundle", "verify", str(old)).returncode == 0
+    imported = main_cli("import", str(old), "--results", str(tmp_path / "r"))
+    assert imported.returncode == 0, imported.stderr
+    there = main_cli("show", "latest", "--format", "json", "--results", str(results))
+    here = main_cli("show", "latest", "--format", "json", "--results", str(tmp_path / "r"))
+    assert json.loads(here.stdout)["run"]["engine_version"] == "fake-1.0", here.stderr
+    assert _same(tmp_path / "r", here.stdout) == _same(results, there.stdout)
 
 
 def test_a_bundle_holds_the_plan_rows_findings_provenance_and_manifest(

@@ -71,7 +71,7 @@ def test_campaign_stores_every_point_with_the_engines_totals(tmp_path: Path):
     seq = points[2]
     assert seq.metric("write", "ios") == 0 and seq.unit == "MB/s"
     run = store.get_run(result.run_id)
-    assert run.status == "complete" and run.fio_version == VERSION
+    assert run.status == "complete" and run.engine_version == VERSION
     assert (Path(run.folder) / "plan.yaml").read_text() == run.plan_yaml
 
 
@@ -101,7 +101,7 @@ def test_campaign_stores_every_point_with_fio_totals(tmp_path: Path):
     )
     assert seq.metric("write", "ios") == 0 and seq.unit == "MB/s"
     run = store.get_run(result.run_id)
-    assert run.status == "complete" and run.fio_version and run.fio_version.startswith("fio-")
+    assert run.status == "complete" and run.engine_version and run.engine_version.startswith("fio-")
 
 
 @needs_fio

@@ -75,7 +75,7 @@ def _point(store: Store, run: str, seq: int, workload: str) -> None:
         family="Random 4 KiB", mix="Read" if read else "Write", pattern="random", bs=4096,
         read_pct=100 if read else 0, region="backend", ioengine="null", unit="IOPS",
         workers=1, iodepth=4, jobs=1, targets="/tmp/t.dat", folder=f"/tmp/{run}/p{seq}",
-        started="a", finished="b", runtime_s=40.0, fio_version="fio-3.33",
+        started="a", finished="b", runtime_s=40.0, engine_version="fio-3.33",
     )  # fmt: skip
     store.add_point(point, _metrics(1000.0, read), samples, findings=[finding])
 
@@ -87,7 +87,7 @@ def _stored(results: Path) -> Store:
             id=run, plan_name="study", scenario=run, labels={}, plan_yaml=PLAN,
             folder=f"/tmp/{run}", scale=1.0, status="complete",
             started=f"2027-01-0{n + 1}T00:00:00+00:00", finished=f"2027-01-0{n + 1}T00:05:00+00:00",
-            total_points=2, fio_version="fio-3.33", arraybench_version="0.1.0", host="h",
+            total_points=2, engine_version="fio-3.33", arraybench_version="0.1.0", host="h",
             kernel="6.1", targets=["/tmp/t.dat"], latency_bound_us=1000.0, latency_stat="mean",
         ))  # fmt: skip
         _point(store, run, 1, "rr")

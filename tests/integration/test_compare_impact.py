@@ -50,7 +50,7 @@ def _stored(results: Path, flag_degraded: bool = False) -> Store:
             id=run, plan_name="avail", scenario=run, labels={}, plan_yaml=PLAN,
             folder=f"/tmp/{run}", scale=1.0, status="complete",
             started=f"2027-01-0{n + 1}T00:00:00+00:00", finished=f"2027-01-0{n + 1}T00:01:00+00:00",
-            total_points=5, fio_version="fio-3.33", arraybench_version="0.1.0", host="h",
+            total_points=5, engine_version="fio-3.33", arraybench_version="0.1.0", host="h",
             kernel="6.1", targets=["/tmp/t.dat"], latency_bound_us=1000.0, latency_stat="mean",
         ))  # fmt: skip
         for seq, (workers, (iops, lat)) in enumerate(ladder.items(), start=1):
@@ -59,7 +59,7 @@ def _stored(results: Path, flag_degraded: bool = False) -> Store:
                 family="Random 8 KiB", mix="Read", pattern="random", bs=8192, read_pct=100,
                 region="backend", ioengine="null", unit="IOPS", workers=workers, iodepth=1,
                 jobs=workers, targets="/tmp/t.dat", folder=f"/tmp/{run}/p{seq}", started="a",
-                finished="b", runtime_s=1.0, fio_version="fio-3.33",
+                finished="b", runtime_s=1.0, engine_version="fio-3.33",
             )  # fmt: skip
             flagged = flag_degraded and run == "degraded"
             found = [VALIDITY.new(finding_data([BOUND]))] if flagged else []

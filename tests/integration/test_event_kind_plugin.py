@@ -183,7 +183,7 @@ def test_a_left_over_entry_of_a_registered_kind_is_undone_by_revert(
         id="r1", plan_name="mk", scenario="s", labels={},
         plan_yaml=_plan(tmp_path, "{at: 1s, mark: here}"), folder=str(tmp_path / "runs" / "r1"),
         scale=1.0, status="running", started="x", finished=None, total_points=1,
-        fio_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
+        engine_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
         latency_bound_us=1000.0, latency_stat="mean"))  # fmt: skip
     injector = MarkInjector(MarkAction(note="left"))
     injector.journal, injector.label = StoreInjectionLog(tmp_path, "r1", "w/w1-qd1"), "m"

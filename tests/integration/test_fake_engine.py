@@ -51,7 +51,7 @@ def test_a_campaign_runs_on_the_fake_engine_end_to_end(tmp_path: Path) -> None:
         rand[1]["total_lat_mean_us"] * 32 / PARALLEL,
         rel=1e-4,  # 32 outstanding, 16 served
     )
-    assert {p["fio_version"] for p in points} == {VERSION}
+    assert {p["engine_version"] for p in points} == {VERSION}
     report = main_cli("report", "latest", "--results", results, "-o", str(tmp_path / "rep.html"))
     assert report.returncode == 0, report.stderr
     html = (tmp_path / "rep.html").read_text()

@@ -168,7 +168,7 @@ def test_fio_342_gives_directory_figures_sprandom_and_steady_latency(
     assert provenance["engine"] == {"name": "fio", "version": "fio-3.42", "binary": str(FIO_342)}
     shown = json.loads(main_cli("show", "latest", "--results", str(results),
                                 "--format", "json").stdout)  # fmt: skip
-    assert shown["run"]["fio_version"] == "fio-3.42"
+    assert shown["run"]["engine_version"] == "fio-3.42"
 
 
 # --------------------------------------------------------------------------- many hosts
@@ -237,4 +237,4 @@ def test_many_hosts_on_fio_342_and_a_mismatch_refused_at_plan_check(
                                 "--format", "json").stdout)  # fmt: skip
     [point] = shown["points"]
     assert point["hosts"] == 2 and not point["partial"] and point["total_iops"] > 0
-    assert shown["run"]["fio_version"] == "fio-3.42"
+    assert shown["run"]["engine_version"] == "fio-3.42"

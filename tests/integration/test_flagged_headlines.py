@@ -53,7 +53,7 @@ def stored_run(
         id=run_id, plan_name=run_id, scenario="default", labels={}, plan_yaml=plan,
         folder=f"/tmp/{run_id}", scale=1.0, status="complete",
         started="2026-01-01T00:00:00+00:00", finished="2026-01-01T00:01:00+00:00",
-        total_points=len(ladder), fio_version="fio-3.33", arraybench_version="0.1.0",
+        total_points=len(ladder), engine_version="fio-3.33", arraybench_version="0.1.0",
         host="h", kernel="6.1", targets=["/tmp/t.dat"], latency_bound_us=1000.0,
         latency_stat="mean",
     ))  # fmt: skip
@@ -63,7 +63,7 @@ def stored_run(
             family="Random 4 KiB", mix="Read", pattern="random", bs=4096, read_pct=100,
             region="backend", ioengine="null", unit="IOPS", workers=workers, iodepth=1,
             jobs=workers, targets="/tmp/t.dat", folder=f"/tmp/{run_id}/p{seq}", started="a",
-            finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=40.0 * workers,
+            finished="b", runtime_s=1.0, engine_version="fio-3.33", usr_cpu=40.0 * workers,
             sys_cpu=10.0 * workers, cpu_busy_pct=97.0 if workers in flagged else 30.0,
         )  # fmt: skip
         found = [VALIDITY.new(finding_data([BOUND]))] if workers in flagged else []

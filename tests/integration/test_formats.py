@@ -74,7 +74,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> ReportModel:
     model = report_for_run(store, run.id)
     assert len(model.points) == 4 and model.sections
     model.provenance += [
-        ("fio version", model.fio_version),
+        ("fio version", model.engine_version),
         ("target " + model.targets[0], "file, 32 MiB, <tmpfs?> & 'quoted'"),
     ]
     model.verdicts.append(
@@ -197,7 +197,7 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
 
     summary = wb["Summary"]
     texts = {v for row in summary.iter_rows(values_only=True) for v in row if v is not None}
-    assert model.run_id in texts and model.fio_version in texts
+    assert model.run_id in texts and model.engine_version in texts
     for row in model.summary:
         for cell in row.cells.values():
             assert {cell.optimal, cell.extremes, cell.bounded} <= texts
@@ -226,7 +226,7 @@ def test_xlsx_sheets_numbers_and_native_charts(model: ReportModel, tmp_path: Pat
 
     prov = wb["Provenance"]
     pairs = {(r[0], r[1]) for r in prov.iter_rows(values_only=True)}
-    assert set(model.provenance) <= pairs and ("fio", model.fio_version) in pairs
+    assert set(model.provenance) <= pairs and ("fio", model.engine_version) in pairs
     column = _column(prov, 1)
     lines = model.plan_yaml.splitlines()
     start = column.index("Plan (YAML)") + 1

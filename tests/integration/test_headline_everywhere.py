@@ -70,7 +70,7 @@ def stored_run(store: Store) -> str:
         id="avail", plan_name="avail", scenario="default", labels={}, plan_yaml=PLAN,
         folder="/tmp/avail", scale=1.0, status="complete",
         started="2026-01-01T00:00:00+00:00", finished="2026-01-01T00:01:00+00:00",
-        total_points=12, fio_version="fio-3.33", arraybench_version="0.1.0", host="h",
+        total_points=12, engine_version="fio-3.33", arraybench_version="0.1.0", host="h",
         kernel="6.1", targets=["/tmp/t.dat"], latency_bound_us=1000.0, latency_stat="mean",
     ))  # fmt: skip
     seq = 0
@@ -87,7 +87,7 @@ def stored_run(store: Store) -> str:
                     pattern="random", bs=8192, read_pct=100 if read else 0, region="frontend",
                     ioengine="null", unit="IOPS", workers=workers, iodepth=1, jobs=workers,
                     targets="/tmp/t.dat", folder=f"/tmp/avail/p{seq}", started="a",
-                    finished="b", runtime_s=1.0, fio_version="fio-3.33", scenario=scenario,
+                    finished="b", runtime_s=1.0, engine_version="fio-3.33", scenario=scenario,
                 )  # fmt: skip
                 found = [VALIDITY.new(finding_data([BOUND]))] if key == FLAGGED else []
                 store.add_point(point, _metrics(iops, lat, read), [], findings=found)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from arraybench.engines.fio.parse import parse_fio_json
-from arraybench.engines.fio.results import Measurement
 from arraybench.engines.fio.textparse import parse_fio_text
+from arraybench.engines.measurement import Measurement
 from arraybench.importer import import_paths
 from arraybench.store.db import Store
 from tests.unit.test_textparse import fio_num2str

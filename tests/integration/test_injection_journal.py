@@ -61,7 +61,7 @@ def _store(results: Path) -> Store:
     store.create_run(RunRecord(
         id="r1", plan_name="p", scenario="s", labels={}, plan_yaml="name: p\n",
         folder=str(results / "runs" / "r1"), scale=1.0, status="running", started="x",
-        finished=None, total_points=1, fio_version=None, arraybench_version="0", host="h",
+        finished=None, total_points=1, engine_version=None, arraybench_version="0", host="h",
         kernel="k", targets=[], latency_bound_us=1000.0, latency_stat="mean"))  # fmt: skip
     return store
 

@@ -35,7 +35,7 @@ from arraybench.engines.fio.interference import (
 )
 from arraybench.engines.fio.logs import parse_interval_log
 from arraybench.engines.fio.parse import last_document, parse_fio_json_file
-from arraybench.engines.fio.results import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.report.charts.timechart import ChartEvent, TimeSeries, time_chart
 from tests.conftest import needs_fio
 
@@ -186,7 +186,7 @@ class Run:
     spec: InterferenceSpec
     returncode: int
     wall_s: float
-    doc: FioDocument
+    doc: EngineDocument
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from typing import TypedDict
 
 import pytest
 
-from arraybench.engines.fio.parse import FioDocument
+from arraybench.engines.fio.parse import EngineDocument
 from arraybench.finding_kinds import FindingKind
 from arraybench.plan.catalog import resolve
 from arraybench.plan.load import parse_plan_text
@@ -88,7 +88,7 @@ class ProbeKind:
         return f"[probe]\nfilename={target}\nrw=read\nbs=64k\nsize=4m\nioengine=psync\n"
 
     def finding(
-        self, step: kinds.KindStep, ctx: RunContext, folder: Path, document: FioDocument
+        self, step: kinds.KindStep, ctx: RunContext, folder: Path, document: EngineDocument
     ) -> ProbeFinding:
         return {"ios": sum(j.read.ios for j in document.jobs)}
 

@@ -8,7 +8,7 @@ import pytest
 
 from arraybench.analysis.aggregate import combine, merge_bins, point_metrics
 from arraybench.engines.fio.parse import parse_fio_json_file
-from arraybench.engines.fio.results import DirStats
+from arraybench.engines.measurement import DirStats
 from tests.conftest import DATA
 from tests.crosscheck import assert_point_matches_fio
 

@@ -156,7 +156,7 @@ def _run(folder: Path) -> RunRecord:
     return RunRecord(
         id="long", plan_name="long", scenario="S8", labels={}, plan_yaml="name: long\n",
         folder=str(folder), scale=1.0, status="complete", started="2026-01-01T00:00:00+00:00",
-        finished="2026-01-01T10:00:00+00:00", total_points=1, fio_version="fio-3.33",
+        finished="2026-01-01T10:00:00+00:00", total_points=1, engine_version="fio-3.33",
         arraybench_version="0", host="h", kernel="k", targets=["/dev/sdb"],
         latency_bound_us=1000.0, latency_stat="mean",
     )  # fmt: skip
@@ -184,7 +184,7 @@ def test_a_one_second_dip_in_36000_samples_reaches_the_report(tmp_path: Path) ->
         family="Random 8 KiB", mix="Read", pattern="random", bs=8192, read_pct=100,
         region="backend", ioengine="libaio", unit="IOPS", workers=32, iodepth=32, jobs=256,
         targets="/dev/sdb", folder=str(tmp_path / "p"), started="a", finished="b",
-        runtime_s=float(TEN_HOURS), fio_version="fio-3.33", hosts=8,
+        runtime_s=float(TEN_HOURS), engine_version="fio-3.33", hosts=8,
     )  # fmt: skip
     store.add_point(record, _metrics(), samples, hosts)
 

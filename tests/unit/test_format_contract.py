@@ -64,7 +64,7 @@ def marked_model(chart_dir: Path) -> ReportModel:
         title=m("title"), run_id=m("run_id"), scenario=m("scenario"),
         labels={"label": m("labels")}, started="2026-01-02T03:04:05",
         finished="2026-01-02T04:05:06", status=m("status"),
-        arraybench_version=m("arraybench_version"), fio_version=m("fio_version"),
+        arraybench_version=m("arraybench_version"), engine_version=m("engine_version"),
         host=m("host"), kernel=m("kernel"), targets=[m("targets")],
         latency_bound=m("latency_bound"), summary_columns=[m("summary_columns")],
         summary=[SummaryRow(m("summary"), {m("summary_columns"): SummaryCell("1", "2", "3")})],

@@ -161,7 +161,7 @@ def make_model() -> ReportModel:
         finished="2026-01-01T14:05:30+00:00",
         status="complete",
         arraybench_version="0.1.0",
-        fio_version="fio-3.36",
+        engine_version="fio-3.36",
         host="bench01",
         kernel="6.1.0-18-amd64",
         targets=["/dev/mapper/lun0", "/dev/mapper/lun1"],

@@ -8,10 +8,14 @@ import json
 import shutil
 import subprocess
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
+from arraybench.engines.fio.engine import FioEngine
 from arraybench.engines.fio.logs import parse_interval_log, second_of
 from arraybench.engines.fio.parse import parse_fio_json_file
 from arraybench.engines.fio.status import (
@@ -20,7 +24,13 @@ from arraybench.engines.fio.status import (
     live_seconds,
     status_report,
 )
+from arraybench.engines.live import LiveSecond
+from arraybench.events.records import EventRecord
+from arraybench.plan.expand import Point
+from arraybench.run.context import Observer
+from arraybench.run.live_feed import LiveFeed
 from tests.conftest import needs_fio
+from tests.fake_engine import FakeEngine
 
 JOB = """[global]
 ioengine=psync
@@ -123,3 +133,51 @@ def test_keep_last_document_of_a_long_point(tmp_path: Path) -> None:
     assert path.read_text() == "fio: warning\n" + last + "\n"
     keep_last_document(path)  # one report: left as it is
     assert path.read_text() == "fio: warning\n" + last + "\n"
+
+
+class _Seen(Observer):
+    """An observer of the live view: what LiveFeed hands it."""
+
+    live_seconds = True
+
+    def __init__(self) -> None:
+        self.seconds: list[list[float]] = []
+        self.events: list[EventRecord] = []
+
+    def live_second(
+        self, point: Point, seconds: Sequence[LiveSecond], left_s: float, source: str = "fio"
+    ) -> None:
+        self.seconds.append([s.read.iops for s in seconds])
+
+    def live_event(self, point: Point, record: EventRecord) -> None:
+        self.events.append(record)
+
+
+POINT = cast(Point, SimpleNamespace(expected_seconds=10.0))
+
+
+def test_the_live_feed_reads_seconds_from_the_engine_that_writes_them(tmp_path: Path) -> None:
+    """fio's `LiveReader` (its status reports; engines/fio/status.py) gives each second to the
+    observer and leaves fio's output as without them; run/ never opens fio's file itself."""
+    reports = [
+        json.dumps(_doc(t * 1000, n), indent=2) for t, n in ((10, 100), (11, 350), (12, 500))
+    ]
+    (tmp_path / "fio.json").write_text("\n".join(reports) + "\n")
+    seen = _Seen()
+    feed = LiveFeed(seen, POINT, FioEngine("fio").live_reader(tmp_path))
+    assert feed.interval == 1  # fio is asked for a report a second
+    feed.tick(1.0)
+    assert seen.seconds == [[250.0], [150.0]]
+    feed.stop()
+    assert (tmp_path / "fio.json").read_text() == reports[-1] + "\n"  # the last report kept
+
+
+def test_an_engine_without_live_figures_is_asked_for_none_and_its_events_still_show() -> None:
+    seen = _Seen()
+    record = object()
+    events = cast(list[EventRecord], [record])
+    feed = LiveFeed(seen, POINT, FakeEngine().live_reader(Path(".")), events=lambda: events)
+    assert feed.interval == 0  # no status interval asked of the engine
+    feed.tick(1.0)
+    feed.stop()
+    assert seen.seconds == [] and seen.events == [record]

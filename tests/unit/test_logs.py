@@ -16,7 +16,7 @@ from arraybench.engines.fio.logs import (
 )
 from arraybench.engines.fio.parse import parse_fio_json_file, percentile_from_bins
 from arraybench.engines.fio.results import IntervalSample
-from arraybench.errors import FioParseError
+from arraybench.errors import OutputParseError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 IOPS_12 = DATA / "12_samyaple_fio3.33_iops.1.log"
@@ -64,12 +64,12 @@ def test_log_text_blank_lines_extra_columns_and_hex_prio() -> None:
 
 
 def test_bad_log_line_is_named() -> None:
-    with pytest.raises(FioParseError, match="line 3") as err:
+    with pytest.raises(OutputParseError, match="line 3") as err:
         parse_interval_log("1000, 5, 0, 4096\n\n2000, x, 1, 4096\n")
     assert "not a number" in err.value.message
-    with pytest.raises(FioParseError, match=r"line 1: expected at least 4 columns"):
+    with pytest.raises(OutputParseError, match=r"line 1: expected at least 4 columns"):
         parse_interval_log("1000, 5\n")
-    with pytest.raises(FioParseError, match="cannot read fio log"):
+    with pytest.raises(OutputParseError, match="cannot read fio log"):
         parse_interval_log(DATA / "no_such_bw.1.log")
 
 
@@ -178,7 +178,7 @@ def test_hist_bin_values_by_era() -> None:
     assert hist_bin_value_ns(381, 1856) == 2008  # a key of sample 21's json+ bins
     # log_hist_coarseness=1: bin 64 covers fine buckets 128 and 129 (values 128..131)
     assert hist_bin_value_ns(64, 928) == 130
-    with pytest.raises(FioParseError):
+    with pytest.raises(OutputParseError):
         hist_bin_value_ns(0, 1000)
     with pytest.raises(ValueError):
         hist_bin_value_ns(1856, 1856)
@@ -207,7 +207,7 @@ def test_fio_2_17_hist_log() -> None:
 
 
 def test_hist_log_rows_must_agree() -> None:
-    with pytest.raises(FioParseError, match="line 2"):
+    with pytest.raises(OutputParseError, match="line 2"):
         parse_hist_log("1000, 0, 4096, 1, 2, 3\n2000, 0, 4096, 1, 2\n")
     rows = parse_hist_log("1000, 0, 4096, 1, 2, 3, \n")  # trailing ", " tolerated
     assert rows == [(1000, 0, 4096, [1, 2, 3])]

@@ -213,7 +213,7 @@ def test_maximum_recorded_leaves_flagged_points_out() -> None:
     points = [hosts_point("a/w1", 1, 100.0, 0), hosts_point("a/w2", 1, 320.0, 1)]
     run = RunRecord(id="r", plan_name="t", scenario="", labels={}, plan_yaml="", folder="/x",
                     scale=1, status="complete", started="", finished=None, total_points=2,
-                    fio_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
+                    engine_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
                     latency_bound_us=1000.0, latency_stat="mean")  # fmt: skip
     flagged = LevelFacts(flagged={"a/w2": ["generator-bound"]})
     [table] = maximum_recorded(points, run_headlines(points, run, flagged))

@@ -18,14 +18,14 @@ from arraybench.engines.fio.parse import (
     parse_fio_json_file,
     percentile_from_bins,
 )
-from arraybench.engines.fio.results import FioDocument
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import EngineDocument
+from arraybench.errors import OutputParseError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FRESH = "fresh_fio3.33_jsonplus_randrw_2jobs.json"
 
 
-def only(name_prefix: str) -> FioDocument:
+def only(name_prefix: str) -> EngineDocument:
     (path,) = DATA.glob(f"{name_prefix}*.json")
     docs = parse_fio_json_file(path)
     assert len(docs) == 1
@@ -44,7 +44,7 @@ def raw_json(name_prefix: str) -> dict[str, Any]:
 
 def test_fio_2_1_4_kib_io_bytes_usec_latency_and_no_total_ios() -> None:
     doc = only("05_")
-    assert doc.fio_version == "fio-2.1.4"
+    assert doc.engine_version == "fio-2.1.4"
     assert doc.timestamp is None and doc.global_options == {}
     assert [j.name for j in doc.jobs][:2] == ["sequential_write", "sequential_read"]
     assert len(doc.jobs) == 5
@@ -161,7 +161,7 @@ def test_three_concatenated_documents() -> None:
     assert [d.jobs[0].steadystate["attained"] for d in docs if d.jobs[0].steadystate] == [0, 0, 1]
     assert [d.jobs[0].write.ios for d in docs] == [120_463_525, 222_964_549, 224_445_036]
     assert last_document(docs) is docs[2]
-    with pytest.raises(FioParseError):
+    with pytest.raises(OutputParseError):
         last_document([])
 
 
@@ -194,7 +194,7 @@ def test_fio_3_40_flag_options_are_empty_strings() -> None:
 
 
 def test_no_json_reports_the_first_line() -> None:
-    with pytest.raises(FioParseError) as err:
+    with pytest.raises(OutputParseError) as err:
         parse_fio_json_file(DATA / "10_fioplot_failed_run_not_json.json")
     assert "no fio JSON document found" in err.value.message
     assert "fio: engine libaio not loadable" in err.value.message
@@ -203,7 +203,7 @@ def test_no_json_reports_the_first_line() -> None:
 
 def test_cut_short_document_is_not_json() -> None:
     text = (DATA / "09_fioplot_fio3.1_json_ns_keys_randread.json").read_text()
-    with pytest.raises(FioParseError, match="no fio JSON document"):
+    with pytest.raises(OutputParseError, match="no fio JSON document"):
         parse_fio_json(text[: len(text) // 2])
 
 
@@ -249,7 +249,7 @@ def test_jsonplus_bins_reproduce_fio_percentiles_sample_21() -> None:
 def test_fresh_fio_3_33_lat_percentiles_jsonplus() -> None:
     doc = only("fresh_fio3.33_jsonplus")
     raw = raw_json("fresh_fio3.33_jsonplus")
-    assert doc.fio_version == "fio-3.33"
+    assert doc.engine_version == "fio-3.33"
     assert len(doc.jobs) == 2  # numjobs=2 without group_reporting
     for job, raw_job in zip(doc.jobs, raw["jobs"], strict=True):
         for name in ("read", "write"):
@@ -380,5 +380,5 @@ def test_json_not_shaped_like_fio_is_a_parse_error() -> None:
     text = json.dumps(
         {"fio version": "fio-3.33", "jobs": [{"jobname": "x", "read": {"io_bytes": "lots"}}]}
     )
-    with pytest.raises(FioParseError, match="document 1 is malformed"):
+    with pytest.raises(OutputParseError, match="document 1 is malformed"):
         parse_fio_json(text)

@@ -182,7 +182,7 @@ def _point(scenario: str, seq: int, workers: int, iops: float, lat: float) -> Po
 
 RUN = RunRecord(id="r", plan_name="t", scenario="C4 + C3", labels={}, plan_yaml="", folder="/x",
                 scale=1, status="complete", started="", finished=None, total_points=4,
-                fio_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
+                engine_version=None, arraybench_version="0", host="h", kernel="k", targets=[],
                 latency_bound_us=1000.0, latency_stat="mean")  # fmt: skip
 
 

@@ -91,7 +91,7 @@ def _model() -> ReportModel:
                         [8.46, 123_456.0, None])  # fmt: skip
     return ReportModel(
         title="units", run_id="r1", scenario="baseline", labels={}, started="2026-01-01T00:00:00",
-        finished=None, status="complete", arraybench_version="0", fio_version="fio-3.33",
+        finished=None, status="complete", arraybench_version="0", engine_version="fio-3.33",
         host="h", kernel="k", targets=["/tmp/t"], latency_bound="1 ms mean",
         summary_columns=["Read"], summary=[SummaryRow("Random 8 KiB", {"Read": cell})],
         sections=[WorkloadSection("Random 8 KiB", [panel])], points=[], point_columns=[],

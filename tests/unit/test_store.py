@@ -31,7 +31,7 @@ def _run(run_id: str = "r1") -> RunRecord:
     return RunRecord(
         id=run_id, plan_name="p", scenario="s", labels={"a": "b"}, plan_yaml="name: p\n",
         folder="/tmp/x", scale=1.0, status="running", started="2026-01-01T00:00:00+00:00",
-        finished=None, total_points=2, fio_version=None, arraybench_version="0",
+        finished=None, total_points=2, engine_version=None, arraybench_version="0",
         host="h", kernel="k", targets=["/t"], latency_bound_us=1000.0, latency_stat="mean",
     )  # fmt: skip
 
@@ -48,7 +48,7 @@ def _fields(key: str, seq: int) -> NewPoint:
         family="Random 8 KiB", mix="Read",
         pattern="random", bs=8192, read_pct=100, region="backend", ioengine="libaio",
         unit="IOPS", workers=1, iodepth=1, jobs=1, targets="/t", folder="/tmp/x/p",
-        started="a", finished="b", runtime_s=1.0, fio_version="fio-3.33", usr_cpu=1.0,
+        started="a", finished="b", runtime_s=1.0, engine_version="fio-3.33", usr_cpu=1.0,
         sys_cpu=2.0, devices=None, steady_attained=None, ended_early=0, pause_s=0.0,
         kernel_iops=1200.0, kernel_mbps=9.8, cpu_busy_pct=12.5,
     )  # fmt: skip
@@ -126,7 +126,41 @@ SHIPPED = [
     "6ac7fc1a1c59db308770e80c685fc4416f56c529c3b108661e2d7a68a1cf1fae",
     "dd84c2e152fc15cc100f7b04e37ec0e74461b56e9be995a62aa493d8738d7fc4",  # 6: point identity
     "6081e59d83ba4fae5a332b053c6a5b383597ed9ad21302a1ecd63c5086c67094",  # 7: report files
+    "2ed68c4404f2285e9a957a30b27e6d2f3a3afb1794ad33dd0095edc98f5b7193",  # 8: engine_version
 ]
+
+
+OLD_VERSION_COLUMN = "fio_version"  # the tool's version column before migration 8
+
+
+def test_a_store_made_before_the_version_column_was_renamed_opens_with_its_versions(
+    tmp_path: Path,
+):
+    """Migration 8 renames the runs' and points' `engine_version` (any tool's version) to
+    `engine_version`: a store at schema 7 opens, is migrated, and reads what it held."""
+    store = Store(tmp_path)
+    store.create_run(dataclasses.replace(_run(), engine_version="mdtest-4.0"))
+    store.add_point(_fields("w/w1-qd1", 1), _metrics(100.0), [])
+    store.close()
+    with sqlite3.connect(tmp_path / "arraybench.db") as db:  # the store as schema 7 made it
+        for table in ("runs", "points"):
+            db.execute(f"ALTER TABLE {table} RENAME COLUMN engine_version TO {OLD_VERSION_COLUMN}")
+        db.execute("PRAGMA user_version=7")
+        made = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'")]
+    fresh = sqlite3.connect(":memory:")
+    for migration in MIGRATIONS[:7]:
+        fresh.executescript(migration)
+    assert made == [
+        r[0] for r in fresh.execute("SELECT sql FROM sqlite_master WHERE name = 'runs'")
+    ]
+    store = Store(tmp_path)
+    assert store.schema_version == len(MIGRATIONS) == 8
+    assert store.get_run("r1").engine_version == "mdtest-4.0"
+    assert [p.engine_version for p in store.points("r1")] == ["fio-3.33"]
+    columns = {
+        r["name"] for t in ("runs", "points") for r in store._db.execute(f"PRAGMA table_info({t})")
+    }
+    assert "engine_version" in columns and OLD_VERSION_COLUMN not in columns
 
 
 def test_shipped_migrations_never_change():

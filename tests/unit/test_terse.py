@@ -13,7 +13,7 @@ import pytest
 
 from arraybench.engines.fio.parse import parse_fio_json
 from arraybench.engines.fio.terse import looks_like_terse, parse_fio_terse
-from arraybench.errors import FioParseError
+from arraybench.errors import OutputParseError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -50,5 +50,5 @@ def test_terse_lines_of_two_appended_runs_are_two_runs() -> None:
 
 def test_a_short_terse_line_is_one_located_error() -> None:
     line = _sample(4).splitlines()[0]
-    with pytest.raises(FioParseError, match=r"line 1.*fewer than"):
+    with pytest.raises(OutputParseError, match=r"line 1.*fewer than"):
         parse_fio_terse([line[:200]], "cut.txt")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arraybench.engines.fio.results import FioDocument
 from arraybench.engines.fio.textparse import looks_like_fio_text, parse_fio_text
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import EngineDocument
+from arraybench.errors import OutputParseError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 TEXT_SAMPLES = (
@@ -36,7 +36,7 @@ def sample(prefix: str) -> Path:
     return path
 
 
-def docs_of(prefix: str) -> list[FioDocument]:
+def docs_of(prefix: str) -> list[EngineDocument]:
     path = sample(prefix)
     return parse_fio_text(path.read_text(), path.name)
 
@@ -73,7 +73,7 @@ def test_looks_like_fio_text_only_on_normal_output() -> None:
 @pytest.mark.parametrize("prefix", ["03_", "04_", "05_", "10_", "12_samyaple_fio3.33_iops"])
 def test_not_fio_text_raises_one_error_naming_the_source(prefix: str) -> None:
     path = sample(prefix)
-    with pytest.raises(FioParseError) as info:
+    with pytest.raises(OutputParseError) as info:
         parse_fio_text(path.read_text(), path.name)
     assert info.value.message.startswith(f"{path.name}: no fio job results found")
     assert info.value.hint and "--output-format=normal" in info.value.hint
@@ -81,7 +81,7 @@ def test_not_fio_text_raises_one_error_naming_the_source(prefix: str) -> None:
 
 def test_an_unreadable_results_line_is_an_error_with_its_line_number() -> None:
     text = sample("01_").read_text().replace("(1860MiB/60001msec)", "(1860MiB)", 1)
-    with pytest.raises(FioParseError) as info:
+    with pytest.raises(OutputParseError) as info:
         parse_fio_text(text, "cut.txt")
     assert info.value.message.startswith("cut.txt: line 24: cannot read fio's direction line")
     assert "IOPS=3967" in info.value.message
@@ -92,7 +92,7 @@ def test_an_unreadable_results_line_is_an_error_with_its_line_number() -> None:
 
 def test_fio_3_12_ten_stonewall_groups() -> None:
     (doc,) = docs_of("01_")
-    assert doc.fio_version == "fio-3.12" and doc.all_clients is None
+    assert doc.engine_version == "fio-3.12" and doc.all_clients is None
     assert [j.groupid for j in doc.jobs] == list(range(10))
     assert [j.options["numjobs"] for j in doc.jobs] == [str(n) for n in range(1, 11)]  # jobs=N
     first = doc.jobs[0]
@@ -147,7 +147,7 @@ def test_every_printed_iops_is_reproduced_from_the_parsed_ios(prefix: str) -> No
 
 def test_client_server_text_keeps_hosts_apart_and_all_clients_out_of_jobs() -> None:
     (doc,) = docs_of("02_")
-    assert doc.fio_version == "fio-3.12"  # from "hostname=host2, ..., fio=fio-3.12" lines
+    assert doc.engine_version == "fio-3.12"  # from "hostname=host2, ..., fio=fio-3.12" lines
     assert len(doc.jobs) == 30
     hosts = [j.hostname for j in doc.jobs]
     assert hosts[::10] == ["host1", "host0", "host2"]  # the order the servers answered
@@ -191,7 +191,7 @@ def test_several_fio_runs_in_one_file_nsec_units() -> None:
     docs = docs_of("18_")
     assert [d.jobs[0].name for d in docs] == ["null", "xnvme_nil", "io_uring", "xnvme_io_uring"]
     assert [d.jobs[0].options["ioengine"] for d in docs] == ["null", "xnvme", "io_uring", "xnvme"]
-    assert all(d.fio_version == "fio-3.30-63-g66087" and len(d.jobs) == 1 for d in docs)
+    assert all(d.engine_version == "fio-3.30-63-g66087" and len(d.jobs) == 1 for d in docs)
     null = docs[0].jobs[0].read
     # read: IOPS=6367k ... (1457GiB/60000msec); issued rwts: total=382013595
     assert null.ios == 382013595 and null.iops == pytest.approx(6_366_893, abs=1)
@@ -210,7 +210,7 @@ def test_several_fio_runs_in_one_file_nsec_units() -> None:
 
 def test_fio_2_1_9_format_kb_means_kib() -> None:
     (doc,) = docs_of("23_")
-    assert doc.fio_version == "fio-2.1.9"
+    assert doc.engine_version == "fio-2.1.9"
     names = ["random-read-4k", "random-write-4k", "sequential-read-128k", "sequential-write-128k"]
     assert [j.name for j in doc.jobs] == names
     assert [j.options["bs"] for j in doc.jobs] == ["4096", "4096", "131072", "131072"]  # 4K-4K/...

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arraybench.engines.fio.parse import percentile_from_bins
-from arraybench.engines.fio.results import DirStats, Measurement
+from arraybench.engines.measurement import DirStats, Measurement
 
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p999": 99.9}
 METRIC_NAMES = ("ios", "bytes", "iops", "mbps", "lat_mean_us", "lat_p50_us", "lat_p99_us",

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from arraybench.analysis.aggregate import combine
 from arraybench.engines.fio.metadata import MetadataSpec
-from arraybench.engines.fio.results import FioDocument, Measurement
 from arraybench.engines.mdtest.argv import ALL_OPS
 from arraybench.engines.mdtest.summary import MdtestSummary
-from arraybench.errors import FioParseError, FioRunError
+from arraybench.engines.measurement import EngineDocument, Measurement
+from arraybench.errors import FioRunError, OutputParseError
 from arraybench.units import format_latency, format_ops
 
 OP_LABELS = {  # mdtest's names for the phases
@@ -63,13 +63,13 @@ class MetadataRow:
     ops_std: float | None = None
 
 
-def _phase_jobs(document: FioDocument, op: str) -> list[Measurement]:
+def _phase_jobs(document: EngineDocument, op: str) -> list[Measurement]:
     return [job for job in document.jobs if job.name == op]
 
 
 def _check_count(op: str, jobs: Sequence[Measurement], spec: MetadataSpec, hosts: int) -> None:
     if len(jobs) != spec.threads * hosts:
-        raise FioParseError(
+        raise OutputParseError(
             f"metadata test: fio output has {len(jobs)} '{op}' job(s), expected "
             f"{spec.threads * hosts} ({spec.threads} thread(s) x {hosts} host(s))",
             "parse the output of the job file rendered from this same spec",
@@ -113,7 +113,7 @@ def _row(op: str, jobs: Sequence[Measurement], spec: MetadataSpec, hosts: int) -
     )
 
 
-def metadata_results(document: FioDocument, spec: MetadataSpec) -> list[MetadataRow]:
+def metadata_results(document: EngineDocument, spec: MetadataSpec) -> list[MetadataRow]:
     """One row per operation of ``spec``, in run order."""
     hosts = len({job.hostname for job in document.jobs}) or 1
     phases = {op: _phase_jobs(document, op) for op in spec.ordered_ops}

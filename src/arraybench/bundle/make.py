@@ -156,7 +156,7 @@ def _provenance(store: Store, run: RunRecord) -> dict[str, Any]:
     found = PROVENANCE.among(store.findings(run.id, PROVENANCE.name))
     return {
         "arraybench_version": run.arraybench_version, "bundled_by": __version__,
-        "engine_version": run.fio_version, "host": run.host, "kernel": run.kernel,
+        "engine_version": run.engine_version, "host": run.host, "kernel": run.kernel,
         "targets": run.targets, "scale": run.scale, "status": run.status,
         "started": run.started, "finished": run.finished,
         "inventory": [dict(f) for f in found],  # machine, targets, hosts, host tuning

@@ -2,7 +2,7 @@
 
 An engine owns one tool (fio today; elbencho's service mode or vdbench later): whether it is
 there and which version, the job text for a point, running a job under a watchdog, reading
-what it wrote into the tool-neutral `FioDocument` of `Measurement`s, and the point's
+what it wrote into the tool-neutral `EngineDocument` of `Measurement`s, and the point's
 1-second samples. The campaign never names the tool: it calls `ctx.engine`, which the
 registry (`engines.registry`) chose from the plan's `engine:` key.
 
@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from arraybench.engines.measurement import FioDocument
+from arraybench.engines.live import LiveReader
+from arraybench.engines.measurement import EngineDocument
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
 from arraybench.records import Sample
@@ -95,12 +96,17 @@ class Engine(Protocol):
         """Run the job file `job` in its folder to its end (see the module's note on stopping)."""
         ...
 
-    def results(self, outcome: RunOutcome, label: str) -> FioDocument:
+    def results(self, outcome: RunOutcome, label: str) -> EngineDocument:
         """The run's figures, one `Measurement` per job; a failed job is refused (exit 1)."""
         ...
 
     def samples(self, folder: Path) -> list[Sample]:
         """The run's 1-second series: IOPS and MB/s summed over jobs, latency per I/O."""
+        ...
+
+    def live_reader(self, folder: Path) -> LiveReader | None:
+        """The live figures a job run in `folder` with `RunSpec.status_interval_s` writes;
+        None when the engine writes none (the live view then shows progress only)."""
         ...
 
     def check_path(self, path: str, where: str) -> None:

@@ -2,8 +2,8 @@
 job (fio's job, a vdbench run, an elbencho phase, a DiskSpd timespan), grouped in a document.
 
 Units are fixed here once: bytes, bytes/s, milliseconds of runtime, nanoseconds of latency.
-The document keeps the name `FioDocument` it was born with: fio's shape is the one every
-engine and importer fills (its `fio_version` holds the engine's version string).
+The document has fio's shape, the one every engine and importer fills; its version field
+holds the tool's own version string (`fio-3.33`, mdtest's, elbencho's, or none).
 """
 
 from __future__ import annotations
@@ -62,10 +62,10 @@ class Measurement:
 
 
 @dataclass(frozen=True)
-class FioDocument:
+class EngineDocument:
     """One JSON document written by fio (a file may hold several, e.g. SIGUSR1 dumps)."""
 
-    fio_version: str
+    engine_version: str
     timestamp: int | None  # Unix seconds
     timestamp_ms: int | None
     global_options: dict[str, str]  # merged; client/server lists are flattened

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from arraybench.engines.fio.logs import LAT_KINDS, RATE_KINDS, parse_interval_log, per_second
 from arraybench.engines.fio.parse import last_document, parse_fio_json_file
-from arraybench.engines.fio.results import FioDocument, IntervalSample, Measurement
+from arraybench.engines.fio.results import IntervalSample
 from arraybench.engines.fio.runner import JSON_NAME, POLL_S, STDERR_NAME, fio_binary
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 from arraybench.hosts.probe import client_argument, lost_server_lines
 from arraybench.hosts.server import HostError, HostSpec, tcp_problem
 from arraybench.units import parse_duration
@@ -45,7 +46,7 @@ class MultiHostOutcome:
     start_ms_by_host: dict[str, float]  # each host's start, Unix ms on the controller clock
     watchdog: list[str] = field(default_factory=list)  # what the watchdog had to do
     messages: list[str] = field(default_factory=list)  # fio client lines about lost servers
-    document: FioDocument | None = None
+    document: EngineDocument | None = None
 
     @property
     def failed_hosts(self) -> list[str]:
@@ -237,7 +238,7 @@ def _destroy_connection(host: HostSpec) -> bool:
 # --------------------------------------------------------------------------- results
 
 
-def _read_output(folder: Path) -> tuple[str, FioDocument | None]:
+def _read_output(folder: Path) -> tuple[str, EngineDocument | None]:
     """(fio's messages: the --output text before the JSON plus stderr, the JSON document)."""
     stderr = (folder / STDERR_NAME).read_text(errors="replace") if folder.exists() else ""
     path = folder / JSON_NAME
@@ -245,7 +246,7 @@ def _read_output(folder: Path) -> tuple[str, FioDocument | None]:
         return stderr, None
     try:
         document = last_document(parse_fio_json_file(path))
-    except FioParseError:
+    except OutputParseError:
         return path.read_text(errors="replace") + stderr, None
     return document.preamble + "\n" + stderr, document
 
@@ -265,7 +266,7 @@ def collect_logs(folder: Path, hosts: Sequence[HostSpec]) -> dict[str, list[Path
 
 
 def _jobs_by_host(
-    document: FioDocument | None, hosts: Sequence[HostSpec]
+    document: EngineDocument | None, hosts: Sequence[HostSpec]
 ) -> dict[str, list[Measurement]]:
     by_address = {h.address: h.name for h in hosts}
     jobs: dict[str, list[Measurement]] = {}
@@ -284,7 +285,7 @@ def _judge(
     hosts: Sequence[HostSpec],
     jobs: dict[str, list[Measurement]],
     logs: dict[str, list[Path]],
-    document: FioDocument | None,
+    document: EngineDocument | None,
     messages: list[str],
     watchdog: list[str],
     failures: dict[str, str],
@@ -309,18 +310,20 @@ def _judge(
 # --------------------------------------------------------------------------- timing
 
 
-def _option_values(jobs: list[Measurement], document: FioDocument | None, name: str) -> list[str]:
+def _option_values(
+    jobs: list[Measurement], document: EngineDocument | None, name: str
+) -> list[str]:
     """An option's values as the host's jobs give it, then the global section's."""
     sources = [j.options for j in jobs] + [document.global_options if document else {}]
     return [v for options in sources if (v := options.get(name, "").strip())]
 
 
-def _log_window_ms(jobs: list[Measurement], document: FioDocument | None) -> int:
+def _log_window_ms(jobs: list[Measurement], document: EngineDocument | None) -> int:
     """log_avg_msec of the host's jobs (0: per-I/O logs, stamped at each completion)."""
     return next((int(v) for v in _option_values(jobs, document, "log_avg_msec") if v.isdigit()), 0)
 
 
-def _ramp_ms(jobs: list[Measurement], document: FioDocument | None) -> float:
+def _ramp_ms(jobs: list[Measurement], document: EngineDocument | None) -> float:
     """ramp_time of the host's jobs in ms: fio logs nothing until the ramp is over."""
     values = _option_values(jobs, document, "ramp_time")
     if not values:

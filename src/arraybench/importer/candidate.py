@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.engines.measurement import EngineDocument, Measurement
 from arraybench.point_identity import PointIdentity, level_name
 from arraybench.records import Sample
 
@@ -34,7 +34,7 @@ class Candidate:
     """One point to be: a group of jobs of one fio invocation, and what it is."""
 
     source: Source
-    doc: FioDocument
+    doc: EngineDocument
     doc_index: int  # 1-based among the file's documents
     groupid: int
     jobs: list[Measurement]

@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.engines.measurement import EngineDocument, Measurement
 from arraybench.importer.candidate import Candidate, Source
 from arraybench.importer.format import Skip
 from arraybench.importer.registry import format_named
@@ -76,7 +76,7 @@ def _jobs_from_runtime(job: Measurement) -> int | None:
     return max(1, round(job.job_runtime_ms / runtime))
 
 
-def _workers(jobs: Sequence[Measurement], doc: FioDocument) -> tuple[int, str | None]:
+def _workers(jobs: Sequence[Measurement], doc: EngineDocument) -> tuple[int, str | None]:
     by_host: dict[str | None, list[Measurement]] = defaultdict(list)
     for job in jobs:
         by_host[job.hostname].append(job)
@@ -155,7 +155,7 @@ def _likely_block_size(per_io: float) -> int:
 
 
 def new_candidate(
-    source: Source, doc: FioDocument, index: int, groupid: int, jobs: list[Measurement]
+    source: Source, doc: EngineDocument, index: int, groupid: int, jobs: list[Measurement]
 ) -> Candidate:
     options = doc.global_options | jobs[0].options
     notes: list[str] = []
@@ -194,7 +194,7 @@ def fixed_block_sizes(c: Candidate) -> list[int | None]:
     return [parts[min(i, len(parts) - 1)] for i in range(3)]
 
 
-def job_groups(doc: FioDocument) -> dict[int, list[Measurement]]:
+def job_groups(doc: EngineDocument) -> dict[int, list[Measurement]]:
     groups: dict[int, list[Measurement]] = {}
     for job in doc.jobs:
         groups.setdefault(job.groupid, []).append(job)

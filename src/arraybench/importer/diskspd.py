@@ -8,8 +8,8 @@ thread and target and a ``total:`` row (bytes, I/Os, MiB/s, I/O per s, AvgLat in
 IopsStdDev, LatStdDev), then a latency distribution in ms (min, 25th ... 99th, 3-nines ...
 9-nines, max) per direction.
 
-The totals become one job of a FioDocument (units of engines/fio/results.py: bytes, ms, ns): I/Os
-and bytes as printed, runtime = I/Os / (I/O per s) (more precise than the printed test time,
+The totals become one job of an EngineDocument (units of engines/measurement.py: bytes, ms, ns):
+I/Os and bytes as printed, runtime = I/Os / (I/O per s) (more precise than the printed test time,
 which has two decimals), mean latency = the total row's AvgLat (DiskSpd weighs it by I/Os),
 percentiles from the distribution. Job options say what DiskSpd ran (rw, bs, rwmixread,
 iodepth = outstanding I/Os per thread, numjobs = thread count, ioengine "diskspd").
@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import DirStats, EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.limits import out_of_range, refuse
 from arraybench.importer.lines import read_lines
@@ -195,12 +195,12 @@ def _options(params: _Params, span: _Span) -> dict[str, str]:
     return options
 
 
-def parse_diskspd(lines: Iterable[str], source: str = "") -> list[FioDocument]:
-    """One FioDocument per DiskSpd timespan (one job: the totals of every thread and target)."""
+def parse_diskspd(lines: Iterable[str], source: str = "") -> list[EngineDocument]:
+    """One EngineDocument per DiskSpd timespan (one job: the totals of every thread and target)."""
     params, spans = _read(lines, source or "DiskSpd output")
     spans = [s for s in spans if s.totals]
     if not spans:
-        raise FioParseError(f"{source or 'DiskSpd output'}: no DiskSpd results found", _HINT)
+        raise OutputParseError(f"{source or 'DiskSpd output'}: no DiskSpd results found", _HINT)
     docs = []
     for number, span in enumerate(spans, start=1):
         job = Measurement(
@@ -209,15 +209,15 @@ def parse_diskspd(lines: Iterable[str], source: str = "") -> list[FioDocument]:
             trim=DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat"),
             options=_options(params, span),
         )  # fmt: skip
-        docs.append(FioDocument(
-            fio_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
+        docs.append(EngineDocument(
+            engine_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
             all_clients=None, disk_util=[], preamble="",
             notes=("DiskSpd results: one point per timespan, the totals of all its threads",),
         ))  # fmt: skip
     return docs
 
 
-def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+def _read_file(sniffed: Sniffed) -> list[EngineDocument]:
     return read_lines(sniffed.path, parse_diskspd)
 
 

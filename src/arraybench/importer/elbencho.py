@@ -5,7 +5,7 @@ line (elbencho's csv-docs.md): hosts, threads (per host), block size, IO depth, 
 ``time ms``, ``IOPS``, ``MiB/s``, ``MiB`` each as [first] (when the fastest thread finished)
 and [last] (when the slowest did: the whole phase), ``IO lat us [min/avg/max]``.
 
-Each WRITE or READ phase with I/O becomes one job (units of engines/fio/results.py) from its [last]
+Each WRITE or READ phase with I/O becomes one job (units of engines/measurement.py) from its [last]
 columns, the aggregate over every host and thread: I/Os = IOPS x time, bytes = I/Os x block
 size, mean latency = IO lat us [avg]. Options say what ran: rw, bs, iodepth, numjobs =
 threads per host, hosts = hosts (the CSV has no per-host figures), ioengine "elbencho".
@@ -16,8 +16,8 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 
-from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import DirStats, EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.limits import out_of_range, refuse
 from arraybench.importer.lines import read_lines
@@ -86,8 +86,8 @@ def _options(row: dict[str, str], operation: str) -> dict[str, str]:
     return options
 
 
-def parse_elbencho(lines: Iterable[str], source: str = "") -> list[FioDocument]:
-    """One FioDocument per READ or WRITE phase with I/O in an elbencho CSV file."""
+def parse_elbencho(lines: Iterable[str], source: str = "") -> list[EngineDocument]:
+    """One EngineDocument per READ or WRITE phase with I/O in an elbencho CSV file."""
     docs = []
     reader = csv.DictReader(line.lstrip("\ufeff") for line in lines)
     for row in reader:
@@ -103,19 +103,19 @@ def parse_elbencho(lines: Iterable[str], source: str = "") -> list[FioDocument]:
                            read=dirs["read"], write=dirs["write"], trim=_EMPTY,
                            options=_options(row, operation))  # fmt: skip
         version = (row.get("version") or "").strip()
-        docs.append(FioDocument(
-            fio_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
+        docs.append(EngineDocument(
+            engine_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
             all_clients=None, disk_util=[], preamble="",
             notes=(f"elbencho {version} {operation}: the [last] columns (every host and "
                    "thread, until the slowest finished)",),
         ))  # fmt: skip
     if not docs:
-        raise FioParseError(f"{source or 'elbencho CSV'}: no READ or WRITE phase with I/O",
+        raise OutputParseError(f"{source or 'elbencho CSV'}: no READ or WRITE phase with I/O",
                             _HINT)  # fmt: skip
     return docs
 
 
-def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+def _read_file(sniffed: Sniffed) -> list[EngineDocument]:
     return read_lines(sniffed.path, parse_elbencho)
 
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arraybench.errors import FioParseError
+from arraybench.errors import OutputParseError
 from arraybench.importer.fio_text import why_no_results
 from arraybench.importer.format import Format, NotThisFormat, Skip, Sniffed
 from arraybench.importer.lines import WHAT
 from arraybench.userfiles import open_regular
 
 if TYPE_CHECKING:
-    from arraybench.engines.fio.results import FioDocument
+    from arraybench.engines.measurement import EngineDocument
 
 MAX_JSON_BYTES = 32 << 20
 NAME = "json"
@@ -25,7 +25,7 @@ def _detect(sniffed: Sniffed) -> bool:
     return any(k in sniffed.head for k in _KEYS) or sniffed.path.suffix.lower() == ".json"
 
 
-def _read(sniffed: Sniffed) -> list[FioDocument]:
+def _read(sniffed: Sniffed) -> list[EngineDocument]:
     # imported here, not at the top: the CLI reads the registry for its help (fio_terse.py)
     from arraybench.engines.fio.parse import parse_fio_json
     from arraybench.engines.fio.textparse import looks_like_fio_text
@@ -39,7 +39,7 @@ def _read(sniffed: Sniffed) -> list[FioDocument]:
         text = handle.read(MAX_JSON_BYTES + 1).decode("utf-8", errors="replace")
     try:
         return parse_fio_json(text)
-    except FioParseError as exc:
+    except OutputParseError as exc:
         if not looks_like_fio_text(text):
             raise Skip(why_no_results(text) or exc.message) from exc
         raise NotThisFormat from exc

@@ -9,7 +9,7 @@ from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.lines import read_lines
 
 if TYPE_CHECKING:
-    from arraybench.engines.fio.results import FioDocument
+    from arraybench.engines.measurement import EngineDocument
 
 # fio's readers are imported when a file is read: the CLI reads the registry for its help,
 # and every command would pay for them (docs/performance.md, start-up)
@@ -21,7 +21,7 @@ def _detect(sniffed: Sniffed) -> bool:
     return looks_like_terse(sniffed.head)
 
 
-def _read(sniffed: Sniffed) -> list[FioDocument]:
+def _read(sniffed: Sniffed) -> list[EngineDocument]:
     from arraybench.engines.fio.terse import parse_fio_terse
 
     return read_lines(sniffed.path, parse_fio_terse)

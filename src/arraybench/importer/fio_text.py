@@ -11,23 +11,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arraybench.errors import FioParseError
+from arraybench.errors import OutputParseError
 from arraybench.importer.format import Format, Skip, Sniffed
 from arraybench.importer.lines import bounded_lines, read_lines, text
 
 if TYPE_CHECKING:
-    from arraybench.engines.fio.results import FioDocument
+    from arraybench.engines.measurement import EngineDocument
 
 _FIO_SAID_RE = re.compile(r"^(?:<[^<>\s]+> )?(fio: .*|fio-\d+\.\d+\S*|Starting \d+ \w+)")
 
 
-def _read(sniffed: Sniffed) -> list[FioDocument]:
+def _read(sniffed: Sniffed) -> list[EngineDocument]:
     # imported here, not at the top: the CLI reads the registry for its help (fio_terse.py)
     from arraybench.engines.fio.textparse import NO_RESULTS, parse_fio_lines
 
     try:
         return read_lines(sniffed.path, parse_fio_lines)
-    except FioParseError as exc:
+    except OutputParseError as exc:
         if NO_RESULTS not in exc.message:
             raise Skip(exc.message) from exc  # a results line fio wrote that cannot be read
         raise Skip(_why_no_results_file(sniffed.path) or _not_fio(sniffed.path)) from exc

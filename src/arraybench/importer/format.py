@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from arraybench.engines.fio.results import FioDocument
+from arraybench.engines.measurement import EngineDocument
 
 
 class Skip(Exception):
@@ -45,7 +45,7 @@ class Format:
     what: str
     how: str
     detect: Callable[[Sniffed], bool]
-    read: Callable[[Sniffed], list[FioDocument]] | None = None
+    read: Callable[[Sniffed], list[EngineDocument]] | None = None
     # the format states the host count in its job options ("hosts") but gives no per-host
     # figures (elbencho's CSV): the point's hosts are taken from there
     hosts_in_options: bool = False

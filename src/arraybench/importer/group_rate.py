@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from arraybench.engines.fio.results import DIRECTIONS, DirStats, Measurement
+from arraybench.engines.measurement import DIRECTIONS, DirStats, Measurement
 
 
 def as_one_group(jobs: Sequence[Measurement], client: bool) -> list[Measurement]:

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
+from arraybench.engines.measurement import DIRECTIONS, DirStats, EngineDocument, Measurement
 from arraybench.errors import ArraybenchError
 from arraybench.records import NewPoint, Sample
 
@@ -96,7 +96,7 @@ def check_jobs(where: str, jobs: Iterable[Measurement]) -> None:
             _direction(f"{here} {ddir}", job.direction(ddir))
 
 
-def check_document(where: str, doc: FioDocument) -> None:
+def check_document(where: str, doc: EngineDocument) -> None:
     """The document's time stamps: inside the years datetime can hold."""
     stamps = (("time stamp", doc.timestamp, MAX_TIMESTAMP),
               ("time stamp (ms)", doc.timestamp_ms, MAX_TIMESTAMP * 1000))  # fmt: skip

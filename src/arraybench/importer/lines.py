@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-from arraybench.engines.fio.results import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.userfiles import open_text
 
 MAX_LINE_CHARS = 4096  # no fio line comes near it
@@ -16,8 +16,8 @@ WHAT = "a result file to import"
 
 
 def read_lines(
-    path: Path, parser: Callable[[Iterable[str], str], list[FioDocument]]
-) -> list[FioDocument]:
+    path: Path, parser: Callable[[Iterable[str], str], list[EngineDocument]]
+) -> list[EngineDocument]:
     """The documents `parser` finds in the bounded lines of `path`."""
     with text(path) as handle:
         return parser(bounded_lines(handle), path.name)

@@ -16,7 +16,8 @@ from arraybench.engines.fio.logs import (
     parse_interval_log,
     per_second,
 )
-from arraybench.engines.fio.results import DirStats, FioDocument, IntervalSample, Measurement
+from arraybench.engines.fio.results import IntervalSample
+from arraybench.engines.measurement import DirStats, EngineDocument, Measurement
 from arraybench.importer.candidate import Candidate, Source
 from arraybench.importer.describe import host_workers, job_groups, moved_nothing, new_candidate
 from arraybench.importer.fio_logs import NAME, Log
@@ -123,7 +124,7 @@ def log_candidate(root: Path, prefix: str, logs: list[Log]) -> Candidate:
         raise Skip("no iops or bw log with any I/O: nothing to rebuild the totals from")
     if not any(j.read.io_bytes or j.write.io_bytes for j in jobs):
         raise Skip("an iops log without its bw log: no block size or bytes to rebuild")
-    doc = FioDocument(fio_version="", timestamp=None, timestamp_ms=None, global_options={},
+    doc = EngineDocument(engine_version="", timestamp=None, timestamp_ms=None, global_options={},
                       jobs=jobs, all_clients=None, disk_util=[], preamble="")  # fmt: skip
     first = sorted(logs, key=lambda lg: lg.rel)[0]
     source = Source(first.path, first.rel.rsplit("/", 1)[0] + "/" + prefix

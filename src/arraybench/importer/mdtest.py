@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arraybench.engines.fio.results import FioDocument
 from arraybench.engines.mdtest.results import summary_document
 from arraybench.engines.mdtest.summary import looks_like_mdtest, parse_mdtest
+from arraybench.engines.measurement import EngineDocument
 from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.lines import read_lines
 
 TOOL = "mdtest"
 
 
-def parse_mdtest_output(lines: Iterable[str], source: str = "") -> list[FioDocument]:
+def parse_mdtest_output(lines: Iterable[str], source: str = "") -> list[EngineDocument]:
     """One document per operation with a rate, per SUMMARY rate table, in the file's order."""
     docs = []
     for summary in parse_mdtest(lines, source or "mdtest output"):
@@ -32,7 +32,7 @@ def parse_mdtest_output(lines: Iterable[str], source: str = "") -> list[FioDocum
     return docs
 
 
-def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+def _read_file(sniffed: Sniffed) -> list[EngineDocument]:
     return read_lines(sniffed.path, parse_mdtest_output)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from arraybench.engines.fio.results import DIRECTIONS, FioDocument
+from arraybench.engines.measurement import DIRECTIONS, EngineDocument
 from arraybench.importer.fio_json import NAME as JSON
 from arraybench.importer.format import NotThisFormat, Skip, Sniffed
 from arraybench.importer.lines import WHAT
@@ -23,7 +23,7 @@ MAX_FILE_BYTES = 256 << 20
 _SNIFF_BYTES = 64 << 10
 
 
-def read_docs(path: Path) -> tuple[list[FioDocument], str]:
+def read_docs(path: Path) -> tuple[list[EngineDocument], str]:
     """The fio documents of one result file and its format's name; Skip when it holds none.
     The registry's formats are tried in order: the first that recognises the file reads it
     (one that finds it is not its format after all passes it on)."""
@@ -46,7 +46,7 @@ def read_docs(path: Path) -> tuple[list[FioDocument], str]:
     raise Skip("not a format arraybench imports")  # fio_text.py takes every file: unreached
 
 
-def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
+def _status_dump_of(prev: EngineDocument, doc: EngineDocument) -> bool:
     """JSON documents: a later status dump of the same run (SIGUSR1, --status-interval)?
     Same jobs, each further on (elapsed grew, no count went down), and the clock moved by
     the time they ran in between. Two runs of one job file have the same elapsed times."""
@@ -68,14 +68,14 @@ def _status_dump_of(prev: FioDocument, doc: FioDocument) -> bool:
     return all(abs(gap - ((b.elapsed_s or 0) - (a.elapsed_s or 0))) <= 2 for a, b in pairs)
 
 
-def pick_docs(docs: list[FioDocument], fmt: str) -> tuple[list[FioDocument], list[str]]:
+def pick_docs(docs: list[EngineDocument], fmt: str) -> tuple[list[EngineDocument], list[str]]:
     """Status dumps of one run -> the last (figures are cumulative); separate runs -> all.
 
     Text: fio says which is which (a new run prints its version, "Starting N processes" or
     its job list; a status dump only its results again). JSON: same jobs, and the clock
     moved on by the time the jobs ran in between.
     """
-    kept: list[FioDocument] = []
+    kept: list[EngineDocument] = []
     chain = 1
     notes = []
     for doc in docs:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from arraybench.engines.fio.logs import hist_log_bins, parse_hist_log
 from arraybench.engines.fio.plausible import implausible
-from arraybench.engines.fio.results import FioDocument
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import EngineDocument
+from arraybench.errors import OutputParseError
 from arraybench.importer.candidate import Candidate, Skipped, Source
 from arraybench.importer.describe import fixed_block_sizes, job_groups, moved_nothing, new_candidate
 from arraybench.importer.fio_logs import Log, log_file
@@ -89,7 +89,7 @@ class Scan:
         self.notes += [f"{c.where}: {n}" for c in found for n in c.notes]
         self.candidates += found
 
-    def _doc_candidates(self, source: Source, doc: FioDocument, index: int) -> list[Candidate]:
+    def _doc_candidates(self, source: Source, doc: EngineDocument, index: int) -> list[Candidate]:
         found = []
         for groupid, jobs in job_groups(doc).items():
             if moved_nothing(jobs):
@@ -103,7 +103,7 @@ class Scan:
                 self.skip(source.path, str(exc))
         return found
 
-    def _fio_messages(self, rel: str, docs: list[FioDocument]) -> None:
+    def _fio_messages(self, rel: str, docs: list[EngineDocument]) -> None:
         lines = [line for d in docs for line in d.preamble.splitlines() if line.strip()]
         if lines:
             more = f" (and {len(lines) - 1} more line(s))" if len(lines) > 1 else ""
@@ -193,7 +193,7 @@ class Scan:
                 for ddir, bins in hist_log_bins(parse_hist_log(log.path)).items():
                     for value, count in bins.items():
                         merged[ddir][value] = merged[ddir].get(value, 0) + count
-        except FioParseError as exc:
+        except OutputParseError as exc:
             for log in hists:
                 self.skip(log.path, f"not attached to {c.key}: {exc.message}")
             return
@@ -220,8 +220,8 @@ class Scan:
                 continue
             try:
                 c = log_candidate(self.root, prefix, logs)
-            except (Skip, FioParseError) as exc:
-                reason = exc.message if isinstance(exc, FioParseError) else str(exc)
+            except (Skip, OutputParseError) as exc:
+                reason = exc.message if isinstance(exc, OutputParseError) else str(exc)
                 for log in logs:
                     self.skip(log.path, f"logs of {prefix!r} on their own: {reason}")
                 continue
@@ -249,9 +249,9 @@ class Scan:
         if not logs:
             return True
         try:
-            c.samples, epoch = log_samples(logs, c.doc.fio_version)
-        except (Skip, FioParseError) as exc:
-            reason = exc.message if isinstance(exc, FioParseError) else str(exc)
+            c.samples, epoch = log_samples(logs, c.doc.engine_version)
+        except (Skip, OutputParseError) as exc:
+            reason = exc.message if isinstance(exc, OutputParseError) else str(exc)
             for log in logs:
                 self.skip(log.path, f"not attached to {c.key}: {reason}")
             return True

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from arraybench import __version__
 from arraybench.analysis.aggregate import PointMetrics, job_bins, point_metrics
-from arraybench.engines.fio.results import FioDocument, Measurement
+from arraybench.engines.measurement import EngineDocument, Measurement
 from arraybench.errors import utf8_safe, utf8_safe_all
 from arraybench.finding_kinds import IMPLAUSIBLE, IMPORT
 from arraybench.importer.candidate import Candidate
@@ -42,7 +42,7 @@ from arraybench.store.run_ids import new_run_id
 from arraybench.units import fio_size
 
 
-def _times(doc: FioDocument, runtime_s: float) -> tuple[str, str]:
+def _times(doc: EngineDocument, runtime_s: float) -> tuple[str, str]:
     if doc.timestamp is None:
         return "", ""
     end = datetime.fromtimestamp(doc.timestamp, UTC)
@@ -76,7 +76,7 @@ def _record(run_id: str, seq: int, c: Candidate) -> NewPoint:
     place = PointPlace(run_id, seq, c.identity, c.ioengine, c.workers, c.iodepth, _targets(c),
                        str(c.source.path.parent.resolve()), c.devices)  # fmt: skip
     record = new_point(place, names_of(workload, c.ioengine, region="backend"), c.jobs, started,
-                       finished, runtime, c.doc.fio_version or None)  # fmt: skip
+                       finished, runtime, c.doc.engine_version or None)  # fmt: skip
     named = c.labels | _latency_kind(c)
     labels = json.dumps(named, sort_keys=True) if named else None
     return dataclasses.replace(record, hosts=c.hosts, scenario=c.scenario, labels_json=labels)
@@ -108,7 +108,7 @@ def _tools(cands: list[Candidate]) -> list[str]:
 def _run_record(
     run_id: str, run_name: str, folder: Path, plan_text: str, cands: list[Candidate]
 ) -> RunRecord:
-    versions = sorted({c.doc.fio_version for c in cands if c.doc.fio_version})
+    versions = sorted({c.doc.engine_version for c in cands if c.doc.engine_version})
     hostnames = sorted({j.hostname for c in cands for j in c.jobs if j.hostname})
     targets = list(dict.fromkeys(t for c in cands for t in _targets(c)))
     starts = sorted(s for c in cands if (s := _times(c.doc, _runtime_s(c.jobs))[0]))
@@ -118,7 +118,7 @@ def _run_record(
         labels={"source": "imported results", "tools": ", ".join(_tools(cands))},
         plan_yaml=plan_text, folder=str(folder),
         scale=1.0, status="running", started=starts[0] if starts else now_iso(), finished=None,
-        total_points=len(cands), fio_version=", ".join(versions) or None,
+        total_points=len(cands), engine_version=", ".join(versions) or None,
         arraybench_version=__version__,
         host=", ".join(hostnames) or "unknown (imported)", kernel="unknown",
         targets=targets, latency_bound_us=bound.value * 1e6, latency_stat=bound.stat,

@@ -7,7 +7,7 @@ bytes/io read% resp read_resp write_resp xfersize threads rdpct seekpct``) and f
 runs (``Rate MB/sec MB_read MB_write Read_rate Read_resp Write_rate Write_resp Xfersize
 Threads``), so columns are found by name, case-insensitively. MB is 1024**2 bytes.
 
-Each run's average row becomes one job (units of engines/fio/results.py): per direction the rate
+Each run's average row becomes one job (units of engines/measurement.py): per direction the rate
 x the averaged time (intervals F..L x the interval length, from the rows' time stamps) gives
 the I/O count, bytes per I/O the bytes, the response time (ms) the mean latency.
 """
@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from arraybench.engines.fio.results import DirStats, FioDocument, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import DirStats, EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 from arraybench.importer.format import Format, Sniffed
 from arraybench.importer.limits import out_of_range, refuse
 from arraybench.importer.lines import read_lines
@@ -138,8 +138,8 @@ def _options(avg: _Row, reads: float, writes: float, per_io: float) -> dict[str,
     return options
 
 
-def parse_vdbench(lines: Iterable[str], source: str = "") -> list[FioDocument]:
-    """One FioDocument per vdbench run (RD) that has an average row with I/O."""
+def parse_vdbench(lines: Iterable[str], source: str = "") -> list[EngineDocument]:
+    """One EngineDocument per vdbench run (RD) that has an average row with I/O."""
     rows = _rows(lines, source or "vdbench output")
     docs = []
     for avg in rows:
@@ -158,17 +158,17 @@ def parse_vdbench(lines: Iterable[str], source: str = "") -> list[FioDocument]:
             continue
         job = Measurement(name=run, groupid=0, error=0, read=read, write=write, trim=_EMPTY,
                            options=_options(avg, reads, writes, per_io))  # fmt: skip
-        docs.append(FioDocument(
-            fio_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
+        docs.append(EngineDocument(
+            engine_version="", timestamp=None, timestamp_ms=None, global_options={}, jobs=[job],
             all_clients=None, disk_util=[], preamble="",
             notes=(f"vdbench run {run}: its average over intervals {first}-{last}",),
         ))  # fmt: skip
     if not docs:
-        raise FioParseError(f"{source or 'vdbench output'}: no vdbench run with I/O", _HINT)
+        raise OutputParseError(f"{source or 'vdbench output'}: no vdbench run with I/O", _HINT)
     return docs
 
 
-def _read_file(sniffed: Sniffed) -> list[FioDocument]:
+def _read_file(sniffed: Sniffed) -> list[EngineDocument]:
     return read_lines(sniffed.path, parse_vdbench)
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from typing_extensions import TypedDict  # pydantic validates these on Python 3.11 too
 
 from arraybench.analysis.aggregate import PointMetrics
-from arraybench.engines.fio.status import DirectionSecond, LiveSecond
+from arraybench.engines.live import DirectionSecond, LiveSecond
 from arraybench.errors import ArraybenchError
 from arraybench.events.records import START_ACTIONS, EventRecord
 from arraybench.outfiles import write_file

@@ -454,7 +454,7 @@ def flagged_note(s: Scenario, curves: OrderedDict[str, list[PointRecord]]) -> st
 
 
 def _origin(s: Scenario) -> str:
-    return f"run {s.run.id}, {s.run.started}, fio {s.run.fio_version}, host {s.run.host}"
+    return f"run {s.run.id}, {s.run.started}, fio {s.run.engine_version}, host {s.run.host}"
 
 
 def _model(
@@ -470,7 +470,7 @@ def _model(
         finished=max((s.run.finished or "") for s in scenarios) or None,
         status="comparison",
         arraybench_version=first.arraybench_version,
-        fio_version=", ".join(sorted({s.run.fio_version or "?" for s in scenarios})),
+        engine_version=", ".join(sorted({s.run.engine_version or "?" for s in scenarios})),
         host=", ".join(sorted({s.run.host for s in scenarios})),
         kernel=", ".join(sorted({s.run.kernel for s in scenarios})),
         targets=sorted({t for s in scenarios for t in s.run.targets}),
@@ -489,7 +489,7 @@ def _model(
         provenance=[
             (
                 f"scenario {s.label}",
-                f"run {s.run.id}, {s.run.started}, fio {s.run.fio_version}, host {s.run.host}",
+                f"run {s.run.id}, {s.run.started}, fio {s.run.engine_version}, host {s.run.host}",
             )
             for s in scenarios
         ],

@@ -240,7 +240,7 @@ class ReportModel:
     finished: str | None
     status: str  # "complete", "interrupted", "running"
     arraybench_version: str
-    fio_version: str
+    engine_version: str
     host: str
     kernel: str
     targets: list[str]

@@ -16,7 +16,7 @@ from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.findings import steady_fields
 from arraybench.analysis.steady import steady_state
 from arraybench.engines.base import Engine, EngineFacts
-from arraybench.engines.measurement import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.engines.registry import engine_for
 from arraybench.errors import FioRunError, StoreError
 from arraybench.events.tuning import HostTuningSession, check_tuning
@@ -200,7 +200,7 @@ class Campaign:
         if plan.rounds:  # the estimate counts the fewest rounds that can prove steady state
             todo += [p for r in range(1, plan.rounds.window + 1) for p in round_points(plan, r)
                      if p.key not in done]  # fmt: skip
-        self.store.set_run_fio_version(run.id, version)
+        self.store.set_run_engine_version(run.id, version)
         self.observer.campaign_started(run, todo, len(done))
         status = "interrupted"
         fleet: Fleet | None = None
@@ -321,11 +321,11 @@ class Campaign:
         ctx.observer.phase_finished(True)
 
     def _store_special(
-        self, place: PointPlace, names: SeriesNames, started: str, doc: FioDocument,
+        self, place: PointPlace, names: SeriesNames, started: str, doc: EngineDocument,
         finding: Finding,
     ) -> None:  # fmt: skip
         runtime = max((j.elapsed_s or 0.0) for j in doc.jobs)
-        record = new_point(place, names, doc.jobs, started, now_iso(), runtime, doc.fio_version)
+        record = new_point(place, names, doc.jobs, started, now_iso(), runtime, doc.engine_version)
         self.store.add_point(record, point_metrics(doc.jobs), [], findings=[finding])
 
     def _run_rounds(self, ctx: RunContext) -> None:
@@ -347,5 +347,5 @@ class Campaign:
                 return
 
 
-def _engine(doc: FioDocument) -> str:
+def _engine(doc: EngineDocument) -> str:
     return str(doc.global_options.get("ioengine", ""))

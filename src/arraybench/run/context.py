@@ -9,7 +9,7 @@ from typing import Protocol
 
 from arraybench.analysis.aggregate import PointMetrics
 from arraybench.engines.base import Engine
-from arraybench.engines.fio.status import LiveSecond
+from arraybench.engines.live import LiveSecond
 from arraybench.events.records import EventRecord
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan

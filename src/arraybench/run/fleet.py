@@ -63,7 +63,7 @@ class HostRun:
     finding: HostsFinding
     failed: list[str] = field(default_factory=list)
     spread_ms: float | None = None
-    fio_version: str | None = None
+    engine_version: str | None = None
     elapsed_s: float = 0.0
     host_samples: dict[str, list[Sample]] = field(default_factory=dict)  # per host, aligned
 
@@ -149,13 +149,13 @@ class Fleet:
             "fio_server", f"fio --server on {spec.name}", spec.name,
             RemoteSysfs(spec).reach(), undo))  # fmt: skip
 
-    def start(self, fio_version: str) -> None:
+    def start(self, controller_fio_version: str) -> None:
         for spec in self.specs.values():
             if spec.ssh:
                 self._journal_start(spec)
                 start_server_over_ssh(spec)
                 self.started.append(spec)
-        checks = check_hosts(list(self.specs.values()), fio_version, self.targets,
+        checks = check_hosts(list(self.specs.values()), controller_fio_version, self.targets,
                              binary=self.fio, safety=self.safety)  # fmt: skip
         problems = [p for c in checks for p in c.problems]
         if any(not c.reachable for c in checks):
@@ -226,7 +226,7 @@ class Fleet:
             "watchdog": outcome.watchdog,
             "offsets_ms": {s.name: self.offsets.get(s.name, 0.0) for s in specs},
         }
-        version = outcome.document.fio_version if outcome.document else None
+        version = outcome.document.engine_version if outcome.document else None
         return HostRun(jobs, aligned_samples(outcome), finding, outcome.failed_hosts,
                        outcome.start_spread_ms, version, outcome.elapsed_s,
                        per_host_samples(outcome))  # fmt: skip

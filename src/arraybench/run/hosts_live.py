@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from arraybench.engines.fio.status import DirectionSecond, LiveSecond
+from arraybench.engines.live import DirectionSecond, LiveSecond
 from arraybench.hosts.server import HostSpec, ssh_command
 from arraybench.plan.expand import Point
 from arraybench.run.context import Observer

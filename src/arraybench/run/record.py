@@ -69,7 +69,7 @@ def new_point(
     started: str,
     finished: str,
     runtime_s: float,
-    fio_version: str | None,
+    engine_version: str | None,
 ) -> NewPoint:
     """The record of one point; the caller adds what only it knows (`dataclasses.replace`:
     pause, kernel view, hosts), by field name, checked."""
@@ -97,7 +97,7 @@ def new_point(
         started=started,
         finished=finished,
         runtime_s=runtime_s,
-        fio_version=fio_version,
+        engine_version=engine_version,
         usr_cpu=sum(u for u, _ in cpu) if cpu else None,
         sys_cpu=sum(s for _, s in cpu) if cpu else None,
         devices=place.devices,

@@ -126,7 +126,7 @@ def run_record(plan: Plan, run_id: str, scale: float, total: int, results_dir: P
         started=now_iso(),
         finished=None,
         total_points=total,
-        fio_version=None,
+        engine_version=None,
         arraybench_version=__version__,
         host=socket.gethostname(),
         kernel=platform.release(),

@@ -228,9 +228,9 @@ class Store:
                 "UPDATE runs SET status = ?, finished = ? WHERE id = ?", (status, finished, run_id)
             )
 
-    def set_run_fio_version(self, run_id: str, version: str) -> None:
+    def set_run_engine_version(self, run_id: str, version: str) -> None:
         with self._transaction() as db:
-            db.execute("UPDATE runs SET fio_version = ? WHERE id = ?", (version, run_id))
+            db.execute("UPDATE runs SET engine_version = ? WHERE id = ?", (version, run_id))
 
     def get_run(self, run_id: str) -> RunRecord:
         row = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()

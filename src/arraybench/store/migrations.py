@@ -179,4 +179,11 @@ CREATE TABLE job_files (
     PRIMARY KEY (point_id, name)
 );
 """,
+    # 8: the tool's version under a tool-neutral name: a run's and a point's version is any
+    # engine's or importer's (fio, mdtest, elbencho, vdbench, DiskSpd). A bundle's rows written
+    # before still name the old column: store/portable.py `RENAMED` reads them.
+    """
+ALTER TABLE runs RENAME COLUMN fio_version TO engine_version;
+ALTER TABLE points RENAME COLUMN fio_version TO engine_version;
+""",
 ]

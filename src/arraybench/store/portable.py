@@ -34,6 +34,11 @@ BATCH = 5000  # rows inserted at once
 # folder's leftovers name another machine's processes)
 IMPORTED_MARK = "imported-bundle.json"
 Value = str | int | float | None
+# columns a migration renamed, by the migration's number: a bundle's rows written under an
+# older schema name them as they were, and are read under the names they have now
+RENAMED: dict[int, dict[str, dict[str, str]]] = {
+    8: {t: {"fio_version": "engine_version"} for t in ("runs", "points")},  # before migration 8
+}
 
 
 class RowsRefused(ArraybenchError):
@@ -158,11 +163,19 @@ def _header(store: Store, data: object, run_id: str) -> _Loading:
             raise RowsRefused(f"the bundle's rows name table {table!r}, which a store has not")
         if not isinstance(cols, list) or len(set(map(str, cols))) != len(cols):
             raise RowsRefused(f"the bundle's table {table!r}: columns not a list of names")
+        cols = [_renamed(str(c), table, schema) for c in cols]
         if unknown := sorted(set(map(str, cols)) - set(columns(store, table))):
             why = f"the bundle's table {table!r} has column {unknown[0]!r}: this store has not"
             raise RowsRefused(why, "import it with a newer arraybench")
         named[table] = [str(c) for c in cols]
     return _Loading(run_id, named)
+
+
+def _renamed(column: str, table: str, schema: int) -> str:
+    """A column of a bundle written under `schema`, by the name this store gives it now."""
+    for number in sorted(n for n in RENAMED if n > schema):
+        column = RENAMED[number].get(table, {}).get(column, column)
+    return column
 
 
 def _row(store: Store, loading: _Loading, data: object, n: int) -> None:

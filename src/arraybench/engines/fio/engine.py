@@ -12,9 +12,11 @@ from arraybench.engines.fio.jobfile import render_jobfile
 from arraybench.engines.fio.parse import parse_fio_json_file
 from arraybench.engines.fio.precondition import precondition_jobfile
 from arraybench.engines.fio.samples import point_samples
+from arraybench.engines.fio.status import status_seconds
 from arraybench.engines.fio.values import fio_path
-from arraybench.engines.measurement import FioDocument
-from arraybench.errors import FioParseError, FioRunError
+from arraybench.engines.live import LiveReader
+from arraybench.engines.measurement import EngineDocument
+from arraybench.errors import FioRunError, OutputParseError
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
 from arraybench.records import Sample
@@ -56,18 +58,21 @@ class FioEngine:
                                      status_interval_s=spec.status_interval_s)  # fmt: skip
         return RunOutcome(outcome.elapsed_s, job.parent)
 
-    def results(self, outcome: RunOutcome, label: str) -> FioDocument:
+    def results(self, outcome: RunOutcome, label: str) -> EngineDocument:
         """fio's last JSON document (earlier ones are status reports); a job that ended with
         an error is refused (fio can exit 0 with one)."""
         try:
             document = parse_fio_json_file(outcome.folder / runner.JSON_NAME)[-1]
-        except FioParseError as exc:
+        except OutputParseError as exc:
             raise FioRunError(f"point {label}: {exc.message}", f"see {outcome.folder}") from None
         runner.check_job_errors(label, document.jobs, outcome.folder)
         return document
 
     def samples(self, folder: Path) -> list[Sample]:
         return point_samples(folder)
+
+    def live_reader(self, folder: Path) -> LiveReader:
+        return status_seconds(folder / runner.JSON_NAME)  # --status-interval's reports
 
     def check_path(self, path: str, where: str) -> None:
         fio_path(path, where)

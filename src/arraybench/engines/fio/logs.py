@@ -18,8 +18,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from arraybench.engines.fio.results import DirStats, IntervalSample, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.fio.results import IntervalSample
+from arraybench.engines.measurement import DirStats, Measurement
+from arraybench.errors import OutputParseError
 from arraybench.userfiles import InputFileError, read_whole
 
 # fio's latency histogram geometry (stat.h): 64 buckets per power-of-two group.
@@ -72,7 +73,7 @@ def _hist_geometry(nbins: int) -> tuple[int, int]:
             return coarseness, 1
         if nbins << coarseness == HIST_BINS_USEC:
             return coarseness, 1000
-    raise FioParseError(
+    raise OutputParseError(
         f"a fio histogram log row has {nbins} bins, which matches no fio version",
         f"expected {HIST_BINS_NSEC} (fio >= 2.99) or {HIST_BINS_USEC} (older fio), "
         "possibly divided by 2**log_hist_coarseness",
@@ -111,9 +112,9 @@ def _read_source(source: LogSource) -> tuple[str, str]:
     try:  # read whole: a regular file only, at most MAX_LOG_BYTES (userfiles.py)
         return read_whole(path, "a fio log", MAX_LOG_BYTES).decode("utf-8", "replace"), str(path)
     except InputFileError as exc:
-        raise FioParseError(exc.message, exc.hint) from None
+        raise OutputParseError(exc.message, exc.hint) from None
     except OSError as exc:
-        raise FioParseError(
+        raise OutputParseError(
             f"cannot read fio log {path}: {exc.strerror or exc}",
             "check the path; fio names logs <prefix>_<kind>.<job>.log",
         ) from exc
@@ -141,9 +142,9 @@ def _int_field(text: str) -> int:
         return int(as_float)
 
 
-def _bad_line(name: str, lineno: int, line: str, why: str) -> FioParseError:
+def _bad_line(name: str, lineno: int, line: str, why: str) -> OutputParseError:
     shown = line if len(line) <= 80 else line[:77] + "..."
-    return FioParseError(
+    return OutputParseError(
         f"{name}: line {lineno}: {why}: {shown!r}",
         "is this really a fio bw/iops/lat log? the file may be truncated or edited",
     )
@@ -168,7 +169,7 @@ def parse_interval_log(source: LogSource) -> list[IntervalSample]:
     """Rows of a fio bw/iops/lat/clat/slat log (path, or the log text itself).
 
     Blank lines are skipped; a row with fewer than 4 columns or a non-number raises
-    FioParseError naming the line.
+    OutputParseError naming the line.
     """
     text, name = _read_source(source)
     samples: list[IntervalSample] = []

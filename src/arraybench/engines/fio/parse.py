@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from arraybench.engines.fio.logs import plat_idx_to_val
-from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import DIRECTIONS, DirStats, EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 
 ALL_CLIENTS = "All clients"
 # fio wrote io_bytes in KiB up to 2.20; 2.21 switched to bytes and added io_kbytes.
@@ -38,21 +38,21 @@ _BINS_CONSTANTS = ("FIO_IO_U_PLAT_BITS", "FIO_IO_U_PLAT_VAL", "FIO_IO_U_PLAT_NR"
 # --------------------------------------------------------------------------- documents
 
 
-def parse_fio_json_file(path: str | Path) -> list[FioDocument]:
+def parse_fio_json_file(path: str | Path) -> list[EngineDocument]:
     """``parse_fio_json`` on a file (undecodable bytes are replaced, not fatal)."""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise FioParseError(
+        raise OutputParseError(
             f"cannot read fio output {path}: {exc.strerror or exc}", "check the path"
         ) from exc
     return parse_fio_json(text)
 
 
-def parse_fio_json(text: str) -> list[FioDocument]:
+def parse_fio_json(text: str) -> list[EngineDocument]:
     """Every fio JSON document in ``text``, in order, with the text before each as preamble.
 
-    Raises FioParseError when the text holds no fio JSON document at all.
+    Raises OutputParseError when the text holds no fio JSON document at all.
     """
     found = _split_documents(text, _DOC_START_RE.finditer(text))
     if not found:
@@ -67,17 +67,17 @@ def parse_fio_json(text: str) -> list[FioDocument]:
             docs.append(_document(raw, preamble))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # Valid JSON that is not shaped like fio's output (hand-edited, another tool's).
-            raise FioParseError(
+            raise OutputParseError(
                 f"fio JSON document {number} is malformed: {type(exc).__name__}: {exc}",
                 "was the file written by fio --output-format=json and left unedited?",
             ) from exc
     return docs
 
 
-def last_document(docs: list[FioDocument]) -> FioDocument:
+def last_document(docs: list[EngineDocument]) -> EngineDocument:
     """The final document: with SIGUSR1 / --status-interval dumps, the cumulative end result."""
     if not docs:
-        raise FioParseError("no fio JSON document to choose from", "parse the fio output first")
+        raise OutputParseError("no fio JSON document to choose from", "parse the fio output first")
     return docs[-1]
 
 
@@ -114,16 +114,16 @@ def _is_fio_document(raw: object) -> bool:
     )
 
 
-def _no_json_error(text: str) -> FioParseError:
+def _no_json_error(text: str) -> OutputParseError:
     lines = [line for line in text.splitlines() if line.strip()]
     first = lines[0].strip()[:60] if lines else "(empty output)"
-    return FioParseError(
+    return OutputParseError(
         f"no fio JSON document found; the output starts with: {first!r}",
         "fio failed before writing results, or was not run with --output-format=json",
     )
 
 
-def _document(raw: dict[str, Any], preamble: str) -> FioDocument:
+def _document(raw: dict[str, Any], preamble: str) -> EngineDocument:
     version_text = str(raw.get("fio version", ""))
     version = _parse_version(version_text)
     global_options = _flatten_global_options(raw.get("global options"))
@@ -133,8 +133,8 @@ def _document(raw: dict[str, Any], preamble: str) -> FioDocument:
     if clients and clients[-1].get("jobname") == ALL_CLIENTS:
         all_clients = _job(clients.pop(), version, global_options, keep_hostname=False)
     jobs += [_job(entry, version, global_options) for entry in clients]
-    return FioDocument(
-        fio_version=version_text,
+    return EngineDocument(
+        engine_version=version_text,
         timestamp=_opt_int(raw.get("timestamp")),
         timestamp_ms=_opt_int(raw.get("timestamp_ms")),
         global_options=global_options,

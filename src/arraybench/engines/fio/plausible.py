@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from arraybench.engines.fio.results import DIRECTIONS, DirStats, Measurement
+from arraybench.engines.measurement import DIRECTIONS, DirStats, Measurement
 
 # IOPS x block size against bandwidth: fio derives both from one count, so beyond rounding
 # they agree; 10 % leaves room for a block size that is a range or was inferred.

@@ -7,11 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# the tool-neutral records, where fio's modules and the importers have always found them
-from arraybench.engines.measurement import DIRECTIONS, DirStats, FioDocument, Measurement
-
-__all__ = ["DIRECTIONS", "DirStats", "FioDocument", "IntervalSample", "Measurement"]
-
 
 @dataclass(frozen=True)
 class IntervalSample:

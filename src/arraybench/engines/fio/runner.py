@@ -18,7 +18,7 @@ from typing import Any
 
 from arraybench.engines.fio.choice import fio_binary
 from arraybench.engines.fio.jobfile import pin_filenames
-from arraybench.engines.fio.results import Measurement
+from arraybench.engines.measurement import Measurement
 from arraybench.errors import FioRunError
 from arraybench.system.procs import (
     PROC,

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arraybench.engines.fio.logs import second_of
+from arraybench.engines.live import DirectionSecond, LiveReader, LiveSecond
 
 LOCAL_HOST = "local"
 DIRECTIONS = ("read", "write")
@@ -33,34 +34,6 @@ _END = re.compile(r"^\}\s*$", re.MULTILINE)
 _START_BYTES = re.compile(rb'^\{\s*"fio version"', re.MULTILINE)
 BLOCK = 1 << 20
 MAX_CHUNK = 8 << 20  # read at most this much per poll (a slow poll never reads a huge file)
-
-
-@dataclass(frozen=True)
-class DirectionSecond:
-    iops: float
-    mbps: float  # 10^6 bytes per second
-    lat_mean_us: float | None  # None: no I/O completed in the second
-    lat_p99_us: float | None  # completion latency; None without json+ bins
-
-
-@dataclass(frozen=True)
-class LiveSecond:
-    """One host's last complete second (t: the Unix second it ends in, as the store's
-    samples are filed by `second_of`)."""
-
-    t: int
-    host: str
-    read: DirectionSecond
-    write: DirectionSecond
-    errors: int  # fio's error count (total_err, or jobs with an error) since the start
-
-    @property
-    def iops(self) -> float:
-        return self.read.iops + self.write.iops
-
-    @property
-    def mbps(self) -> float:
-        return self.read.mbps + self.write.mbps
 
 
 @dataclass
@@ -184,6 +157,31 @@ class StatusTail:
                 reports.append(report)
         self.pending = self.pending[-64:]  # no report started: keep only a possible prefix
         return reports
+
+
+class StatusSeconds:
+    """fio's `LiveReader`: the seconds between consecutive status reports of `path`, and the
+    file cut back to its last document when the job is over."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tail = StatusTail(path)
+        self.last: StatusReport | None = None
+
+    def poll(self) -> list[list[LiveSecond]]:
+        found = []
+        for report in self.tail.poll():
+            if self.last is not None and (seconds := live_seconds(self.last, report)):
+                found.append(seconds)
+            self.last = report
+        return found
+
+    def finish(self) -> None:
+        keep_last_document(self.path)
+
+
+def status_seconds(path: Path) -> LiveReader:
+    return StatusSeconds(path)
 
 
 def _last_start(fh: BinaryIO, size: int) -> int | None:

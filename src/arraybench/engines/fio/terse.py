@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import DIRECTIONS, DirStats, EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 
 _LINE_RE = re.compile(r"^(?:2;[^;\n]*;\d+;-?\d+;|[345];fio-[^;\n]*;[^;\n]*;\d+;-?\d+;)")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%=(\d+)$")
@@ -106,7 +106,7 @@ def _job(head: _Head, where: str) -> Measurement:
     width = _DIR_FIELDS[head.version]
     count = 2 if head.version == 3 else 3
     if len(head.fields) < width * count:
-        raise FioParseError(
+        raise OutputParseError(
             f"{where}: a terse v{head.version} line of job {head.name!r} has "
             f"{len(head.fields)} fields after its head, fewer than the {width * count} "
             "of its direction blocks",
@@ -123,8 +123,8 @@ def _job(head: _Head, where: str) -> Measurement:
     )  # fmt: skip
 
 
-def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]:
-    """One FioDocument per run found in terse lines (other lines are kept as messages).
+def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[EngineDocument]:
+    """One EngineDocument per run found in terse lines (other lines are kept as messages).
 
     A run ends where the groupid sequence goes back or the fio version changes: terse has
     no other mark of a new invocation (lines with one name and group are jobs of one run).
@@ -144,7 +144,7 @@ def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]
             head = _head(line)
             job = _job(head, f"{where}: line {lineno}")
         except (ValueError, IndexError) as exc:
-            raise FioParseError(f"{where}: line {lineno}: cannot read a terse field: {exc}",
+            raise OutputParseError(f"{where}: line {lineno}: cannot read a terse field: {exc}",
                                 _HINT) from exc  # fmt: skip
         if head.name == ALL_CLIENTS:  # fio --client: the sum of every group of every host
             # ends one client run: the hosts' lines since the last one (each host restarts
@@ -162,14 +162,14 @@ def parse_fio_terse(lines: Iterable[str], source: str = "") -> list[FioDocument]
         runs[-1][1].append(job)
         last = (head.fio, head.groupid)
     if not runs:
-        raise FioParseError(f"{where}: no fio terse lines found", _HINT)
+        raise OutputParseError(f"{where}: no fio terse lines found", _HINT)
     note = (
         "terse output: block size inferred from bytes per I/O; job count and job options "
         "are not in terse output"
     )
     return [
-        FioDocument(
-            fio_version=version,
+        EngineDocument(
+            engine_version=version,
             timestamp=None,
             timestamp_ms=None,
             global_options={},

@@ -14,8 +14,8 @@ from collections import Counter, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from arraybench.engines.fio.results import DIRECTIONS, DirStats, FioDocument, Measurement
-from arraybench.errors import FioParseError
+from arraybench.engines.measurement import DIRECTIONS, DirStats, EngineDocument, Measurement
+from arraybench.errors import OutputParseError
 
 ALL_CLIENTS = "All clients"
 NO_RESULTS = "no fio job results found"
@@ -75,16 +75,16 @@ def looks_like_fio_text(text: str) -> bool:
     return bool(_RESULT_SEARCH.search(text)) and bool(_DIR_SEARCH.search(text))
 
 
-def parse_fio_text(text: str, source: str = "") -> list[FioDocument]:
-    """One FioDocument per fio invocation (or status dump) found in ``text``, in order.
+def parse_fio_text(text: str, source: str = "") -> list[EngineDocument]:
+    """One EngineDocument per fio invocation (or status dump) found in ``text``, in order.
 
-    Raises FioParseError, naming ``source`` (and the line when one is at fault), when the
+    Raises OutputParseError, naming ``source`` (and the line when one is at fault), when the
     text holds no fio job results or a results line cannot be read.
     """
     return parse_fio_lines(text.splitlines(), source)
 
 
-def parse_fio_lines(lines: Iterable[str], source: str = "") -> list[FioDocument]:
+def parse_fio_lines(lines: Iterable[str], source: str = "") -> list[EngineDocument]:
     """``parse_fio_text`` over lines (e.g. an open file): memory grows with the results
     found, not with the size of the text."""
     where = source or "fio text output"
@@ -93,7 +93,7 @@ def parse_fio_lines(lines: Iterable[str], source: str = "") -> list[FioDocument]
         reader.feed(lineno, line.rstrip())
     docs = [doc.build() for doc in reader.finish() if doc.blocks]
     if not docs:
-        raise FioParseError(
+        raise OutputParseError(
             f"{where}: {NO_RESULTS} (a line such as "
             "'name: (groupid=0, jobs=1): err= 0: ...' followed by 'read: IOPS=...')",
             _HINT,
@@ -219,9 +219,9 @@ class _Block:
             if handler(line):
                 return
 
-    def _bad(self, lineno: int, line: str, what: str) -> FioParseError:
-        return FioParseError(f"{self.where}: line {lineno}: cannot read {what}: {line.strip()!r}",
-                             _HINT)  # fmt: skip
+    def _bad(self, lineno: int, line: str, what: str) -> OutputParseError:
+        where = f"{self.where}: line {lineno}"
+        return OutputParseError(f"{where}: cannot read {what}: {line.strip()!r}", _HINT)
 
     def _direction(self, lineno: int, line: str) -> None:
         new, old = _DIR3_RE.match(line), _DIR2_RE.match(line)
@@ -428,7 +428,7 @@ class _Doc:
         same_group = [o for (_, g), o in self.group_headers.items() if g == block.groupid]
         return (same_name or same_group or [{}])[0]
 
-    def build(self) -> FioDocument:
+    def build(self) -> EngineDocument:
         results, notes = [], []
         if self.unnamed_hosts:
             notes.append(
@@ -440,8 +440,8 @@ class _Doc:
             results.append(result)
             notes += [f"{b.label}: {n}" for n in block_notes]
         everyone = [r for r in results if r.name == ALL_CLIENTS]
-        return FioDocument(
-            fio_version=self.version,
+        return EngineDocument(
+            engine_version=self.version,
             timestamp=None,
             timestamp_ms=None,
             global_options={},

@@ -24,8 +24,8 @@ from arraybench.engines.fio.runner import POLL_S, ExitWaiter, FioProcess
 from arraybench.engines.mdtest import argv
 from arraybench.engines.mdtest.results import summary_document
 from arraybench.engines.mdtest.summary import MdtestSummary, failure_line, parse_mdtest
-from arraybench.engines.measurement import FioDocument
-from arraybench.errors import FioMissingError, FioParseError, FioRunError, PlanError
+from arraybench.engines.measurement import EngineDocument
+from arraybench.errors import FioMissingError, FioRunError, OutputParseError, PlanError
 from arraybench.plan.expand import Point
 from arraybench.plan.model import Plan, Precondition
 from arraybench.records import Sample
@@ -163,15 +163,18 @@ class MdtestEngine:
         try:
             with open(folder / OUTPUT, errors="replace") as lines:
                 return parse_mdtest(lines, str(folder / OUTPUT))[-1]
-        except (FioParseError, OSError) as exc:
-            why = exc.message if isinstance(exc, FioParseError) else str(exc)
+        except (OutputParseError, OSError) as exc:
+            why = exc.message if isinstance(exc, OutputParseError) else str(exc)
             raise FioRunError(f"point {label}: {why}", f"see {folder}") from None
 
-    def results(self, outcome: RunOutcome, label: str) -> FioDocument:
+    def results(self, outcome: RunOutcome, label: str) -> EngineDocument:
         return summary_document(self.summary(outcome.folder, label), outcome.elapsed_s)
 
     def samples(self, folder: Path) -> list[Sample]:
         return []  # mdtest prints no per-second figures
+
+    def live_reader(self, folder: Path) -> None:
+        return None  # nor live ones
 
     def check_path(self, path: str, where: str) -> None:
         argv.mdtest_arg(path, where, "@")

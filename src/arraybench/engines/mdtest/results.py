@@ -1,11 +1,11 @@
-"""An mdtest SUMMARY as fio's records (`FioDocument` of `Measurement`s): the point a run
+"""An mdtest SUMMARY as fio's records (`EngineDocument` of `Measurement`s): the point a run
 stores and the points `import` makes, from the same figures (no plan model imported: the
 importer's registry loads this at every start)."""
 
 from __future__ import annotations
 
 from arraybench.engines.mdtest.summary import MdtestSummary
-from arraybench.engines.measurement import DirStats, FioDocument, Measurement
+from arraybench.engines.measurement import DirStats, EngineDocument, Measurement
 
 _EMPTY = DirStats(0, 0, 0, 0.0, 0.0, None, None, None, "lat")
 
@@ -33,11 +33,11 @@ def op_measurement(summary: MdtestSummary, op: str, elapsed_s: float | None = No
 
 def summary_document(
     summary: MdtestSummary, elapsed_s: float | None = None, ops: tuple[str, ...] = ()
-) -> FioDocument:
+) -> EngineDocument:
     """A SUMMARY as one document: a job per operation (`ops`, else every non-zero row)."""
     names = ops or tuple(r.op for r in summary.rates if r.mean > 0)
     jobs = [op_measurement(summary, op, elapsed_s) for op in names if summary.rate(op)]
-    return FioDocument(fio_version=summary.version, timestamp=None, timestamp_ms=None,
+    return EngineDocument(engine_version=summary.version, timestamp=None, timestamp_ms=None,
                        global_options={"ioengine": "mdtest"}, jobs=jobs, all_clients=None,
                        disk_util=[], preamble="",
                        notes=(f"{summary.version}: SUMMARY rate of {summary.tasks} task(s) on "

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arraybench.errors import FioParseError
+from arraybench.errors import OutputParseError
 
 # mdtest's row labels -> the plan's operation names (tree rows: mdtest's own bookkeeping)
 OPS = {
@@ -79,9 +79,9 @@ def _number(text: str, where: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise FioParseError(f"{where}: {text!r} is not a number", _HINT) from None
+        raise OutputParseError(f"{where}: {text!r} is not a number", _HINT) from None
     if not math.isfinite(value) or value < 0:
-        raise FioParseError(f"{where}: {text!r} is not a rate", _HINT)
+        raise OutputParseError(f"{where}: {text!r} is not a rate", _HINT)
     return value
 
 
@@ -122,7 +122,7 @@ class _Reader:
     def close(self) -> None:
         if self.rows:
             if not self.tasks:
-                raise FioParseError(f"{self.source}: a SUMMARY without its 'N tasks, M files' "
+                raise OutputParseError(f"{self.source}: a SUMMARY without its 'N tasks, M files' "
                                     "line", _HINT)  # fmt: skip
             self.found.append(MdtestSummary(self.version, self.tasks, self.nodes, self.items,
                                             self.iterations, tuple(self.rows)))  # fmt: skip
@@ -130,13 +130,13 @@ class _Reader:
 
 
 def parse_mdtest(lines: Iterable[str], source: str = "mdtest output") -> list[MdtestSummary]:
-    """Every SUMMARY rate table of an mdtest output, in order; FioParseError when none."""
+    """Every SUMMARY rate table of an mdtest output, in order; OutputParseError when none."""
     reader = _Reader(source)
     for number, line in enumerate(lines, 1):
         reader.line(number, line.rstrip("\n"))
     reader.close()
     if not reader.found:
-        raise FioParseError(f"{source}: no 'SUMMARY rate' table (mdtest ended before its "
+        raise OutputParseError(f"{source}: no 'SUMMARY rate' table (mdtest ended before its "
                             "results?)", _HINT)  # fmt: skip
     return reader.found
 

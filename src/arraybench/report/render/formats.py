@@ -31,7 +31,7 @@ class OutputFormat:
 # every part of the model, in the model's order: a format renders these unless it says not
 EVERY_PART = (
     "title", "run_id", "scenario", "labels", "started", "finished", "status",
-    "arraybench_version", "fio_version", "host", "kernel", "targets", "latency_bound",
+    "arraybench_version", "engine_version", "host", "kernel", "targets", "latency_bound",
     "summary_columns", "summary", "sections", "points", "point_columns", "plan_yaml",
     "job_files", "job_series", "notes", "timelines", "tables", "overlays", "provenance",
     "verdicts", "distributions", "notes_box", "appendix", "figures", "chart_dir", "audience",

@@ -17,7 +17,7 @@ def section(model: ReportModel, run: RunInputs) -> None:
 def run_provenance(run: RunRecord, findings: list[Finding]) -> list[tuple[str, str]]:
     rows = [
         ("arraybench", run.arraybench_version),
-        ("fio", run.fio_version or "?"),
+        ("fio", run.engine_version or "?"),
         ("controller", f"{run.host}, Linux {run.kernel}"),
         ("started", run.started),
         ("finished", run.finished or "not finished"),

@@ -81,7 +81,7 @@ def new_model(
         finished=run.finished,
         status=_status(run, once),
         arraybench_version=run.arraybench_version,
-        fio_version=run.fio_version or "unknown",
+        engine_version=run.engine_version or "unknown",
         host=run.host,
         kernel=run.kernel,
         targets=run.targets,

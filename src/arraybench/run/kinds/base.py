@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arraybench.engines.base import Engine, RunSpec
-from arraybench.engines.measurement import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.plan.model import Plan
 from arraybench.point_identity import PointIdentity
 from arraybench.run.context import RunContext
@@ -74,14 +74,14 @@ class TestKind(Protocol):
         ...
 
     def finding(
-        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+        self, step: KindStep, ctx: RunContext, folder: Path, document: EngineDocument
     ) -> Mapping[str, object]: ...  # its kind's TypedDict (finding_kinds.py)
 
 
 def run_job(
     folder: Path, text: str, label: str, expected_s: float, engine: Engine,
     pins: Mapping[str, int] | None = None,
-) -> FioDocument:  # fmt: skip
+) -> EngineDocument:  # fmt: skip
     """Write the job file into a fresh point folder, run it, return the engine's results.
     `pins`: the targets' descriptors the engine opens instead of their paths
     (`TargetGuard.pinned`)."""
@@ -96,7 +96,7 @@ def run_job(
 
 def run_step(
     kind: TestKind, step: KindStep, ctx: RunContext, folder: Path
-) -> tuple[FioDocument, Mapping[str, object]]:
+) -> tuple[EngineDocument, Mapping[str, object]]:
     """One step end to end: job file, the engine's run, the finding. A kind that touches the
     targets has the engine open them through descriptors checked just before
     (`TargetGuard.pinned`)."""

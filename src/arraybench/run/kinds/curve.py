@@ -21,7 +21,7 @@ from arraybench.analysis.aggregate import point_metrics
 from arraybench.analysis.curves import CurvePoint
 from arraybench.analysis.headline import headline
 from arraybench.analysis.validity import flags_of, leaves_headline, rate_misses
-from arraybench.engines.measurement import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.errors import ArraybenchError
 from arraybench.finding_kinds import CURVE, VALIDITY, CurveFinding
 from arraybench.plan.expand import Point, expand, mix_label
@@ -132,7 +132,7 @@ class CurveKind:
         return ctx.engine.point_job(point, ctx.sizes, title=title)
 
     def finding(
-        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+        self, step: KindStep, ctx: RunContext, folder: Path, document: EngineDocument
     ) -> CurveFinding:
         point, record, top = self._target(step, ctx)
         test = ctx.plan.curve

@@ -17,7 +17,7 @@ from arraybench.analysis.interference import (
 )
 from arraybench.engines.fio.interference import InterferenceSpec, render_interference_jobfile
 from arraybench.engines.fio.interference import total_seconds as interference_seconds
-from arraybench.engines.measurement import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.errors import PlanError
 from arraybench.finding_kinds import (
     INTERFERENCE,
@@ -127,7 +127,7 @@ class InterferenceKind:
         return render_interference_jobfile(interference_spec(ctx.plan, ctx.plan.interference), size)
 
     def finding(
-        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+        self, step: KindStep, ctx: RunContext, folder: Path, document: EngineDocument
     ) -> InterferenceFinding:
         test = ctx.plan.interference
         assert test is not None

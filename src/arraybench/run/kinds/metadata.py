@@ -22,7 +22,7 @@ from arraybench.engines.fio.metadata import (
 from arraybench.engines.fio.runner import fio_binary, fio_version
 from arraybench.engines.mdtest.argv import MdtestSpec, ssh_config
 from arraybench.engines.mdtest.engine import MdtestEngine, on_mdtest
-from arraybench.engines.measurement import FioDocument
+from arraybench.engines.measurement import EngineDocument
 from arraybench.errors import ArraybenchError, FioMissingError
 from arraybench.finding_kinds import METADATA, MetadataFinding, MetadataRowData, fields_of
 from arraybench.plan.model import MetadataTest, Plan
@@ -188,7 +188,7 @@ class MetadataKind:
         return render_metadata_jobfile(spec)
 
     def finding(
-        self, step: KindStep, ctx: RunContext, folder: Path, document: FioDocument
+        self, step: KindStep, ctx: RunContext, folder: Path, document: EngineDocument
     ) -> MetadataFinding:
         meta = ctx.plan.metadata
         assert meta is not None

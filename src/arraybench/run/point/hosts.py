@@ -123,7 +123,7 @@ class HostsExecutor:
             ran.jobs,
             ran.samples,
             ran.elapsed_s,
-            ran.fio_version,
+            ran.engine_version,
             [HOSTS.new(ran.finding), *self._open_loop(ran)],
             host_samples=ran.host_samples,
             max_start_spread_ms=spread,

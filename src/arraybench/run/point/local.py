@@ -42,7 +42,7 @@ class LocalExecutor:
                                            live_iops=self.monitor.live_iops,
                                            end_on_stuck=point.timing.end_on_stuck_io)  # fmt: skip
         events = self.events.records if self.events else list
-        self.feed = LiveFeed(ctx.observer, point, folder, events=events)
+        self.feed = LiveFeed(ctx.observer, point, ctx.engine.live_reader(folder), events=events)
         self.ramp = 0.0  # the ramp already run as a warm-up phase
         self.outcome: RunOutcome | None = None
 
@@ -92,6 +92,6 @@ class LocalExecutor:
         samples = engine.samples(self.folder)
         kinds = self.ctx.target_kinds
         files = all(kinds.get(t.path) in ("file", "new-file") for t in self.point.targets)
-        return LoadResult(document.jobs, samples, self.outcome.elapsed_s, document.fio_version,
+        return LoadResult(document.jobs, samples, self.outcome.elapsed_s, document.engine_version,
                           monitor=self.monitor.view(samples), cpus=os.cpu_count(),
                           file_target=files)  # fmt: skip

@@ -178,7 +178,7 @@ def _metadata(model: ReportModel) -> str:
         ("Started", _e(model.started)),
         ("Finished", _e(finished)),
         ("arraybench", _e(model.arraybench_version)),
-        ("fio", _e(model.fio_version)),
+        ("fio", _e(model.engine_version)),
         ("Host", _e(model.host)),
         ("Kernel", _e(model.kernel)),
         ("Latency bound", _e(model.latency_bound)),

@@ -85,7 +85,7 @@ def _metadata(model: ReportModel) -> str:
         ("Started", escape(model.started)),
         ("Finished", escape(finished)),
         ("arraybench", escape(model.arraybench_version)),
-        ("fio", escape(model.fio_version)),
+        ("fio", escape(model.engine_version)),
         ("Host", escape(model.host)),
         ("Kernel", escape(model.kernel)),
         ("Latency bound", escape(model.latency_bound)),
@@ -279,7 +279,7 @@ def _provenance(model: ReportModel) -> str:
     rows = [[escape(k), escape(v)] for k, v in model.provenance]
     versions = [
         ("arraybench", model.arraybench_version),
-        ("fio", model.fio_version),
+        ("fio", model.engine_version),
         ("host", model.host),
         ("kernel", model.kernel),
     ]

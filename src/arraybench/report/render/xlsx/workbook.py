@@ -66,7 +66,7 @@ def _metadata(model: ReportModel) -> list[tuple[str, str]]:
         ("Started", model.started),
         ("Finished", model.finished or "–"),
         ("arraybench", model.arraybench_version),
-        ("fio", model.fio_version),
+        ("fio", model.engine_version),
         ("Host", model.host),
         ("Kernel", model.kernel),
         ("Latency bound", model.latency_bound),
@@ -261,7 +261,7 @@ def _provenance_sheet(ws: Worksheet, model: ReportModel) -> None:
     row += 1
     for key, value in (
         ("arraybench", model.arraybench_version),
-        ("fio", model.fio_version),
+        ("fio", model.engine_version),
         ("host", model.host),
         ("kernel", model.kernel),
     ):
