@@ -473,8 +473,10 @@ def measured(commands: list[tuple[str, list[str], Path, Path | None]], args: arg
         ok = m.returncode == 0 and m.seconds < target.seconds and m.rss_bytes < target.rss
         if m.label.startswith("report"):
             ok = ok and m.output_bytes < target.html
-        ok_all &= ok
+        # a smoke run checks that it all works, not how fast: a busy machine is no failure
+        ok_all &= ok or (args.smoke and m.returncode == 0)
         verdict = "ok" if ok else (f"FAILED (exit {m.returncode})" if m.returncode else "OVER")
+        verdict += " (not judged: --smoke)" if args.smoke and m.returncode == 0 and not ok else ""
         print(f"{m.label:20s} {m.seconds:8.2f}s {_mib(m.rss_bytes):>10s} "
               f"{_mb(m.output_bytes):>10s}  {verdict}")  # fmt: skip
     print(f"targets: wall < {target.seconds:g} s, peak RSS < {_mib(target.rss)}, "

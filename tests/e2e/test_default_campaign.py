@@ -63,6 +63,21 @@ TABLES = [
     "R/W #/# | # IOPS @ # T | # KiB random backend, libaio qd# x # worker(s) | # T | # KiB "
     "random backend, libaio qd# x # worker(s)",
 ]
+# On a busy machine 4 workers may run no faster than 1: the optimal point is then the maximum
+# and the minimum latency at once, said once (report/build.py `_one_point_texts`)
+ONE_POINT = {
+    2: " | also the maximum and the minimum latency",
+    3: (" | within the bound (# T mean)", " | none ≤ # T mean"),
+}
+
+
+def same_tables(shown: list[str]) -> bool:
+    """TABLES, or TABLES with the one-point cell where the lowest level is also the best."""
+    if shown == TABLES:
+        return True
+    if len(shown) != len(TABLES) or shown[2] != ONE_POINT[2] or shown[3] not in ONE_POINT[3]:
+        return False
+    return shown[:2] + shown[4:] == TABLES[:2] + TABLES[4:]
 
 
 def _tables(out: str) -> list[str]:
@@ -95,7 +110,7 @@ def test_part_of_the_default_campaign_equals_fio(tmp_path: Path, each_fio: str):
     done = main_cli("run", "--scale", "0.2", "--only", "rand-8k-rw70", "--set",
                     "load.workers=[1, 4]", "--results", str(results), cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert _tables(done.stdout) == TABLES
+    assert same_tables(_tables(done.stdout)), _tables(done.stdout)
     version = subprocess.run([each_fio, "--version"], capture_output=True, text=True).stdout
     assert "R/W 70/30" in done.stdout and version.strip() in Path(
         done.stdout.split("HTML report:")[1].strip()).read_text()  # fmt: skip

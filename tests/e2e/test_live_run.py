@@ -90,6 +90,9 @@ def within_one_sample(value: float, t: int, stored: dict[int, float]) -> bool:
     return bool(near) and min(near) * 0.9 <= value <= max(near) * 1.1
 
 
+# each live second within 10 % of the stored one: at load 11 (CI's parallel phase) one read
+# 6.6 IOPS against 750 stored (fio's status report starved of CPU), alone it holds
+@pytest.mark.serial
 def test_metrics_while_a_point_runs_match_the_stored_seconds(tmp_path: Path) -> None:
     plan = rated_plan(tmp_path)
     scraped: dict[int, float] = {}
