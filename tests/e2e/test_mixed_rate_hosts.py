@@ -35,7 +35,7 @@ def _plan(tmp_path: Path, hosts: TestHosts) -> Path:
         f"host_sets: [[{', '.join(h.name for h in hosts.hosts)}]]\n"
         # the hosts' scratch files, written: no SSH to examine them (files, not devices)
         f"allow_destroy: [{', '.join(f't-{h.name}.dat' for h in hosts.hosts)}]\n"
-        "timing: {ramp: 1s, duration: 4s}\n"
+        "timing: {ramp: 1s, duration: 3s}\n"
         f"load: {{workers: [{WORKERS}], iodepth: [1]}}\n"
         "workloads:\n"
         "  - {name: rw70, pattern: random, bs: 4k, read: 70, ioengine: psync,"

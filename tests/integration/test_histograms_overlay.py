@@ -190,7 +190,7 @@ def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     both = [t for t in tips if "r0: " in t and "r1: " in t]
     assert both and all(re.match(r'\[?"?t = -?\d+ s', t) for t in tips)
     # a run without events cannot be aligned at one: one located line, exit 2
-    _ladder(tmp_path, results, "plain", 1)
+    _ladder(tmp_path, results, "plain", 1, levels="[1]")  # one point: no event to align at
     runs = sorted(r.id for r, _ in Store(results, create=False).list_runs())
     done = main_cli("compare", f"{runs[0]}:x", f"{runs[2]}:y", "--results", str(results),
                     "-o", str(tmp_path / "bad.html"), "--align", "event")  # fmt: skip

@@ -14,7 +14,7 @@ from arraybench import cli
 from arraybench.finding_kinds import OPEN_LOOP
 from arraybench.report.sections.headlines import stored_headlines
 from arraybench.store.db import Store
-from tests.conftest import main_cli, needs_fio, run_cli
+from tests.conftest import main_cli, needs_fio
 
 pytestmark = [needs_fio, pytest.mark.serial]  # rates judged: alone on the CPUs
 
@@ -47,7 +47,7 @@ def test_a_workload_runs_at_half_the_first_ones_optimal_point(tmp_path: Path) ->
     assert optimal is not None
     knee_iops = {p.key: p.metric("total", "iops") for p in points}[optimal.key]
     assert knee_iops
-    shown = run_cli("show", "latest", "--results", str(results), "--format", "json")
+    shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
     assert shown.returncode == 0, shown.stderr
     by_key = {p["key"]: p for p in json.loads(shown.stdout)["points"]}
     [point] = [p for k, p in by_key.items() if k.startswith("half/")]
@@ -112,7 +112,7 @@ def test_a_named_runs_knee_gives_the_rate_and_a_series_it_lacks_is_refused(
              f"     rate_of: {{run: {first.id}, share: 70}}}}\n")  # fmt: skip
     plan = _plan(tmp_path, again)
     assert cli.main(["run", str(plan), "--results", str(results)]) == 0
-    shown = run_cli("show", "latest", "--results", str(results), "--format", "json")
+    shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
     [point] = json.loads(shown.stdout)["points"]
     ol = point["open_loop"]
     assert ol["intended_iops"] == pytest.approx(0.7 * knee_iops, abs=1)
@@ -138,7 +138,7 @@ def test_a_later_scenario_runs_at_a_share_of_the_first_scenarios_knee(tmp_path: 
     points = store.points(run.id)
     optimal = stored_headlines(run, points, store.findings(run.id))["base · rr"].optimal
     assert optimal is not None
-    shown = run_cli("show", "latest", "--results", str(results), "--format", "json")
+    shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
     by_key = {p["key"]: p for p in json.loads(shown.stdout)["points"]}
     for scenario in ("base", "degraded"):  # both at the baseline's knee, not their own
         ol = by_key[f"{scenario}/failover/w1-qd8"]["open_loop"]

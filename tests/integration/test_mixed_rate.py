@@ -21,7 +21,7 @@ pytestmark = [needs_fio, pytest.mark.serial]  # judges rates
 
 PLAN = """name: mixed-rate
 targets: [{{path: {target}, size: 16m}}]
-timing: {{ramp: 1s, duration: 4s}}
+timing: {{ramp: 1s, duration: 3s}}
 load: {{workers: [2], iodepth: [1]}}
 ioengine: psync
 {extra}workloads:

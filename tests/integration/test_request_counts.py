@@ -6,10 +6,12 @@ merges are a remark too."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,20 +40,35 @@ workloads:
 """
 
 
-@pytest.fixture
-def loop(tmp_path: Path) -> Iterator[str]:
+@contextlib.contextmanager
+def _split_loop(backing: Path) -> Iterator[str]:
     """A 256 MiB loop device whose requests the block layer cuts at 64 KiB."""
-    with attached(sparse_file(tmp_path / "b.img", 256 << 20), "--direct-io=on") as dev:
+    with attached(sparse_file(backing, 256 << 20), "--direct-io=on") as dev:
         Path(f"/sys/block/{Path(dev).name}/queue/max_sectors_kb").write_text("64")
         yield dev
 
 
-def _run(tmp_path: Path, dev: str, name: str) -> tuple[Store, str, list[dict[str, Any]]]:
+@pytest.fixture
+def loop(tmp_path: Path) -> Iterator[str]:
+    with _split_loop(tmp_path / "b.img") as dev:
+        yield dev
+
+
+@pytest.fixture
+def other_loop(tmp_path: Path) -> Iterator[str]:
+    """A second such device: the kernel counts each device's requests on their own."""
+    with _split_loop(tmp_path / "o.img") as dev:
+        yield dev
+
+
+def _plan(tmp_path: Path, dev: str, name: str) -> list[str]:
     plan = tmp_path / f"{name}.yaml"
     plan.write_text(PLAN.format(dev=dev))
+    return ["run", str(plan), "--allow-destroy", dev, "--results", str(tmp_path / name)]
+
+
+def _read_back(tmp_path: Path, name: str) -> tuple[Store, str, list[dict[str, Any]]]:
     results = tmp_path / name
-    done = main_cli("run", str(plan), "--allow-destroy", dev, "--results", str(results))
-    assert done.returncode == 0, done.stderr
     shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
     store = Store(results, create=False)
     ((run, _),) = store.list_runs()
@@ -70,8 +87,28 @@ def _writer(dev: str, stop: threading.Event) -> None:
         os.close(fd)
 
 
-def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str) -> None:
-    store, run_id, points = _run(tmp_path, loop, "split")
+def test_split_io_is_a_remark_and_other_io_is_left_out(
+    tmp_path: Path, loop: str, other_loop: str
+) -> None:
+    # both runs at once, each on its own device (the kernel's counts are per device): the
+    # same reads alone on `loop`, and beside another writer on `other_loop` in a child
+    # process (one process runs one campaign)
+    stop = threading.Event()
+    writer = threading.Thread(target=_writer, args=(other_loop, stop), daemon=True)
+    writer.start()
+    try:
+        argv = [sys.executable, "-m", "arraybench", *_plan(tmp_path, other_loop, "shared")]
+        shared = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            done = main_cli(*_plan(tmp_path, loop, "split"))
+        finally:
+            _, shared_err = shared.communicate(timeout=120)
+    finally:
+        stop.set()
+        writer.join(timeout=10)
+    assert done.returncode == 0, done.stderr
+    assert shared.returncode == 0, shared_err
+    store, run_id, points = _read_back(tmp_path, "split")
     for p in points:  # the same bytes, 16 x the requests: a remark, never a reason to leave
         kinds = [f["kind"] for f in p["flags"]]
         assert "split-io" in kinds and "fio-kernel" not in kinds, p["flags"]
@@ -88,14 +125,7 @@ def test_split_io_is_a_remark_and_other_io_is_left_out(tmp_path: Path, loop: str
     assert "† remark: " in render_markdown(model) and not any(panel.flagged)
     assert any("kept with a remark" in line for line in model.notes_box), model.notes_box
 
-    stop = threading.Event()
-    writer = threading.Thread(target=_writer, args=(loop, stop), daemon=True)
-    writer.start()
-    try:
-        store, run_id, points = _run(tmp_path, loop, "shared")
-    finally:
-        stop.set()
-        writer.join(timeout=10)
+    store, run_id, points = _read_back(tmp_path, "shared")
     for p in points:  # other bytes on the device: a real disagreement, out of the headline
         kinds = [f["kind"] for f in p["flags"]]
         assert "fio-kernel" in kinds and leaves_headline(kinds), p["flags"]
