@@ -114,9 +114,10 @@ def test_without_an_event_the_figures_agree_with_fios(tmp_path: Path) -> None:
     corrected, fio = ol["corrected_latency_us"], ol["fio_latency_us"]
     # nothing stalled: late only by fio's own issue jitter on this busy 2-CPU machine (up to
     # 4.4 ms at p99 seen while fio's p99 was 144 µs) and the method's resolution (a row of
-    # 100 ms, its I/Os placed evenly): within 1 ms at the median, 10 ms at p99, where a 3 s
-    # stall puts p99 near 3 s
-    assert corrected["p50"] <= fio["p50"] + 1000, ol
+    # 100 ms, its I/Os placed evenly): within 2.5 ms at the median (1.05 ms seen at load 13
+    # on CI's machine; a schedule's origin off by a row would be 50 ms and more), 10 ms at
+    # p99, where a 3 s stall puts p99 near 3 s
+    assert corrected["p50"] <= fio["p50"] + 2500, ol
     assert corrected["p99"] <= fio["p99"] + 10_000, ol
     assert corrected["max"] <= fio["max"] + 20_000, ol
 
