@@ -33,7 +33,8 @@ def test_hus_group3_maxima_against_1_2_4_servers(tmp_path: Path) -> None:
                   "--set", "targets=[{path: t.dat, size: 16m}]",  # in each server's folder
                   "--set", f"hosts=[{declared}]",
                   "--set", "host_sets=[[s1], [s1, s2], [s1, s2, s3, s4]]"]  # fmt: skip
-        small = ["--scale", "0.02", "--set", "load.workers=[1, 2]"]
+        # the 4 servers are on this machine: a 1 s lead lines them up (3 s by default, per point)
+        small = ["--scale", "0.02", "--set", "load.workers=[1, 2]", "--set", "start_lead=1s"]
         checked = main_cli("plan", "check", "hus-fmd", *recipe, *small)
         assert checked.returncode == 0, checked.stderr
         for n in (1, 2, 4):

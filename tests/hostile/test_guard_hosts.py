@@ -53,6 +53,7 @@ def _plan(tmp_path: Path, hosts: TestHosts, target: str, extra: str = "") -> Pat
         f"hosts:\n  - {{name: {h.name}, address: {h.address}, port: {h.port},"
         f" targets: [{{path: '{target}', size: 8m}}]}}\n"
         "timing: {ramp: 0s, duration: 1s}\n"
+        "start_lead: 1s\n"  # one host: no start to line up (3 s by default)
         "load: {workers: [1], iodepth: [1]}\n"
         f"{extra}"
         "workloads:\n"
@@ -133,6 +134,7 @@ def _ssh_plan(tmp_path: Path, hosts: TestHosts, target: str) -> Path:
         f"     ssh: {{user: root, key: {keys / 'idkey'}, known_hosts: {keys / 'known_hosts'}}},\n"
         f"     targets: [{{path: '{target}', size: 8m}}]}}\n"
         "timing: {ramp: 0s, duration: 1s}\n"
+        "start_lead: 1s\n"  # one host: no start to line up (3 s by default)
         "load: {workers: [1], iodepth: [1]}\n"
         "workloads:\n"
         "  - {name: w, pattern: random, bs: 4k, read: 0, ioengine: psync, rate_iops: 200}\n"

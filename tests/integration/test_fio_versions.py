@@ -194,6 +194,7 @@ def _hosts_plan(tmp_path: Path, hosts: TestHosts) -> Path:
     path.write_text(
         f"name: hosts342\nhosts:\n{declared}"
         "timing: {ramp: 0s, duration: 2s}\n"
+        "start_lead: 1s\n"  # as the other namespace-host tests (3 s by default)
         "load: {workers: [1], iodepth: [1]}\n"
         "workloads:\n  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: psync}\n"
     )

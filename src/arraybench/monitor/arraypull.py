@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from arraybench.monitor.arrayside import ArraySample, parse_time
+from arraybench.system.procs import living_in_group
 
 FIELD_OF_QUERY = {"iops": "iops", "mbps": "mbps", "latency_us": "latency_us", "cpu": "cpu_pct",
                   "reduction": "reduction_ratio"}  # fmt: skip
@@ -323,4 +324,6 @@ def _group_alive(proc: subprocess.Popen[bytes]) -> bool:
         os.killpg(proc.pid, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    return True
+    # zombies count for killpg: members left only as zombies (orphans not yet reaped by
+    # init) are an ended group, not STOP_WAIT_S more of waiting before SIGKILL
+    return bool(living_in_group(proc.pid))

@@ -54,6 +54,18 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[end + 2 :].split() if end >= 0 else None
 
 
+def living_in_group(pgid: int) -> list[int]:
+    """The processes of process group `pgid` that are not zombies: a killed child whose parent
+    had already ended stays in its group as a zombie until init reaps it, which some inits
+    (a VM's) do only every second or two."""
+    found = []
+    for pid in numeric_dirs(PROC):
+        fields = _stat_fields(pid)
+        if fields is not None and len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            found.append(pid)
+    return found
+
+
 def parent_of(pid: int) -> int | None:
     """The parent pid of a process; None when it is gone."""
     fields = _stat_fields(pid)
