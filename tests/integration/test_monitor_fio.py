@@ -119,11 +119,16 @@ def test_no_flag_on_direct_io_to_a_loop_device(plain_loopdev: str, tmp_path: Pat
     name = Path(plain_loopdev).name
     logs = tmp_path / "x"
     _, samples, _ = _sampled_fio(name, plain_loopdev, logs, 6, *DIRECT)
-    result = compare_point(*_fio_per_second(logs), *kernel_series(samples, [name]), [name])
+    fio_iops, fio_mbps = _fio_per_second(logs)
+    kernel_iops, kernel_mbps = kernel_series(samples, [name])
+    result = compare_point(fio_iops, fio_mbps, kernel_iops, kernel_mbps, [name])
     assert len(result.seconds) >= 2
     assert result.flags == [], result
     assert result.kernel_iops is not None and result.fio_iops
-    assert result.kernel_iops / result.fio_iops == pytest.approx(1.0, abs=0.10)
+    # second by second, as the check judges a gap: fio's windows and the kernel's seconds are
+    # phase-shifted, so one swinging second moved the means 10.7 % apart in a CI run
+    ratios = sorted(kernel_iops[t] / fio_iops[t] for t in result.seconds if fio_iops[t])
+    assert ratios[len(ratios) // 2] == pytest.approx(1.0, abs=0.10), ratios
 
 
 def test_buffered_reads_of_a_cached_file_are_flagged(tmp_path: Path) -> None:
