@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from arraybench.store.db import DB_NAME
+from tests.bundles import SHOW_VIEWS, assert_reads_the_same, without_folder
 from tests.conftest import main_cli, small_plan
 from tests.fake_engine import PLAN_LINES, registered
 
@@ -54,12 +55,6 @@ def _rewritten(src: Path, dst: Path, change: Mapping[str, bytes | None]) -> Path
     return dst
 
 
-def _same(results: Path, text: str) -> str:
-    """Output with the results folder's own name taken out (the one thing that differs)."""
-    escaped = str(results).replace("_", "\\_")  # as Markdown writes it
-    return text.replace(str(results), "RESULTS").replace(escaped, "RESULTS")
-
-
 def test_an_imported_bundle_shows_and_reports_the_same_figures(
     made: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -71,17 +66,8 @@ def test_an_imported_bundle_shows_and_reports_the_same_figures(
     imported = main_cli("import", str(bundle), "--results", str(other))
     assert imported.returncode == 0, imported.stderr
     assert "imported run" in imported.stdout and "4 point(s)" in imported.stdout
-    for args in (["show", "latest", "--format", "csv"], ["show", "latest", "--format", "json"],
-                 ["compare", "latest"]):  # fmt: skip
-        there = main_cli(*args, "--results", str(results))
-        here = main_cli(*args, "--results", str(other))
-        assert here.returncode == there.returncode == 0, here.stderr
-        assert _same(other, here.stdout) == _same(results, there.stdout), args
-    for name, folder in (("a.md", results), ("b.md", other)):
-        done = main_cli("report", "latest", "--results", str(folder), "-o", str(tmp_path / name))
-        assert done.returncode == 0, done.stderr
-    a, b = ((tmp_path / n).read_text() for n in ("a.md", "b.md"))
-    assert "rand-8k-rw70" in a and _same(other, b) == _same(results, a)
+    a, _ = assert_reads_the_same(results, other, tmp_path, (*SHOW_VIEWS, ["compare", "latest"]))
+    assert "rand-8k-rw70" in a
     # the engine's raw output came along, byte for byte
     raw = RUN_FILE.removeprefix("run/")
     (run,) = (results / "runs").iterdir()
@@ -120,7 +106,7 @@ def test_a_bundle_made_before_the_version_column_was_renamed_imports_the_same(
     there = main_cli("show", "latest", "--format", "json", "--results", str(results))
     here = main_cli("show", "latest", "--format", "json", "--results", str(tmp_path / "r"))
     assert json.loads(here.stdout)["run"]["engine_version"] == "fake-1.0", here.stderr
-    assert _same(tmp_path / "r", here.stdout) == _same(results, there.stdout)
+    assert without_folder(tmp_path / "r", here.stdout) == without_folder(results, there.stdout)
 
 
 def test_a_bundle_holds_the_plan_rows_findings_provenance_and_manifest(
