@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from arraybench import cli
+from arraybench.analysis.curves import CurvePoint
 from arraybench.finding_kinds import OPEN_LOOP
+from arraybench.records import PointRecord, RunRecord
 from arraybench.report.sections.headlines import stored_headlines
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
@@ -33,18 +35,24 @@ def _plan(tmp_path: Path, workloads: str) -> Path:
     return plan
 
 
+def _only_run_knee(results: Path, series: str) -> tuple[RunRecord, list[PointRecord], CurvePoint]:
+    """The one run in `results`, its points, and `series`' optimal point as the report gives
+    it (the knee a `rate_of` share is taken of)."""
+    store = Store(results, create=False)
+    ((run, _),) = store.list_runs()
+    points = store.points(run.id)
+    optimal = stored_headlines(run, points, store.findings(run.id))[series].optimal
+    assert optimal is not None
+    return run, points, optimal
+
+
 def test_a_workload_runs_at_half_the_first_ones_optimal_point(tmp_path: Path) -> None:
     half = ("  - {name: half, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
             "     load: {workers: [2], iodepth: [8]},\n"
             "     rate_of: {workload: rr, share: 50}}\n")  # fmt: skip
     results = tmp_path / "res"
     assert cli.main(["run", str(_plan(tmp_path, RR + half)), "--results", str(results)]) == 0
-    store = Store(results, create=False)
-    ((run, _),) = store.list_runs()
-    points = store.points(run.id)
-    # the knee: the report's optimal point of rr's series, over its stored points
-    optimal = stored_headlines(run, points, store.findings(run.id))["rr"].optimal
-    assert optimal is not None
+    run, points, optimal = _only_run_knee(results, "rr")
     knee_iops = {p.key: p.metric("total", "iops") for p in points}[optimal.key]
     assert knee_iops
     shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
@@ -101,11 +109,8 @@ def test_a_named_runs_knee_gives_the_rate_and_a_series_it_lacks_is_refused(
 ) -> None:
     results = tmp_path / "res"
     assert cli.main(["run", str(_plan(tmp_path, RR)), "--results", str(results)]) == 0
-    store = Store(results, create=False)
-    ((first, _),) = store.list_runs()
-    optimal = stored_headlines(first, store.points(first.id), store.findings(first.id))["rr"]
-    assert optimal.optimal is not None
-    knee_iops = optimal.optimal.throughput
+    first, _, optimal = _only_run_knee(results, "rr")
+    knee_iops = optimal.throughput
     # the same workload's own series in the named run: no `workload` needed
     again = ("  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: libaio,\n"
              "     load: {workers: [1], iodepth: [8]},\n"
@@ -116,7 +121,7 @@ def test_a_named_runs_knee_gives_the_rate_and_a_series_it_lacks_is_refused(
     [point] = json.loads(shown.stdout)["points"]
     ol = point["open_loop"]
     assert ol["intended_iops"] == pytest.approx(0.7 * knee_iops, abs=1)
-    assert ol["knee"]["run"] == first.id and ol["knee"]["key"] == optimal.optimal.key
+    assert ol["knee"]["run"] == first.id and ol["knee"]["key"] == optimal.key
     lacking = again.replace("rate_of: {", "rate_of: {workload: other, ")
     done = main_cli("run", str(_plan(tmp_path, lacking)), "--results", str(results))
     assert done.returncode == 2 and "Traceback" not in done.stderr
@@ -133,11 +138,7 @@ def test_a_later_scenario_runs_at_a_share_of_the_first_scenarios_knee(tmp_path: 
                 "  - {name: degraded, before: [{prompt: pull}]}\n")  # fmt: skip
     results = tmp_path / "res"
     assert cli.main(["run", str(_plan(tmp_path, RR + failover)), "--results", str(results)]) == 0
-    store = Store(results, create=False)
-    ((run, _),) = store.list_runs()
-    points = store.points(run.id)
-    optimal = stored_headlines(run, points, store.findings(run.id))["base · rr"].optimal
-    assert optimal is not None
+    _, _, optimal = _only_run_knee(results, "base · rr")
     shown = main_cli("show", "latest", "--results", str(results), "--format", "json")
     by_key = {p["key"]: p for p in json.loads(shown.stdout)["points"]}
     for scenario in ("base", "degraded"):  # both at the baseline's knee, not their own
