@@ -81,7 +81,7 @@ def test_a_clean_run_reports_no_problem_and_failed_commands_do_not_stop_the_load
 
 
 @pytest.mark.root
-@pytest.mark.serial  # recovery within 3 s
+@pytest.mark.paced  # recovery within 3 s
 @pytest.mark.skipif(os.geteuid() != 0, reason="loop devices and cgroups need root")
 def test_a_throttle_shows_a_dip_and_a_recovery(tmp_path: Path):
     backing = tmp_path / "loop.img"

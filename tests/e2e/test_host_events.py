@@ -209,7 +209,7 @@ def _events_finding(results: Path) -> dict:
     return json.loads(data)
 
 
-@pytest.mark.serial  # a recovery within the plan's 5 % band in the seconds left: timing
+@pytest.mark.paced  # a recovery within the plan's 5 % band in the seconds left: timing
 def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
     lab: Lab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

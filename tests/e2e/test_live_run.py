@@ -92,7 +92,7 @@ def within_one_sample(value: float, t: int, stored: dict[int, float]) -> bool:
 
 # each live second within 10 % of the stored one: at load 11 (CI's parallel phase) one read
 # 6.6 IOPS against 750 stored (fio's status report starved of CPU), alone it holds
-@pytest.mark.serial
+@pytest.mark.paced
 def test_metrics_while_a_point_runs_match_the_stored_seconds(tmp_path: Path) -> None:
     plan = rated_plan(tmp_path)
     scraped: dict[int, float] = {}
@@ -122,7 +122,7 @@ def test_metrics_while_a_point_runs_match_the_stored_seconds(tmp_path: Path) -> 
 
 
 @pytest.mark.skipif(shutil.which("prometheus") is None, reason="prometheus is not installed")
-@pytest.mark.serial  # a scrape every second: under the parallel phase's load it missed 5 of 11
+@pytest.mark.paced  # a scrape every second: under the parallel phase's load it missed 5 of 11
 def test_prometheus_scraping_a_run_has_the_stored_series(tmp_path: Path) -> None:
     targets = tmp_path / "targets.json"
     targets.write_text("[]")

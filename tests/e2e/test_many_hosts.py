@@ -16,7 +16,7 @@ from tests.netns import TestHosts, needs_netns, running_hosts
 pytestmark = [
     needs_fio,
     pytest.mark.slow,
-    pytest.mark.serial,  # rate-limited IOPS per host, start gates within ms
+    pytest.mark.paced,  # rate-limited IOPS per host, start gates within ms
     *needs_netns,
 ]
 

@@ -15,7 +15,7 @@ from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.netns import TestHosts, needs_netns, running_hosts
 
-pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.serial, *needs_netns]  # judges rates
+pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.paced, *needs_netns]  # judges rates
 
 RATE = 500  # IOPS a worker, both directions: low enough to hold on a busy machine
 WORKERS = 2

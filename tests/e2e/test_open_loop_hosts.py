@@ -15,7 +15,7 @@ from tests.conftest import main_cli
 from tests.e2e.test_host_events import Lab, _plan, lab  # noqa: F401  (the module's hosts)
 from tests.e2e.test_host_events import pytestmark as host_marks
 
-pytestmark = [*host_marks, pytest.mark.serial, pytest.mark.slow]
+pytestmark = [*host_marks, pytest.mark.paced, pytest.mark.slow]
 STALL_S = 3.0
 RATE = 1000  # each host's (the plan's rate_iops, one worker)
 

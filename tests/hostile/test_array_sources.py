@@ -95,7 +95,7 @@ def drip(text: bytes, every: float) -> Callable[[socket.socket, bytes], None]:
 OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 
 
-@pytest.mark.serial  # judges how soon a dripping answer is cut
+@pytest.mark.paced  # judges how soon a dripping answer is cut
 @pytest.mark.parametrize("name,answer", [
     ("head dripped", drip(OK_HEAD + b"Content-Length: 100\r\n\r\n", 0.1)),
     ("body dripped", lambda s, _: (s.sendall(OK_HEAD + b"Content-Length: 50000\r\n\r\n"),

@@ -92,7 +92,7 @@ def scrape(server: LiveServer, host: str = "127.0.0.1") -> int:
     return _status(_ask(server, f"GET /metrics HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()))
 
 
-@pytest.mark.serial  # judges how soon a scrape is answered while 40 clients drip
+@pytest.mark.paced  # judges how soon a scrape is answered while 40 clients drip
 def test_dripping_clients_lock_nobody_out(server: LiveServer) -> None:
     stop = threading.Event()
     closed: list[float] = []
@@ -123,7 +123,7 @@ def test_dripping_clients_lock_nobody_out(server: LiveServer) -> None:
     assert len(closed) == 40 and max(closed) < 4.0, closed
 
 
-@pytest.mark.serial  # judges when stuck answers are ended and the slots come back
+@pytest.mark.paced  # judges when stuck answers are ended and the slots come back
 def test_clients_that_never_read_hold_no_slot_past_the_request_time(
     server: LiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -213,7 +213,7 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-@pytest.mark.serial  # judges the server's CPU time while its descriptors run out
+@pytest.mark.paced  # judges the server's CPU time while its descriptors run out
 def test_out_of_file_descriptors_neither_spins_nor_locks_out() -> None:
     """More idle connections than the process may open: the oldest are closed to make room
     (no loop spinning on a listening socket it cannot accept from), a scrape gets in."""

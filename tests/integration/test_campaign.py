@@ -117,7 +117,7 @@ def test_sequential_workers_get_their_own_stripes(tmp_path: Path):
     assert point.metric("write", "ios") > 0
 
 
-@pytest.mark.serial  # steady within 10 % in time to end early
+@pytest.mark.paced  # steady within 10 % in time to end early
 @needs_fio
 def test_steady_stop_ends_a_point_early_and_is_recorded(tmp_path: Path):
     plan = resolve(str(small_plan(tmp_path, workers="[1]", workloads=(

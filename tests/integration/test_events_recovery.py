@@ -25,7 +25,7 @@ from tests.conftest import needs_fio
 from tests.loopdev import attached, sparse_file
 
 pytestmark = [
-    pytest.mark.serial,  # judges a recovery against the baseline's own noise: alone on the CPUs
+    pytest.mark.paced,  # judges a recovery against the baseline's own noise
     needs_fio,
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="loop devices and cgroups need root"),

@@ -169,7 +169,7 @@ def test_compare_overlays_runs_per_second_aligned_at_start(tmp_path: Path) -> No
 
 
 @needs_fio  # fio's json+ bins and its events
-@pytest.mark.serial  # seconds on both sides of an event at 2-3 s: timing
+@pytest.mark.paced  # seconds on both sides of an event at 2-3 s: timing
 def test_compare_overlay_aligned_at_an_event(tmp_path: Path) -> None:
     results = tmp_path / "res"
     # events at 2 s and 3 s of 5: whole seconds before and after each, however the first

@@ -55,7 +55,7 @@ from tests.netns import (
 IS_ROOT = os.geteuid() == 0
 NETNS_MARKS = (
     pytest.mark.slow,
-    pytest.mark.serial,  # clock uncertainty and start spreads in ms, watchdog times
+    pytest.mark.paced,  # clock uncertainty and start spreads in ms, watchdog times
     pytest.mark.root,
     needs_fio,
     pytest.mark.skipif(not IS_ROOT, reason="network namespaces need root"),

@@ -235,7 +235,7 @@ def _first_log_ms(folder: Path, prefix: str) -> int:
 
 @needs_fio
 @pytest.mark.slow
-@pytest.mark.serial  # rates within 10 %: one shared run
+@pytest.mark.paced  # rates within 10 %: one shared run
 def test_fio_runs_every_section_at_once(fio_run: Run):
     jobs = fio_run.doc.jobs
     assert [j.name for j in jobs] == ["base", "base", "bg1", "bg2"]
@@ -252,7 +252,7 @@ def test_fio_runs_every_section_at_once(fio_run: Run):
 
 @needs_fio
 @pytest.mark.slow
-@pytest.mark.serial  # rates within 10 %: one shared run
+@pytest.mark.paced  # rates within 10 %: one shared run
 def test_base_load_holds_its_rate(fio_run: Run):
     base = [j for j in fio_run.doc.jobs if j.name == "base"]
     total = sum(j.read.iops + j.write.iops for j in base)
@@ -263,7 +263,7 @@ def test_base_load_holds_its_rate(fio_run: Run):
 
 @needs_fio
 @pytest.mark.slow
-@pytest.mark.serial  # rates within 10 %: one shared run
+@pytest.mark.paced  # rates within 10 %: one shared run
 def test_step_table_from_the_logs(fio_run: Run):
     base_iops, base_lat, bg_mbps = read_interference_logs(fio_run.folder)
     t0 = run_start_second(base_iops)
@@ -285,7 +285,7 @@ def test_step_table_from_the_logs(fio_run: Run):
 
 @needs_fio
 @pytest.mark.slow
-@pytest.mark.serial  # rates within 10 %: one shared run
+@pytest.mark.paced  # rates within 10 %: one shared run
 def test_chart_of_the_run(fio_run: Run):
     base_iops, base_lat, bg_mbps = read_interference_logs(fio_run.folder)
     data = chart_data(fio_run.spec, base_iops, base_lat, bg_mbps, run_start_second(base_iops))
@@ -303,7 +303,7 @@ def test_chart_of_the_run(fio_run: Run):
 
 @needs_fio
 @pytest.mark.slow
-@pytest.mark.serial  # one shared run
+@pytest.mark.paced  # one shared run
 def test_the_large_io_has_its_own_latency_and_is_drawn_alone(fio_run: Run):
     """dbi's key observations: the large I/O's own latency beside the base load and in the
     "background alone" phase, and its MB/s over the whole test (issue 27)."""

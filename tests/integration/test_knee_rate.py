@@ -18,7 +18,7 @@ from arraybench.report.sections.headlines import stored_headlines
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 
-pytestmark = [needs_fio, pytest.mark.serial]  # rates judged: alone on the CPUs
+pytestmark = [needs_fio, pytest.mark.paced]  # rates judged
 
 RR = "  - {name: rr, pattern: random, bs: 4k, read: 100, ioengine: libaio}\n"
 

@@ -17,7 +17,7 @@ from arraybench.records import PointRecord
 from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 
-pytestmark = [needs_fio, pytest.mark.serial]  # judges rates
+pytestmark = [needs_fio, pytest.mark.paced]  # judges rates
 
 PLAN = """name: mixed-rate
 targets: [{{path: {target}, size: 16m}}]

@@ -19,7 +19,7 @@ from tests.loopdev import attached, sparse_file
 pytestmark = [
     needs_fio,
     pytest.mark.slow,
-    pytest.mark.serial,  # stalls and latencies judged in time: alone on the CPUs
+    pytest.mark.paced,  # stalls and latencies judged in time, never beside the parallel phase
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="loop devices and cgroups need root"),
 ]

@@ -29,7 +29,7 @@ from arraybench.store.db import Store
 from tests.conftest import main_cli, needs_fio
 from tests.loopdev import attached, sparse_file
 
-pytestmark = [needs_fio, pytest.mark.root, pytest.mark.serial]  # kernel counters of one device
+pytestmark = [needs_fio, pytest.mark.root, pytest.mark.paced]  # kernel counters of one device
 
 PLAN = """name: counts
 timing: {{ramp: 0s, duration: 8s}}

@@ -86,7 +86,7 @@ def _get(url: str, method: str = "GET") -> tuple[int, str, dict[str, str]]:
         return exc.code, "", {}
 
 
-@pytest.mark.serial  # judges how soon answers come while two clients are stuck
+@pytest.mark.paced  # judges how soon answers come while two clients are stuck
 def test_get_only_fixed_paths_and_stuck_clients() -> None:
     state = LiveState()
     state.data = running_snapshot(int(time.time()))

@@ -51,7 +51,7 @@ bs=4k
 
 
 @needs_fio
-@pytest.mark.serial  # judges a rate per status report: 420 for 500 seen beside 3 workers
+@pytest.mark.paced  # judges a rate per status report: 420 for 500 seen beside 3 workers
 def test_tail_reads_whole_reports_while_fio_runs(tmp_path: Path) -> None:
     (tmp_path / "t.dat").write_bytes(b"\0" * (8 << 20))
     (tmp_path / "j.fio").write_text(JOB.format(target=tmp_path / "t.dat"))
