@@ -4,8 +4,8 @@
 # The tests run in three phases (each test's marker says which; pyproject.toml lists them):
 # 1. all but `paced` and `serial` on five pytest-xdist workers: the suite mostly waits on fio
 #    and on child processes (three workers kept the 2 CPUs 55 % busy);
-# 2. `paced`, three at a time: they judge rates or seconds but use little CPU (0.1-0.6 of one
-#    CPU each, measured), so three side by side leave them the machine they need, where the
+# 2. `paced`, four at a time: they judge rates or seconds but use little CPU (0.1-0.6 of one
+#    CPU each, measured), so four side by side leave them the machine they need, where the
 #    parallel phase (both CPUs busy) would not;
 # 3. `serial`, alone: they judge CPU use, noise between runs or the machine's block devices.
 # Arguments go to every phase (e.g. a test file); a phase selecting no test is not a failure.
@@ -36,7 +36,7 @@ unset PYTHONDONTWRITEBYTECODE
 status=0
 empty=0
 phase -n 5 --dist loadgroup -m "not paced and not serial" "$@" || status=$?
-phase -n 3 --dist loadgroup -m paced "$@" || status=$?
+phase -n 4 --dist loadgroup -m paced "$@" || status=$?
 phase -m serial "$@" || status=$?
 [ "$empty" -eq 3 ] && status=5 # no phase selected a test
 exit "$status"

@@ -30,10 +30,10 @@ from tests.netns import (
     wait_until,
 )
 
-# serial: each test judges how soon ssh and the hosts' loops end after the run (within a
+# paced: each test judges how soon ssh and the hosts' loops end after the run (within a
 # 1 s sleep); in the parallel phase two fresh-clone runs failed it (ssh outlived the run;
-# a fio server started over ssh did not answer in 30 s), alone it passes
-pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.serial, *needs_netns, needs_sshd]
+# a fio server started over ssh did not answer in 30 s), beside paced tests it passes
+pytestmark = [needs_fio, pytest.mark.slow, pytest.mark.paced, *needs_netns, needs_sshd]
 FIO_PORT = 8866  # + host number: the fio servers the campaign starts over SSH
 MARKER = b"arraybench-live"  # $0 of the remote loop: in the local ssh's argv and the host's sh
 RATE = 2000  # IOPS per host: 4,000 in total, steady, so both counts agree closely; enough

@@ -319,23 +319,27 @@ def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> No
     """Print the HTML page to an A4 PDF (the page's print CSS) through the DevTools protocol:
     page numbers in the footer ("page 3 of 17"), a document outline (PDF bookmarks) from the
     headings, and the page of each section in the printed contents list: printed once to
-    learn where the sections fall, then again with those numbers."""
-    pdf = _print_pdf(html_path, timeout)
-    pages = outline_pages(pdf)
-    html = html_path.read_text(encoding="utf-8")
-    numbered = number_contents(html, pages)
-    if numbered != html:
-        with tempfile.TemporaryDirectory(prefix="arraybench-toc-") as tmp:
+    learn where the sections fall, then again with those numbers, in the same Chromium (a
+    second start costs 1-1.5 s of CPU)."""
+    with (
+        _Chromium([], pipe=True, timeout=timeout, what=f"printing {html_path}") as c,
+        tempfile.TemporaryDirectory(prefix="arraybench-toc-") as tmp,
+    ):
+        pdf = _print_pdf(c, html_path)
+        pages = outline_pages(pdf)
+        html = html_path.read_text(encoding="utf-8")
+        numbered = number_contents(html, pages)
+        if numbered != html:
             again = Path(tmp) / html_path.name
             again.write_text(numbered, encoding="utf-8")
-            second = _print_pdf(again, timeout)
-        if outline_pages(second) == pages:  # the numbers did not move the sections
-            pdf = second
+            second = _print_pdf(c, again)
+            if outline_pages(second) == pages:  # the numbers did not move the sections
+                pdf = second
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     pdf_path.write_bytes(pdf)
 
 
-def _print_pdf(html_path: Path, timeout: float) -> bytes:
+def _print_pdf(c: _Chromium, html_path: Path) -> bytes:
     params = {
         "printBackground": True,
         "preferCSSPageSize": True,
@@ -346,12 +350,11 @@ def _print_pdf(html_path: Path, timeout: float) -> bytes:
         "generateTaggedPDF": True,
         "transferMode": "ReturnAsBase64",
     }
-    with _Chromium([], pipe=True, timeout=timeout, what=f"printing {html_path}") as c:
-        session = c.open_page(_file_url(html_path))
-        c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
-        data = c.send("Page.printToPDF", params, session=session).get("data")
-        if not data:
-            raise c.error(f"chromium could not print {html_path} to PDF")
+    session = c.open_page(_file_url(html_path))
+    c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
+    data = c.send("Page.printToPDF", params, session=session).get("data")
+    if not data:
+        raise c.error(f"chromium could not print {html_path} to PDF")
     return base64.b64decode(data)
 
 
