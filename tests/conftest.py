@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -139,6 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """A test that uses a fixture built once per module (test hosts in namespaces, a campaign
     run for several assertions) runs on the same xdist worker as its module's other tests:
     two workers would build the fixture twice, at once, on the same names and ports."""
+    _check_phase_marks(items)  # before -m deselects them: the parallel phase sees every test
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:
             continue
@@ -147,6 +149,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if any(d.scope in SHARED_SCOPES for chain in defs for d in chain):
             module = getattr(item, "module", None)
             item.add_marker(pytest.mark.xdist_group(module.__name__ if module else item.nodeid))
+
+
+PHASE_MARKS = ("paced", "serial")  # scripts/test.sh runs these from the files that say them
+
+
+def _check_phase_marks(items: list[pytest.Item]) -> None:
+    """scripts/test.sh gives the paced and serial phases only the files that say
+    `pytest.mark.paced` / `pytest.mark.serial`: a test marked from elsewhere (a mark list
+    imported from another module) would run in no phase at all."""
+    texts: dict[Path, str] = {}
+    for item in items:
+        for name in PHASE_MARKS:
+            if item.get_closest_marker(name) is None:
+                continue
+            path = Path(str(item.path))
+            text = texts.setdefault(path, path.read_text(encoding="utf-8"))
+            if not re.search(rf"pytest\.mark\.{name}\b", text):
+                said = f"pytest.mark.{name}: scripts/test.sh would skip it"
+                raise pytest.UsageError(f"{item.nodeid} is {name}, its file never says {said}")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

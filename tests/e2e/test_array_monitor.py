@@ -46,7 +46,7 @@ def monitor_plan(tmp_path: Path, target: str, url: str, duration: int = 12) -> P
         tmp_path, workers="[1, 2]",
         # rate-limited: this shared machine's per-second IOPS swing 2-5x otherwise, and the
         # array's seconds (scrape times) are not fio's: a steady load compares counting
-        workloads="  - {name: rr, pattern: random, bs: 4k, read: 100, rate_iops: 3000}\n",
+        workloads="  - {name: rr, pattern: random, bs: 4k, read: 100, rate_iops: 1000}\n",
         extra=(f"array_monitor:\n  prometheus:\n    url: {url}\n    lag: 2s\n"
                f"    queries: {{iops: '{query}'}}\n"),
     )  # fmt: skip
