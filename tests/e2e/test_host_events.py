@@ -42,9 +42,6 @@ pytestmark = [
     pytest.mark.skipif(not Path(SSHD).exists(), reason="openssh-server is not installed"),
     # one worker: the servers' default pidfiles (~/arraybench-fio-PORT.pid) are one home's
     pytest.mark.xdist_group("host_events"),
-    # the throttle's recovery within the plan's 5 % band is timing; the module's other tests
-    # share its ports and pidfiles, so they run in the same group (scripts/test.sh), not beside
-    pytest.mark.paced,
 ]
 BASE_PORT = 8830  # the servers arraybench starts over SSH: one port per host (own pidfile)
 
@@ -212,6 +209,7 @@ def _events_finding(results: Path) -> dict:
     return json.loads(data)
 
 
+@pytest.mark.paced  # a recovery within the plan's 5 % band in the seconds left: timing
 def test_a_throttle_on_one_host_dips_that_host_alone_and_it_recovers(
     lab: Lab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
