@@ -51,6 +51,7 @@ def raw_server(answer: Callable[[socket.socket, bytes], None]) -> Iterator[int]:
     """A TCP server on 127.0.0.1 whose every client gets `answer(sock, request head)` in a
     thread of its own; its port."""
     listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)  # here, not in the thread: a late thread found it closed (CI)
     stop = threading.Event()
 
     def client(sock: socket.socket) -> None:
@@ -65,7 +66,6 @@ def raw_server(answer: Callable[[socket.socket, bytes], None]) -> Iterator[int]:
                 pass  # the client gave up: what the test wants
 
     def accept() -> None:
-        listener.settimeout(0.2)
         while not stop.is_set():
             try:
                 sock, _ = listener.accept()
