@@ -176,7 +176,8 @@ def test_watch_from_a_second_process_follows_the_run_to_its_end(tmp_path: Path) 
     assert watch.returncode == 0, watch.stdout + watch.stderr
     assert ended is not None or run.wait(timeout=10) == 0  # watch ended with the run
     out = watch.stdout
-    assert re.search(r"rated/w1-qd2: 4\d\d IOPS", out) and re.search(
+    # 400 and 1,200 IOPS planned: a live second reads 395-399 as often as 400-405 (CI once)
+    assert re.search(r"rated/w1-qd2: (3[6-9]\d|4[0-3]\d) IOPS", out) and re.search(
         r"rated/w3-qd2: 1,[12]\d\d IOPS", out
     ), out
     assert out.rstrip().endswith(": complete")
