@@ -211,7 +211,7 @@ def loaded_run(loopdev: str, tmp_path_factory: pytest.TempPathFactory) -> Loaded
 
 @root_only
 @needs_fio
-@pytest.mark.paced  # rate, dip and recovery in seconds: one shared run
+@pytest.mark.serial  # rate, dip, recovery of a full-speed load: beside paced tests one failed
 def test_throttle_dips_and_recovers(loaded_run: LoadedRun) -> None:
     [impact] = loaded_run.impacts
     base = impact.baseline
@@ -248,7 +248,7 @@ def test_throttle_dips_and_recovers(loaded_run: LoadedRun) -> None:
 
 @root_only
 @needs_fio
-@pytest.mark.paced  # rate, dip and recovery in seconds: one shared run
+@pytest.mark.serial  # rate, dip, recovery of a full-speed load: beside paced tests one failed
 def test_throttle_reverted_cleanly(loaded_run: LoadedRun) -> None:
     records = [r for r in loaded_run.records if r.kind == "throttle"]
     assert [(r.action, r.outcome) for r in records] == [("apply", "ok"), ("revert", "ok")]
@@ -273,7 +273,7 @@ def test_throttle_reverted_cleanly(loaded_run: LoadedRun) -> None:
 
 @root_only
 @needs_fio
-@pytest.mark.paced  # rate, dip and recovery in seconds: one shared run
+@pytest.mark.serial  # rate, dip, recovery of a full-speed load: beside paced tests one failed
 def test_failed_and_timed_out_commands_are_recorded_while_the_load_goes_on(
     loaded_run: LoadedRun,
 ) -> None:
