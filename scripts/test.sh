@@ -3,7 +3,7 @@
 # (real fio on small files; loop-device tests need root and are skipped otherwise).
 # The tests run in three phases (each test's marker says which; pyproject.toml lists them):
 # 1. all but `paced` and `serial` on five pytest-xdist workers: it is CPU-bound (both CPUs
-#    97-100 % busy; three workers took 420 s, four 305 s, five 299-338 s);
+#    97-100 % busy; three workers took 420 s, four 305 s, five 299-357 s);
 # 2. `paced`, four at a time: they judge rates or seconds but use little CPU (0.1-0.6 of one
 #    CPU each, measured), so side by side they keep the machine they need, where the parallel
 #    phase (both CPUs busy) would not (five at a time, 70-94 % busy, failed 3 in 2 runs);

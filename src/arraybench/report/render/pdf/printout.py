@@ -321,8 +321,8 @@ def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> No
     headings, and the page of each section in the printed contents list: printed once to
     learn where the sections fall, then again with those numbers, in the same Chromium (a
     second start costs 1-1.5 s of CPU)."""
-    with (
-        _Chromium([], pipe=True, timeout=timeout, what=f"printing {html_path}") as c,
+    with (  # two prints, each given `timeout` as when each had its own Chromium
+        _Chromium([], pipe=True, timeout=2 * timeout, what=f"printing {html_path}") as c,
         tempfile.TemporaryDirectory(prefix="arraybench-toc-") as tmp,
     ):
         pdf = _print_pdf(c, html_path)
