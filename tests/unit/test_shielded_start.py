@@ -8,6 +8,8 @@ import threading
 
 import pytest
 
+from arraybench.events.timeline import EventTimeline
+from arraybench.plan.events import Event
 from arraybench.system.signals import start_shielded
 
 pytestmark = pytest.mark.skipif(
@@ -90,3 +92,23 @@ def test_fio_starts_as_before_without_a_signal(tmp_path) -> None:
 
     fio = FioProcess(["true"], tmp_path, None, None)
     assert fio.proc.wait(5) == 0 and fio.pid == fio.proc.pid and fio.started > 0
+
+
+def test_a_timeline_cut_off_before_its_thread_started_stops_cleanly(monkeypatch) -> None:
+    """A Ctrl-C whose handler runs before `start_shielded` has put its own in place (CI saw
+    it at the generator's first line): the thread is made but never started."""
+    from arraybench.events import timeline as module
+
+    def signalled_first(thread: threading.Thread) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        start_shielded(thread)
+
+    monkeypatch.setattr(module, "start_shielded", signalled_first)
+    events = [Event.model_validate({"at": "5s", "run": {"argv": ["true"]}})]
+    timeline = EventTimeline(events, pids=list)
+    with pytest.raises(KeyboardInterrupt):
+        timeline.start()
+    timeline.stop()  # joined a thread never started: RuntimeError, exit 1 instead of 130
+    [record] = timeline.records()
+    assert (record.action, record.outcome) == ("skipped", "timeout")
+    assert signal.getsignal(signal.SIGTERM) is not timeline._on_sigterm  # handler put back

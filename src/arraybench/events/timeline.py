@@ -28,7 +28,7 @@ from arraybench.events.injectors import Injector, PidSource
 from arraybench.events.journal import InjectionLog
 from arraybench.events.records import Action, EventRecord, Outcome
 from arraybench.plan.events import ByOperator, Event
-from arraybench.system.signals import start_shielded
+from arraybench.system.signals import join_started, start_shielded
 
 REFRESH_S = 1.0  # how often applied injectors catch new load processes
 JOIN_S = 3.0  # how long stop() waits for the thread (it may be blocked in a prompt)
@@ -168,10 +168,10 @@ class EventTimeline:
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             waiting_for_operator = any(s.busy and s.prompt is not None for s in self._slots)
-            thread.join(timeout=0.2 if waiting_for_operator else JOIN_S)
+            join_started(thread, 0.2 if waiting_for_operator else JOIN_S)
         for worker in list(self._workers):  # commands end by themselves (their timeout)
             if worker is not threading.current_thread():
-                worker.join(timeout=COMMAND_JOIN_S)
+                join_started(worker, COMMAND_JOIN_S)
 
     @contextmanager
     def running(self, t0: float | None = None) -> Iterator[EventTimeline]:

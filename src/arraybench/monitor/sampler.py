@@ -24,7 +24,7 @@ from types import TracebackType
 from arraybench.errors import ArraybenchError
 from arraybench.monitor.cpu import CpuCounters, CpuRates, cpu_rates, parse_proc_stat
 from arraybench.monitor.diskstats import DiskCounters, DiskRates, disk_rates, parse_diskstats
-from arraybench.system.signals import start_shielded
+from arraybench.system.signals import join_started, start_shielded
 
 _JOIN_TIMEOUT_S = 1.0
 
@@ -111,7 +111,7 @@ class HostSampler:
         if self._thread is None:
             raise RuntimeError("HostSampler.stop() before start()")
         self._stop.set()
-        self._thread.join(_JOIN_TIMEOUT_S)
+        join_started(self._thread, _JOIN_TIMEOUT_S)
         if self._thread.is_alive() and self._error is None:
             self._error = TimeoutError("the sampling thread did not end within 1 s")
         if self._error is not None and not self._stopped:
