@@ -289,6 +289,12 @@ class _Chromium:
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
             session=session,
         )
+        self.navigate(session, url)
+        return session
+
+    def navigate(self, session: str, url: str) -> None:
+        """Open `url` in the tab of `session` and wait for its load event: a tab used again
+        keeps its renderer process (a new tab per page starts one)."""
         start = len(self.events)
         nav = self.send("Page.navigate", {"url": url}, session=session)
         if nav.get("errorText"):
@@ -301,7 +307,6 @@ class _Chromium:
             )
 
         self.pump_until(loaded)
-        return session
 
 
 # ---------------------------------------------------------------- public API
