@@ -34,12 +34,12 @@ from arraybench.store.db import Store
 
 PLAN = """\
 name: live-bench
-targets: [{{path: {target}, size: 256m}}]
+targets: [{{path: {target}, size: {size}}}]
 ioengine: "{engine}"
 direct: {direct}
 monitor: false
-timing: {{ramp: 1s, duration: {seconds}s}}
-load: {{workers: [2], iodepth: [8]}}
+timing: {{ramp: {ramp}s, duration: {seconds}s}}
+load: {{workers: [{workers}], iodepth: [8]}}
 workloads: [{{name: rr, pattern: random, bs: 4k, read: 100}}]
 """
 
@@ -97,13 +97,14 @@ def one_run(plan_text: str, results: Path, live: bool) -> tuple[float, float]:
 
 
 def measure(
-    engine: str, rounds: int, seconds: float, folder: Path
+    engine: str, rounds: int, seconds: float, folder: Path, smoke: bool = False
 ) -> tuple[float, float, float, float]:
     """Median IOPS without and with, their ratio, and the live view's CPU seconds per
     second of point (B's CPU minus A's)."""
     direct = "false" if engine == "null" else "true"
     text = PLAN.format(target=folder / f"{engine}.dat", engine=engine, direct=direct,
-                       seconds=seconds)  # fmt: skip
+                       seconds=seconds, ramp=0 if smoke else 1,  # smoke: does it run
+                       size="16m" if smoke else "256m", workers=1 if smoke else 2)  # fmt: skip
     off, on = [], []
     for r in range(rounds):  # A B, then B A: whichever runs second gains nothing
         for live in (False, True) if r % 2 == 0 else (True, False):
@@ -111,7 +112,7 @@ def measure(
             (on if live else off).append(got)
     a, b = statistics.median(x for x, _ in off), statistics.median(x for x, _ in on)
     extra = statistics.median(y for _, y in on) - statistics.median(y for _, y in off)
-    return a, b, b / a, extra / (seconds + 1)
+    return a, b, b / a, extra / (seconds + (0 if smoke else 1))
 
 
 def main() -> None:
@@ -119,7 +120,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--engines", default="null,libaio")
-    parser.add_argument("--smoke", action="store_true", help="one 1-second round per engine")
+    parser.add_argument("--smoke", action="store_true",
+                        help="one 1-second round per engine, one worker, no ramp")  # fmt: skip
     args = parser.parse_args()
     rounds, seconds = (1, 1.0) if args.smoke else (args.rounds, args.seconds)
     print(f"live view off (A) and on (B), {rounds} round(s) of {seconds:g} s, A B / B A")
@@ -130,7 +132,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arraybench-live-bench-") as tmp:
         for engine in args.engines.split(","):
             start = time.monotonic()
-            a, b, ratio, cpu = measure(engine, rounds, seconds, Path(tmp))
+            a, b, ratio, cpu = measure(engine, rounds, seconds, Path(tmp), args.smoke)
             print(f"| {engine} | {a / 1e3:,.1f} k IOPS | {b / 1e3:,.1f} k IOPS | {ratio:.3f} | "
                   f"{cpu * 100:.1f} % of a core |  ({time.monotonic() - start:.0f} s)")  # fmt: skip
 

@@ -60,33 +60,53 @@ def _line(node: yaml.Node | yaml.Event) -> int:
     return mark.line + 1 if mark else 1
 
 
-def _scan(text: str, source: str, limits: Limits) -> None:
-    """Depth, node and alias counts from the event stream: nothing is composed yet."""
-    depth = nodes = aliases = 0
-    for event in yaml.parse(text, Loader=_Loader):
+class _Counting(_Loader):
+    """Depth, node and alias counts of each event as the composer takes it: a limit is met
+    before the graph grows past it (no composer recursion, no alias bomb)."""
+
+    def __init__(self, text: str, source: str, limits: Limits) -> None:
+        super().__init__(text)
+        self.source, self.limits = source, limits
+        self.depth = self.nodes = self.aliases = 0
+
+    def get_event(self) -> yaml.Event:
+        event = super().get_event()
+        self._count(event)
+        return event
+
+    def _count(self, event: yaml.Event) -> None:
+        limits, source = self.limits, self.source
         if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > limits.max_depth:
+            self.depth += 1
+            if self.depth > limits.max_depth:
                 raise PlanError(
                     f"{source}:{_line(event)} the plan nests deeper than {limits.max_depth} levels",
                     "a plan is a few levels deep: check the brackets and indentation",
                 )
         elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+            self.depth -= 1
         elif isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if aliases > limits.max_aliases:
+            self.aliases += 1
+            if self.aliases > limits.max_aliases:
                 raise PlanError(
                     f"{source}:{_line(event)} more than {limits.max_aliases} YAML aliases (*name)",
                     "write the values out instead of repeating aliases",
                 )
         if isinstance(event, yaml.NodeEvent):
-            nodes += 1
-            if nodes > limits.max_nodes:
+            self.nodes += 1
+            if self.nodes > limits.max_nodes:
                 raise PlanError(
                     f"{source}:{_line(event)} the plan has more than {limits.max_nodes} values",
                     "split it into several plans",
                 )
+
+
+def _data(loader: _Loader, node: yaml.Node | None, text: str) -> Any:
+    """The data of the graph composed, unless the text has a merge key (`<<`): constructing
+    one flattens the graph in place, and callers read the graph's lines as written."""
+    if "<<" in text:
+        return yaml.load(text, Loader=_Loader)
+    return None if node is None else loader.construct_document(node)
 
 
 class _Measure:
@@ -170,11 +190,14 @@ def compose_and_load(
             "a plan is a few KiB: check that this is the right file",
         )
     try:
-        _scan(text, source, limits)
-        node = yaml.compose(text, Loader=_Loader)
-        if node is not None:
-            _Measure(source, limits)(node)
-        data = yaml.load(text, Loader=_Loader)
+        loader = _Counting(text, source, limits)  # one parse: counted as it is composed
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                _Measure(source, limits)(node)
+            data = _data(loader, node, text)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise _syntax_error(exc, source, text) from None
     return node, data
