@@ -38,6 +38,7 @@ def test_a_throttled_host_stalls_alone_and_the_total_is_the_sum(
     assert ol["resolution_s"] == 1
     h0, h1 = ol["hosts"]["h0"], ol["hosts"]["h1"]
     assert h0["intended_iops"] == h1["intended_iops"] == RATE and ol["intended_iops"] == 2 * RATE
+    assert len(h1["stalls"]) == 1, (h1, done.stdout[-2000:])
     [stall] = h1["stalls"]
     assert STALL_S - 1.2 <= stall["length_s"] <= STALL_S + 1.2, h1  # to the second
     assert stall["cause"] == "storage" and h0["stalls"] == [], (h0, h1)
