@@ -1,7 +1,7 @@
 """`data:` ratios through real fio: what arraybench reports it reached is what the target holds.
 
 A run writes a 32 MiB file target with one sequential writing workload (at 280 MB/s here it
-wraps the file many times in its 2 seconds); the ratios `show --format json` carries for it
+wraps the file many times in its 1 second); the ratios `show --format json` carries for it
 (measured on a sample fio wrote before the run) are compared with the requested ones (10 %)
 and with an independent measurement of the target file (compression 5 %; dedupe, a random
 draw in each, within five binomial spreads of the pair: dedupe_tolerance): each 8 KiB
@@ -58,7 +58,7 @@ def data_plan(tmp_path: Path, data: str, bs: str = "8k", target: str = "") -> Pa
     path.write_text(
         "name: data\n"
         f"targets:\n  - {target}\n"
-        "timing: {ramp: 0s, duration: 2s}\n"
+        "timing: {ramp: 0s, duration: 1s}\n"
         "load: {workers: [1], iodepth: [4]}\n"
         f"data: {data}\n"
         f"workloads:\n  - {{name: fill, pattern: sequential, bs: {bs}, read: 0}}\n"
