@@ -9,7 +9,7 @@ import threading
 import time
 
 from arraybench.errors import RunLockedError
-from arraybench.store.db import Store
+from arraybench.store.db import LOCK_NAME, LOCK_WAIT_S, Store
 from arraybench.store.migrations import MIGRATIONS
 from arraybench.store.run_ids import new_run_id
 from tests.conftest import needs_fio
@@ -83,6 +83,32 @@ def test_a_run_is_held_by_one_process_until_it_ends(tmp_path):
                           text=True, check=False)  # fmt: skip
     assert free.returncode == 0, free
     assert issubclass(RunLockedError, Exception)
+
+
+def test_a_lock_left_to_a_dying_child_for_a_moment_is_waited_for(tmp_path):
+    """A run SIGKILLed as it forked a process leaves its lock to the child until the child's
+    exec closes it: a resume right then waits (LOCK_WAIT_S), it is not refused."""
+    first = Store(tmp_path)
+    first.lock_run("r1")
+    lock = tmp_path / "runs" / "r1" / LOCK_NAME
+    script = (
+        "import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(0.3)\n"
+    )
+    first.close()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    lock.write_text(f"{dead.pid}\n")  # the run that took it is gone (a pid of nobody)
+    child = subprocess.Popen([sys.executable, "-c", script, str(lock)], stdout=subprocess.PIPE,
+                             text=True)  # fmt: skip
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "held"
+        began = time.monotonic()
+        Store(tmp_path).lock_run("r1")  # held 0.3 s more by the child: waited for, taken
+        assert time.monotonic() - began < LOCK_WAIT_S
+    finally:
+        child.kill()
+        child.wait()
 
 
 @needs_fio

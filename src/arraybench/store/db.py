@@ -52,6 +52,7 @@ __all__ = [
 DB_NAME = "arraybench.db"
 BUSY_S = 30.0  # how long a statement waits for another process's transaction
 LOCK_NAME = ".arraybench.lock"  # in a run's folder, held by the process running it
+LOCK_WAIT_S = 2.0  # a dead holder's child may keep the lock until its exec: waited for
 # a point's metric columns, as migration 1 made them: the store's own schema, not imported
 # from analysis (the lower layer); tests/unit/test_store.py checks that analysis's
 # PointMetrics.as_dict() gives exactly these names
@@ -128,7 +129,7 @@ class Store:
         folder.mkdir(parents=True, exist_ok=True)
         fd = _open_lock(folder / LOCK_NAME)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _flock_soon(fd)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
@@ -477,6 +478,35 @@ class Store:
 
 
 _LOCK_HINT = "remove what is there; arraybench makes the file itself"
+
+
+def _flock_soon(fd: int) -> None:
+    """The run's lock; BlockingIOError when another process holds it. A run killed while it
+    started a process leaves the lock to that child until its exec closes it (CLOEXEC): when
+    the pid written in the file is gone, the lock is waited for (LOCK_WAIT_S), not refused
+    (a resume right after the kill was, in CI)."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if _holder_alive(fd) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _holder_alive(fd: int) -> bool:
+    text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    if not text.isdigit():
+        return True  # no pid written yet: a process is taking the lock now
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or a number no pid can be)
+    return True
 
 
 def _open_lock(path: Path) -> int:
