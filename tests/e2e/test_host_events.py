@@ -28,7 +28,9 @@ import pytest
 from arraybench import cli
 from arraybench.errors import ArraybenchError
 from arraybench.events import cgroup as cgroups
+from arraybench.events.event_kinds.signal import signal_targets
 from arraybench.events.event_kinds.throttle import CGROUP_PREFIX
+from arraybench.events.remote import Remote
 from arraybench.hosts.server import HostSpec, SshSpec, stop_server_over_ssh, tcp_problem
 from tests.conftest import main_cli, needs_fio, run_cli
 from tests.loopdev import attached, sparse_file
@@ -271,13 +273,26 @@ def test_a_host_whose_sshd_is_down_stops_the_run_in_one_line(lab: Lab, tmp_path:
     assert len(lab.hosts.namespaces) == 3
 
 
+def _started(pid: int) -> int:
+    """When the process started (clock ticks since boot: /proc/PID/stat's 22nd field)."""
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    return -1
+
+
+def _one_job(remote: Remote, client: subprocess.Popen[bytes]) -> bool:
+    """The load selector finds one process, started after the client: its job (a backend of
+    an earlier client of this server, still ending, was a second leaf once, under load)."""
+    pids = signal_targets(remote, ["load", remote.pidfile])
+    return len(pids) == 1 and _started(pids[0]) >= _started(client.pid) >= 0
+
+
 def test_signal_netem_and_run_on_a_host_over_ssh(lab: Lab, tmp_path: Path) -> None:
     """The other remote injectors against a host's real fio server under load."""
     from arraybench.events.errors import InjectorError
     from arraybench.events.event_kinds.netem import HostNetem, NetemInjector
     from arraybench.events.event_kinds.run import HostCommand
     from arraybench.events.event_kinds.signal import HostSignal
-    from arraybench.events.remote import Remote
     from arraybench.hosts.server import start_server_over_ssh
     from arraybench.plan.event_kinds.netem import NetemAction
     from arraybench.plan.event_kinds.run import RunAction
@@ -293,6 +308,9 @@ def test_signal_netem_and_run_on_a_host_over_ssh(lab: Lab, tmp_path: Path) -> No
     remote = Remote(spec)
     try:
         assert wait_until(lambda: len(lab.servers_of(1)) >= 3, 20), lab.servers_of(1)
+        assert wait_until(lambda: _one_job(remote, client), 20), signal_targets(
+            remote, ["load", remote.pidfile]
+        )
         freeze = HostSignal(remote, SignalAction(load=True))
         assert freeze.apply().startswith("SIGSTOP sent to 1 process(es)")
         [stopped] = freeze._stopped
