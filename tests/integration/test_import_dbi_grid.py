@@ -84,7 +84,7 @@ def test_pattern_naming_bs_keeps_one_workload_per_rw_and_bs(archive: Path, tmp_p
 
 @pytest.mark.skipif(shutil.which("chromium") is None and not Path(printout.CHROMIUM).exists(),
                     reason="chromium is not installed")  # fmt: skip
-@pytest.mark.paced  # judges time (4 s alone against 15 s): not beside the CPU-bound phase
+@pytest.mark.serial  # judges time; and its Chromium beside paced tests delayed their I/O
 def test_pdf_is_short_and_quick(archive: Path, tmp_path: Path) -> None:
     store = Store(tmp_path / "res")
     result = import_paths(store, [archive], run_name="dbi", name_pattern=PATTERN)
