@@ -130,12 +130,12 @@ def test_cpu_burners_make_a_light_fio_load_host_busy(tmp_path: Path) -> None:
         f"targets: [{{path: {tmp_path / 't.dat'}, size: 16m}}]\n"
         "workloads:\n  - {name: rr, pattern: random, bs: 4k, read: 100, rate_iops: 500}\n"
     )
-    for attempt in range(2):  # the premise, a light fio load, failed once in ~3 runs
+    for attempt in range(3):  # the premise, a light fio load, fails some attempts in full runs
         point = _burned_point(plan, tmp_path / f"res{attempt}", cpus)
         fio_share = ((point["usr_cpu"] or 0) + (point["sys_cpu"] or 0)) / cpus
         if fio_share < 20:  # fio's jobs (% of all CPUs) left the busy time to the burners
             break
-    assert fio_share < 20, f"fio's own jobs used {fio_share:.0f} % of the CPUs twice"
+    assert fio_share < 20, f"fio's own jobs used {fio_share:.0f} % of the CPUs 3 times"
     assert [f["kind"] for f in point["flags"]] == ["host-busy"], point
     assert "fio's own" in point["flags"][0]["why"], point["flags"]
 
