@@ -32,6 +32,7 @@ from arraybench.events.event_kinds.signal import signal_targets
 from arraybench.events.event_kinds.throttle import CGROUP_PREFIX
 from arraybench.events.remote import Remote
 from arraybench.hosts.server import HostSpec, SshSpec, stop_server_over_ssh, tcp_problem
+from arraybench.system.procs import start_ticks
 from tests.conftest import main_cli, needs_fio, run_cli
 from tests.loopdev import attached, sparse_file
 from tests.netns import SSHD, TestHosts, cleanup_stale, started_or_skip, wait_until
@@ -273,18 +274,13 @@ def test_a_host_whose_sshd_is_down_stops_the_run_in_one_line(lab: Lab, tmp_path:
     assert len(lab.hosts.namespaces) == 3
 
 
-def _started(pid: int) -> int:
-    """When the process started (clock ticks since boot: /proc/PID/stat's 22nd field)."""
-    with contextlib.suppress(OSError, IndexError, ValueError):
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-    return -1
-
-
 def _one_job(remote: Remote, client: subprocess.Popen[bytes]) -> bool:
     """The load selector finds one process, started after the client: its job (a backend of
     an earlier client of this server, still ending, was a second leaf once, under load)."""
     pids = signal_targets(remote, ["load", remote.pidfile])
-    return len(pids) == 1 and _started(pids[0]) >= _started(client.pid) >= 0
+    job = start_ticks(pids[0]) if len(pids) == 1 else None
+    began = start_ticks(client.pid)
+    return job is not None and began is not None and job >= began
 
 
 def test_signal_netem_and_run_on_a_host_over_ssh(lab: Lab, tmp_path: Path) -> None:

@@ -15,13 +15,13 @@ process holds the run.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arraybench.live.state import Snapshot, read_snapshot
+from arraybench.system.procs import pid_alive
 
 if TYPE_CHECKING:
     from arraybench.store.db import Store
@@ -29,20 +29,6 @@ if TYPE_CHECKING:
 POLL_S = 1.0
 LIVE_STATES = ("starting", "running")
 KILLED = "killed"  # the store says running, no process holds the run
-
-
-def pid_alive(pid: int) -> bool:
-    if pid <= 0:  # 0 and -N name process groups, not a process
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    except (OverflowError, ValueError):  # past the kernel's pids
-        return False
-    return True
 
 
 def follow(

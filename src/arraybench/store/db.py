@@ -34,6 +34,7 @@ from arraybench.records import (
 )
 from arraybench.store import rows
 from arraybench.store.migrations import MIGRATIONS
+from arraybench.system.procs import pid_alive
 
 # the records are imported from here by name too (``from arraybench.store.db import Sample``)
 __all__ = [
@@ -131,7 +132,7 @@ class Store:
         try:
             _flock_soon(fd)
         except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            holder = _holder(fd) or "?"
             os.close(fd)
             raise RunLockedError(
                 f"run {run_id} is being run by another arraybench process (pid {holder})",
@@ -496,17 +497,15 @@ def _flock_soon(fd: int) -> None:
             time.sleep(0.05)
 
 
+def _holder(fd: int) -> str:
+    """The pid the lock's holder wrote in the file ("" before it has)."""
+    return os.pread(fd, 32, 0).decode(errors="replace").strip()
+
+
 def _holder_alive(fd: int) -> bool:
-    text = os.pread(fd, 32, 0).decode(errors="replace").strip()
-    if not text.isdigit():
-        return True  # no pid written yet: a process is taking the lock now
-    try:
-        os.kill(int(text), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True  # another user's process (or a number no pid can be)
-    return True
+    text = _holder(fd)
+    # no pid written yet: a process is taking the lock now
+    return not text.isdigit() or pid_alive(int(text))
 
 
 def _open_lock(path: Path) -> int:

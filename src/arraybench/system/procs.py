@@ -66,6 +66,21 @@ def living_in_group(pgid: int) -> list[int]:
     return found
 
 
+def pid_alive(pid: int) -> bool:
+    """A process with this pid exists (someone else's too)."""
+    if pid <= 0:  # 0 and -N name process groups, not a process
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    except (OverflowError, ValueError):  # past the kernel's pids
+        return False
+    return True
+
+
 def parent_of(pid: int) -> int | None:
     """The parent pid of a process; None when it is gone."""
     fields = _stat_fields(pid)
