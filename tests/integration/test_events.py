@@ -664,8 +664,10 @@ class Recorder(Injector):
 
     kind = "fake"
 
-    def __init__(self, log: list[tuple[str, int, float]], index: int, fail: bool = False):
-        self.log, self.index, self.fail, self._on = log, index, fail, False
+    def __init__(
+        self, log: list[tuple[str, int, float]], index: int, fail: bool = False, slow: float = 0
+    ):
+        self.log, self.index, self.fail, self._on, self.slow = log, index, fail, False, slow
 
     @property
     def applied(self) -> bool:
@@ -674,6 +676,7 @@ class Recorder(Injector):
     def apply(self) -> str:
         if self.fail:
             raise InjectorError("cannot")
+        time.sleep(self.slow)  # an apply over SSH on a loaded host: 1.2 s seen
         self._on = True
         self.log.append(("apply", self.index, time.time()))
         return "on"
@@ -693,6 +696,7 @@ def _fake_timeline(
     confirm: Callable[[str], None] | None = None,
     interactive: bool = False,
     steady: Callable[[], bool] | None = None,
+    slow: float = 0,
 ) -> tuple[EventTimeline, list[tuple[str, int, float]]]:
     log: list[tuple[str, int, float]] = []
     events = _events(*items)
@@ -700,7 +704,7 @@ def _fake_timeline(
 
     def factory(event: Event, pids: object) -> Injector | None:
         index = next(counter)
-        return None if event.prompt else Recorder(log, index, index in fail)
+        return None if event.prompt else Recorder(log, index, index in fail, slow)
 
     timeline = EventTimeline(events, list, confirm, interactive, steady, injector_factory=factory)
     return timeline, log
@@ -753,6 +757,18 @@ def test_steady_trigger_and_duration() -> None:
     assert revert.started_unix - apply.started_unix == pytest.approx(0.3, abs=0.15)
     assert apply.planned_at_s is not None
     assert revert.planned_at_s == pytest.approx(apply.planned_at_s + 0.3)
+
+
+def test_the_duration_counts_from_when_a_slow_apply_returned() -> None:
+    timeline, log = _fake_timeline([{"at": 0, "duration": "0.3s", "signal": {"pid": 1}}],
+                                   slow=0.5)  # fmt: skip
+    with timeline.running():
+        assert _wait_for(lambda: len(log) == 2, 5)
+    [apply, revert] = timeline.records()
+    assert apply.ended_unix - apply.started_unix >= 0.5
+    # in force for its 0.3 s: from the apply's return, not from its start (0.5 s earlier)
+    assert revert.started_unix - apply.ended_unix == pytest.approx(0.3, abs=0.15)
+    assert revert.planned_at_s == pytest.approx(0.3)  # the plan's figure, unchanged
 
 
 def test_prompts_interactive_and_assumed() -> None:

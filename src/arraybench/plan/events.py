@@ -69,7 +69,8 @@ class Event(Strict):
     duration: Duration | None = Field(
         None,
         description=(
-            "How long the event lasts before it is reverted (absent: until the point ends)."
+            "How long the event holds, from when it is in force, before it is reverted (absent: "
+            "until the point ends)."
         ),
     )
     # one key per event kind goes here (`_install_kinds`)
