@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from arraybench import console
+from arraybench.report.render.chartfiles import export
 from arraybench.report.render.html import lazycharts
 from arraybench.report.render.pdf.printout import _Chromium, _file_url
 from tests.conftest import main_cli
@@ -109,11 +110,14 @@ def test_a_big_report_draws_its_charts_on_demand(
     assert len(data["heatmaps"]) == len(heatmaps) - 1 and len(HEATMAP.findall(text)) == 1
     results, run_id = store  # `--charts` still writes every chart as a file
     charts = tmp_path / "charts"
+    drawn: list[str] = []  # their PNGs are test_chart_export's (39 here: 9 CPU-s of Chromium)
+    monkeypatch.setattr(export, "_pngs", lambda cs, folder: drawn.extend(c.name for c in cs) or [])
     done = main_cli("report", run_id, "--results", str(results), "-o", str(tmp_path / "c.html"),
                     "--charts", str(charts))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert len(list(charts.glob("curve-*.svg"))) == len(inline)
     assert len(list(charts.glob("heatmap-*.svg"))) == len(heatmaps)
+    assert sorted(drawn) == sorted(p.stem for p in charts.glob("*.svg"))  # each one drawn
     assert shutil.which("chromium"), "chromium is the report's PDF/PNG renderer"
     with _Chromium([], pipe=True, timeout=60, what="the big report") as c:
         session = c.open_page(_file_url(page))

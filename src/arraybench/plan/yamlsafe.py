@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from arraybench.errors import PlanError
 
@@ -29,8 +32,28 @@ class Limits:
     max_aliases: int = MAX_ALIASES
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader whose scalar constructors fail with a located YAML error, not ValueError."""
+class _PyParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    def __init__(self, text: str) -> None:
+        yaml.reader.Reader.__init__(self, text)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+try:  # libyaml's parser (PyYAML's wheels carry it): its events 7x faster than Python's
+    from yaml.cyaml import CParser as _Parser  # type: ignore[attr-defined]
+except ImportError:  # a PyYAML built without libyaml
+    _Parser = _PyParser  # type: ignore[misc,assignment]
+
+
+class _Loader(Composer, _Parser, SafeConstructor, Resolver):
+    """SafeLoader's parts on the parser's events, composed in Python (where _Counting counts
+    them), its scalar constructors failing with a located YAML error, not ValueError."""
+
+    def __init__(self, text: str) -> None:
+        _Parser.__init__(self, text)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
 
 
 def _located(name: str) -> Any:
@@ -69,9 +92,10 @@ class _Counting(_Loader):
         self.source, self.limits = source, limits
         self.depth = self.nodes = self.aliases = 0
 
-    def get_event(self) -> yaml.Event:
+    def get_event(self) -> yaml.Event | None:
         event = super().get_event()
-        self._count(event)
+        if event is not None:
+            self._count(event)
         return event
 
     def _count(self, event: yaml.Event) -> None:
@@ -79,10 +103,7 @@ class _Counting(_Loader):
         if isinstance(event, yaml.CollectionStartEvent):
             self.depth += 1
             if self.depth > limits.max_depth:
-                raise PlanError(
-                    f"{source}:{_line(event)} the plan nests deeper than {limits.max_depth} levels",
-                    "a plan is a few levels deep: check the brackets and indentation",
-                )
+                raise _nests_deeper(f"{source}:{_line(event)}", limits)
         elif isinstance(event, yaml.CollectionEndEvent):
             self.depth -= 1
         elif isinstance(event, yaml.AliasEvent):
@@ -105,7 +126,11 @@ def _data(loader: _Loader, node: yaml.Node | None, text: str) -> Any:
     """The data of the graph composed, unless the text has a merge key (`<<`): constructing
     one flattens the graph in place, and callers read the graph's lines as written."""
     if "<<" in text:
-        return yaml.load(text, Loader=_Loader)
+        again = _Loader(text)
+        try:
+            return again.get_single_data()
+        finally:
+            again.dispose()
     return None if node is None else loader.construct_document(node)
 
 
@@ -170,12 +195,27 @@ class _Measure:
             seen[name] = _line(key)
 
 
-def _syntax_error(exc: yaml.YAMLError, source: str, text: str) -> PlanError:
+def _line_at(text: str, position: int) -> int:
+    if _Parser is _PyParser:
+        return text.count("\n", 0, position) + 1
+    return text.encode("utf-8", "surrogatepass")[:position].count(b"\n") + 1  # libyaml: bytes
+
+
+def _nests_deeper(where: str, limits: Limits) -> PlanError:
+    return PlanError(
+        f"{where} the plan nests deeper than {limits.max_depth} levels",
+        "a plan is a few levels deep: check the brackets and indentation",
+    )
+
+
+def _syntax_error(exc: yaml.YAMLError, source: str, text: str, limits: Limits) -> PlanError:
     mark = getattr(exc, "problem_mark", None)
     where = f"{source}:{mark.line + 1}" if mark else source
     if isinstance(exc, yaml.reader.ReaderError):  # a NUL or control character: no mark
-        where = f"{source}:{text.count(chr(10), 0, exc.position) + 1}"
+        where = f"{source}:{_line_at(text, exc.position)}"
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if "maximum nesting depth" in problem:  # libyaml's scanner, ahead of the events counted
+        return _nests_deeper(where, limits)
     return PlanError(f"{where} YAML syntax error: {problem}", "fix the YAML syntax")
 
 
@@ -199,7 +239,7 @@ def compose_and_load(
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
-        raise _syntax_error(exc, source, text) from None
+        raise _syntax_error(exc, source, text, limits) from None
     return node, data
 
 
