@@ -253,7 +253,7 @@ def test_throttle_reverted_cleanly(loaded_run: LoadedRun) -> None:
     records = [r for r in loaded_run.records if r.kind == "throttle"]
     assert [(r.action, r.outcome) for r in records] == [("apply", "ok"), ("revert", "ok")]
     apply, revert = records
-    assert revert.started_unix - apply.started_unix == pytest.approx(THROTTLE_FOR_S, abs=0.3)
+    assert revert.started_unix - apply.ended_unix == pytest.approx(THROTTLE_FOR_S, abs=0.3)
     assert apply.started_unix - loaded_run.t0 == pytest.approx(THROTTLE_AT_S, abs=0.3)
     assert revert.planned_at_s == pytest.approx(THROTTLE_AT_S + THROTTLE_FOR_S)
     # while applied, every fio process sat in the event's cgroup; after it, back where it was
@@ -754,7 +754,7 @@ def test_steady_trigger_and_duration() -> None:
         t0 = running.t0
     [apply, revert] = timeline.records()
     assert t0 is not None and apply.planned_at_s == pytest.approx(0.3, abs=0.2)
-    assert revert.started_unix - apply.started_unix == pytest.approx(0.3, abs=0.15)
+    assert revert.started_unix - apply.ended_unix == pytest.approx(0.3, abs=0.15)
     assert apply.planned_at_s is not None
     assert revert.planned_at_s == pytest.approx(apply.planned_at_s + 0.3)
 
