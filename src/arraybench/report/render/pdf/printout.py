@@ -324,27 +324,22 @@ def write_pdf(html_path: Path, pdf_path: Path, timeout: float = TIMEOUT_S) -> No
     """Print the HTML page to an A4 PDF (the page's print CSS) through the DevTools protocol:
     page numbers in the footer ("page 3 of 17"), a document outline (PDF bookmarks) from the
     headings, and the page of each section in the printed contents list: printed once to
-    learn where the sections fall, then again with those numbers, in the same Chromium (a
-    second start costs 1-1.5 s of CPU)."""
-    with (  # two prints, each given `timeout` as when each had its own Chromium
-        _Chromium([], pipe=True, timeout=2 * timeout, what=f"printing {html_path}") as c,
-        tempfile.TemporaryDirectory(prefix="arraybench-toc-") as tmp,
-    ):
-        pdf = _print_pdf(c, html_path)
+    learn where the sections fall, the numbers put into the loaded page, printed again (a
+    second Chromium cost 1-1.5 CPU-s, loading the page again in a new tab 0.5-1)."""
+    with _Chromium([], pipe=True, timeout=2 * timeout, what=f"printing {html_path}") as c:
+        session = c.open_page(_file_url(html_path))
+        c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
+        pdf = _print_pdf(c, session, html_path)
         pages = outline_pages(pdf)
-        html = html_path.read_text(encoding="utf-8")
-        numbered = number_contents(html, pages)
-        if numbered != html:
-            again = Path(tmp) / html_path.name
-            again.write_text(numbered, encoding="utf-8")
-            second = _print_pdf(c, again)
+        if pages and _number_contents(c, session, pages):
+            second = _print_pdf(c, session, html_path)
             if outline_pages(second) == pages:  # the numbers did not move the sections
                 pdf = second
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     pdf_path.write_bytes(pdf)
 
 
-def _print_pdf(c: _Chromium, html_path: Path) -> bytes:
+def _print_pdf(c: _Chromium, session: str, html_path: Path) -> bytes:
     params = {
         "printBackground": True,
         "preferCSSPageSize": True,
@@ -355,12 +350,42 @@ def _print_pdf(c: _Chromium, html_path: Path) -> bytes:
         "generateTaggedPDF": True,
         "transferMode": "ReturnAsBase64",
     }
-    session = c.open_page(_file_url(html_path))
-    c.send("Emulation.setEmulatedMedia", {"media": "print"}, session=session)
     data = c.send("Page.printToPDF", params, session=session).get("data")
     if not data:
         raise c.error(f"chromium could not print {html_path} to PDF")
     return base64.b64decode(data)
+
+
+# each entry of the printed contents list gets the page of its section: a heading
+# "Points (25)" in the outline is the entry "Points"; returns how many were numbered
+NUMBER_CONTENTS = """(function (pages) {
+  var numbered = 0;
+  document.querySelectorAll("nav.contents li").forEach(function (li) {
+    var a = li.firstElementChild;
+    if (!a || a.tagName !== "A" || li.children.length !== 1) return;
+    var shown = a.textContent, page = null;
+    for (var i = 0; i < pages.length && page === null; i++) {
+      var t = pages[i][0];
+      if (t === shown || t.indexOf(shown + " (") === 0) page = pages[i][1];
+    }
+    if (page === null) return;
+    var pg = document.createElement("span");
+    pg.className = "pg";
+    pg.textContent = String(page);
+    li.appendChild(pg);
+    numbered++;
+  });
+  return numbered;
+})"""
+
+
+def _number_contents(c: _Chromium, session: str, pages: dict[str, int]) -> int:
+    """The contents list of the loaded page numbered (NUMBER_CONTENTS); how many entries."""
+    expression = f"{NUMBER_CONTENTS}({json.dumps(list(pages.items()))})"
+    got = c.send("Runtime.evaluate", {"expression": expression, "returnByValue": True},
+                 session=session)  # fmt: skip
+    value = got.get("result", {}).get("value")
+    return value if isinstance(value, int) else 0
 
 
 _OBJ = re.compile(rb"(\d+) 0 obj\s*(.*?)endobj", re.S)
@@ -403,27 +428,6 @@ def outline_pages(pdf: bytes) -> dict[str, int]:
         if title and dest and int(dest.group(1)) in page:
             found.setdefault(_pdf_text(title.group(1)), page[int(dest.group(1))])
     return found
-
-
-def number_contents(html: str, pages: dict[str, int]) -> str:
-    """The printed contents list with each section's page: a heading "Points (25)" is the
-    entry "Points"."""
-
-    def entry(match: re.Match[str]) -> str:
-        title = match.group(2)
-        shown = title.replace("&amp;", "&")
-        page = next((n for t, n in pages.items() if t == shown or t.startswith(shown + " (")),
-                    None)  # fmt: skip
-        if page is None:
-            return match.group(0)
-        return f'{match.group(1)}{title}</a><span class="pg">{page}</span></li>'
-
-    start = html.find('<nav class="contents">')
-    end = html.find("</nav>", start)
-    if start < 0 or end < 0:
-        return html
-    part = re.sub(r'(<li><a href="#[^"]*">)([^<]*)</a></li>', entry, html[start:end])
-    return html[:start] + part + html[end:]
 
 
 def write_png(
