@@ -147,10 +147,26 @@ def test_corrupt_blocks_on_one_host_are_named_there_and_exit_3(tmp_path: Path, h
     assert not _writers_left(hosts)
 
 
+def _logins(hosts: TestHosts, said: str) -> list[int]:
+    """How many SSH connections each host's sshd logged as `said` so far."""
+    logs = [hosts.workdir / f"ssh-h{i}" / "sshd.log" for i in range(len(hosts.hosts))]
+    return [log.read_text(errors="replace").count(said) for log in logs]
+
+
 def test_clean_run_on_three_hosts_reports_each_and_exits_0(tmp_path: Path, hosts: TestHosts):
     results = tmp_path / "res"
+    before = _logins(hosts, "Accepted publickey")
     done = run_cli("run", str(_plan(tmp_path, hosts)), "--results", str(results), timeout=180)
     assert done.returncode == 0, done.stderr
+    # the run's two dozen ssh commands per host shared one connection (system/sshmux.py; two
+    # commands started at once may each open one), all closed when the command ended
+    opened = [n - b for n, b in zip(_logins(hosts, "Accepted publickey"), before, strict=True)]
+    assert all(1 <= n <= 3 for n in opened), opened
+
+    def closed() -> bool:
+        return _logins(hosts, "Disconnected from user") == _logins(hosts, "Accepted publickey")
+
+    assert wait_until(closed, 5), (_logins(hosts, "Disconnected from user"), opened)
     checks = _checks(results)
     assert sorted(checks) == ["h0", "h1", "h2"]
     for row in checks.values():

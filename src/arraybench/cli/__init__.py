@@ -19,6 +19,7 @@ from arraybench.report.render.export import FORMATS
 from arraybench.run import interrupts
 from arraybench.run.request import LATEST, stored_run_id
 from arraybench.store.db import DB_NAME, RunRecord, Store, store_error
+from arraybench.system import sshmux
 
 if typing.TYPE_CHECKING:
     from arraybench.report.model import ReportModel
@@ -117,7 +118,7 @@ def _built_parser() -> argparse.ArgumentParser:
 
 def _dispatch(args: argparse.Namespace) -> int:
     try:
-        with chosen_fio(getattr(args, "fio", None)):
+        with chosen_fio(getattr(args, "fio", None)), sshmux.shared_connections():
             return int(args.handler(args) or 0)
     except ArraybenchError as exc:
         line, code = exc.one_line(), exc.exit_code

@@ -38,6 +38,7 @@ from arraybench.hosts.remote_safety import (
     target_command,
     unchecked_targets,
 )
+from arraybench.system import sshmux
 
 DEFAULT_PORT = 8765  # fio's own default server port
 CONNECT_TIMEOUT_S = 3.0
@@ -201,6 +202,7 @@ def ssh_command(spec: HostSpec, remote_command: str) -> list[str]:
         command += ["-i", argv_value(str(ssh.identity_file), f"{where}: ssh.key")]
     for option in ssh.options:
         command += ["-o", argv_value(option, f"{where}: ssh option")]
+    command += sshmux.ssh_options()  # after the plan's: ssh takes an option's first value
     if "\0" in remote_command:  # the remote script has line breaks; only NUL cannot pass
         raise HostError(f"{where}: the remote command contains a NUL byte", None)
     if remote_command.startswith(("-", "+")):

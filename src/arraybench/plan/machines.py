@@ -31,7 +31,8 @@ class Target(Strict):
 
 
 class Ssh(Strict):
-    """Start and stop `fio --server` on the host over SSH (key login only)."""
+    """Start and stop `fio --server` on the host over SSH (key login only). The ssh commands
+    of one arraybench command share one connection per host, closed when it ends."""
 
     user: str | None = Field(None, description="SSH login user (default: the current user).")
     # SSH address when it differs from the fio address

@@ -1,2 +1,3 @@
 """The machine's facts: block devices in sysfs (the one `path -> device`), the same on a host
-in `sh`, processes in /proc, signals. Below every package that asks them; no arraybench import."""
+in `sh`, processes in /proc, signals, shared SSH connections. Below every package that asks
+them; nothing from arraybench outside this package."""
