@@ -2,8 +2,8 @@
 # The whole test suite, as CI runs it: install, lint, type-check, then every test
 # (real fio on small files; loop-device tests need root and are skipped otherwise).
 # The tests run in three phases (each test's marker says which; pyproject.toml lists them):
-# 1. all but `paced` and `serial` on five pytest-xdist workers: it is CPU-bound (both CPUs
-#    97-100 % busy; three workers took 420 s, four 305 s, five 299-357 s);
+# 1. all but `paced` and `serial` on six pytest-xdist workers: both CPUs 92-100 % busy (since
+#    shared SSH connections, five left them idle at times: 265 s, six 247 s);
 # 2. `paced`, four at a time: they judge rates or seconds but use little CPU (0.1-0.6 of one
 #    CPU each, measured), so side by side they keep the machine they need, where the parallel
 #    phase (both CPUs busy) would not (five at a time, 70-94 % busy, failed 3 in 2 runs);
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 # them makes every pytest process and every child `arraybench` compile them again: 5 s of
 # collection per process). The caches are git-ignored __pycache__ folders.
 unset PYTHONDONTWRITEBYTECODE
-# One collection compiles them beside the lint (mypy uses one CPU): the five workers of a
+# One collection compiles them beside the lint (mypy uses one CPU): the workers of a
 # fresh clone each compiled all 300 test files and the sources, 6.5 CPU-s apiece
 .venv/bin/python -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 &
 compiling=$!
@@ -50,7 +50,7 @@ marked() {
 }
 mapfile -t paced < <(marked paced "$@")
 mapfile -t alone < <(marked serial "$@")
-phase -n 5 --dist loadgroup -m "not paced and not serial" "$@" || status=$?
+phase -n 6 --dist loadgroup -m "not paced and not serial" "$@" || status=$?
 phase -n 4 --dist loadgroup -m paced "${paced[@]}" || status=$?
 phase -m serial "${alone[@]}" || status=$?
 [ "$empty" -eq 3 ] && status=5 # no phase selected a test
