@@ -282,11 +282,13 @@ class TestHosts:
         known = f"{address} {(folder / 'hostkey.pub').read_text()}"
         (folder / "known_hosts").write_text(known)
         config = folder / "sshd_config"
+        # SHLVL=1: bash run by sshd sources the user's ~/.bashrc only at level 1; this machine's
+        # (a developer's, pyenv's init: 0.1 CPU-s and 0.1 s per command) is not a host's
         config.write_text(
             f"ListenAddress {address}\nPort 22\nHostKey {folder / 'hostkey'}\n"
             f"AuthorizedKeysFile {folder / 'authorized_keys'}\nPermitRootLogin prohibit-password\n"
             "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-            f"StrictModes no\nPidFile {folder / 'sshd.pid'}\n"
+            f"StrictModes no\nPidFile {folder / 'sshd.pid'}\nSetEnv SHLVL=1\n"
         )
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege-separation directory
         # nsenter, not `ip netns exec`: that one also gives the process a mount namespace with a

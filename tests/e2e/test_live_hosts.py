@@ -63,13 +63,16 @@ def _plan(tmp_path: Path, hosts: TestHosts, devices: dict[str, str]) -> Path:
     return path
 
 
-def _processes(marker: bytes) -> list[int]:
-    """Every process on this machine (any namespace) whose command line holds `marker`."""
+def _processes(marker: bytes, devices: tuple[str, ...]) -> list[int]:
+    """Every process on this machine (any namespace) whose command line holds `marker` and
+    one of this test's `devices` (the loop's argument): another worker's many-host run has
+    loops of its own (every many-host point has them)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                if marker in (entry / "cmdline").read_bytes():
+                line = (entry / "cmdline").read_bytes()
+                if marker in line and any(d.encode() + b"\0" in line for d in devices):
                     found.append(int(entry.name))
             except OSError:
                 continue
@@ -135,8 +138,9 @@ def test_a_many_host_point_shows_the_kernel_seconds_live(tmp_path: Path, hosts: 
         assert proc.wait(timeout=120) == 0, out
     # the local ssh processes are ended and waited for by the sidecar's stop; the host's loop
     # ends on its next write to the closed connection (within its 1 s sleep)
-    assert not [p for p in _processes(MARKER) if _name(p) == "ssh"], "ssh outlived the run"
-    assert wait_until(lambda: not _processes(MARKER), 5), _processes(MARKER)
+    ours = (d0, d1)
+    assert not [p for p in _processes(MARKER, ours) if _name(p) == "ssh"], "ssh outlived the run"
+    assert wait_until(lambda: not _processes(MARKER, ours), 5), _processes(MARKER, ours)
     store = Store(results, create=False)
     run = store.list_runs()[0][0]
     [point] = store.points(run.id)
@@ -179,8 +183,10 @@ def test_a_controller_killed_mid_point_leaves_no_ssh_loop(tmp_path: Path, hosts:
         argv = [sys.executable, "-m", "arraybench", "run", str(plan), "--results", str(tmp_path)]
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            assert wait_until(lambda: len(_processes(MARKER)) >= 4, 60)  # 2 ssh, 2 loops
+            assert wait_until(lambda: len(_processes(MARKER, (d0, d1))) >= 4, 60)  # 2 ssh, 2 loops
         finally:
             proc.kill()
             proc.wait()
-        assert wait_until(lambda: not _processes(MARKER), 10), _processes(MARKER)
+        assert wait_until(lambda: not _processes(MARKER, (d0, d1)), 10), _processes(
+            MARKER, (d0, d1)
+        )
