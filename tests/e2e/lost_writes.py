@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
+from arraybench.integrity.errors import IntegrityError
 from arraybench.integrity.journal import ACKED, scan_journal
 
 SAVED = 24  # blocks saved at `save`
 ZEROED = 3  # blocks zeroed at `restore`
+WAIT_S = 3.0  # of the point's 6 s
 
 
 def _latest(journal: Path) -> dict[int, int]:
@@ -31,6 +34,20 @@ def _latest(journal: Path) -> dict[int, int]:
     return latest
 
 
+def _acked(journal: Path, want: int) -> dict[int, int]:
+    """`_latest` once `want` blocks are acknowledged (WAIT_S at most): the writer starts
+    beside fio, and on a loaded machine its journal was not there yet at the event's 1 s."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            latest = _latest(journal)
+        except IntegrityError:  # no journal yet, or its header not written yet
+            latest = {}
+        if len(latest) >= want or time.monotonic() > deadline:
+            return latest
+        time.sleep(0.05)
+
+
 def main() -> None:
     step, target = sys.argv[1], sys.argv[2]
     folder = Path(os.environ["ARRAYBENCH_POINT_DIR"])
@@ -39,7 +56,7 @@ def main() -> None:
     fd = os.open(target, os.O_RDWR)
     try:
         if step == "save":
-            latest = _latest(journal)
+            latest = _acked(journal, SAVED)
             chosen = sorted(latest)[:SAVED]
             blocks = {str(o): os.pread(fd, bs, o).hex() for o in chosen}
             state.write_text(json.dumps({"generation": {str(o): latest[o] for o in chosen},

@@ -305,10 +305,14 @@ SCRIPT = textwrap.dedent(
     events = [Event.model_validate(e) for e in json.loads(sys.argv[1])]
     load = [int(p) for p in sys.argv[2].split(",") if p]
     timeline = EventTimeline(events, pids=lambda: load)
-    with timeline.running():
-        print("running", flush=True)
-        while True:
-            time.sleep(0.05)
+    try:
+        with timeline.running():
+            print("running", flush=True)
+            while True:
+                time.sleep(0.05)
+    finally:  # what the test says when it fails
+        for r in timeline.records():
+            print(r.action, r.outcome, r.detail, flush=True)
     """
 )
 
@@ -380,8 +384,9 @@ def test_interrupt_removes_the_throttle_cgroup(
         moved_to = cgroups.cgroup_of(sleeper.pid, cg)
         assert moved_to is not None and f"{CGROUP_PREFIX}-{script.pid}-" in moved_to
         assert (cg.root / moved_to.lstrip("/")).is_dir()
-    assert cgroups.cgroup_of(sleeper.pid, cg) == origin
-    assert not (cg.root / moved_to.lstrip("/")).exists()
+    said = script.stdout.read() if script.stdout else ""  # the timeline's records
+    assert cgroups.cgroup_of(sleeper.pid, cg) == origin, said
+    assert not (cg.root / moved_to.lstrip("/")).exists(), said
 
 
 @root_only
