@@ -34,6 +34,7 @@ def _path(options: list[str]) -> str:
 def test_shared_inside_the_block_only_and_its_folder_removed(tmp: Path) -> None:
     assert sshmux.ssh_options() == []
     with sshmux.shared_connections():
+        assert list(tmp.iterdir()) == []  # made by the first ssh command, not before
         outer = _path(sshmux.ssh_options())
         folder = Path(outer).parent
         assert folder.parent == tmp and stat.S_IMODE(folder.stat().st_mode) == 0o700
@@ -50,7 +51,7 @@ def test_a_killed_command_s_folder_is_removed_a_living_one_s_kept(tmp: Path) -> 
         folder.mkdir()
     (dead / "socket").write_text("")
     with sshmux.shared_connections():
-        pass
+        sshmux.ssh_options()  # an ssh command makes this command's folder
     assert not dead.exists() and living.exists()
 
 

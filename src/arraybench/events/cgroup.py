@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from arraybench.events.errors import InjectorError
+from arraybench.system.procs import left_by_the_dead
 
 V1_LIMIT_FILES = {
     "read_iops": "blkio.throttle.read_iops_device",
@@ -225,13 +226,7 @@ def release(cg: IoCgroup, folder: Path, number: str, origin_of: Callable[[int], 
 
 def leftover_folders(cg: IoCgroup, prefix: str) -> list[Path]:
     """Our cgroups whose creating process is gone (named PREFIX-PID-N)."""
-    stale = []
-    with contextlib.suppress(OSError):
-        for entry in cg.root.iterdir():
-            match = re.fullmatch(rf"{re.escape(prefix)}-(\d+)-\d+", entry.name)
-            if match and entry.is_dir() and not os.path.exists(f"/proc/{match.group(1)}"):
-                stale.append(entry)
-    return stale
+    return left_by_the_dead(cg.root, rf"{re.escape(prefix)}-(\d+)-\d+")
 
 
 def remove_leftovers(cg: IoCgroup, prefix: str) -> list[Path]:

@@ -8,7 +8,10 @@ with the user's error when it is not one). Signals are system/signals.py's."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import stat
 import subprocess
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
@@ -79,6 +82,23 @@ def pid_alive(pid: int) -> bool:
     except (OverflowError, ValueError):  # past the kernel's pids
         return False
     return True
+
+
+def left_by_the_dead(folder: Path, pattern: str) -> list[Path]:
+    """The folders in `folder` (not links) whose name fullmatches `pattern`, its first group
+    the pid of the process that made them, that process gone: what a SIGKILL left."""
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            named = re.fullmatch(pattern, entry.name)
+            with contextlib.suppress(OSError):
+                if (
+                    named
+                    and not pid_alive(int(named.group(1)))
+                    and stat.S_ISDIR(entry.lstat().st_mode)
+                ):
+                    found.append(entry)
+    return found
 
 
 def parent_of(pid: int) -> int | None:

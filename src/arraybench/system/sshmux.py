@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
-import stat
 import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from arraybench.system.procs import pid_alive
+from arraybench.system.procs import left_by_the_dead
 
 # a shared connection idle this long closes itself: what a SIGKILLed controller leaves
 PERSIST_S = 30
@@ -29,16 +29,22 @@ CLOSE_TIMEOUT_S = 5.0
 PREFIX = "arraybench-ssh-"
 SOCKET_NAME = 40  # ssh's %C: the SHA-1 of user, host and port in hex
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes; ssh adds a suffix while binding
+RANDOM_NAME = 8  # the random part of a mkdtemp name
 
 _lock = threading.Lock()
-_folder: Path | None = None
+_sharing = 0  # the `shared_connections` blocks entered (nested ones share the outermost's)
+_folder: Path | None = None  # made by the first ssh command inside them
 
 
 def ssh_options() -> list[str]:
     """The -o options that share connections, or [] outside `shared_connections()`. Given
     after the plan's own ssh options: ssh takes an option's first value, so a plan saying
     `ControlMaster=no` keeps its own choice."""
-    folder = _folder
+    global _folder
+    with _lock:
+        if _sharing and _folder is None:
+            _folder = _new_folder()
+        folder = _folder
     if folder is None:
         return []
     return [
@@ -52,46 +58,36 @@ def ssh_options() -> list[str]:
 
 @contextlib.contextmanager
 def shared_connections() -> Iterator[None]:
-    """Share one connection per host inside the block; on leaving it, every shared
-    connection is closed and its folder removed (a nested block shares the outer one's)."""
-    global _folder
+    """Share one connection per host inside the block (a command without ssh makes nothing);
+    on leaving the outermost, every shared connection is closed and its folder removed."""
+    global _sharing, _folder
     with _lock:
-        if _folder is not None:
-            owner = False
-        else:
-            owner = True
-            _folder = _new_folder()
+        _sharing += 1
     try:
         yield
     finally:
-        if owner:
-            with _lock:
-                folder, _folder = _folder, None
-            if folder is not None:
-                _close_all(folder)
+        with _lock:
+            _sharing -= 1
+            folder = None if _sharing else _folder
+            if not _sharing:
+                _folder = None
+        if folder is not None:
+            _close_all(folder)
 
 
 def _new_folder() -> Path | None:
     """A private folder (0700) for the sockets, named by this process: a SIGKILLed command's
-    empty folder is removed by the next command. None where the socket path would pass the
+    is removed by the next command that makes one. None where the socket path would pass the
     kernel's limit for one (ssh would refuse it): then ssh connects each time."""
-    tmp = Path(tempfile.gettempdir())
-    for stale in tmp.glob(f"{PREFIX}*-*"):
-        pid = stale.name[len(PREFIX) :].split("-")[0]
-        with contextlib.suppress(OSError):
-            info = stale.lstat()
-            if (
-                pid.isdigit()
-                and not pid_alive(int(pid))
-                and stat.S_ISDIR(info.st_mode)
-                and (info.st_uid == os.getuid())
-            ):
-                shutil.rmtree(stale, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
-    if len(str(folder)) + 1 + SOCKET_NAME > MAX_SOCKET_PATH:
-        folder.rmdir()
+    tmp = tempfile.gettempdir()
+    named = f"{PREFIX}{os.getpid()}-{'x' * RANDOM_NAME}"  # as mkdtemp names it
+    if len(tmp) + 1 + len(named) + 1 + SOCKET_NAME > MAX_SOCKET_PATH:
         return None
-    return folder
+    for stale in left_by_the_dead(Path(tmp), rf"{re.escape(PREFIX)}(\d+)-\w+"):
+        with contextlib.suppress(OSError):
+            if stale.lstat().st_uid == os.getuid():
+                shutil.rmtree(stale, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=tmp))
 
 
 def _close_all(folder: Path) -> None:
