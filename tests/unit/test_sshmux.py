@@ -76,3 +76,16 @@ def test_the_plan_s_ssh_options_come_first(tmp: Path) -> None:
     options = [argv[i + 1] for i, word in enumerate(argv) if word == "-o"]
     assert options.index("ControlMaster=no") < options.index("ControlMaster=auto")
     assert argv[-3:] == ["--", "bench@10.0.0.2", "true"]
+
+
+@pytest.mark.parametrize("name", ["a b", "a%h", 'a"b', "a'b", "a#b", "a=b"])
+def test_no_sharing_where_the_temporary_folder_is_no_plain_path(
+    name: str, tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ssh reads `-o ControlPath=...` as a config line (spaces, quotes, % tokens)."""
+    odd = tmp / name
+    odd.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(odd))
+    with sshmux.shared_connections():
+        assert sshmux.ssh_options() == []
+    assert list(odd.iterdir()) == []

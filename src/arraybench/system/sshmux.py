@@ -30,6 +30,7 @@ PREFIX = "arraybench-ssh-"
 SOCKET_NAME = 40  # ssh's %C: the SHA-1 of user, host and port in hex
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes; ssh adds a suffix while binding
 RANDOM_NAME = 8  # the random part of a mkdtemp name
+PLAIN_PATH = re.compile(r"[\w./+-]+")
 
 _lock = threading.Lock()
 _sharing = 0  # the `shared_connections` blocks entered (nested ones share the outermost's)
@@ -78,11 +79,14 @@ def shared_connections() -> Iterator[None]:
 def _new_folder() -> Path | None:
     """A private folder (0700) for the sockets, named by this process: a SIGKILLed command's
     is removed by the next command that makes one. None where the socket path would pass the
-    kernel's limit for one (ssh would refuse it): then ssh connects each time."""
+    kernel's limit for one or is not a plain path (ssh would refuse it): then ssh connects
+    each time."""
     tmp = tempfile.gettempdir()
     named = f"{PREFIX}{os.getpid()}-{'x' * RANDOM_NAME}"  # as mkdtemp names it
     if len(tmp) + 1 + len(named) + 1 + SOCKET_NAME > MAX_SOCKET_PATH:
         return None
+    if not PLAIN_PATH.fullmatch(tmp):  # ssh reads `-o ControlPath=...` as a config line:
+        return None  # a space, quote or % (its tokens) in $TMPDIR would break every command
     for stale in left_by_the_dead(Path(tmp), rf"{re.escape(PREFIX)}(\d+)-\w+"):
         with contextlib.suppress(OSError):
             if stale.lstat().st_uid == os.getuid():
